@@ -1,0 +1,22 @@
+package hashing_test
+
+import (
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+// A key is hashed once; its probe positions over any array size follow from
+// the hash without hashing again.
+func Example() {
+	h := hashing.SumString("http://www.example.com/")
+	p := hashing.NewProbes(h)
+	for i := 0; i < 4; i++ {
+		fmt.Println(hashing.Reduce(p.Next(), 1000))
+	}
+	// Output:
+	// 503
+	// 421
+	// 100
+	// 539
+}

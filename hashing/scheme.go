@@ -1,0 +1,67 @@
+package hashing
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SchemeID names a hashing scheme in every bloomcast format.
+type SchemeID uint8
+
+// The schemes bloomcast defines. IDs are part of the wire format and are
+// never reused.
+const (
+	// XXH3 is XXH3-128 key hashing with enhanced double hashing (with a quadratic offset) and
+	// multiply-shift reduction, the default.
+	XXH3 SchemeID = 1
+)
+
+// ErrUnknownScheme is returned for a scheme ID that this build does not know.
+var ErrUnknownScheme = errors.New("hashing: unknown scheme")
+
+// A Scheme turns keys into hashes and hashes into probe positions. The
+// default, [Default], is what bloomcast formats use unless they record
+// another ID; filters run it inline. Other schemes (Squid's cache digests,
+// say) implement this interface and the layouts call it per probe.
+//
+// Implementations must be deterministic and safe for concurrent use.
+type Scheme interface {
+	// ID is recorded in every format that uses the scheme.
+	ID() SchemeID
+	// Sum hashes a key with the given seed.
+	Sum(key []byte, seed uint64) Hash128
+	// SumString hashes a key given as a string.
+	SumString(key string, seed uint64) Hash128
+	// Block picks one of nblocks blocks for h (blocked and paged layouts).
+	Block(h Hash128, nblocks uint64) uint64
+	// Probe returns h's i-th probe position (0 ≤ i < k) in [0, n).
+	Probe(h Hash128, i int, n uint64) uint64
+}
+
+// Default is the XXH3 scheme.
+var Default Scheme = xxh3Scheme{}
+
+type xxh3Scheme struct{}
+
+func (xxh3Scheme) ID() SchemeID                              { return XXH3 }
+func (xxh3Scheme) Sum(key []byte, seed uint64) Hash128       { return SumSeed(key, seed) }
+func (xxh3Scheme) SumString(key string, seed uint64) Hash128 { return SumStringSeed(key, seed) }
+func (xxh3Scheme) Block(h Hash128, nblocks uint64) uint64    { return Block(h, nblocks) }
+func (xxh3Scheme) Probe(h Hash128, i int, n uint64) uint64   { return Reduce(ProbeValue(h, i), n) }
+
+// ProbeValue returns the i-th probe value of h in closed form,
+// h1 + i·h2 + C·i(i+1)/2 mod 2^64 (see [Probes], which computes the same
+// sequence incrementally).
+func ProbeValue(h Hash128, i int) uint64 {
+	u := uint64(i)
+	return h.Lo + u*(h.Hi*StepMultiplier) + OffsetMultiplier*(u*(u+1)/2)
+}
+
+// Lookup returns the built-in scheme with the given ID.
+func Lookup(id SchemeID) (Scheme, error) {
+	switch id {
+	case XXH3:
+		return Default, nil
+	}
+	return nil, fmt.Errorf("%w %d", ErrUnknownScheme, id)
+}
