@@ -1,0 +1,218 @@
+// Package envelope is the versioned frame around every bloomcast structure
+// on disk or on the wire: magic, format version, structure type, codec,
+// hashing scheme and seed, a sequence number, the structure's own
+// parameters, the payload and a CRC-32C of everything before it.
+//
+// The frame is little-endian on every platform. docs/FORMAT.md gives the
+// bytes. Decoders treat input as hostile: every length is checked against
+// the bytes present and against [Limits] before anything is allocated, and
+// every failure is an error that names the problem, never a panic.
+package envelope
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+)
+
+// Magic opens every bloomcast frame.
+const Magic = "BLMC"
+
+// Version is the format version this package writes. Decoders accept every
+// version from 1 to Version.
+const Version = 1
+
+// HeaderSize is the size of the fixed part of the frame, before the
+// structure parameters.
+const HeaderSize = 36
+
+// TrailerSize is the size of the CRC-32C that closes a frame.
+const TrailerSize = 4
+
+// MaxParams bounds the structure-parameter block.
+const MaxParams = 1024
+
+// Type names the structure a frame carries. Values are part of the format
+// and never reused.
+type Type uint8
+
+// Structure types.
+const (
+	TypeBloom Type = 1 // a bloom.Filter, any layout
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeBloom:
+		return "bloom"
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+// Codec names how a payload is coded. Values are part of the format.
+type Codec uint8
+
+// Codecs.
+const (
+	CodecRaw Codec = 0 // the structure's words, little-endian, uncompressed
+)
+
+func (c Codec) String() string {
+	switch c {
+	case CodecRaw:
+		return "raw"
+	}
+	return fmt.Sprintf("codec(%d)", uint8(c))
+}
+
+// Errors. Decoders wrap them with details; test with errors.Is.
+var (
+	ErrMagic     = errors.New("envelope: not a bloomcast frame (bad magic)")
+	ErrVersion   = errors.New("envelope: unsupported format version")
+	ErrTruncated = errors.New("envelope: truncated input")
+	ErrTooLarge  = errors.New("envelope: size exceeds limit")
+	ErrChecksum  = errors.New("envelope: checksum mismatch")
+	ErrTrailing  = errors.New("envelope: trailing bytes after frame")
+	ErrInvalid   = errors.New("envelope: invalid field")
+)
+
+// Header is the fixed part of a frame plus the structure parameters.
+type Header struct {
+	Version  uint16 // set by the decoder; the encoder always writes Version
+	Type     Type
+	Codec    Codec
+	Scheme   uint8  // hashing.SchemeID
+	Flags    uint8  // reserved, zero
+	Seed     uint64 // hashing seed
+	Sequence uint64 // publication sequence number (0 when unused)
+	Params   []byte // structure-specific parameters, at most MaxParams bytes
+}
+
+// DefaultMaxPayload is the payload limit used when Limits.MaxPayload is 0.
+const DefaultMaxPayload = 1 << 30
+
+// Limits bounds what a decoder accepts from untrusted input.
+type Limits struct {
+	// MaxPayload is the largest payload, in bytes, a decoder accepts;
+	// 0 means DefaultMaxPayload.
+	MaxPayload uint64
+}
+
+// Payload returns the effective payload limit.
+func (l Limits) Payload() uint64 {
+	if l.MaxPayload == 0 {
+		return DefaultMaxPayload
+	}
+	return l.MaxPayload
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum returns the CRC-32C (Castagnoli) of b, the frame's checksum.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// UpdateChecksum extends a running CRC-32C with b.
+func UpdateChecksum(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli, b) }
+
+// AppendHeader appends the fixed header and parameters of a frame whose
+// payload will be payloadLen bytes. The caller appends exactly payloadLen
+// bytes of payload and then calls [AppendTrailer] with the offset where the
+// frame began.
+func AppendHeader(dst []byte, h *Header, payloadLen uint64) ([]byte, error) {
+	if len(h.Params) > MaxParams {
+		return dst, fmt.Errorf("%w: %d bytes of parameters (max %d)", ErrTooLarge, len(h.Params), MaxParams)
+	}
+	dst = append(dst, Magic...)
+	dst = binary.LittleEndian.AppendUint16(dst, Version)
+	dst = append(dst, byte(h.Type), byte(h.Codec), h.Scheme, h.Flags)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(h.Params)))
+	dst = binary.LittleEndian.AppendUint64(dst, h.Seed)
+	dst = binary.LittleEndian.AppendUint64(dst, h.Sequence)
+	dst = binary.LittleEndian.AppendUint64(dst, payloadLen)
+	return append(dst, h.Params...), nil
+}
+
+// AppendTrailer appends the CRC-32C of frame[start:].
+func AppendTrailer(frame []byte, start int) []byte {
+	return binary.LittleEndian.AppendUint32(frame, Checksum(frame[start:]))
+}
+
+// fixed holds the parsed fixed header.
+type fixed struct {
+	header     Header
+	paramsLen  int
+	payloadLen uint64
+}
+
+func parseFixed(b []byte, lim Limits) (fixed, error) {
+	var f fixed
+	if len(b) < HeaderSize {
+		return f, fmt.Errorf("%w: %d bytes, the header alone is %d", ErrTruncated, len(b), HeaderSize)
+	}
+	if string(b[:4]) != Magic {
+		return f, fmt.Errorf("%w: % x", ErrMagic, b[:4])
+	}
+	h := &f.header
+	h.Version = binary.LittleEndian.Uint16(b[4:])
+	if h.Version == 0 || h.Version > Version {
+		return f, fmt.Errorf("%w %d (this build reads 1 to %d)", ErrVersion, h.Version, Version)
+	}
+	h.Type, h.Codec, h.Scheme, h.Flags = Type(b[6]), Codec(b[7]), b[8], b[9]
+	if h.Flags != 0 {
+		return f, fmt.Errorf("%w: flags %#x, must be zero", ErrInvalid, h.Flags)
+	}
+	f.paramsLen = int(binary.LittleEndian.Uint16(b[10:]))
+	if f.paramsLen > MaxParams {
+		return f, fmt.Errorf("%w: %d bytes of parameters (max %d)", ErrTooLarge, f.paramsLen, MaxParams)
+	}
+	h.Seed = binary.LittleEndian.Uint64(b[12:])
+	h.Sequence = binary.LittleEndian.Uint64(b[20:])
+	f.payloadLen = binary.LittleEndian.Uint64(b[28:])
+	if f.payloadLen > lim.Payload() {
+		return f, fmt.Errorf("%w: payload of %d bytes (limit %d)", ErrTooLarge, f.payloadLen, lim.Payload())
+	}
+	return f, nil
+}
+
+// Parse decodes a whole frame held in b. It returns the header and the
+// payload, which aliases b. Bytes after the frame are an error; use
+// [ParsePrefix] to read one frame from a longer buffer.
+func Parse(b []byte, lim Limits) (Header, []byte, error) {
+	h, payload, n, err := ParsePrefix(b, lim)
+	if err == nil && n != len(b) {
+		err = fmt.Errorf("%w: %d bytes", ErrTrailing, len(b)-n)
+	}
+	return h, payload, err
+}
+
+// ParsePrefix decodes the frame at the start of b and returns its header,
+// its payload (aliasing b) and the frame's length.
+func ParsePrefix(b []byte, lim Limits) (Header, []byte, int, error) {
+	f, err := parseFixed(b, lim)
+	if err != nil {
+		return Header{}, nil, 0, err
+	}
+	total := uint64(HeaderSize) + uint64(f.paramsLen) + f.payloadLen + TrailerSize
+	if uint64(len(b)) < total {
+		return Header{}, nil, 0, fmt.Errorf("%w: frame of %d bytes, %d present", ErrTruncated, total, len(b))
+	}
+	n := int(total)
+	if err := verify(b[:n-TrailerSize], b[n-TrailerSize:n]); err != nil {
+		return Header{}, nil, 0, err
+	}
+	h := f.header
+	h.Params = b[HeaderSize : HeaderSize+f.paramsLen]
+	return h, b[HeaderSize+f.paramsLen : n-TrailerSize], n, nil
+}
+
+func verify(body, trailer []byte) error {
+	want := binary.LittleEndian.Uint32(trailer)
+	if got := Checksum(body); got != want {
+		return fmt.Errorf("%w: computed %08x, frame says %08x", ErrChecksum, got, want)
+	}
+	return nil
+}
+
+// Sniff reports whether b starts with the bloomcast magic.
+func Sniff(b []byte) bool { return len(b) >= len(Magic) && string(b[:len(Magic)]) == Magic }

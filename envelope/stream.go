@@ -1,0 +1,107 @@
+package envelope
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// Writer writes one frame to an io.Writer, computing the checksum as the
+// payload streams through, so a large structure need not be copied into one
+// buffer first.
+type Writer struct {
+	w   io.Writer
+	crc uint32
+	n   int64
+	err error
+}
+
+// NewWriter writes the frame header for a payload of payloadLen bytes and
+// returns a Writer for the payload. The caller writes exactly payloadLen
+// bytes and then calls Close.
+func NewWriter(w io.Writer, h *Header, payloadLen uint64) (*Writer, error) {
+	head, err := AppendHeader(make([]byte, 0, HeaderSize+len(h.Params)), h, payloadLen)
+	if err != nil {
+		return nil, err
+	}
+	fw := &Writer{w: w}
+	fw.Write(head)
+	return fw, fw.err
+}
+
+// Write writes payload bytes.
+func (fw *Writer) Write(p []byte) (int, error) {
+	if fw.err != nil {
+		return 0, fw.err
+	}
+	n, err := fw.w.Write(p)
+	fw.crc = UpdateChecksum(fw.crc, p[:n])
+	fw.n += int64(n)
+	fw.err = err
+	return n, err
+}
+
+// Close writes the checksum trailer. It does not close the underlying writer.
+func (fw *Writer) Close() error {
+	var t [TrailerSize]byte
+	binary.LittleEndian.PutUint32(t[:], fw.crc)
+	fw.Write(t[:])
+	return fw.err
+}
+
+// Count returns the bytes written so far.
+func (fw *Writer) Count() int64 { return fw.n }
+
+// readChunk bounds each allocation step while reading a payload, so a header
+// that claims a huge payload costs memory only as bytes actually arrive.
+const readChunk = 1 << 20
+
+// Read reads one frame from r and returns its header and payload. It reads
+// exactly the frame's bytes and no more. The payload buffer grows as bytes
+// arrive, so a lying length costs at most the bytes really sent.
+// The returned count is the number of bytes consumed.
+func Read(r io.Reader, lim Limits) (Header, []byte, int64, error) {
+	head := make([]byte, HeaderSize, HeaderSize+64)
+	n, err := io.ReadFull(r, head)
+	if err != nil {
+		return Header{}, nil, int64(n), truncated(err, "header")
+	}
+	f, err := parseFixed(head, lim)
+	if err != nil {
+		return Header{}, nil, int64(n), err
+	}
+	body, err := readGrowing(r, head, uint64(f.paramsLen)+f.payloadLen+TrailerSize)
+	read := int64(len(body))
+	if err != nil {
+		return Header{}, nil, read, err
+	}
+	end := len(body) - TrailerSize
+	if err := verify(body[:end], body[end:]); err != nil {
+		return Header{}, nil, read, err
+	}
+	h := f.header
+	h.Params = body[HeaderSize : HeaderSize+f.paramsLen]
+	return h, body[HeaderSize+f.paramsLen : end], read, nil
+}
+
+// readGrowing appends exactly n bytes from r to buf, growing it at most
+// readChunk bytes ahead of the data received.
+func readGrowing(r io.Reader, buf []byte, n uint64) ([]byte, error) {
+	for n > 0 {
+		step := min(n, readChunk)
+		start := len(buf)
+		buf = append(buf, make([]byte, step)...)
+		if _, err := io.ReadFull(r, buf[start:]); err != nil {
+			return buf[:start], truncated(err, "body")
+		}
+		n -= step
+	}
+	return buf, nil
+}
+
+func truncated(err error, what string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: %s ends early", ErrTruncated, what)
+	}
+	return fmt.Errorf("envelope: reading %s: %w", what, err)
+}
