@@ -15,8 +15,8 @@ func Example() {
 		fmt.Println(hashing.Reduce(p.Next(), 1000))
 	}
 	// Output:
-	// 503
-	// 421
-	// 100
-	// 539
+	// 717
+	// 907
+	// 98
+	// 601
 }

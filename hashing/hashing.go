@@ -67,43 +67,62 @@ func Reduce(x, n uint64) uint64 {
 // bits of Hi) do not share steps.
 const StepMultiplier = 0x9E3779B97F4A7C15
 
-// OffsetMultiplier scales the quadratic offset of the probe sequence into
-// the high bits, where multiply-shift reduction reads (XXH64's PRIME64_2).
+// OffsetMultiplier derives the third hash h3 = Lo·OffsetMultiplier, the
+// coefficient of the probe sequence's quadratic term (XXH64's PRIME64_2).
 const OffsetMultiplier = 0xC2B2AE3D27D4EB4F
 
-// Probes is the state of an enhanced double hashing sequence. The i-th value
-// (from 0) is
+// FinalMultiplier is the odd constant of the probe finaliser [Finalize].
+const FinalMultiplier = 0xD6E8FEB86659FD93
+
+// Finalize is the last step of every probe value: (x ⊕ x≫32)·FinalMultiplier
+// mod 2^64, a bijection. It breaks the linear structure of the sequence
+// below (measured in a 512-bit block at p = 10⁻³: 1.03–1.06 times the
+// model's rate without it, 1.00–1.03 with it, like independent probes).
+// Any function of x_i may stand here without losing the fold property,
+// which needs only that positions be Reduce(g, n).
+func Finalize(x uint64) uint64 { return (x ^ x>>32) * FinalMultiplier }
+
+// Probes is the state of a probe sequence. The i-th value (from 0) is
 //
-//	x_i = h1 + i·h2 + C·i(i+1)/2  (mod 2^64)
+//	x_i = h1 + i·h2 + h3·i(i+1)/2  (mod 2^64),  v_i = Finalize(x_i)
 //
-// with h1 = Lo, h2 = Hi·StepMultiplier and C = OffsetMultiplier, and each is
-// reduced to its range with [Reduce].
+// with h1 = Lo, h2 = Hi·StepMultiplier and h3 = Lo·OffsetMultiplier, and
+// each v_i is reduced to its range with [Reduce]. This is enhanced double
+// hashing (Dillinger and Manolios; Kirsch and Mitzenmacher) adapted to
+// multiply-shift reduction, which reads only the high bits of x_i:
 //
-// Why the offset: plain double hashing, h1 + i·h2, degenerates for the keys
-// whose step h2 is close to 0 (or to a fraction j/d of 2^64): their probes
-// pile onto one or d positions. Dillinger and Manolios add the cubic
-// (i³ − i)/6, but under multiply-shift reduction a small additive term falls
-// below the bits that the reduction keeps and changes nothing. Scaling a
-// quadratic offset by an odd 64-bit constant puts it in the high bits, so no
-// step can cancel it for every i, and the k probes of every key spread out
-// even within a 512-bit block.
+//   - Dillinger and Manolios add the cubic (i³ − i)/6 so that no step h2
+//     makes the probes pile up; that small term falls below the bits the
+//     reduction keeps, so here the quadratic term has a full 64-bit
+//     coefficient.
+//   - The coefficient is a third hash of the key, not a constant. With two
+//     hashes, a key's k probes in a small range are fixed by two numbers,
+//     so two keys in one 512-bit block share all their probes with
+//     probability about 1/512² per pair, which at ~50 keys per block adds
+//     ~10⁻⁴ to the false-positive rate (measured: +12% at p = 10⁻³). A
+//     third hash makes such a coincidence ~1/512³.
+//
+// h3 is derived from Lo by an odd multiplication: a bijection whose high
+// bits depend on every bit of Lo, so keys whose first probes agree (equal
+// high bits of Lo) still have unrelated h3.
 //
 // Probes is a value type so that filters run it inline, with no allocation
 // and no interface call.
 type Probes struct {
-	x, y uint64
+	x, y, z uint64
 }
 
 // NewProbes starts the probe sequence of h.
 func NewProbes(h Hash128) Probes {
-	return Probes{x: h.Lo, y: h.Hi*StepMultiplier + OffsetMultiplier}
+	z := h.Lo * OffsetMultiplier
+	return Probes{x: h.Lo, y: h.Hi*StepMultiplier + z, z: z}
 }
 
-// Next returns the next probe's 64-bit value, before range reduction.
+// Next returns the next probe's 64-bit value v_i, before range reduction.
 func (p *Probes) Next() uint64 {
-	v := p.x
+	v := Finalize(p.x)
 	p.x += p.y
-	p.y += OffsetMultiplier
+	p.y += p.z
 	return v
 }
 

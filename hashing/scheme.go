@@ -50,11 +50,11 @@ func (xxh3Scheme) Block(h Hash128, nblocks uint64) uint64    { return Block(h, n
 func (xxh3Scheme) Probe(h Hash128, i int, n uint64) uint64   { return Reduce(ProbeValue(h, i), n) }
 
 // ProbeValue returns the i-th probe value of h in closed form,
-// h1 + i·h2 + C·i(i+1)/2 mod 2^64 (see [Probes], which computes the same
-// sequence incrementally).
+// Finalize(h1 + i·h2 + h3·i(i+1)/2 mod 2^64) (see [Probes], which computes
+// the same sequence incrementally).
 func ProbeValue(h Hash128, i int) uint64 {
 	u := uint64(i)
-	return h.Lo + u*(h.Hi*StepMultiplier) + OffsetMultiplier*(u*(u+1)/2)
+	return Finalize(h.Lo + u*(h.Hi*StepMultiplier) + (h.Lo*OffsetMultiplier)*(u*(u+1)/2))
 }
 
 // Lookup returns the built-in scheme with the given ID.

@@ -1,0 +1,98 @@
+package bloom
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+// benchFilter returns a filter holding n keys, the member hashes and as
+// many non-member hashes.
+func benchFilter(b *testing.B, l Layout, n int) (*Filter, []hashing.Hash128, []hashing.Hash128) {
+	b.Helper()
+	f := mustNew(b, Config{Layout: l, N: uint64(n), P: 0.01})
+	in, out := make([]hashing.Hash128, n), make([]hashing.Hash128, n)
+	for i := range in {
+		in[i] = f.HashString(key(i))
+		out[i] = f.HashString(key(i + n))
+		f.AddHash(in[i])
+	}
+	return f, in, out
+}
+
+// BenchmarkContainsHash measures queries by precomputed hash, members
+// ("hit") and non-members ("miss"), single and batched, in cache (n = 10^5,
+// ~120 KB) and out of it (n = 4·10^6, ~5 MB). Each filter is built only if
+// a sub-benchmark of it was selected.
+func BenchmarkContainsHash(b *testing.B) {
+	for _, n := range []int{100_000, 4_000_000} {
+		for _, l := range layouts {
+			b.Run(fmt.Sprintf("n=%d/%v", n, l), func(b *testing.B) {
+				f, in, out := benchFilter(b, l, n)
+				benchQueries(b, f, "hit", in)
+				benchQueries(b, f, "miss", out)
+			})
+		}
+	}
+}
+
+func benchQueries(b *testing.B, f *Filter, name string, hs []hashing.Hash128) {
+	b.Run(name, func(b *testing.B) {
+		i, found := 0, 0
+		for b.Loop() {
+			if f.ContainsHash(hs[i]) {
+				found++
+			}
+			if i++; i == len(hs) {
+				i = 0
+			}
+		}
+		_ = found
+	})
+	b.Run(name+"-batch", func(b *testing.B) {
+		res := make([]bool, 1024)
+		i := 0
+		for b.Loop() {
+			if i+1024 > len(hs) {
+				i = 0
+			}
+			f.ContainsBatch(hs[i:i+1024], res)
+			i += 1024
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1024), "ns/key")
+	})
+}
+
+func BenchmarkAddString(b *testing.B) {
+	for _, l := range layouts {
+		b.Run(l.String(), func(b *testing.B) {
+			f := mustNew(b, Config{Layout: l, N: 100_000, P: 0.01})
+			keys := make([]string, 100_000)
+			for i := range keys {
+				keys[i] = key(i)
+			}
+			i := 0
+			for b.Loop() {
+				f.AddString(keys[i])
+				if i++; i == len(keys) {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkConcurrentAdd(b *testing.B) {
+	c, err := NewConcurrent(Config{Layout: Blocked, N: 1_000_000, P: 0.01})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		i := uint64(0)
+		for pb.Next() {
+			c.AddHash(hashing.Hash128{Lo: i * 0x9E3779B97F4A7C15, Hi: i * 0xC2B2AE3D27D4EB4F})
+			i++
+		}
+	})
+}

@@ -1,0 +1,175 @@
+package bloom
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// paramsSize is the size of the bloom parameter block (docs/FORMAT.md):
+// layout u8, reserved u8, k u16, block bits u32, m u64, count u64.
+const paramsSize = 24
+
+func (f *Filter) frameHeader() envelope.Header {
+	p := make([]byte, paramsSize)
+	p[0] = byte(f.layout)
+	binary.LittleEndian.PutUint16(p[2:], uint16(f.k))
+	binary.LittleEndian.PutUint32(p[4:], uint32(f.blockBits))
+	binary.LittleEndian.PutUint64(p[8:], f.m)
+	binary.LittleEndian.PutUint64(p[16:], f.count)
+	return envelope.Header{
+		Type:   envelope.TypeBloom,
+		Codec:  envelope.CodecRaw,
+		Scheme: uint8(f.scheme.ID()),
+		Seed:   f.seed,
+		Params: p,
+	}
+}
+
+// EncodedSize returns the length of the raw encoding.
+func (f *Filter) EncodedSize() int {
+	return envelope.HeaderSize + paramsSize + 8*len(f.words) + envelope.TrailerSize
+}
+
+// AppendBinary appends the filter's encoding (the bloomcast frame with the
+// raw codec, docs/FORMAT.md) to b.
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	start := len(b)
+	h := f.frameHeader()
+	b, err := envelope.AppendHeader(b, &h, uint64(8*len(f.words)))
+	if err != nil {
+		return b, err
+	}
+	for _, w := range f.words {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return envelope.AppendTrailer(b, start), nil
+}
+
+// MarshalBinary returns the filter's encoding.
+func (f *Filter) MarshalBinary() ([]byte, error) {
+	return f.AppendBinary(make([]byte, 0, f.EncodedSize()))
+}
+
+// WriteTo writes the filter's encoding to w, streaming the bit array.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	h := f.frameHeader()
+	fw, err := envelope.NewWriter(w, &h, uint64(8*len(f.words)))
+	if err != nil {
+		return 0, err
+	}
+	var buf [4096]byte
+	for words := f.words; len(words) > 0; {
+		n := min(len(words), len(buf)/8)
+		for i, x := range words[:n] {
+			binary.LittleEndian.PutUint64(buf[8*i:], x)
+		}
+		if _, err := fw.Write(buf[:8*n]); err != nil {
+			return fw.Count(), err
+		}
+		words = words[n:]
+	}
+	err = fw.Close()
+	return fw.Count(), err
+}
+
+// UnmarshalBinary replaces f with the filter encoded in data, with the
+// default envelope.Limits.
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	g, err := Decode(data, envelope.Limits{})
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
+
+// ReadFrom replaces f with one encoded filter read from r, with the default
+// envelope.Limits. It reads exactly the frame's bytes.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	g, n, err := Read(r, envelope.Limits{})
+	if err != nil {
+		return n, err
+	}
+	*f = *g
+	return n, nil
+}
+
+// Decode decodes a filter from data, which must hold exactly one frame.
+// Input is treated as hostile: sizes are checked against the bytes present
+// and lim before anything is allocated.
+func Decode(data []byte, lim envelope.Limits) (*Filter, error) {
+	h, payload, err := envelope.Parse(data, lim)
+	if err != nil {
+		return nil, fmt.Errorf("bloom: %w", err)
+	}
+	return FromFrame(h, payload)
+}
+
+// Read reads one encoded filter from r and returns it with the number of
+// bytes consumed.
+func Read(r io.Reader, lim envelope.Limits) (*Filter, int64, error) {
+	h, payload, n, err := envelope.Read(r, lim)
+	if err != nil {
+		return nil, n, fmt.Errorf("bloom: %w", err)
+	}
+	f, err := FromFrame(h, payload)
+	return f, n, err
+}
+
+// FromFrame builds a filter from a parsed frame. It validates every field
+// and the payload's length before allocating the bit array.
+func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
+	if h.Type != envelope.TypeBloom {
+		return nil, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
+	}
+	if h.Codec != envelope.CodecRaw {
+		return nil, fmt.Errorf("%w: codec %s is not supported by this build", ErrCorrupt, h.Codec)
+	}
+	shape, count, err := parseParams(h.Params)
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if want := 8 * ((shape.M + 63) / 64); uint64(len(payload)) != want {
+		return nil, fmt.Errorf("%w: payload of %d bytes, %d bits need %d", ErrCorrupt, len(payload), shape.M, want)
+	}
+	f := newFilter(shape, h.Seed, scheme)
+	f.count = count
+	for i := range f.words {
+		f.words[i] = binary.LittleEndian.Uint64(payload[8*i:])
+	}
+	if tail := f.m % 64; tail != 0 && f.words[len(f.words)-1]>>tail != 0 {
+		return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, f.m)
+	}
+	return f, nil
+}
+
+func parseParams(p []byte) (params.Shape, uint64, error) {
+	if len(p) != paramsSize {
+		return params.Shape{}, 0, fmt.Errorf("%w: %d bytes of parameters, want %d", ErrCorrupt, len(p), paramsSize)
+	}
+	if p[1] != 0 {
+		return params.Shape{}, 0, fmt.Errorf("%w: reserved byte %#x", ErrCorrupt, p[1])
+	}
+	s := params.Shape{
+		Layout:    Layout(p[0]),
+		K:         int(binary.LittleEndian.Uint16(p[2:])),
+		BlockBits: uint64(binary.LittleEndian.Uint32(p[4:])),
+		M:         binary.LittleEndian.Uint64(p[8:]),
+	}
+	if err := s.Validate(); err != nil {
+		return s, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if s.M > MaxBits {
+		return s, 0, fmt.Errorf("%w: %d bits exceeds the maximum of %d", ErrCorrupt, s.M, uint64(MaxBits))
+	}
+	return s, binary.LittleEndian.Uint64(p[16:]), nil
+}

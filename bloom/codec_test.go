@@ -1,0 +1,177 @@
+package bloom
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"testing"
+	"testing/iotest"
+
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// goldenFilters are small filters whose encodings testdata pins byte for byte.
+func goldenFilters(t testing.TB) map[string]*Filter {
+	configs := map[string]Config{
+		"classic":     {Layout: Classic, M: 200, K: 3, Seed: 0x0123456789abcdef},
+		"partitioned": {Layout: Partitioned, M: 210, K: 3, Seed: 1},
+		"blocked":     {Layout: Blocked, M: 1024, K: 6},
+		"paged":       {Layout: Paged, M: 2048, K: 4, BlockBits: 512, Seed: 2},
+	}
+	out := map[string]*Filter{}
+	for name, c := range configs {
+		f := mustNew(t, c)
+		for _, k := range []string{"a", "b", "c", "http://www.example.com/"} {
+			f.AddString(k)
+		}
+		out[name] = f
+	}
+	return out
+}
+
+func TestGoldenEncodings(t *testing.T) {
+	for name, f := range goldenFilters(t) {
+		path := "testdata/golden-" + name + ".bin"
+		got, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: encoding changed; if deliberate, bump envelope.Version and keep reading the old one", name)
+		}
+		g, err := Decode(want, envelope.Limits{})
+		if err != nil || !g.Equal(f) || g.Count() != f.Count() {
+			t.Errorf("%s: decoding the golden file: %v", name, err)
+		}
+	}
+}
+
+func TestRoundTrips(t *testing.T) {
+	for _, l := range layouts {
+		f := mustNew(t, Config{Layout: l, N: 3000, P: 0.01, Seed: 5})
+		for i := 0; i < 3000; i++ {
+			f.AddString(key(i))
+		}
+		b, err := f.MarshalBinary()
+		if err != nil || len(b) != f.EncodedSize() {
+			t.Fatalf("%v: MarshalBinary: %v (%d bytes, EncodedSize %d)", l, err, len(b), f.EncodedSize())
+		}
+		var buf bytes.Buffer
+		n, err := f.WriteTo(&buf)
+		if err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
+			t.Fatalf("%v: WriteTo differs from MarshalBinary: %v", l, err)
+		}
+		appended, _ := f.AppendBinary([]byte("xy"))
+		if !bytes.Equal(appended[2:], b) {
+			t.Fatalf("%v: AppendBinary differs", l)
+		}
+		var g Filter
+		if err := g.UnmarshalBinary(b); err != nil || !g.Equal(f) || g.Count() != f.Count() {
+			t.Fatalf("%v: UnmarshalBinary: %v", l, err)
+		}
+		// ReadFrom reads exactly one frame from a stream, byte by byte.
+		two := append(bytes.Clone(b), b...)
+		r := bytes.NewReader(two)
+		var h Filter
+		if n, err := h.ReadFrom(iotest.OneByteReader(r)); err != nil || n != int64(len(b)) || !h.Equal(f) {
+			t.Fatalf("%v: ReadFrom: %v", l, err)
+		}
+		if r.Len() != len(b) {
+			t.Fatalf("%v: ReadFrom consumed past its frame", l)
+		}
+	}
+}
+
+func TestDecodeRejectsCorruption(t *testing.T) {
+	f := goldenFilters(t)["classic"]
+	good, _ := f.MarshalBinary()
+	for i := range good {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x10
+		if _, err := Decode(bad, envelope.Limits{}); err == nil {
+			t.Errorf("flipping a bit of byte %d went unnoticed", i)
+		}
+	}
+	for n := 0; n < len(good); n++ {
+		if _, err := Decode(good[:n], envelope.Limits{}); !errors.Is(err, envelope.ErrTruncated) {
+			t.Errorf("truncated to %d bytes: %v", n, err)
+		}
+	}
+	if _, err := Decode(good, envelope.Limits{MaxPayload: 8}); !errors.Is(err, envelope.ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+// reframe rewrites the parameters or payload of a valid frame and fixes the
+// checksum, to reach the structure-level checks behind the CRC.
+func reframe(t *testing.T, frame []byte, edit func(h *envelope.Header, payload []byte) []byte) []byte {
+	h, payload, err := envelope.Parse(frame, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Params = bytes.Clone(h.Params)
+	payload = edit(&h, bytes.Clone(payload))
+	b, _ := envelope.AppendHeader(nil, &h, uint64(len(payload)))
+	return envelope.AppendTrailer(append(b, payload...), 0)
+}
+
+func TestDecodeValidatesFields(t *testing.T) {
+	good, _ := goldenFilters(t)["classic"].MarshalBinary()
+	cases := map[string]func(h *envelope.Header, p []byte) []byte{
+		"layout":         func(h *envelope.Header, p []byte) []byte { h.Params[0] = 9; return p },
+		"reserved":       func(h *envelope.Header, p []byte) []byte { h.Params[1] = 1; return p },
+		"k zero":         func(h *envelope.Header, p []byte) []byte { h.Params[2] = 0; return p },
+		"m huge":         func(h *envelope.Header, p []byte) []byte { h.Params[15] = 0x7f; return p },
+		"short payload":  func(h *envelope.Header, p []byte) []byte { return p[:len(p)-8] },
+		"bits past m":    func(h *envelope.Header, p []byte) []byte { p[len(p)-1] = 0x80; return p },
+		"params length":  func(h *envelope.Header, p []byte) []byte { h.Params = h.Params[:20]; return p },
+		"type":           func(h *envelope.Header, p []byte) []byte { h.Type = 77; return p },
+		"codec":          func(h *envelope.Header, p []byte) []byte { h.Codec = 77; return p },
+		"scheme":         func(h *envelope.Header, p []byte) []byte { h.Scheme = 77; return p },
+		"blocked k > 64": func(h *envelope.Header, p []byte) []byte { h.Params[2] = 65; return p },
+	}
+	for name, edit := range cases {
+		if _, err := Decode(reframe(t, good, edit), envelope.Limits{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !bytes.HasPrefix([]byte(err.Error()), []byte("bloom: ")) {
+			t.Errorf("%s: error %q lacks the package prefix", name, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, g := range goldenFilters(f) {
+		b, _ := g.MarshalBinary()
+		f.Add(b)
+	}
+	f.Add([]byte("BLMC"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := Decode(data, envelope.Limits{MaxPayload: 1 << 20})
+		if err != nil {
+			return
+		}
+		// A decoded filter re-encodes to the same bytes and answers queries.
+		b, err := g.MarshalBinary()
+		if err != nil || !bytes.Equal(b, data) {
+			t.Fatalf("decode/encode not canonical: %v", err)
+		}
+		g.ContainsString("x")
+		g.EstimateCount()
+		g.FalsePositiveRate()
+		if g.CanFold() == nil {
+			g.Clone().Fold()
+		}
+	})
+}

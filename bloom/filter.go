@@ -1,0 +1,290 @@
+// Package bloom implements Bloom filters (Bloom, "Space/time trade-offs in
+// hash coding with allowable errors", CACM 1970) in four layouts, with set
+// algebra, estimates, batch and concurrent forms, and the bloomcast wire
+// format.
+//
+// Layouts (see [params.Layout]):
+//
+//   - Classic: k probes anywhere in the m-bit array.
+//   - Partitioned: k slices of m/k bits, one probe in each.
+//   - Blocked: one 512-bit block (a cache line) per key, all k probes inside
+//     it, so a query costs one memory miss (Putze, Sanders and Singler,
+//     "Cache-, hash- and space-efficient Bloom filters", 2007).
+//   - Paged: the "external memory" filter of the seed survey: a first hash
+//     picks a block of BlockBits bits (a 4 KiB page by default), the k probes
+//     stay inside it.
+//
+// Keys are hashed once to a [hashing.Hash128]; every operation also has a
+// ...Hash form that takes the hash, so a caller can hash once and probe many
+// filters that share a seed. Those forms allocate nothing.
+//
+// A Filter is not safe for concurrent mutation; [Concurrent] is.
+package bloom
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Layout says how a filter places a key's probes.
+type Layout = params.Layout
+
+// The layouts.
+const (
+	Classic     = params.Classic
+	Partitioned = params.Partitioned
+	Blocked     = params.Blocked
+	Paged       = params.Paged
+)
+
+// MaxBits is the largest filter this package builds or decodes (2^40 bits,
+// 128 GiB).
+const MaxBits = 1 << 40
+
+// Errors. Functions wrap them with details; test with errors.Is.
+var (
+	ErrConfig       = errors.New("bloom: invalid configuration")
+	ErrIncompatible = errors.New("bloom: incompatible filters")
+	ErrFold         = errors.New("bloom: cannot fold")
+	ErrCorrupt      = errors.New("bloom: corrupt encoding")
+)
+
+// Config describes a filter. Give either N and P (the filter is sized for
+// at most N keys at false-positive rate P, k chosen by params.Size), or M
+// (and optionally K; with K zero it is chosen for N keys, or for M/10 keys
+// if N is zero as well).
+type Config struct {
+	Layout Layout  // zero means Classic
+	N      uint64  // expected number of keys
+	P      float64 // target false-positive rate, in (0, 1)
+	M      uint64  // bits; rounded up to the layout's granularity
+	K      int     // probes per key, 1..params.MaxK
+	// BlockBits is the page size of the Paged layout in bits, a multiple
+	// of 64; zero means params.DefaultPageBits (4 KiB). Other layouts
+	// ignore it.
+	BlockBits uint64
+	// Seed is the hashing seed, recorded in the encoding. A secret seed
+	// keeps adversaries from crafting keys that collide.
+	Seed uint64
+	// Scheme derives hashes and probes; nil means hashing.Default, which
+	// the filter runs inline.
+	Scheme hashing.Scheme
+}
+
+// Filter is a Bloom filter.
+type Filter struct {
+	words     []uint64
+	m         uint64
+	k         int
+	layout    Layout
+	blockBits uint64 // Blocked and Paged: bits per block
+	span      uint64 // Classic: m; Partitioned: bits per slice; Blocked, Paged: number of blocks
+	seed      uint64
+	scheme    hashing.Scheme
+	fast      bool // scheme is hashing.Default, whose probes run inline
+	count     uint64
+}
+
+// New returns an empty filter for c.
+func New(c Config) (*Filter, error) {
+	shape, err := c.shape()
+	if err != nil {
+		return nil, err
+	}
+	return newFilter(shape, c.Seed, c.Scheme), nil
+}
+
+// MustNew is New for configurations known to be valid; it panics on error.
+func MustNew(c Config) *Filter {
+	f, err := New(c)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+func (c Config) shape() (params.Shape, error) {
+	layout := c.Layout
+	if layout == 0 {
+		layout = Classic
+	}
+	if !layout.Valid() {
+		return params.Shape{}, fmt.Errorf("%w: unknown layout %d", ErrConfig, layout)
+	}
+	block := c.BlockBits
+	switch layout {
+	case Blocked:
+		block = params.BlockedBits
+	case Paged:
+		if block == 0 {
+			block = params.DefaultPageBits
+		}
+	default:
+		block = 0
+	}
+	if c.M == 0 {
+		if c.N == 0 || !(c.P > 0 && c.P < 1) {
+			return params.Shape{}, fmt.Errorf("%w: give N ≥ 1 and 0 < P < 1, or M", ErrConfig)
+		}
+		s, err := params.Size(layout, c.N, c.P, block)
+		if err != nil {
+			return s, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		return s, checkMax(s)
+	}
+	s := params.Shape{Layout: layout, M: c.M, K: c.K, BlockBits: block}
+	if s.K == 0 {
+		n := c.N
+		if n == 0 {
+			n = max(1, c.M/10)
+		}
+		s.K = params.BestK(roundUp(s, 1), n)
+	}
+	s = roundUp(s, s.K)
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return s, checkMax(s)
+}
+
+// roundUp rounds s.M up to the layout's granularity for k probes.
+func roundUp(s params.Shape, k int) params.Shape {
+	unit := uint64(1)
+	switch s.Layout {
+	case Partitioned:
+		unit = uint64(max(k, 1))
+	case Blocked, Paged:
+		unit = max(s.BlockBits, 1)
+	}
+	if s.M%unit != 0 && s.M < MaxBits {
+		s.M += unit - s.M%unit
+	}
+	return s
+}
+
+func checkMax(s params.Shape) error {
+	if s.M > MaxBits {
+		return fmt.Errorf("%w: %d bits exceeds the maximum of %d", ErrConfig, s.M, uint64(MaxBits))
+	}
+	return nil
+}
+
+// newFilter allocates a filter for a validated shape. Arrays above 32 KiB
+// come from the Go heap page-aligned, so blocks of the Blocked layout are
+// cache-line aligned where it matters, without unsafe.
+func newFilter(s params.Shape, seed uint64, scheme hashing.Scheme) *Filter {
+	if scheme == nil {
+		scheme = hashing.Default
+	}
+	f := &Filter{
+		words:     make([]uint64, (s.M+63)/64),
+		m:         s.M,
+		k:         s.K,
+		layout:    s.Layout,
+		blockBits: s.BlockBits,
+		seed:      seed,
+		scheme:    scheme,
+		fast:      scheme.ID() == hashing.XXH3,
+	}
+	switch s.Layout {
+	case Classic:
+		f.span = s.M
+	case Partitioned:
+		f.span = s.M / uint64(s.K)
+	default:
+		f.span = s.M / s.BlockBits
+	}
+	return f
+}
+
+// Shape returns the filter's geometry.
+func (f *Filter) Shape() params.Shape {
+	return params.Shape{Layout: f.layout, M: f.m, K: f.k, BlockBits: f.blockBits}
+}
+
+// M returns the number of bits.
+func (f *Filter) M() uint64 { return f.m }
+
+// K returns the number of probes per key.
+func (f *Filter) K() int { return f.k }
+
+// Layout returns the layout.
+func (f *Filter) Layout() Layout { return f.layout }
+
+// BlockBits returns the block size of the Blocked and Paged layouts, 0 for
+// the others.
+func (f *Filter) BlockBits() uint64 { return f.blockBits }
+
+// Seed returns the hashing seed.
+func (f *Filter) Seed() uint64 { return f.seed }
+
+// Scheme returns the hashing scheme.
+func (f *Filter) Scheme() hashing.Scheme { return f.scheme }
+
+// Count returns the number of Add calls recorded (duplicates included;
+// after Union the sum of both counts, after Intersect the smaller one).
+// EstimateCount estimates distinct keys from the bits instead.
+func (f *Filter) Count() uint64 { return f.count }
+
+// SizeBytes returns the size of the bit array in bytes.
+func (f *Filter) SizeBytes() int { return len(f.words) * 8 }
+
+// Words returns the bit array, bit b at Words()[b/64] >> (b%64) & 1. It
+// aliases the filter: callers must not modify it.
+func (f *Filter) Words() []uint64 { return f.words }
+
+// Clear removes every key.
+func (f *Filter) Clear() {
+	clear(f.words)
+	f.count = 0
+}
+
+// Clone returns an independent copy.
+func (f *Filter) Clone() *Filter {
+	g := *f
+	g.words = append([]uint64(nil), f.words...)
+	return &g
+}
+
+// Equal reports whether g has the same geometry, hashing and bits as f.
+// Counts are not compared.
+func (f *Filter) Equal(g *Filter) bool {
+	if f.Compatible(g) != nil {
+		return false
+	}
+	for i, w := range f.words {
+		if g.words[i] != w {
+			return false
+		}
+	}
+	return true
+}
+
+// Compatible returns nil if g can be combined with f (Union, Intersect):
+// same layout, size, probes, block size, scheme and seed. The error says
+// which differs.
+func (f *Filter) Compatible(g *Filter) error {
+	switch {
+	case f.layout != g.layout:
+		return fmt.Errorf("%w: layout %s vs %s", ErrIncompatible, f.layout, g.layout)
+	case f.m != g.m:
+		return fmt.Errorf("%w: %d vs %d bits", ErrIncompatible, f.m, g.m)
+	case f.k != g.k:
+		return fmt.Errorf("%w: k = %d vs %d", ErrIncompatible, f.k, g.k)
+	case f.blockBits != g.blockBits:
+		return fmt.Errorf("%w: block of %d vs %d bits", ErrIncompatible, f.blockBits, g.blockBits)
+	case f.scheme.ID() != g.scheme.ID():
+		return fmt.Errorf("%w: hashing scheme %d vs %d", ErrIncompatible, f.scheme.ID(), g.scheme.ID())
+	case f.seed != g.seed:
+		return fmt.Errorf("%w: seed %#x vs %#x", ErrIncompatible, f.seed, g.seed)
+	}
+	return nil
+}
+
+// String summarises the filter.
+func (f *Filter) String() string {
+	return fmt.Sprintf("bloom.Filter{%s, m=%d, k=%d, count=%d}", f.layout, f.m, f.k, f.count)
+}

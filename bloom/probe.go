@@ -1,0 +1,218 @@
+package bloom
+
+import (
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Hash returns key's hash under the filter's scheme and seed, for the
+// ...Hash methods of this and every compatible filter.
+func (f *Filter) Hash(key []byte) hashing.Hash128 {
+	if f.fast {
+		return hashing.SumSeed(key, f.seed)
+	}
+	return f.scheme.Sum(key, f.seed)
+}
+
+// HashString is Hash for a string key.
+func (f *Filter) HashString(key string) hashing.Hash128 {
+	if f.fast {
+		return hashing.SumStringSeed(key, f.seed)
+	}
+	return f.scheme.SumString(key, f.seed)
+}
+
+// Add inserts key.
+func (f *Filter) Add(key []byte) { f.AddHash(f.Hash(key)) }
+
+// AddString inserts key.
+func (f *Filter) AddString(key string) { f.AddHash(f.HashString(key)) }
+
+// Contains reports whether key may be in the set: false means certainly not.
+func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(f.Hash(key)) }
+
+// ContainsString is Contains for a string key.
+func (f *Filter) ContainsString(key string) bool { return f.ContainsHash(f.HashString(key)) }
+
+// TestAndAdd inserts key and reports whether it may have been present before.
+func (f *Filter) TestAndAdd(key []byte) bool { return f.TestAndAddHash(f.Hash(key)) }
+
+// TestAndAddString is TestAndAdd for a string key.
+func (f *Filter) TestAndAddString(key string) bool { return f.TestAndAddHash(f.HashString(key)) }
+
+// AddHash inserts the key whose hash is h.
+func (f *Filter) AddHash(h hashing.Hash128) {
+	f.count++
+	if !f.fast {
+		f.addLocated(h)
+		return
+	}
+	switch f.layout {
+	case Blocked:
+		f.addBlocked(h)
+	case Classic:
+		f.addClassic(h)
+	case Partitioned:
+		f.addPartitioned(h)
+	default:
+		f.addPaged(h)
+	}
+}
+
+// ContainsHash reports whether the key whose hash is h may be in the set.
+func (f *Filter) ContainsHash(h hashing.Hash128) bool {
+	if !f.fast {
+		return f.containsLocated(h)
+	}
+	switch f.layout {
+	case Blocked:
+		return f.containsBlocked(h)
+	case Classic:
+		return f.containsClassic(h)
+	case Partitioned:
+		return f.containsPartitioned(h)
+	default:
+		return f.containsPaged(h)
+	}
+}
+
+// TestAndAddHash inserts h and reports whether it may have been present.
+func (f *Filter) TestAndAddHash(h hashing.Hash128) bool {
+	var buf [params.MaxK]uint64
+	present := true
+	for _, b := range f.locate(h, &buf) {
+		w, mask := &f.words[b>>6], uint64(1)<<(b&63)
+		present = present && *w&mask != 0
+		*w |= mask
+	}
+	f.count++
+	return present
+}
+
+// block returns the 512-bit block of h in a Blocked filter. The array
+// conversion lets the compiler drop bounds checks in the probe loops.
+func (f *Filter) block(h hashing.Hash128) *[8]uint64 {
+	i := hashing.Block(h, f.span) * 8
+	return (*[8]uint64)(f.words[i : i+8])
+}
+
+func (f *Filter) addBlocked(h hashing.Hash128) {
+	w := f.block(h)
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := p.Next() >> 55 // Reduce(x, 512): the top 9 bits
+		w[b>>6&7] |= 1 << (b & 63)
+	}
+}
+
+func (f *Filter) containsBlocked(h hashing.Hash128) bool {
+	w := f.block(h)
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := p.Next() >> 55
+		if w[b>>6&7]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Filter) addClassic(h hashing.Hash128) {
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := hashing.Reduce(p.Next(), f.m)
+		f.words[b>>6] |= 1 << (b & 63)
+	}
+}
+
+func (f *Filter) containsClassic(h hashing.Hash128) bool {
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := hashing.Reduce(p.Next(), f.m)
+		if f.words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Filter) addPartitioned(h hashing.Hash128) {
+	p := hashing.NewProbes(h)
+	for base := uint64(0); base < f.m; base += f.span {
+		b := base + hashing.Reduce(p.Next(), f.span)
+		f.words[b>>6] |= 1 << (b & 63)
+	}
+}
+
+func (f *Filter) containsPartitioned(h hashing.Hash128) bool {
+	p := hashing.NewProbes(h)
+	for base := uint64(0); base < f.m; base += f.span {
+		b := base + hashing.Reduce(p.Next(), f.span)
+		if f.words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Filter) addPaged(h hashing.Hash128) {
+	base := hashing.Block(h, f.span) * f.blockBits
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := base + hashing.Reduce(p.Next(), f.blockBits)
+		f.words[b>>6] |= 1 << (b & 63)
+	}
+}
+
+func (f *Filter) containsPaged(h hashing.Hash128) bool {
+	base := hashing.Block(h, f.span) * f.blockBits
+	p := hashing.NewProbes(h)
+	for i := f.k; i > 0; i-- {
+		b := base + hashing.Reduce(p.Next(), f.blockBits)
+		if f.words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// locate writes h's k bit positions into buf through the Scheme interface.
+// It is the reference the inline paths are tested against, and the path for
+// schemes other than the default.
+func (f *Filter) locate(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
+	s := f.scheme
+	pos := buf[:f.k]
+	switch f.layout {
+	case Classic:
+		for i := range pos {
+			pos[i] = s.Probe(h, i, f.m)
+		}
+	case Partitioned:
+		for i := range pos {
+			pos[i] = uint64(i)*f.span + s.Probe(h, i, f.span)
+		}
+	default:
+		base := s.Block(h, f.span) * f.blockBits
+		for i := range pos {
+			pos[i] = base + s.Probe(h, i, f.blockBits)
+		}
+	}
+	return pos
+}
+
+func (f *Filter) addLocated(h hashing.Hash128) {
+	var buf [params.MaxK]uint64
+	for _, b := range f.locate(h, &buf) {
+		f.words[b>>6] |= 1 << (b & 63)
+	}
+}
+
+func (f *Filter) containsLocated(h hashing.Hash128) bool {
+	var buf [params.MaxK]uint64
+	for _, b := range f.locate(h, &buf) {
+		if f.words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,99 @@
+package params_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Size a filter for a million keys at a 1% false-positive rate in each
+// layout. Blocking costs a few bits per key for one cache miss per query.
+func ExampleSize() {
+	for _, layout := range []params.Layout{params.Classic, params.Partitioned, params.Blocked, params.Paged} {
+		s, err := params.Size(layout, 1_000_000, 0.01, 0)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%-11v m=%-8d k=%d  %.2f bits/key  rate %.4f\n", s.Layout, s.M, s.K, s.BitsPerKey(1_000_000), s.FalsePositive(1_000_000))
+	}
+	_, err := params.Size(params.Blocked, 1_000_000, 1.5, 0)
+	fmt.Println(err)
+	// Output:
+	// classic     m=9592960  k=7  9.59 bits/key  rate 0.0100
+	// partitioned m=9593024  k=7  9.59 bits/key  rate 0.0100
+	// blocked     m=9895936  k=6  9.90 bits/key  rate 0.0100
+	// paged       m=9601024  k=7  9.60 bits/key  rate 0.0100
+	// params: p = 1.5 outside (0, 1): invalid parameters
+}
+
+// The same memory and k in every layout: 2^20 bits, 10 bits per key, k = 8.
+func ExampleShape_FalsePositive() {
+	const m, n = 1 << 20, 104_857
+	for _, s := range []params.Shape{
+		{Layout: params.Classic, M: m, K: 8},
+		{Layout: params.Partitioned, M: m, K: 8},
+		{Layout: params.Blocked, M: m, K: 8, BlockBits: params.BlockedBits},
+		{Layout: params.Paged, M: m, K: 8, BlockBits: params.DefaultPageBits},
+	} {
+		fmt.Printf("%-11v %.4e\n", s.Layout, s.FalsePositive(n))
+	}
+	fmt.Printf("approx      %.4e\n", params.ApproxFalsePositive(m, n, 8))
+	// Output:
+	// classic     8.4552e-03
+	// partitioned 8.4554e-03
+	// blocked     1.0135e-02
+	// paged       8.4813e-03
+	// approx      8.4552e-03
+}
+
+// Rows m/n = 8..10 of Tables 3–4 of Fan et al. ("Summary cache", 2000).
+func ExampleSeedTable() {
+	if err := params.WriteTable(os.Stdout, params.SeedTable(8, 10)); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// m/n  ln2·m/n     k=1     k=2     k=3     k=4      k=5      k=6      k=7      k=8
+	//   8     5.55   0.118  0.0489  0.0306   0.024   0.0217   0.0216   0.0229
+	//   9     6.24   0.105  0.0397  0.0228  0.0166   0.0141   0.0133   0.0135   0.0145
+	//  10     6.93  0.0952  0.0329  0.0174  0.0118  0.00943  0.00844  0.00819  0.00846
+}
+
+func ExampleWriteTableMarkdown() {
+	if err := params.WriteTableMarkdown(os.Stdout, params.SeedTable(2, 4)); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// | m/n | ln2·m/n | k=1 | k=2 | k=3 | k=4 |
+	// | ---: | ---: | ---: | ---: | ---: | ---: |
+	// | 2 | 1.39 | 0.393 | 0.4 | | |
+	// | 3 | 2.08 | 0.283 | 0.237 | 0.253 | |
+	// | 4 | 2.77 | 0.221 | 0.155 | 0.147 | 0.16 |
+}
+
+// Read the number of keys back from the number of set bits.
+func ExampleEstimateCount() {
+	s := params.Shape{Layout: params.Classic, M: 1 << 20, K: 7}
+	x := uint64(s.ExpectedFill(50_000) * float64(s.M))
+	fmt.Printf("%d bits set: about %.0f keys, rate now %.2e\n", x, params.EstimateCount(s.M, x, s.K), params.FalsePositiveFromFill(float64(x)/float64(s.M), s.K))
+	// Output:
+	// 297578 bits set: about 50000 keys, rate now 1.48e-04
+}
+
+// Four-bit counters overflow with probability at most 1.37e−15 per counter
+// (Fan et al. 2000).
+func ExampleOverflowBoundOptimal() {
+	fmt.Printf("%.3g\n", params.OverflowBoundOptimal(1, 16))
+	fmt.Printf("%.3g\n", params.OverflowBoundOptimal(1<<30, 16))
+	// Output:
+	// 1.37e-15
+	// 1.47e-06
+}
+
+func ExampleParseLayout() {
+	l, err := params.ParseLayout("Blocked")
+	fmt.Println(l, err, params.Layout(9))
+	// Output:
+	// blocked <nil> layout(9)
+}
