@@ -15,7 +15,9 @@ import (
 
 var layouts = []Layout{Classic, Partitioned, Blocked, Paged}
 
-func key(i int) string { return "http://host" + strconv.Itoa(i%97) + ".example.com/object/" + strconv.Itoa(i) }
+func key(i int) string {
+	return "http://host" + strconv.Itoa(i%97) + ".example.com/object/" + strconv.Itoa(i)
+}
 
 // slowScheme is hashing.Default behind a different ID, so filters using it
 // take the interface path instead of the inline one.
@@ -76,7 +78,6 @@ func TestInlinePathsMatchScheme(t *testing.T) {
 		}
 	}
 }
-
 
 func xor1(h hashing.Hash128) hashing.Hash128 { return hashing.Hash128{Lo: h.Lo ^ 0x5bd1e995, Hi: h.Hi} }
 
