@@ -81,6 +81,22 @@ func TestInlinePathsMatchScheme(t *testing.T) {
 
 func xor1(h hashing.Hash128) hashing.Hash128 { return hashing.Hash128{Lo: h.Lo ^ 0x5bd1e995, Hi: h.Hi} }
 
+func TestPositionsMatchLocate(t *testing.T) {
+	for _, l := range layouts {
+		f := mustNew(t, Config{Layout: l, M: 64 * 700, K: 9, BlockBits: 640})
+		var a, b [params.MaxK]uint64
+		for i := 0; i < 5000; i++ {
+			h := f.HashString(key(i))
+			pa, pb := f.positions(h, &a), f.locate(h, &b)
+			for j := range pa {
+				if pa[j] != pb[j] {
+					t.Fatalf("%v: probe %d of key %d: inline %d, scheme %d", l, j, i, pa[j], pb[j])
+				}
+			}
+		}
+	}
+}
+
 // measureFPR adds n keys and queries q keys that were never added.
 func measureFPR(f *Filter, n, q int) float64 {
 	for i := 0; i < n; i++ {
@@ -404,5 +420,3 @@ func ExampleFilter_ContainsBatch() {
 	fmt.Println(out)
 	// Output: [false true false]
 }
-
-var _ = params.MaxK
