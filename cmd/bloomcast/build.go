@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+var buildCommand = &command{
+	name:    "build",
+	summary: "build a filter from keys, one per line",
+	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
+                       [--seed S] [--quiet] -o OUT [FILE...]
+
+Build a Bloom filter from keys, one per line, read from the FILEs in turn
+or from standard input ("-" also means standard input). A trailing "\r" is
+dropped and empty lines are skipped. OUT is written atomically (a
+temporary file in the same directory, then a rename); "-o -" writes to
+standard output.
+
+Sizing: -n N -p P sizes the filter for N distinct keys at false-positive
+rate P; -m BITS -k K takes the shape as given. Without -n, and unless both
+-m and -k are given, all keys are read first and the filter is sized for
+the number of distinct keys. Any other mix is solved as "bloomcast calc"
+solves it: -n -k gives the smallest m for that k at P, -n -m the best k.
+-p is ignored with -m unless given explicitly.
+
+flags:
+  -n N             number of distinct keys to size for
+  -p P             target false-positive rate (default 0.01)
+  -m BITS          size in bits, rounded up to the layout's granularity
+  -k K             probes per key, 1..64
+  --layout L       classic, partitioned, blocked or paged (default blocked)
+  --block-bits B   page size of the paged layout in bits (default 32768)
+  --seed S         hashing seed, decimal or 0x-hex (default 0)
+  -o OUT           output file (required)
+  -q, --quiet      no progress display on a terminal, no warnings
+`,
+	run: runBuild,
+}
+
+func runBuild(e *env, args []string) error {
+	fs := newFlagSet("build")
+	var n, m, blockBits countValue
+	p := rateValue(0.01)
+	var k probesValue
+	layout := layoutValue{layout: params.Blocked}
+	var seed uint64
+	var out string
+	var quiet bool
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&m, "m", "")
+	fs.Var(&k, "k", "")
+	fs.Var(&layout, "layout", "")
+	fs.Var(&blockBits, "block-bits", "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	fs.StringVar(&out, "o", "", "")
+	fs.BoolVar(&quiet, "quiet", false, "")
+	fs.BoolVar(&quiet, "q", false, "")
+	inputs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	if blockBits != 0 && layout.layout != params.Paged {
+		return usagef("--block-bits is the page size of the paged layout; add --layout paged")
+	}
+
+	q := params.Query{N: uint64(n), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
+	if m == 0 || flagSet(fs, "p") {
+		q.P = float64(p)
+	}
+	src := e.keys(inputs)
+	if !quiet && isTerminal(e.stderr) {
+		src.withProgress(e.stderr)
+	}
+
+	var f *bloom.Filter
+	var solved params.Solved
+	if n == 0 && (m == 0 || k == 0) {
+		// Size for the keys themselves: hash them all first (16 bytes a
+		// key, the hash the filter would compute), count the distinct
+		// hashes, then add every key as the streaming path does.
+		var hs []hashing.Hash128
+		err := src.each(func(key []byte) { hs = append(hs, hashing.Default.Sum(key, seed)) })
+		if err != nil {
+			return err
+		}
+		q.N = max(1, distinctHashes(hs))
+		if f, solved, err = newSizedFilter(q, seed); err != nil {
+			return err
+		}
+		f.AddBatch(hs)
+	} else {
+		if f, solved, err = newSizedFilter(q, seed); err != nil {
+			return err
+		}
+		batch := make([]hashing.Hash128, 0, 1024)
+		err := src.each(func(key []byte) {
+			batch = append(batch, f.Hash(key))
+			if len(batch) == cap(batch) {
+				f.AddBatch(batch)
+				batch = batch[:0]
+			}
+		})
+		if err != nil {
+			return err
+		}
+		f.AddBatch(batch)
+	}
+
+	if !quiet {
+		switch {
+		case !solved.Meets:
+			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: predicted false-positive rate %s for %d keys exceeds -p %s\n",
+				outputName(out), rate(solved.FalsePositive), solved.N, rate(q.P))
+		case n != 0 && f.Count() > uint64(n):
+			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: %d keys added (duplicates included), more than -n %d\n",
+				outputName(out), f.Count(), uint64(n))
+		}
+	}
+	return e.writeFilter(out, f)
+}
+
+// newSizedFilter returns an empty filter of the shape params.Solve gives
+// for q (which names one layout), and that answer.
+func newSizedFilter(q params.Query, seed uint64) (*bloom.Filter, params.Solved, error) {
+	sol, err := params.Solve(q)
+	if err != nil {
+		return nil, params.Solved{}, err
+	}
+	s := sol.Layouts[0]
+	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed})
+	return f, s, err
+}
+
+// distinctHashes counts the distinct high halves of hs: the distinct keys,
+// give or take a 64-bit collision (about n²/2^65 of them).
+func distinctHashes(hs []hashing.Hash128) uint64 {
+	his := make([]uint64, len(hs))
+	for i, h := range hs {
+		his[i] = h.Hi
+	}
+	slices.Sort(his)
+	return uint64(len(slices.Compact(his)))
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/params"
+)
+
+var calcCommand = &command{
+	name:    "calc",
+	summary: "solve for n, p, m, k in every layout",
+	usage: `usage: bloomcast calc [-n N] [-p P] [-m BITS] [-k K] [--layout L]
+                      [--block-bits B] [--json]
+
+Give any two or more of n (distinct keys), p (false-positive rate), m (bits)
+and k (probes per key). calc derives the rest for each layout and predicts
+the false-positive rate of each shape:
+
+  -n -p       the smallest m, and its k      -m -p      the most keys n, and k
+  -n -p -k    the smallest m for that k      -m -k -p   the most keys n
+  -n -m       the best k                     -n -m -k   the rate
+  -n -k       the m at which k is optimal    -m -k      the n at which k is optimal
+
+m is rounded up to each layout's granularity, as build rounds it. With -n,
+-m and -p all given, p is a check: the "meets p" column says whether each
+shape reaches it.
+
+flags:
+  -n N             number of distinct keys
+  -p P             false-positive rate
+  -m BITS          size in bits
+  -k K             probes per key, 1..64
+  --layout L       classic, partitioned, blocked, paged or all (default all)
+  --block-bits B   page size of the paged layout in bits (default 32768)
+  --json           print one JSON object instead of a table
+`,
+	run: runCalc,
+}
+
+// calcReport is calc's JSON output.
+type calcReport struct {
+	Given   []string    `json:"given"`
+	Derived []string    `json:"derived"`
+	Query   calcQuery   `json:"query"`
+	Layouts []calcShape `json:"layouts"`
+}
+
+type calcQuery struct {
+	N         uint64  `json:"n"`
+	P         float64 `json:"p"`
+	M         uint64  `json:"m"`
+	K         int     `json:"k"`
+	Layout    string  `json:"layout"`
+	BlockBits uint64  `json:"block_bits"`
+}
+
+type calcShape struct {
+	Layout            string  `json:"layout"`
+	N                 uint64  `json:"n"`
+	M                 uint64  `json:"m"`
+	K                 int     `json:"k"`
+	BlockBits         uint64  `json:"block_bits"`
+	BitsPerKey        float64 `json:"bits_per_key"`
+	FalsePositiveRate float64 `json:"false_positive_rate"`
+	SizeBytes         uint64  `json:"size_bytes"`
+	MeetsP            bool    `json:"meets_p"`
+}
+
+func runCalc(e *env, args []string) error {
+	fs := newFlagSet("calc")
+	var n, m, blockBits countValue
+	var p rateValue
+	var k probesValue
+	var layout = layoutValue{all: true}
+	var asJSON bool
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&m, "m", "")
+	fs.Var(&k, "k", "")
+	fs.Var(&layout, "layout", "")
+	fs.Var(&blockBits, "block-bits", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	q := params.Query{N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
+	given := 0
+	for _, set := range []bool{n != 0, p != 0, m != 0, k != 0} {
+		if set {
+			given++
+		}
+	}
+	if given < 2 {
+		return usagef("give at least two of -n, -p, -m and -k")
+	}
+	sol, err := params.Solve(q)
+	if err != nil {
+		return err
+	}
+
+	check := q.P != 0 && q.N != 0 && q.M != 0 // p was not used to derive anything
+	if asJSON {
+		r := calcReport{
+			Given:   sol.Given,
+			Derived: sol.Derived,
+			Query:   calcQuery{N: q.N, P: q.P, M: q.M, K: q.K, Layout: layout.String(), BlockBits: q.BlockBits},
+		}
+		if r.Derived == nil {
+			r.Derived = []string{}
+		}
+		for _, s := range sol.Layouts {
+			r.Layouts = append(r.Layouts, calcShape{
+				Layout:            s.Shape.Layout.String(),
+				N:                 s.N,
+				M:                 s.Shape.M,
+				K:                 s.Shape.K,
+				BlockBits:         s.Shape.BlockBits,
+				BitsPerKey:        s.BitsPerKey,
+				FalsePositiveRate: s.FalsePositive,
+				SizeBytes:         (s.Shape.M + 7) / 8,
+				MeetsP:            s.Meets,
+			})
+		}
+		return writeJSON(e.stdout, r)
+	}
+
+	var quantities []string
+	for _, g := range sol.Given {
+		switch g {
+		case "n":
+			quantities = append(quantities, "n = "+strconv.FormatUint(q.N, 10))
+		case "p":
+			quantities = append(quantities, "p = "+strconv.FormatFloat(q.P, 'g', -1, 64))
+		case "m":
+			quantities = append(quantities, "m = "+strconv.FormatUint(q.M, 10))
+		case "k":
+			quantities = append(quantities, "k = "+strconv.Itoa(q.K))
+		}
+	}
+	derived := "the rate"
+	if len(sol.Derived) > 0 {
+		derived = strings.Join(sol.Derived, ", ")
+	}
+	fmt.Fprintf(e.stdout, "given %s; derived %s\n\n", strings.Join(quantities, ", "), derived)
+
+	var t textTable
+	header := []string{"layout", "n", "m", "k", "block", "bits/key", "predicted p", "size"}
+	if check {
+		header = append(header, "meets p")
+	}
+	t.add(header...)
+	for _, s := range sol.Layouts {
+		block := "-"
+		if s.Shape.BlockBits != 0 {
+			block = strconv.FormatUint(s.Shape.BlockBits, 10)
+		}
+		row := []string{
+			s.Shape.Layout.String(),
+			strconv.FormatUint(s.N, 10),
+			strconv.FormatUint(s.Shape.M, 10),
+			strconv.Itoa(s.Shape.K),
+			block,
+			strconv.FormatFloat(s.BitsPerKey, 'f', 3, 64),
+			rate(s.FalsePositive),
+			humanBytes(int64((s.Shape.M + 7) / 8)),
+		}
+		if check {
+			row = append(row, map[bool]string{true: "yes", false: "no"}[s.Meets])
+		}
+		t.add(row...)
+	}
+	return t.write(e.stdout)
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+var inspectCommand = &command{
+	name:    "inspect",
+	summary: "describe a filter file",
+	usage: `usage: bloomcast inspect [--json] FILE
+
+Describe the filter in FILE ("-": standard input): format version,
+structure type, codec, hashing scheme and seed, layout, m, k, block size,
+sizes, count, set bits, fill ratio, the count estimated from the bits,
+the false-positive rate now (from the bits), the rate the model predicts
+at the recorded count, and bits per key.
+
+flags:
+  --json   print one JSON object instead of text
+`,
+	run: runInspect,
+}
+
+// inspectReport is what inspect prints; its JSON form is a stable
+// interface for scripts.
+type inspectReport struct {
+	File                       string   `json:"file"`
+	FormatVersion              uint16   `json:"format_version"`
+	Type                       string   `json:"type"`
+	Codec                      string   `json:"codec"`
+	HashScheme                 string   `json:"hash_scheme"`
+	HashSchemeID               uint8    `json:"hash_scheme_id"`
+	Seed                       uint64   `json:"seed"`
+	Layout                     string   `json:"layout"`
+	M                          uint64   `json:"m"`
+	K                          int      `json:"k"`
+	BlockBits                  uint64   `json:"block_bits"`
+	SizeBytes                  int      `json:"size_bytes"`
+	EncodedBytes               int64    `json:"encoded_bytes"`
+	Count                      uint64   `json:"count"`
+	SetBits                    uint64   `json:"set_bits"`
+	FillRatio                  float64  `json:"fill_ratio"`
+	EstimatedCount             float64  `json:"estimated_count"`
+	FalsePositiveRate          float64  `json:"false_positive_rate"`
+	PredictedFalsePositiveRate float64  `json:"predicted_false_positive_rate"`
+	BitsPerKey                 *float64 `json:"bits_per_key"` // null for an empty filter
+}
+
+// schemeNames names the hashing schemes for people.
+var schemeNames = map[hashing.SchemeID]string{hashing.XXH3: "xxh3"}
+
+func runInspect(e *env, args []string) error {
+	fs := newFlagSet("inspect")
+	var asJSON bool
+	fs.BoolVar(&asJSON, "json", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE, got %d arguments", len(args))
+	}
+	lf, err := e.openFilter(args[0])
+	if err != nil {
+		return err
+	}
+	f, h := lf.filter, lf.header
+	r := inspectReport{
+		File:                       args[0],
+		FormatVersion:              h.Version,
+		Type:                       h.Type.String(),
+		Codec:                      h.Codec.String(),
+		HashScheme:                 schemeNames[hashing.SchemeID(h.Scheme)],
+		HashSchemeID:               h.Scheme,
+		Seed:                       h.Seed,
+		Layout:                     f.Layout().String(),
+		M:                          f.M(),
+		K:                          f.K(),
+		BlockBits:                  f.BlockBits(),
+		SizeBytes:                  f.SizeBytes(),
+		EncodedBytes:               lf.size,
+		Count:                      f.Count(),
+		SetBits:                    f.SetBits(),
+		FillRatio:                  f.FillRatio(),
+		EstimatedCount:             f.EstimateCount(),
+		FalsePositiveRate:          f.FalsePositiveRate(),
+		PredictedFalsePositiveRate: f.Shape().FalsePositive(f.Count()),
+	}
+	if r.HashScheme == "" {
+		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
+	}
+	if f.Count() > 0 {
+		bpk := f.Shape().BitsPerKey(f.Count())
+		r.BitsPerKey = &bpk
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+
+	var kv keyValues
+	kv.add("file", displayName(r.File))
+	kv.add("format version", strconv.Itoa(int(r.FormatVersion)))
+	kv.add("structure", r.Type)
+	kv.add("codec", r.Codec)
+	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
+	kv.add("layout", r.Layout)
+	kv.add("m", fmt.Sprintf("%d bits", r.M))
+	kv.add("k", strconv.Itoa(r.K))
+	if r.BlockBits != 0 {
+		kv.add("block bits", strconv.FormatUint(r.BlockBits, 10))
+	} else {
+		kv.add("block bits", "- (no blocks)")
+	}
+	kv.add("size", fmt.Sprintf("%d bytes of bits, %d bytes encoded (%s)", r.SizeBytes, r.EncodedBytes, humanBytes(r.EncodedBytes)))
+	kv.add("count", fmt.Sprintf("%d keys added (duplicates included)", r.Count))
+	kv.add("set bits", strconv.FormatUint(r.SetBits, 10))
+	kv.add("fill ratio", strconv.FormatFloat(r.FillRatio, 'f', 4, 64))
+	kv.add("estimated count", fmt.Sprintf("%.0f distinct keys, from the set bits", r.EstimatedCount))
+	kv.add("false-positive rate", rate(r.FalsePositiveRate)+" now, from the set bits")
+	kv.add("predicted rate", rate(r.PredictedFalsePositiveRate)+" at the recorded count (params model)")
+	if r.BitsPerKey != nil {
+		kv.add("bits per key", strconv.FormatFloat(*r.BitsPerKey, 'f', 3, 64)+" at the recorded count")
+	} else {
+		kv.add("bits per key", "- (empty filter)")
+	}
+	return kv.write(e.stdout)
+}

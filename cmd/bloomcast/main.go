@@ -1,0 +1,225 @@
+// Command bloomcast sizes, builds, queries, inspects and combines bloomcast
+// Bloom filters, and demonstrates them on built-in data.
+//
+// Usage:
+//
+//	bloomcast COMMAND [ARGS]
+//
+// Run "bloomcast help" for the commands and "bloomcast help COMMAND" for
+// one command's flags. The command holds flags, input, output and printing
+// only; everything it computes comes from the library packages (bloom,
+// params, sim).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/params"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is what a command may use of the process: its standard streams.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// A command is one subcommand of bloomcast.
+type command struct {
+	name    string
+	summary string // one line for the command list
+	usage   string // the full usage text, printed by -h
+	run     func(e *env, args []string) error
+}
+
+// commands lists the subcommands in the order "bloomcast help" shows them.
+// It is filled in by init because the help command refers to it.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		buildCommand,
+		queryCommand,
+		inspectCommand,
+		calcCommand,
+		tableCommand,
+		unionCommand,
+		intersectCommand,
+		foldCommand,
+		demoCommand,
+		versionCommand,
+		helpCommand,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run runs bloomcast with the arguments after the program name and
+// returns the exit status: 0 on success, 1 when a query finds a key
+// absent, 2 on any error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mainUsage())
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, mainUsage())
+		return 0
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "bloomcast: unknown command %q\n", args[0])
+		fmt.Fprint(stderr, mainUsage())
+		return 2
+	}
+	return e.finish(c, c.run(e, args[1:]))
+}
+
+// finish reports err, the result of command c, and returns the exit
+// status.
+func (e *env) finish(c *command, err error) int {
+	var usage *usageError
+	var status exitStatus
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprint(e.stdout, c.usage)
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(e.stderr, "bloomcast: %s: %s\n", c.name, usage.msg)
+		fmt.Fprint(e.stderr, c.usage)
+		return 2
+	case errors.As(err, &status):
+		return int(status)
+	}
+	fmt.Fprintf(e.stderr, "bloomcast: %s\n", message(err))
+	return 2
+}
+
+// errHelp asks for the command's usage on standard output.
+var errHelp = errors.New("help requested")
+
+// usageError is a mistake in the command line: run prints it with the
+// command's usage.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Sprintf(format, a...)}
+}
+
+// exitStatus ends the command with that status and no message.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// fileError is a problem with one file; it prints as "FILE: problem".
+type fileError struct {
+	path string
+	err  error
+}
+
+func (f *fileError) Error() string { return displayName(f.path) + ": " + f.err.Error() }
+func (f *fileError) Unwrap() error { return f.err }
+
+// fileErr attributes err to the file at path. An *fs.PathError already
+// names the file, so only its cause is kept.
+func fileErr(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fileError{path: path, err: err}
+}
+
+// displayName is how messages name an input path; "-" is standard input.
+func displayName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// outputName is how messages name an output path; "-" is standard output.
+func outputName(path string) string {
+	if path == "-" {
+		return "stdout"
+	}
+	return path
+}
+
+// message renders err on one line. The params package ends every message
+// with its sentinel ("…: params: invalid parameters"); the details before
+// it already say what is wrong.
+func message(err error) string {
+	s := err.Error()
+	if errors.Is(err, params.ErrInvalid) {
+		s = strings.TrimSuffix(s, ": "+params.ErrInvalid.Error())
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`usage: bloomcast COMMAND [ARGS]
+
+bloomcast sizes, builds, queries, inspects and combines Bloom filters.
+
+commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags.
+Exit status: 0 on success, 1 when query finds a key absent, 2 on error.
+`)
+	return b.String()
+}
+
+var helpCommand = &command{
+	name:    "help",
+	summary: "show help for bloomcast or one command",
+	usage: `usage: bloomcast help [COMMAND]
+
+Print the list of commands, or the usage of COMMAND.
+`,
+	run: func(e *env, args []string) error {
+		fs := newFlagSet("help")
+		args, err := parseFlags(fs, args)
+		if err != nil {
+			return err
+		}
+		switch len(args) {
+		case 0:
+			fmt.Fprint(e.stdout, mainUsage())
+			return nil
+		case 1:
+			c := lookup(args[0])
+			if c == nil {
+				return usagef("unknown command %q", args[0])
+			}
+			fmt.Fprint(e.stdout, c.usage)
+			return nil
+		}
+		return usagef("too many arguments")
+	},
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// loadedFilter is a filter read from a file, with what its frame said.
+type loadedFilter struct {
+	path   string          // as given; "-" is standard input
+	header envelope.Header // the frame's header
+	size   int64           // bytes of the encoding
+	filter *bloom.Filter
+}
+
+// openFilter reads the filter at path ("-": standard input). Every command
+// that reads a filter goes through here, so a new encoding or structure
+// type plugs in at this one place.
+//
+// The input is untrusted: the envelope checks every length before
+// allocating and grows its buffer only as bytes arrive; the payload limit
+// is the envelope's default, raised to the file's own size for a larger
+// regular file (a frame cannot hold more than the bytes present); and
+// nothing may follow the frame.
+func (e *env) openFilter(path string) (*loadedFilter, error) {
+	var r io.Reader = e.stdin
+	var lim envelope.Limits
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fileErr(path, err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, fileErr(path, err)
+		}
+		if fi.IsDir() {
+			return nil, fileErr(path, errors.New("is a directory"))
+		}
+		if fi.Mode().IsRegular() {
+			lim.MaxPayload = max(uint64(fi.Size()), envelope.DefaultMaxPayload)
+		}
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	switch magic, _ := br.Peek(len(envelope.Magic)); {
+	case len(magic) == 0:
+		return nil, fileErr(path, errors.New("empty input, not a bloomcast filter"))
+	case !strings.HasPrefix(envelope.Magic, string(magic)):
+		return nil, fileErr(path, errors.New("not a bloomcast filter (bad magic)"))
+	}
+	h, payload, n, err := envelope.Read(br, lim)
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	var f *bloom.Filter
+	switch h.Type {
+	case envelope.TypeBloom:
+		f, err = bloom.FromFrame(h, payload)
+	default:
+		err = fmt.Errorf("holds a %v, not a Bloom filter", h.Type)
+	}
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	switch _, err := br.ReadByte(); {
+	case err == nil:
+		return nil, fileErr(path, errors.New("unexpected bytes after the filter"))
+	case err != io.EOF:
+		return nil, fileErr(path, err)
+	}
+	return &loadedFilter{path: path, header: h, size: n, filter: f}, nil
+}
+
+// writeFilter writes f to path ("-": standard output). A file is written
+// atomically: to a temporary file in the same directory, synced, then
+// renamed over path, so readers see the old filter or the new one, never
+// a part. A new file gets mode 0644; an existing one keeps its mode.
+func (e *env) writeFilter(path string, f *bloom.Filter) error {
+	if path == "-" {
+		w := bufio.NewWriterSize(e.stdout, 64<<10)
+		_, err := f.WriteTo(w)
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			return fileErr(outputName(path), err)
+		}
+		return nil
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fileErr(path, errors.New("not a regular file"))
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fileErr(path, err)
+	}
+	err = writeSynced(tmp, f, mode)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fileErr(path, err)
+	}
+	return nil
+}
+
+// writeSynced writes f's encoding to tmp, sets its mode, syncs and closes
+// it.
+func writeSynced(tmp *os.File, f *bloom.Filter, mode os.FileMode) error {
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	_, err := f.WriteTo(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

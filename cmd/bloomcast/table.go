@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/bloomcast/bloomcast/params"
+)
+
+var tableCommand = &command{
+	name:    "table",
+	summary: "print the false-positive table of Fan et al.",
+	usage: `usage: bloomcast table [--markdown]
+
+Print the false-positive rate (1 − e^(−k/(m/n)))^k for m/n = 2..32 bits per
+key and k = 1 up to just past the optimum ln2·m/n: Tables 3–5 of Fan, Cao,
+Almeida and Broder, "Summary cache" (2000), recomputed.
+
+flags:
+  --markdown   print a GitHub Markdown table
+`,
+	run: runTable,
+}
+
+func runTable(e *env, args []string) error {
+	fs := newFlagSet("table")
+	var markdown bool
+	fs.BoolVar(&markdown, "markdown", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	rows := params.SeedTable(2, 32)
+	if markdown {
+		return params.WriteTableMarkdown(e.stdout, rows)
+	}
+	return params.WriteTable(e.stdout, rows)
+}
