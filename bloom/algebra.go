@@ -8,6 +8,7 @@ import (
 // Union makes f the union of f and g (bitwise OR). A key added to either
 // is then reported present by f. The filters must be Compatible.
 func (f *Filter) Union(g *Filter) error {
+	f.mustWrite("Union")
 	if err := f.Compatible(g); err != nil {
 		return err
 	}
@@ -23,6 +24,7 @@ func (f *Filter) Union(g *Filter) error {
 // is at most that of either input (Broder and Mitzenmacher, "Network
 // applications of Bloom filters: a survey", 2004, §2.2).
 func (f *Filter) Intersect(g *Filter) error {
+	f.mustWrite("Intersect")
 	if err := f.Compatible(g); err != nil {
 		return err
 	}
@@ -59,6 +61,7 @@ func (f *Filter) CanFold() error {
 // Paged). This is the survey's "OR the two halves and drop the top index
 // bit", written for this reduction.
 func (f *Filter) Fold() error {
+	f.mustWrite("Fold")
 	if err := f.CanFold(); err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
 // AddBatch adds every hash in hs, overlapping the memory misses as
 // ContainsBatch does.
 func (f *Filter) AddBatch(hs []hashing.Hash128) {
+	f.mustWrite("AddBatch")
 	for len(hs) > 0 {
 		n := min(len(hs), batchGroup)
 		touched := false

@@ -85,6 +85,7 @@ type Filter struct {
 	seed      uint64
 	scheme    hashing.Scheme
 	fast      bool // scheme is hashing.Default, whose probes run inline
+	readOnly  bool // a view over words owned by someone else (NewView)
 	count     uint64
 }
 
@@ -176,11 +177,16 @@ func checkMax(s params.Shape) error {
 // come from the Go heap page-aligned, so blocks of the Blocked layout are
 // cache-line aligned where it matters, without unsafe.
 func newFilter(s params.Shape, seed uint64, scheme hashing.Scheme) *Filter {
+	return newFilterOver(s, seed, scheme, make([]uint64, (s.M+63)/64))
+}
+
+// newFilterOver makes a filter whose bit array is words.
+func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64) *Filter {
 	if scheme == nil {
 		scheme = hashing.Default
 	}
 	f := &Filter{
-		words:     make([]uint64, (s.M+63)/64),
+		words:     words,
 		m:         s.M,
 		k:         s.K,
 		layout:    s.Layout,
@@ -189,15 +195,20 @@ func newFilter(s params.Shape, seed uint64, scheme hashing.Scheme) *Filter {
 		scheme:    scheme,
 		fast:      scheme.ID() == hashing.XXH3,
 	}
-	switch s.Layout {
-	case Classic:
-		f.span = s.M
-	case Partitioned:
-		f.span = s.M / uint64(s.K)
-	default:
-		f.span = s.M / s.BlockBits
-	}
+	f.setSpan()
 	return f
+}
+
+// setSpan derives the per-layout range from m, k and the block size.
+func (f *Filter) setSpan() {
+	switch f.layout {
+	case Classic:
+		f.span = f.m
+	case Partitioned:
+		f.span = f.m / uint64(f.k)
+	default:
+		f.span = f.m / f.blockBits
+	}
 }
 
 // Shape returns the filter's geometry.
@@ -238,6 +249,7 @@ func (f *Filter) Words() []uint64 { return f.words }
 
 // Clear removes every key.
 func (f *Filter) Clear() {
+	f.mustWrite("Clear")
 	clear(f.words)
 	f.count = 0
 }
@@ -246,6 +258,7 @@ func (f *Filter) Clear() {
 func (f *Filter) Clone() *Filter {
 	g := *f
 	g.words = append([]uint64(nil), f.words...)
+	g.readOnly = false
 	return &g
 }
 

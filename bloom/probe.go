@@ -42,6 +42,7 @@ func (f *Filter) TestAndAddString(key string) bool { return f.TestAndAddHash(f.H
 
 // AddHash inserts the key whose hash is h.
 func (f *Filter) AddHash(h hashing.Hash128) {
+	f.mustWrite("Add")
 	f.count++
 	if !f.fast {
 		f.addLocated(h)
@@ -78,6 +79,7 @@ func (f *Filter) ContainsHash(h hashing.Hash128) bool {
 
 // TestAndAddHash inserts h and reports whether it may have been present.
 func (f *Filter) TestAndAddHash(h hashing.Hash128) bool {
+	f.mustWrite("TestAndAdd")
 	var buf [params.MaxK]uint64
 	present := true
 	for _, b := range f.positions(h, &buf) {
