@@ -123,19 +123,24 @@ func (f *Filter) containsBlocked(h hashing.Hash128) bool {
 		(w[4]&m[4]^m[4])|(w[5]&m[5]^m[5])|(w[6]&m[6]^m[6])|(w[7]&m[7]^m[7]) == 0
 }
 
+// The loops below copy the filter's fields into locals: Go does not hoist
+// loop-invariant loads, and a pointer field reread on every probe costs.
+
 func (f *Filter) addClassic(h hashing.Hash128) {
+	words, m := f.words, f.m
 	p := hashing.NewProbes(h)
 	for i := f.k; i > 0; i-- {
-		b := hashing.Reduce(p.Next(), f.m)
-		f.words[b>>6] |= 1 << (b & 63)
+		b := hashing.Reduce(p.Next(), m)
+		words[b>>6] |= 1 << (b & 63)
 	}
 }
 
 func (f *Filter) containsClassic(h hashing.Hash128) bool {
+	words, m := f.words, f.m
 	p := hashing.NewProbes(h)
 	for i := f.k; i > 0; i-- {
-		b := hashing.Reduce(p.Next(), f.m)
-		if f.words[b>>6]&(1<<(b&63)) == 0 {
+		b := hashing.Reduce(p.Next(), m)
+		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
 	}
@@ -143,18 +148,20 @@ func (f *Filter) containsClassic(h hashing.Hash128) bool {
 }
 
 func (f *Filter) addPartitioned(h hashing.Hash128) {
+	words, m, s := f.words, f.m, f.span
 	p := hashing.NewProbes(h)
-	for base := uint64(0); base < f.m; base += f.span {
-		b := base + hashing.Reduce(p.Next(), f.span)
-		f.words[b>>6] |= 1 << (b & 63)
+	for base := uint64(0); base < m; base += s {
+		b := base + hashing.Reduce(p.Next(), s)
+		words[b>>6] |= 1 << (b & 63)
 	}
 }
 
 func (f *Filter) containsPartitioned(h hashing.Hash128) bool {
+	words, m, s := f.words, f.m, f.span
 	p := hashing.NewProbes(h)
-	for base := uint64(0); base < f.m; base += f.span {
-		b := base + hashing.Reduce(p.Next(), f.span)
-		if f.words[b>>6]&(1<<(b&63)) == 0 {
+	for base := uint64(0); base < m; base += s {
+		b := base + hashing.Reduce(p.Next(), s)
+		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
 	}
@@ -162,20 +169,22 @@ func (f *Filter) containsPartitioned(h hashing.Hash128) bool {
 }
 
 func (f *Filter) addPaged(h hashing.Hash128) {
-	base := hashing.Block(h, f.span) * f.blockBits
+	words, bb := f.words, f.blockBits
+	base := hashing.Block(h, f.span) * bb
 	p := hashing.NewProbes(h)
 	for i := f.k; i > 0; i-- {
-		b := base + hashing.Reduce(p.Next(), f.blockBits)
-		f.words[b>>6] |= 1 << (b & 63)
+		b := base + hashing.Reduce(p.Next(), bb)
+		words[b>>6] |= 1 << (b & 63)
 	}
 }
 
 func (f *Filter) containsPaged(h hashing.Hash128) bool {
-	base := hashing.Block(h, f.span) * f.blockBits
+	words, bb := f.words, f.blockBits
+	base := hashing.Block(h, f.span) * bb
 	p := hashing.NewProbes(h)
 	for i := f.k; i > 0; i-- {
-		b := base + hashing.Reduce(p.Next(), f.blockBits)
-		if f.words[b>>6]&(1<<(b&63)) == 0 {
+		b := base + hashing.Reduce(p.Next(), bb)
+		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
 	}
