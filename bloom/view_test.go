@@ -52,3 +52,34 @@ func mustPanic(t *testing.T, what string, fn func()) {
 	}()
 	fn()
 }
+
+func TestBitBytesRoundTrip(t *testing.T) {
+	for _, m := range []uint64{1, 7, 8, 9, 63, 64, 65, 200, 1000} {
+		f := mustNew(t, Config{M: m, K: 2})
+		for i := 0; i < 10; i++ {
+			f.AddString(key(i))
+		}
+		b := f.AppendBitBytes(nil)
+		if len(b) != f.BitBytes() {
+			t.Fatalf("m=%d: %d bytes", m, len(b))
+		}
+		g := mustNew(t, Config{M: m, K: 2})
+		if err := g.SetBitBytes(b); err != nil || !g.Equal(f) {
+			t.Fatalf("m=%d: round trip: %v", m, err)
+		}
+		for i := uint64(0); i < m; i++ {
+			if getBit(f.words, i) != (b[i/8]>>(i%8)&1 == 1) {
+				t.Fatalf("m=%d: bit %d misplaced", m, i)
+			}
+		}
+		if m%8 != 0 {
+			b[len(b)-1] |= 0x80
+			if err := g.SetBitBytes(b); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("m=%d: bit past m accepted: %v", m, err)
+			}
+		}
+		if err := g.SetBitBytes(b[:len(b)-1]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("m=%d: short input accepted", m)
+		}
+	}
+}

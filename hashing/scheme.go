@@ -62,6 +62,8 @@ func Lookup(id SchemeID) (Scheme, error) {
 	switch id {
 	case XXH3:
 		return Default, nil
+	case SquidMD5:
+		return Squid, nil
 	}
 	return nil, fmt.Errorf("%w %d", ErrUnknownScheme, id)
 }

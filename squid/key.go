@@ -1,0 +1,92 @@
+package squid
+
+import (
+	"crypto/md5"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Method is an HTTP method as Squid numbers it in store keys
+// (HttpRequestMethod's Http::MethodType).
+type Method uint8
+
+// The methods whose responses caches store.
+const (
+	GET  Method = 1
+	HEAD Method = 4
+)
+
+// StoreKey returns Squid's public store key for a request: MD5 of the
+// method byte followed by the canonical URL (storeKeyPublic in
+// store_key_md5.cc). The URL is canonicalised first (CanonicalURL).
+func StoreKey(m Method, rawURL string) ([16]byte, error) {
+	u, err := CanonicalURL(rawURL)
+	if err != nil {
+		return [16]byte{}, err
+	}
+	return StoreKeyCanonical(m, u), nil
+}
+
+// StoreKeyCanonical is StoreKey for a URL already in canonical form.
+func StoreKeyCanonical(m Method, canonical string) [16]byte {
+	b := make([]byte, 0, 1+len(canonical))
+	b = append(b, byte(m))
+	return md5.Sum(append(b, canonical...))
+}
+
+var defaultPorts = map[string]string{"http": "80", "https": "443", "ftp": "21", "gopher": "70", "wais": "210"}
+
+// CanonicalURL returns the URL as Squid writes it into store keys
+// (AnyP::Uri::absolute): scheme and host lower-cased, the default port of
+// the scheme dropped, user information dropped except for ftp, an empty
+// path written "/", and the path and query otherwise untouched (no
+// percent-decoding, no dot-segment removal).
+func CanonicalURL(raw string) (string, error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || scheme == "" {
+		return "", fmt.Errorf("squid: %q is not an absolute URL", raw)
+	}
+	scheme = strings.ToLower(scheme)
+	authority, path := rest, "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+		if path[0] == '?' {
+			path = "/" + path
+		}
+	}
+	userinfo, hostport := "", authority
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		userinfo, hostport = authority[:i+1], authority[i+1:]
+	}
+	if scheme != "ftp" {
+		userinfo = ""
+	}
+	host, port := splitHostPort(hostport)
+	if host == "" {
+		return "", fmt.Errorf("squid: %q has no host", raw)
+	}
+	if _, err := url.Parse(scheme + "://" + host); err != nil {
+		return "", fmt.Errorf("squid: bad host in %q: %w", raw, err)
+	}
+	host = strings.ToLower(host)
+	if port != "" && port != defaultPorts[scheme] {
+		host += ":" + port
+	}
+	return scheme + "://" + userinfo + host + path, nil
+}
+
+// splitHostPort splits "host:port", keeping IPv6 brackets on the host.
+func splitHostPort(hp string) (host, port string) {
+	if strings.HasPrefix(hp, "[") {
+		if i := strings.IndexByte(hp, ']'); i >= 0 {
+			host, rest := hp[:i+1], hp[i+1:]
+			return host, strings.TrimPrefix(rest, ":")
+		}
+		return hp, ""
+	}
+	if i := strings.LastIndexByte(hp, ':'); i >= 0 {
+		return hp[:i], hp[i+1:]
+	}
+	return hp, ""
+}
