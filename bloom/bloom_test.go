@@ -420,3 +420,24 @@ func ExampleFilter_ContainsBatch() {
 	fmt.Println(out)
 	// Output: [false true false]
 }
+
+func TestConfigFolds(t *testing.T) {
+	for _, l := range layouts {
+		for _, c := range []Config{{N: 12345, P: 0.01}, {M: 100000, K: 5}} {
+			c.Layout, c.Folds = l, 5
+			f := mustNew(t, c)
+			base := mustNew(t, Config{Layout: l, N: c.N, P: c.P, M: c.M, K: c.K})
+			if f.M() < base.M() || f.K() != base.K() {
+				t.Fatalf("%v: Folds changed the shape beyond M: %d/%d vs %d/%d", l, f.M(), f.K(), base.M(), base.K())
+			}
+			for i := 0; i < 5; i++ {
+				if err := f.Fold(); err != nil {
+					t.Fatalf("%v %+v: fold %d: %v", l, c, i+1, err)
+				}
+			}
+		}
+	}
+	if _, err := New(Config{N: 10, P: 0.1, Folds: 33}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("Folds 33: %v", err)
+	}
+}

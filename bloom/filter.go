@@ -72,6 +72,11 @@ type Config struct {
 	// Scheme derives hashes and probes; nil means hashing.Default, which
 	// the filter runs inline.
 	Scheme hashing.Scheme
+	// Folds is how many times the filter must be able to halve (Fold):
+	// M is rounded up so that the layout's range (bits, bits per slice,
+	// or blocks) is a multiple of 2^Folds. A sender that builds large and
+	// folds to fit a message sets it; it costs at most 2^Folds − 1 units.
+	Folds int
 }
 
 // Filter is a Bloom filter.
@@ -134,7 +139,7 @@ func (c Config) shape() (params.Shape, error) {
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		return s, checkMax(s)
+		return foldable(s, c.Folds)
 	}
 	s := params.Shape{Layout: layout, M: c.M, K: c.K, BlockBits: block}
 	if s.K == 0 {
@@ -147,6 +152,25 @@ func (c Config) shape() (params.Shape, error) {
 	s = roundUp(s, s.K)
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return foldable(s, c.Folds)
+}
+
+// foldable rounds s.M up so that the range Fold halves is a multiple of
+// 2^folds.
+func foldable(s params.Shape, folds int) (params.Shape, error) {
+	if folds < 0 || folds > 32 {
+		return s, fmt.Errorf("%w: Folds = %d outside 0..32", ErrConfig, folds)
+	}
+	unit := uint64(1) << folds // in units of the range
+	switch s.Layout {
+	case Partitioned:
+		unit *= uint64(s.K)
+	case Blocked, Paged:
+		unit *= s.BlockBits
+	}
+	if r := s.M % unit; r != 0 {
+		s.M += unit - r
 	}
 	return s, checkMax(s)
 }
