@@ -54,6 +54,7 @@ func init() {
 		intersectCommand,
 		foldCommand,
 		demoCommand,
+		simCommand,
 		versionCommand,
 		helpCommand,
 	}
