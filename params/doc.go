@@ -27,11 +27,14 @@
 //     space-efficient Bloom filters", WEA 2007, LNCS 4525): a key's probes
 //     all fall in one block of B bits, chosen at random. The number of keys
 //     sharing the queried block is about Poisson(λ = n·B/m), so the rate is
-//     the mixture Σ_j Pois(j; λ)·(1 − (1 − 1/B)^(k·j))^k. Uneven block loads
-//     make it slightly worse than the classic rate at equal m and k. The
-//     inner classic formula treats the bits of a block as independent,
-//     which understates small blocks by O(k²/B), about 1% for 512-bit
-//     blocks (see [BlockedFalsePositive]).
+//     the mixture Σ_j Pois(j; λ)·E[(X_j/B)^k], X_j the number of bits that
+//     j keys set in a block. Uneven block loads make it slightly worse than
+//     the classic rate at equal m and k. Putze et al. take the block term
+//     to be the classic (1 − (1 − 1/B)^(k·j))^k, which treats the bits of a
+//     block as independent and understates small blocks by O(k²/B), 1–3%
+//     for 512-bit blocks (Bose et al., "On the false-positive rate of Bloom
+//     filters", IPL 108(4), 2008); [BlockedFalsePositive] uses the exact
+//     block term, so filters sized with it meet their target.
 //
 // Estimates from an observed filter follow Swamidass and Baldi ("Mathematical
 // correction for fingerprint similarity measures to improve chemical

@@ -23,7 +23,7 @@ func ExampleSize() {
 	// Output:
 	// classic     m=9592960  k=7  9.59 bits/key  rate 0.0100
 	// partitioned m=9593024  k=7  9.59 bits/key  rate 0.0100
-	// blocked     m=9895936  k=6  9.90 bits/key  rate 0.0100
+	// blocked     m=9918464  k=6  9.92 bits/key  rate 0.0100
 	// paged       m=9601024  k=7  9.60 bits/key  rate 0.0100
 	// params: p = 1.5 outside (0, 1): invalid parameters
 }
@@ -43,8 +43,8 @@ func ExampleShape_FalsePositive() {
 	// Output:
 	// classic     8.4552e-03
 	// partitioned 8.4554e-03
-	// blocked     1.0135e-02
-	// paged       8.4813e-03
+	// blocked     1.0284e-02
+	// paged       8.4833e-03
 	// approx      8.4552e-03
 }
 

@@ -43,6 +43,9 @@ func occupancyRates(b, k, jMax int) []float64 {
 			for range k {
 				for x := b; x >= 1; x-- {
 					dist[x] = dist[x]*float64(x)/float64(b) + dist[x-1]*float64(b-x+1)/float64(b)
+					if dist[x] < 1e-280 {
+						dist[x] = 0 // subnormals are slow and weigh nothing here
+					}
 				}
 				dist[0] = 0
 			}

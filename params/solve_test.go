@@ -282,8 +282,8 @@ func ExampleSolve() {
 	// derived: m, k
 	// classic     m=9592960  k=7 9.59 bits/key p=0.01000
 	// partitioned m=9593024  k=7 9.59 bits/key p=0.01000
-	// blocked     m=9895936  k=6 9.90 bits/key p=0.01000
-	// paged       m=9601024  k=7 9.60 bits/key p=0.00998
+	// blocked     m=9918464  k=6 9.92 bits/key p=0.01000
+	// paged       m=9601024  k=7 9.60 bits/key p=0.00999
 }
 
 // How many keys fit in a 1 MiB classic filter at one in a thousand?
