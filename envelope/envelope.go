@@ -39,13 +39,22 @@ type Type uint8
 
 // Structure types.
 const (
-	TypeBloom Type = 1 // a bloom.Filter, any layout
+	TypeBloom    Type = 1 // a bloom.Filter, any layout
+	TypeCounting Type = 2 // a counting.Filter: packed counters, any layout
+	TypeFPSet    Type = 3 // an fpset set of fingerprints: sorted or Rice-coded
+	TypeBloomier Type = 4 // a bloomier.Filter: a static function with false positives
 )
 
 func (t Type) String() string {
 	switch t {
 	case TypeBloom:
 		return "bloom"
+	case TypeCounting:
+		return "counting"
+	case TypeFPSet:
+		return "fpset"
+	case TypeBloomier:
+		return "bloomier"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

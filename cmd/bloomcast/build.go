@@ -13,7 +13,8 @@ var buildCommand = &command{
 	name:    "build",
 	summary: "build a filter from keys, one per line",
 	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
-                       [--seed S] [--quiet] -o OUT [FILE...]
+                       [--seed S] [--counting [--width W] [--minimal-increase]]
+                       [--quiet] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
 or from standard input ("-" also means standard input). A trailing "\r" is
@@ -36,6 +37,13 @@ flags:
   --layout L       classic, partitioned, blocked or paged (default blocked)
   --block-bits B   page size of the paged layout in bits (default 32768)
   --seed S         hashing seed, decimal or 0x-hex (default 0)
+  --counting       build a counting filter (one counter per bit position,
+                   keys can be removed; see "bloomcast remove")
+  --width W        counter width of a counting filter: 4, 8 or 16 bits
+                   (default 4)
+  --minimal-increase
+                   counting filter whose adds raise only the smallest
+                   counters: better counts, no removal
   -o OUT           output file (required)
   -q, --quiet      no progress display on a terminal, no warnings
 `,
@@ -51,6 +59,8 @@ func runBuild(e *env, args []string) error {
 	var seed uint64
 	var out string
 	var quiet bool
+	var kind filterKind
+	kind.flags(fs)
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&m, "m", "")
@@ -71,6 +81,9 @@ func runBuild(e *env, args []string) error {
 	if blockBits != 0 && layout.layout != params.Paged {
 		return usagef("--block-bits is the page size of the paged layout; add --layout paged")
 	}
+	if err := kind.check(fs); err != nil {
+		return err
+	}
 
 	q := params.Query{N: uint64(n), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
 	if m == 0 || flagSet(fs, "p") {
@@ -81,7 +94,7 @@ func runBuild(e *env, args []string) error {
 		src.withProgress(e.stderr)
 	}
 
-	var f *bloom.Filter
+	var f buildTarget
 	var solved params.Solved
 	if n == 0 && (m == 0 || k == 0) {
 		// Size for the keys themselves: hash them all first (16 bytes a
@@ -93,12 +106,12 @@ func runBuild(e *env, args []string) error {
 			return err
 		}
 		q.N = max(1, distinctHashes(hs))
-		if f, solved, err = newSizedFilter(q, seed); err != nil {
+		if f, solved, err = newSizedFilter(q, seed, kind); err != nil {
 			return err
 		}
 		f.AddBatch(hs)
 	} else {
-		if f, solved, err = newSizedFilter(q, seed); err != nil {
+		if f, solved, err = newSizedFilter(q, seed, kind); err != nil {
 			return err
 		}
 		batch := make([]hashing.Hash128, 0, 1024)
@@ -120,24 +133,32 @@ func runBuild(e *env, args []string) error {
 		case !solved.Meets:
 			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: predicted false-positive rate %s for %d keys exceeds -p %s\n",
 				outputName(out), rate(solved.FalsePositive), solved.N, rate(q.P))
-		case n != 0 && f.Count() > uint64(n):
+		case n != 0 && keysAdded(f) > uint64(n):
 			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: %d keys added (duplicates included), more than -n %d\n",
-				outputName(out), f.Count(), uint64(n))
+				outputName(out), keysAdded(f), uint64(n))
 		}
 	}
 	return e.writeFilter(out, f)
 }
 
-// newSizedFilter returns an empty filter of the shape params.Solve gives
-// for q (which names one layout), and that answer.
-func newSizedFilter(q params.Query, seed uint64) (*bloom.Filter, params.Solved, error) {
+// newSizedFilter returns an empty filter of the kind asked for and of the
+// shape params.Solve gives for q (which names one layout), and that
+// answer.
+func newSizedFilter(q params.Query, seed uint64, kind filterKind) (buildTarget, params.Solved, error) {
 	sol, err := params.Solve(q)
 	if err != nil {
 		return nil, params.Solved{}, err
 	}
 	s := sol.Layouts[0]
+	if kind.counting {
+		f, err := kind.newCounting(s.Shape, seed)
+		return f, s, err
+	}
 	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed})
-	return f, s, err
+	if err != nil {
+		return nil, s, err
+	}
+	return f, s, nil
 }
 
 // distinctHashes counts the distinct high halves of hs: the distinct keys,

@@ -16,7 +16,10 @@ Describe the filter in FILE ("-": standard input): format version,
 structure type, codec, hashing scheme and seed, layout, m, k, block size,
 sizes, count, set bits, fill ratio, the count estimated from the bits,
 the false-positive rate now (from the bits), the rate the model predicts
-at the recorded count, and bits per key.
+at the recorded count, and bits per key. For a counting filter, also the
+counter width and mode, the saturated counters, the bound on overflow at
+the recorded count, and the histogram of counter values; its bits are
+those of its bit view (the non-zero counters), and m counts counters.
 
 flags:
   --json   print one JSON object instead of text
@@ -47,6 +50,8 @@ type inspectReport struct {
 	FalsePositiveRate          float64  `json:"false_positive_rate"`
 	PredictedFalsePositiveRate float64  `json:"predicted_false_positive_rate"`
 	BitsPerKey                 *float64 `json:"bits_per_key"` // null for an empty filter
+	// Counting is present for counting filters only.
+	Counting *countingReport `json:"counting,omitempty"`
 }
 
 // schemeNames names the hashing schemes for people.
@@ -89,11 +94,17 @@ func runInspect(e *env, args []string) error {
 		FalsePositiveRate:          f.FalsePositiveRate(),
 		PredictedFalsePositiveRate: f.Shape().FalsePositive(f.Count()),
 	}
+	if cf := lf.counting; cf != nil {
+		r.SizeBytes = cf.SizeBytes()
+		r.Count = cf.Len()
+		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(cf.Len())
+		r.Counting = inspectCounting(cf)
+	}
 	if r.HashScheme == "" {
 		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
 	}
-	if f.Count() > 0 {
-		bpk := f.Shape().BitsPerKey(f.Count())
+	if r.Count > 0 {
+		bpk := f.Shape().BitsPerKey(r.Count)
 		r.BitsPerKey = &bpk
 	}
 	if asJSON {
@@ -114,7 +125,11 @@ func runInspect(e *env, args []string) error {
 	} else {
 		kv.add("block bits", "- (no blocks)")
 	}
-	kv.add("size", fmt.Sprintf("%d bytes of bits, %d bytes encoded (%s)", r.SizeBytes, r.EncodedBytes, humanBytes(r.EncodedBytes)))
+	what := "bits"
+	if r.Counting != nil {
+		what = "counters and bits"
+	}
+	kv.add("size", fmt.Sprintf("%d bytes of %s, %d bytes encoded (%s)", r.SizeBytes, what, r.EncodedBytes, humanBytes(r.EncodedBytes)))
 	kv.add("count", fmt.Sprintf("%d keys added (duplicates included)", r.Count))
 	kv.add("set bits", strconv.FormatUint(r.SetBits, 10))
 	kv.add("fill ratio", strconv.FormatFloat(r.FillRatio, 'f', 4, 64))
@@ -125,6 +140,9 @@ func runInspect(e *env, args []string) error {
 		kv.add("bits per key", strconv.FormatFloat(*r.BitsPerKey, 'f', 3, 64)+" at the recorded count")
 	} else {
 		kv.add("bits per key", "- (empty filter)")
+	}
+	if r.Counting != nil {
+		addCountingLines(&kv, r.Counting, r.M)
 	}
 	return kv.write(e.stdout)
 }

@@ -47,6 +47,9 @@ func init() {
 	commands = []*command{
 		buildCommand,
 		queryCommand,
+		addCommand,
+		removeCommand,
+		countCommand,
 		inspectCommand,
 		calcCommand,
 		tableCommand,
@@ -71,7 +74,7 @@ func lookup(name string) *command {
 
 // run runs bloomcast with the arguments after the program name and
 // returns the exit status: 0 on success, 1 when a query finds a key
-// absent, 2 on any error.
+// absent or a removal is refused, 2 on any error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
@@ -191,7 +194,8 @@ commands:
 	}
 	b.WriteString(`
 Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags.
-Exit status: 0 on success, 1 when query finds a key absent, 2 on error.
+Exit status: 0 on success, 1 when query finds a key absent or remove
+refuses one, 2 on error.
 `)
 	return b.String()
 }

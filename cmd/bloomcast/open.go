@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
@@ -18,7 +19,13 @@ type loadedFilter struct {
 	path   string          // as given; "-" is standard input
 	header envelope.Header // the frame's header
 	size   int64           // bytes of the encoding
+	// filter is the Bloom filter: the file's own, or for a counting
+	// filter a writable copy of its bit view, so that every command that
+	// reads Bloom filters also reads counting ones (and union, fold and
+	// the like write the bit view out as a Bloom filter).
 	filter *bloom.Filter
+	// counting is the counting filter, nil for a Bloom filter file.
+	counting *counting.Filter
 }
 
 // openFilter reads the filter at path ("-": standard input). Every command
@@ -63,9 +70,14 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 		return nil, fileErr(path, err)
 	}
 	var f *bloom.Filter
+	var cf *counting.Filter
 	switch h.Type {
 	case envelope.TypeBloom:
 		f, err = bloom.FromFrame(h, payload)
+	case envelope.TypeCounting:
+		if cf, err = counting.FromFrame(h, payload); err == nil {
+			f = cf.BitView().Clone()
+		}
 	default:
 		err = fmt.Errorf("holds a %v, not a Bloom filter", h.Type)
 	}
@@ -78,14 +90,15 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 	case err != io.EOF:
 		return nil, fileErr(path, err)
 	}
-	return &loadedFilter{path: path, header: h, size: n, filter: f}, nil
+	return &loadedFilter{path: path, header: h, size: n, filter: f, counting: cf}, nil
 }
 
-// writeFilter writes f to path ("-": standard output). A file is written
+// writeFilter writes f, a bloom or counting filter, to path ("-":
+// standard output). A file is written
 // atomically: to a temporary file in the same directory, synced, then
 // renamed over path, so readers see the old filter or the new one, never
 // a part. A new file gets mode 0644; an existing one keeps its mode.
-func (e *env) writeFilter(path string, f *bloom.Filter) error {
+func (e *env) writeFilter(path string, f io.WriterTo) error {
 	if path == "-" {
 		w := bufio.NewWriterSize(e.stdout, 64<<10)
 		_, err := f.WriteTo(w)
@@ -121,7 +134,7 @@ func (e *env) writeFilter(path string, f *bloom.Filter) error {
 
 // writeSynced writes f's encoding to tmp, sets its mode, syncs and closes
 // it.
-func writeSynced(tmp *os.File, f *bloom.Filter, mode os.FileMode) error {
+func writeSynced(tmp *os.File, f io.WriterTo, mode os.FileMode) error {
 	w := bufio.NewWriterSize(tmp, 64<<10)
 	_, err := f.WriteTo(w)
 	if err == nil {

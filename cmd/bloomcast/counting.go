@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// buildTarget is what build fills and writes: a bloom.Filter or a
+// counting.Filter.
+type buildTarget interface {
+	Hash(key []byte) hashing.Hash128
+	AddBatch(hs []hashing.Hash128)
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// keysAdded is the number of keys recorded in f, duplicates included.
+func keysAdded(f buildTarget) uint64 {
+	switch f := f.(type) {
+	case *bloom.Filter:
+		return f.Count()
+	case *counting.Filter:
+		return f.Len()
+	}
+	return 0
+}
+
+// filterKind holds build's flags that choose a counting filter.
+type filterKind struct {
+	counting bool
+	width    widthValue
+	minInc   bool
+}
+
+func (k *filterKind) flags(fs *flag.FlagSet) {
+	k.width = 4
+	fs.BoolVar(&k.counting, "counting", false, "")
+	fs.Var(&k.width, "width", "")
+	fs.BoolVar(&k.minInc, "minimal-increase", false, "")
+}
+
+// check rejects counting options without --counting.
+func (k *filterKind) check(fs *flag.FlagSet) error {
+	if !k.counting && (flagSet(fs, "width") || k.minInc) {
+		return usagef("--width and --minimal-increase describe a counting filter; add --counting")
+	}
+	return nil
+}
+
+func (k *filterKind) newCounting(s params.Shape, seed uint64) (*counting.Filter, error) {
+	return counting.New(counting.Config{
+		Layout: s.Layout, M: s.M, K: s.K, BlockBits: s.BlockBits,
+		Width: int(k.width), MinimalIncrease: k.minInc, Seed: seed,
+	})
+}
+
+// widthValue is a counter width: 4, 8 or 16 bits.
+type widthValue int
+
+func (w *widthValue) String() string { return strconv.Itoa(int(*w)) }
+
+func (w *widthValue) Set(s string) error {
+	switch s {
+	case "4", "8", "16":
+		v, _ := strconv.Atoi(s)
+		*w = widthValue(v)
+		return nil
+	}
+	return errors.New("want 4, 8 or 16")
+}
+
+var addCommand = &command{
+	name:    "add",
+	summary: "add keys to a filter file in place",
+	usage: `usage: bloomcast add FILTER [KEY...]
+
+Add each KEY, or each line of standard input when no KEY is given (a
+trailing "\r" is dropped and empty lines are skipped), to the Bloom or
+counting filter in the file FILTER, and write it back atomically (a
+temporary file in the same directory, then a rename). Adding a key twice
+to a counting filter counts it twice.
+`,
+	run: runAdd,
+}
+
+var removeCommand = &command{
+	name:    "remove",
+	summary: "remove keys from a counting filter file in place",
+	usage: `usage: bloomcast remove FILTER [KEY...]
+
+Remove one occurrence of each KEY, or of each line of standard input when
+no KEY is given, from the counting filter in the file FILTER, and write it
+back atomically. All or nothing: if any key cannot be removed (one of its
+counters is zero, so it was never added, or was removed as often as it was
+added), nothing is written, the file stays byte for byte as it was, and
+the exit status is 1. A filter built with --minimal-increase cannot remove
+keys.
+
+Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
+error.
+`,
+	run: runRemove,
+}
+
+var countCommand = &command{
+	name:    "count",
+	summary: "estimate how often keys were added to a counting filter",
+	usage: `usage: bloomcast count [-v] FILTER [KEY...]
+
+Print one line per KEY, or per line of standard input when no KEY is
+given: the counting filter's estimate of how many times the key was added
+and not removed (the smallest of its counters; never below the true count
+unless the counters saturated, and 0 means certainly absent). FILTER may
+be "-" (standard input) when the keys are arguments.
+
+flags:
+  -v, --keys   print KEY<TAB>COUNT
+`,
+	run: runCount,
+}
+
+// openInPlace parses the arguments of add and remove, and opens FILTER.
+func (e *env) openInPlace(name string, args []string) (*loadedFilter, []string, error) {
+	fs := newFlagSet(name)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(args) == 0 {
+		return nil, nil, usagef("missing FILTER")
+	}
+	if args[0] == "-" {
+		return nil, nil, usagef("FILTER is changed in place, so it must be a file")
+	}
+	lf, err := e.openFilter(args[0])
+	return lf, args[1:], err
+}
+
+// eachKey calls fn with each key of args, or of standard input if there
+// are none.
+func (e *env) eachKey(keys []string, fn func(key []byte)) error {
+	if len(keys) == 0 {
+		return e.keys(nil).each(fn)
+	}
+	for _, k := range keys {
+		fn([]byte(k))
+	}
+	return nil
+}
+
+func runAdd(e *env, args []string) error {
+	lf, keys, err := e.openInPlace("add", args)
+	if err != nil {
+		return err
+	}
+	var target io.WriterTo = lf.filter
+	add := lf.filter.Add
+	if cf := lf.counting; cf != nil {
+		target, add = cf, cf.Add
+	}
+	if err := e.eachKey(keys, add); err != nil {
+		return err
+	}
+	return e.writeFilter(lf.path, target)
+}
+
+func runRemove(e *env, args []string) error {
+	lf, keys, err := e.openInPlace("remove", args)
+	if err != nil {
+		return err
+	}
+	cf := lf.counting
+	if cf == nil {
+		return fileErr(lf.path, errors.New("holds a Bloom filter, which cannot remove keys; build it with --counting"))
+	}
+	if cf.MinimalIncrease() {
+		return fileErr(lf.path, counting.ErrNoRemoval)
+	}
+	var refused, total int
+	var first string
+	err = e.eachKey(keys, func(key []byte) {
+		total++
+		if cf.Remove(key) != nil {
+			if refused == 0 {
+				first = string(key)
+			}
+			refused++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys not present (the first: %q); nothing removed, file unchanged\n",
+			displayName(lf.path), refused, total, first)
+		return exitStatus(1)
+	}
+	return e.writeFilter(lf.path, cf)
+}
+
+func runCount(e *env, args []string) error {
+	fs := newFlagSet("count")
+	var withKeys bool
+	fs.BoolVar(&withKeys, "keys", false, "")
+	fs.BoolVar(&withKeys, "v", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("missing FILTER")
+	}
+	if args[0] == "-" && len(args) == 1 {
+		return usagef("the filter is read from standard input, so give the keys as arguments")
+	}
+	lf, err := e.openFilter(args[0])
+	if err != nil {
+		return err
+	}
+	cf := lf.counting
+	if cf == nil {
+		return fileErr(lf.path, errors.New("holds a Bloom filter, which does not count; build it with --counting"))
+	}
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	interactive := isTerminal(e.stdin)
+	err = e.eachKey(args[1:], func(key []byte) {
+		if withKeys {
+			w.Write(key)
+			w.WriteByte('\t')
+		}
+		w.WriteString(strconv.FormatUint(cf.Count(key), 10))
+		w.WriteByte('\n')
+		if interactive {
+			w.Flush()
+		}
+	})
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = fileErr(outputName("-"), ferr)
+	}
+	return err
+}
+
+// countingReport is the part of inspect's report that only counting
+// filters have; its JSON form is a stable interface for scripts.
+type countingReport struct {
+	CounterWidth    int    `json:"counter_width"`
+	MaxCount        uint64 `json:"max_count"`
+	MinimalIncrease bool   `json:"minimal_increase"`
+	Saturated       uint64 `json:"saturated"`
+	// OverflowBound is params.OverflowBound at the recorded count: an
+	// upper bound on the chance that some counter had to saturate.
+	OverflowBound float64        `json:"overflow_bound"`
+	Histogram     []histogramBin `json:"histogram"` // values held by at least one counter
+}
+
+type histogramBin struct {
+	Value    uint64 `json:"value"`
+	Counters uint64 `json:"counters"`
+}
+
+func inspectCounting(cf *counting.Filter) *countingReport {
+	r := &countingReport{
+		CounterWidth:    cf.Width(),
+		MaxCount:        cf.Max(),
+		MinimalIncrease: cf.MinimalIncrease(),
+		Saturated:       cf.Saturated(),
+		OverflowBound:   min(1, params.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
+		Histogram:       []histogramBin{},
+	}
+	for v, n := range cf.Histogram() {
+		if n != 0 {
+			r.Histogram = append(r.Histogram, histogramBin{uint64(v), n})
+		}
+	}
+	return r
+}
+
+// addCountingLines adds the counting filter's lines to inspect's text.
+func addCountingLines(kv *keyValues, r *countingReport, m uint64) {
+	mode := "minimum selection; removal allowed"
+	if r.MinimalIncrease {
+		mode = "minimal increase; no removal"
+	}
+	kv.add("counters", fmt.Sprintf("%d-bit (max %d), %s", r.CounterWidth, r.MaxCount, mode))
+	kv.add("saturated", fmt.Sprintf("%d counters stuck at %d", r.Saturated, r.MaxCount))
+	kv.add("overflow bound", rate(r.OverflowBound)+fmt.Sprintf(" = Pr(some counter reaches %d) at the recorded count, at most", r.MaxCount+1))
+	label, digits := "counter values", len(strconv.FormatUint(r.MaxCount, 10))
+	for _, b := range r.Histogram {
+		kv.add(label, fmt.Sprintf("%*d: %d counters (%.4g%%)", digits, b.Value, b.Counters, 100*float64(b.Counters)/float64(m)))
+		label = ""
+	}
+}

@@ -1,0 +1,100 @@
+package counting
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// batchGroup is how many keys a batch has in flight, as in bloom: enough
+// independent memory misses to keep the line-fill buffers busy.
+const batchGroup = 16
+
+// AddBatch adds every hash in hs, in order. It overlaps the memory misses
+// of a group of keys: a first pass computes each key's positions and loads
+// their counter and bit words, with no branch on what it loads, so the CPU
+// has the whole group's misses in flight at once; a second pass does the
+// adds on lines now in cache. It allocates nothing.
+func (f *Filter) AddBatch(hs []hashing.Hash128) {
+	var group [batchGroup][params.MaxK]uint64
+	for len(hs) > 0 {
+		n := min(len(hs), batchGroup)
+		pos := f.prefetch(hs[:n], &group)
+		for j := range pos[:n] {
+			f.count++
+			if f.minInc {
+				f.raiseMinimum(pos[j])
+			} else {
+				f.incrementAll(pos[j])
+			}
+		}
+		hs = hs[n:]
+	}
+}
+
+// prefetch writes the positions of each hash of hs (at most batchGroup)
+// into group, loads every counter word and bit word they touch, and
+// returns the positions.
+func (f *Filter) prefetch(hs []hashing.Hash128, group *[batchGroup][params.MaxK]uint64) (pos [batchGroup][]uint64) {
+	var sink uint64
+	for j, h := range hs {
+		pos[j] = f.view.Positions(h, &group[j])
+		for _, b := range pos[j] {
+			sink += f.counters[b>>f.perShift] + f.bits[b>>6]
+		}
+	}
+	// Keep the loads: without a use of their result the compiler could
+	// drop them, and with them the overlap.
+	runtime.KeepAlive(sink)
+	return pos
+}
+
+// ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i, overlapping
+// memory misses as bloom.Filter.ContainsBatch does (it is that method, on
+// the bit view). out must be at least as long as hs.
+func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) { f.view.ContainsBatch(hs, out) }
+
+// CountBatch sets out[i] to CountHash(hs[i]) for every i, overlapping
+// memory misses as AddBatch does. out must be at least as long as hs. It
+// allocates nothing.
+func (f *Filter) CountBatch(hs []hashing.Hash128, out []uint64) {
+	var group [batchGroup][params.MaxK]uint64
+	out = out[:len(hs)]
+	for len(hs) > 0 {
+		n := min(len(hs), batchGroup)
+		pos := f.prefetch(hs[:n], &group)
+		for j := range pos[:n] {
+			out[j] = f.minimum(pos[j])
+		}
+		hs, out = hs[n:], out[n:]
+	}
+}
+
+// RemoveBatch removes every hash in hs, in order, each as RemoveHash does:
+// a key that is refused changes nothing and the others are still removed.
+// It returns the number removed and, if any was refused, an error wrapping
+// ErrNotPresent (or ErrNoRemoval) that says how many. It overlaps memory
+// misses as AddBatch does.
+func (f *Filter) RemoveBatch(hs []hashing.Hash128) (int, error) {
+	if f.minInc {
+		return 0, ErrNoRemoval
+	}
+	var group [batchGroup][params.MaxK]uint64
+	removed, total := 0, len(hs)
+	for len(hs) > 0 {
+		n := min(len(hs), batchGroup)
+		pos := f.prefetch(hs[:n], &group)
+		for j := range pos[:n] {
+			if f.removeAt(pos[j]) == nil {
+				removed++
+			}
+		}
+		hs = hs[n:]
+	}
+	if refused := total - removed; refused > 0 {
+		return removed, fmt.Errorf("%w: %d of %d keys refused", ErrNotPresent, refused, total)
+	}
+	return removed, nil
+}

@@ -1,0 +1,214 @@
+package counting
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// paramsSize is the size of the counting parameter block (docs/FORMAT.md,
+// "Counting filter (type 2)"): layout u8, width u8, k u16, block bits
+// u32, m u64, count u64, flags u8, 7 reserved bytes.
+const paramsSize = 32
+
+// flagMinimalIncrease marks a filter built with minimal increase.
+const flagMinimalIncrease = 1
+
+func (f *Filter) frameHeader() envelope.Header {
+	p := make([]byte, paramsSize)
+	p[0] = byte(f.Layout())
+	p[1] = byte(f.width)
+	binary.LittleEndian.PutUint16(p[2:], uint16(f.K()))
+	binary.LittleEndian.PutUint32(p[4:], uint32(f.view.BlockBits()))
+	binary.LittleEndian.PutUint64(p[8:], f.m)
+	binary.LittleEndian.PutUint64(p[16:], f.count)
+	if f.minInc {
+		p[24] = flagMinimalIncrease
+	}
+	return envelope.Header{
+		Type:   envelope.TypeCounting,
+		Codec:  envelope.CodecRaw,
+		Scheme: uint8(f.Scheme().ID()),
+		Seed:   f.Seed(),
+		Params: p,
+	}
+}
+
+// payloadSize is the raw payload's length: the counter words.
+func (f *Filter) payloadSize() int { return 8 * len(f.counters) }
+
+// EncodedSize returns the length of the raw encoding.
+func (f *Filter) EncodedSize() int {
+	return envelope.HeaderSize + paramsSize + f.payloadSize() + envelope.TrailerSize
+}
+
+// AppendBinary appends the filter's encoding (the bloomcast frame, type 2,
+// raw codec; docs/FORMAT.md) to b. The bit view is not sent: it follows
+// from the counters.
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	start := len(b)
+	h := f.frameHeader()
+	b, err := envelope.AppendHeader(b, &h, uint64(f.payloadSize()))
+	if err != nil {
+		return b, err
+	}
+	for _, w := range f.counters {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return envelope.AppendTrailer(b, start), nil
+}
+
+// MarshalBinary returns the filter's encoding.
+func (f *Filter) MarshalBinary() ([]byte, error) {
+	return f.AppendBinary(make([]byte, 0, f.EncodedSize()))
+}
+
+// WriteTo writes the filter's encoding to w, streaming the counters.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	h := f.frameHeader()
+	fw, err := envelope.NewWriter(w, &h, uint64(f.payloadSize()))
+	if err != nil {
+		return 0, err
+	}
+	var buf [4096]byte
+	for words := f.counters; len(words) > 0; {
+		n := min(len(words), len(buf)/8)
+		for i, x := range words[:n] {
+			binary.LittleEndian.PutUint64(buf[8*i:], x)
+		}
+		if _, err := fw.Write(buf[:8*n]); err != nil {
+			return fw.Count(), err
+		}
+		words = words[n:]
+	}
+	err = fw.Close()
+	return fw.Count(), err
+}
+
+// UnmarshalBinary replaces f with the filter encoded in data, with the
+// default envelope.Limits.
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	g, err := Decode(data, envelope.Limits{})
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
+
+// ReadFrom replaces f with one encoded filter read from r, with the default
+// envelope.Limits. It reads exactly the frame's bytes.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	g, n, err := Read(r, envelope.Limits{})
+	if err != nil {
+		return n, err
+	}
+	*f = *g
+	return n, nil
+}
+
+// Decode decodes a counting filter from data, which must hold exactly one
+// frame. Input is treated as hostile: sizes are checked against the bytes
+// present and lim before anything is allocated, and nothing panics.
+func Decode(data []byte, lim envelope.Limits) (*Filter, error) {
+	h, payload, err := envelope.Parse(data, lim)
+	if err != nil {
+		return nil, fmt.Errorf("counting: %w", err)
+	}
+	return FromFrame(h, payload)
+}
+
+// Read reads one encoded counting filter from r and returns it with the
+// number of bytes consumed.
+func Read(r io.Reader, lim envelope.Limits) (*Filter, int64, error) {
+	h, payload, n, err := envelope.Read(r, lim)
+	if err != nil {
+		return nil, n, fmt.Errorf("counting: %w", err)
+	}
+	f, err := FromFrame(h, payload)
+	return f, n, err
+}
+
+// header is a validated counting parameter block.
+type header struct {
+	shape  params.Shape
+	width  uint
+	minInc bool
+	count  uint64
+}
+
+// FromFrame builds a counting filter from a parsed frame. It validates
+// every field and the payload's length before allocating, rebuilds the bit
+// view from the counters, and starts with change tracking off.
+func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
+	if h.Type != envelope.TypeCounting {
+		return nil, fmt.Errorf("%w: frame carries %s, not a counting filter", ErrCorrupt, h.Type)
+	}
+	if h.Codec != envelope.CodecRaw {
+		return nil, fmt.Errorf("%w: codec %s is not supported by this build", ErrCorrupt, h.Codec)
+	}
+	p, err := parseParams(h.Params)
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	words := (p.shape.M*uint64(p.width) + 63) / 64
+	if uint64(len(payload)) != 8*words {
+		return nil, fmt.Errorf("%w: payload of %d bytes, %d %d-bit counters need %d",
+			ErrCorrupt, len(payload), p.shape.M, p.width, 8*words)
+	}
+	f, err := newFilter(p.shape, p.width, p.minInc, h.Seed, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	for i := range f.counters {
+		f.counters[i] = binary.LittleEndian.Uint64(payload[8*i:])
+	}
+	if tail := p.shape.M * uint64(p.width) % 64; tail != 0 && f.counters[len(f.counters)-1]>>tail != 0 {
+		return nil, fmt.Errorf("%w: counters set past counter %d", ErrCorrupt, p.shape.M)
+	}
+	f.count = p.count
+	f.rebuildBits()
+	return f, nil
+}
+
+func parseParams(b []byte) (header, error) {
+	var p header
+	if len(b) != paramsSize {
+		return p, fmt.Errorf("%w: %d bytes of parameters, want %d", ErrCorrupt, len(b), paramsSize)
+	}
+	for i, c := range b[25:] {
+		if c != 0 {
+			return p, fmt.Errorf("%w: reserved byte %d is %#x", ErrCorrupt, 25+i, c)
+		}
+	}
+	if b[24]&^flagMinimalIncrease != 0 {
+		return p, fmt.Errorf("%w: unknown flags %#x", ErrCorrupt, b[24])
+	}
+	p.width, p.minInc = uint(b[1]), b[24]&flagMinimalIncrease != 0
+	if p.width != 4 && p.width != 8 && p.width != 16 {
+		return p, fmt.Errorf("%w: counter width %d", ErrCorrupt, p.width)
+	}
+	p.shape = params.Shape{
+		Layout:    bloom.Layout(b[0]),
+		K:         int(binary.LittleEndian.Uint16(b[2:])),
+		BlockBits: uint64(binary.LittleEndian.Uint32(b[4:])),
+		M:         binary.LittleEndian.Uint64(b[8:]),
+	}
+	if err := p.shape.Validate(); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if p.shape.M > bloom.MaxBits {
+		return p, fmt.Errorf("%w: %d counters exceeds the maximum of %d", ErrCorrupt, p.shape.M, uint64(bloom.MaxBits))
+	}
+	p.count = binary.LittleEndian.Uint64(b[16:])
+	return p, nil
+}
