@@ -15,6 +15,7 @@ var buildCommand = &command{
 	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
                        [--seed S] [--counting [--width W] [--minimal-increase]]
                        [--quiet] -o OUT [FILE...]
+       bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
 or from standard input ("-" also means standard input). A trailing "\r" is
@@ -44,6 +45,11 @@ flags:
   --minimal-increase
                    counting filter whose adds raise only the smallest
                    counters: better counts, no removal
+  --squid          write a Squid Cache Digest (version 5) instead: the keys
+                   are URLs requested with GET, -n is the digest's capacity
+                   (default: the number of keys), the layout is Squid's
+  --bits-per-entry B
+                   bits per entry of a Squid digest (default 5, Squid's)
   -o OUT           output file (required)
   -q, --quiet      no progress display on a terminal, no warnings
 `,
@@ -61,6 +67,10 @@ func runBuild(e *env, args []string) error {
 	var quiet bool
 	var kind filterKind
 	kind.flags(fs)
+	var squidOut bool
+	var bitsPerEntry countValue = 5
+	fs.BoolVar(&squidOut, "squid", false, "")
+	fs.Var(&bitsPerEntry, "bits-per-entry", "")
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&m, "m", "")
@@ -77,6 +87,17 @@ func runBuild(e *env, args []string) error {
 	}
 	if out == "" {
 		return usagef("missing -o OUT")
+	}
+	if squidOut {
+		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "counting"} {
+			if flagSet(fs, f) {
+				return usagef("--%s does not apply to a Squid digest (its shape is Squid's)", f)
+			}
+		}
+		if bitsPerEntry < 1 || bitsPerEntry > 255 {
+			return usagef("--bits-per-entry must be 1..255")
+		}
+		return squidBuild(e, inputs, uint64(n), uint8(bitsPerEntry), out)
 	}
 	if blockBits != 0 && layout.layout != params.Paged {
 		return usagef("--block-bits is the page size of the paged layout; add --layout paged")

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/squid"
 )
 
 var inspectCommand = &command{
@@ -52,10 +53,23 @@ type inspectReport struct {
 	BitsPerKey                 *float64 `json:"bits_per_key"` // null for an empty filter
 	// Counting is present for counting filters only.
 	Counting *countingReport `json:"counting,omitempty"`
+	// Squid is present for Squid Cache Digests only.
+	Squid *squidReport `json:"squid,omitempty"`
+}
+
+// squidReport is the Squid Cache Digest header.
+type squidReport struct {
+	Version         uint16 `json:"version"`
+	RequiredVersion uint16 `json:"required_version"`
+	Capacity        uint32 `json:"capacity"`
+	DelCount        uint32 `json:"del_count"`
+	MaskSize        uint32 `json:"mask_size"`
+	BitsPerEntry    uint8  `json:"bits_per_entry"`
+	Usable          bool   `json:"usable"` // at most 65% of bits set, as Squid requires
 }
 
 // schemeNames names the hashing schemes for people.
-var schemeNames = map[hashing.SchemeID]string{hashing.XXH3: "xxh3"}
+var schemeNames = map[hashing.SchemeID]string{hashing.XXH3: "xxh3", hashing.SquidMD5: "squid-md5"}
 
 func runInspect(e *env, args []string) error {
 	fs := newFlagSet("inspect")
@@ -100,6 +114,13 @@ func runInspect(e *env, args []string) error {
 		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(cf.Len())
 		r.Counting = inspectCounting(cf)
 	}
+	if d := lf.squid; d != nil {
+		r.Type, r.Codec, r.Count = "squid cache digest", "raw", uint64(d.Header.Count)
+		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(r.Count)
+		r.Squid = &squidReport{Version: d.Header.Version, RequiredVersion: d.Header.RequiredVersion,
+			Capacity: d.Header.Capacity, DelCount: d.Header.DelCount, MaskSize: d.Header.MaskSize,
+			BitsPerEntry: d.Header.BitsPerEntry, Usable: f.FillRatio() <= squid.MaxUsefulFill}
+	}
 	if r.HashScheme == "" {
 		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
 	}
@@ -138,6 +159,11 @@ func runInspect(e *env, args []string) error {
 	kv.add("predicted rate", rate(r.PredictedFalsePositiveRate)+" at the recorded count (params model)")
 	if r.BitsPerKey != nil {
 		kv.add("bits per key", strconv.FormatFloat(*r.BitsPerKey, 'f', 3, 64)+" at the recorded count")
+	}
+	if s := r.Squid; s != nil {
+		kv.add("squid versions", fmt.Sprintf("%d (requires %d)", s.Version, s.RequiredVersion))
+		kv.add("squid capacity", fmt.Sprintf("%d entries at %d bits each, %d deletions", s.Capacity, s.BitsPerEntry, s.DelCount))
+		kv.add("usable by squid", strconv.FormatBool(s.Usable)+" (at most 65% of bits set)")
 	} else {
 		kv.add("bits per key", "- (empty filter)")
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/squid"
 )
 
 // loadedFilter is a filter read from a file, with what its frame said.
@@ -26,6 +28,24 @@ type loadedFilter struct {
 	filter *bloom.Filter
 	// counting is the counting filter, nil for a Bloom filter file.
 	counting *counting.Filter
+	// squid is the Squid Cache Digest, nil for bloomcast files. Its mask
+	// is filter, with Squid's MD5 probes.
+	squid *squid.Digest
+}
+
+// contains asks the filter about a key. Squid digests hold store keys, so
+// there the key is a URL requested with GET (canonicalised as Squid does;
+// a key that is not an absolute URL is hashed as given, and so is absent
+// from any digest a Squid made).
+func (lf *loadedFilter) contains(key []byte) bool {
+	if lf.squid == nil {
+		return lf.filter.Contains(key)
+	}
+	u, err := squid.CanonicalURL(string(key))
+	if err != nil {
+		u = string(key)
+	}
+	return lf.squid.ContainsKey(squid.StoreKeyCanonical(squid.GET, u))
 }
 
 // openFilter reads the filter at path ("-": standard input). Every command
@@ -59,11 +79,14 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(squid.HeaderSize); !envelope.Sniff(head) && squid.Sniff(head) {
+		return openSquid(path, br, lim)
+	}
 	switch magic, _ := br.Peek(len(envelope.Magic)); {
 	case len(magic) == 0:
 		return nil, fileErr(path, errors.New("empty input, not a bloomcast filter"))
 	case !strings.HasPrefix(envelope.Magic, string(magic)):
-		return nil, fileErr(path, errors.New("not a bloomcast filter (bad magic)"))
+		return nil, fileErr(path, errors.New("neither a bloomcast filter nor a Squid cache digest"))
 	}
 	h, payload, n, err := envelope.Read(br, lim)
 	if err != nil {
@@ -84,13 +107,36 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 	if err != nil {
 		return nil, fileErr(path, err)
 	}
-	switch _, err := br.ReadByte(); {
-	case err == nil:
-		return nil, fileErr(path, errors.New("unexpected bytes after the filter"))
-	case err != io.EOF:
+	if err := expectEOF(br); err != nil {
 		return nil, fileErr(path, err)
 	}
 	return &loadedFilter{path: path, header: h, size: n, filter: f, counting: cf}, nil
+}
+
+// openSquid reads a Squid Cache Digest body (what a Squid serves at
+// /squid-internal-periodic/store_digest). A digest too full for Squid to
+// use is still read, so that inspect can show it.
+func openSquid(path string, br *bufio.Reader, lim envelope.Limits) (*loadedFilter, error) {
+	d, err := squid.Read(br, squid.Limits{MaxMask: uint32(min(lim.Payload(), 1<<31-1)), AllowFull: true})
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	if err := expectEOF(br); err != nil {
+		return nil, fileErr(path, err)
+	}
+	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
+	return &loadedFilter{path: path, header: h, size: int64(d.EncodedSize()), filter: d.Filter, squid: d}, nil
+}
+
+// expectEOF fails if anything follows the structure just read.
+func expectEOF(br *bufio.Reader) error {
+	switch _, err := br.ReadByte(); {
+	case err == nil:
+		return errors.New("unexpected bytes after the filter")
+	case err != io.EOF:
+		return err
+	}
+	return nil
 }
 
 // writeFilter writes f, a bloom or counting filter, to path ("-":

@@ -42,13 +42,12 @@ func runQuery(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f := lf.filter
 
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	interactive := isTerminal(e.stdin) // answer each line as it is typed
 	absent := false
 	answer := func(key []byte) {
-		ok := f.Contains(key)
+		ok := lf.contains(key)
 		absent = absent || !ok
 		if withKeys {
 			w.Write(key)
