@@ -86,7 +86,7 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 	case len(magic) == 0:
 		return nil, fileErr(path, errors.New("empty input, not a bloomcast filter"))
 	case !strings.HasPrefix(envelope.Magic, string(magic)):
-		return nil, fileErr(path, errors.New("neither a bloomcast filter nor a Squid cache digest"))
+		return nil, fileErr(path, errors.New("not a bloomcast filter or a Squid cache digest (bad magic)"))
 	}
 	h, payload, n, err := envelope.Read(br, lim)
 	if err != nil {

@@ -52,7 +52,10 @@ func TestSquidDigests(t *testing.T) {
 		t.Fatalf("non-members: %d of 200 absent, exit %d", countAnswers(answers, "no"), code)
 	}
 
-	failsWith(t, "usage", "build", "--squid", "--layout", "classic", "-o", out, in)
+	if r := bc(t, "", "build", "--squid", "--layout", "classic", "-o", out, in); r.code != 2 ||
+		!strings.HasPrefix(r.stderr, "bloomcast: build: --layout does not apply") {
+		t.Fatalf("--squid --layout: exit %d, %q", r.code, r.stderr)
+	}
 	bad := writeFile(t, filepath.Join(dir, "bad.txt"), "not a url\n")
 	failsWith(t, filepath.Join(dir, "x"), "build", "--squid", "-o", filepath.Join(dir, "x"), bad)
 }
