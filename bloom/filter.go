@@ -201,8 +201,13 @@ func checkMax(s params.Shape) error {
 // come from the Go heap page-aligned, so blocks of the Blocked layout are
 // cache-line aligned where it matters, without unsafe.
 func newFilter(s params.Shape, seed uint64, scheme hashing.Scheme) *Filter {
-	return newFilterOver(s, seed, scheme, make([]uint64, (s.M+63)/64))
+	return newFilterOver(s, seed, scheme, newWords(s.M))
 }
+
+// newWords allocates a zeroed bit array of m bits. (Advising transparent
+// huge pages for large arrays was measured here and made no difference
+// beyond the noise, so it is not done.)
+func newWords(m uint64) []uint64 { return make([]uint64, (m+63)/64) }
 
 // newFilterOver makes a filter whose bit array is words.
 func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64) *Filter {
@@ -281,7 +286,8 @@ func (f *Filter) Clear() {
 // Clone returns an independent copy.
 func (f *Filter) Clone() *Filter {
 	g := *f
-	g.words = append([]uint64(nil), f.words...)
+	g.words = newWords(f.m)
+	copy(g.words, f.words)
 	g.readOnly = false
 	return &g
 }

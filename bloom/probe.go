@@ -107,20 +107,20 @@ func (f *Filter) addBlocked(h hashing.Hash128) {
 	}
 }
 
-// containsBlocked gathers the k probes into one mask per word and compares
-// once: no branch depends on the data, so a miss costs no misprediction
-// (early exit mispredicts about once per miss, which in cache costs more
-// than the probes it saves).
+// containsBlocked tests the probes one by one and stops at the first zero.
+// A branch-free form (OR the probes into an 8-word mask, compare once) was
+// measured too: equal in cache, and about 1.7 times slower out of cache,
+// where the early loads of the block matter more than a misprediction.
 func (f *Filter) containsBlocked(h hashing.Hash128) bool {
 	w := f.block(h)
-	var m [8]uint64
 	p := hashing.NewProbes(h)
 	for i := f.k; i > 0; i-- {
 		b := p.Next() >> 55
-		m[b>>6&7] |= 1 << (b & 63)
+		if w[b>>6&7]&(1<<(b&63)) == 0 {
+			return false
+		}
 	}
-	return (w[0]&m[0]^m[0])|(w[1]&m[1]^m[1])|(w[2]&m[2]^m[2])|(w[3]&m[3]^m[3])|
-		(w[4]&m[4]^m[4])|(w[5]&m[5]^m[5])|(w[6]&m[6]^m[6])|(w[7]&m[7]^m[7]) == 0
+	return true
 }
 
 // The loops below copy the filter's fields into locals: Go does not hoist
