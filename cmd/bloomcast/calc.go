@@ -35,6 +35,8 @@ flags:
   --layout L       classic, partitioned, blocked, paged or all (default all)
   --block-bits B   page size of the paged layout in bits (default 32768)
   --json           print one JSON object instead of a table
+  --fpset          compare a fingerprint set with a Bloom filter instead
+                   (see "bloomcast calc --fpset -h")
 `,
 	run: runCalc,
 }
@@ -69,6 +71,9 @@ type calcShape struct {
 }
 
 func runCalc(e *env, args []string) error {
+	if wantsFPSet(args) { // calc_fpset.go
+		return runCalcFPSet(e, args)
+	}
 	fs := newFlagSet("calc")
 	var n, m, blockBits countValue
 	var p rateValue

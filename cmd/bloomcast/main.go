@@ -56,6 +56,7 @@ func init() {
 		unionCommand,
 		intersectCommand,
 		foldCommand,
+		bloomierCommand,
 		demoCommand,
 		simCommand,
 		versionCommand,

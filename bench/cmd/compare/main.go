@@ -1,0 +1,101 @@
+// Command compare runs bloomcast's Bloom filters against other Go filter
+// libraries on the same keys and prints Markdown tables and the target
+// ratios of issue 2:
+//
+//	go run ./cmd/compare -n 100000,20000000 -p 0.01,0.001 -reps 5
+//
+// Progress goes to stderr, the report to stdout.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/bench/compare"
+)
+
+func main() {
+	ns := flag.String("n", "100000,20000000", "comma-separated member counts")
+	ps := flag.String("p", "0.01,0.001", "comma-separated target false-positive rates")
+	reps := flag.Int("reps", 0, "repetitions per pass, the median is reported (0: 5, or 3 for n ≥ 10^7)")
+	minQ := flag.Int("minq", 1_000_000, "least number of non-member queries")
+	maxQ := flag.Int("maxq", 2_000_000, "most non-member queries (q = min(max(n, minq), maxq))")
+	batch := flag.Int("batch", 1024, "group size of the batch passes")
+	clock := flag.String("clock", compare.ClockCPU, "what a pass is charged: cpu (the measuring thread's CPU time) or wall")
+	jsonPath := flag.String("json", "", "also write the raw results as JSON to this file")
+	render := flag.String("render", "", "measure nothing: print the Markdown report of this JSON file")
+	flag.Parse()
+
+	if *render != "" {
+		if err := renderJSON(*render); err != nil {
+			fail(err)
+		}
+		return
+	}
+
+	cfg := compare.Config{Reps: *reps, MinQ: *minQ, MaxQ: *maxQ, Batch: *batch, Clock: *clock, Progress: os.Stderr}
+	var err error
+	if cfg.Ns, err = parseList(*ns, strconv.Atoi); err != nil {
+		fail(fmt.Errorf("-n: %w", err))
+	}
+	if cfg.Ps, err = parseList(*ps, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
+		fail(fmt.Errorf("-p: %w", err))
+	}
+	rep, err := compare.Run(cfg)
+	if err != nil {
+		fail(err)
+	}
+	if err := compare.WriteMarkdown(os.Stdout, rep); err != nil {
+		fail(err)
+	}
+	if *jsonPath != "" {
+		if err := writeJSON(*jsonPath, rep); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func renderJSON(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rep, err := compare.ReadJSON(f)
+	if err != nil {
+		return err
+	}
+	return compare.WriteMarkdown(os.Stdout, rep)
+}
+
+func writeJSON(path string, rep *compare.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := compare.WriteJSON(f, rep); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "compare:", err)
+	os.Exit(1)
+}

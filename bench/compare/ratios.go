@@ -1,0 +1,178 @@
+package compare
+
+import "fmt"
+
+// Contender names the ratio checks refer to.
+const (
+	NameClassic       = "bloomcast classic"
+	NameBlocked       = "bloomcast blocked"
+	NameBitsAndBlooms = "bits-and-blooms/bloom/v3"
+	NameHoliman       = "holiman/bloomfilter/v2"
+)
+
+// BloomcastNames returns the bloomcast rows' names, one per layout.
+func BloomcastNames() []string {
+	return []string{NameClassic, "bloomcast partitioned", NameBlocked, "bloomcast paged"}
+}
+
+// The member counts at which issue 2 sets speed targets: one filter that
+// fits in the L2 cache, one far larger than any L2.
+const (
+	SmallN = 100_000
+	LargeN = 20_000_000
+)
+
+// Check is one target ratio, computed from the measured medians.
+type Check struct {
+	What   string  `json:"what"`
+	N      int     `json:"n"`
+	P      float64 `json:"p"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"` // "×" for speedups and size ratios, "" otherwise
+	AtMost bool    `json:"at_most"`
+	Target float64 `json:"target"` // zero: informational, no verdict
+	// Paired is, for a speedup whose two timings come from the same
+	// phase, the median over rounds of the per-round speedup; zero
+	// otherwise. The verdict uses Value, the ratio of the medians.
+	Paired float64 `json:"paired,omitempty"`
+}
+
+// Pass reports whether the value meets the target; informational checks
+// always pass.
+func (c Check) Pass() bool {
+	switch {
+	case c.Target == 0:
+		return true
+	case c.AtMost:
+		return c.Value <= c.Target
+	}
+	return c.Value >= c.Target
+}
+
+// Verdict is "PASS", "FAIL", or "info" for a check without a target.
+func (c Check) Verdict() string {
+	switch {
+	case c.Target == 0:
+		return "info"
+	case c.Pass():
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// TargetString renders the target as "≥ 3×" or "≤ 1.1".
+func (c Check) TargetString() string {
+	if c.Target == 0 {
+		return "—"
+	}
+	op := "≥"
+	if c.AtMost {
+		op = "≤"
+	}
+	return fmt.Sprintf("%s %g%s", op, c.Target, c.Unit)
+}
+
+// Checks computes issue 2's target ratios for every case of r. A check
+// whose rows are missing from the report is left out.
+func Checks(r *Report) []Check {
+	var out []Check
+	for _, c := range r.Cases {
+		out = append(out, speedChecks(r, c.N, c.P)...)
+		out = append(out, holimanChecks(r, c.N, c.P)...)
+		out = append(out, rateChecks(r, c.N, c.P)...)
+	}
+	return out
+}
+
+// speedCheck fills c with how many times faster a (bloomcast) is than b:
+// b's median time over a's. When both timings come from the same phase,
+// each round ran the two passes close together, so it also gives the
+// median of the per-round ratios, which a slow stretch of a shared
+// machine moves much less, as it slows both sides of a ratio alike.
+func speedCheck(c Check, a, b Timing, sameRounds bool) Check {
+	c.Value, c.Unit = b.Median/a.Median, "×"
+	if sameRounds && len(a.Samples) == len(b.Samples) {
+		ratios := make([]float64, len(a.Samples))
+		for i := range ratios {
+			ratios[i] = b.Samples[i] / a.Samples[i]
+		}
+		c.Paired = median(ratios)
+	}
+	return c
+}
+
+func speedChecks(r *Report, n int, p float64) []Check {
+	bl, ok1 := r.Find(NameBlocked, n, p)
+	bb, ok2 := r.Find(NameBitsAndBlooms, n, p)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	vs := "blocked vs bits-and-blooms: "
+	mk := func(what string, a, b Timing, sameRounds bool, target float64) Check {
+		return speedCheck(Check{What: vs + what, N: n, P: p, Target: target}, a, b, sameRounds)
+	}
+	switch n {
+	case SmallN:
+		return []Check{
+			mk("hit speedup", bl.Hit, bb.Hit, true, 3),
+			mk("miss speedup", bl.Miss, bb.Miss, true, 3),
+			mk("add speedup", bl.Add, bb.Add, true, 3),
+		}
+	case LargeN:
+		out := []Check{
+			mk("single hit speedup", bl.Hit, bb.Hit, true, 2.5),
+			mk("single miss speedup", bl.Miss, bb.Miss, true, 1.8),
+		}
+		if bl.BatchHit != nil && bl.BatchMiss != nil {
+			out = append(out,
+				mk("batch hit vs its single hit", *bl.BatchHit, bb.Hit, false, 4),
+				mk("batch miss vs its single miss", *bl.BatchMiss, bb.Miss, false, 4))
+		}
+		return out
+	}
+	return nil
+}
+
+func holimanChecks(r *Report, n int, p float64) []Check {
+	cl, ok1 := r.Find(NameClassic, n, p)
+	ho, ok2 := r.Find(NameHoliman, n, p)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	vs := "classic vs holiman: "
+	check := func(what string) Check { return Check{What: vs + what, N: n, P: p} }
+	speed := func(what string, a, b Timing) Check {
+		c := check(what)
+		c.Target = 1
+		return speedCheck(c, a, b, true)
+	}
+	size := func(what string, v float64) Check {
+		c := check(what)
+		c.Value = v
+		return c
+	}
+	return []Check{
+		speed("hit speedup", cl.Hit, ho.Hit),
+		speed("miss speedup", cl.Miss, ho.Miss),
+		speed("add speedup", cl.Add, ho.Add),
+		size("classic bits/key", cl.BitsPerKey),
+		size("holiman bits/key", ho.BitsPerKey),
+	}
+}
+
+func rateChecks(r *Report, n int, p float64) []Check {
+	var out []Check
+	for _, name := range BloomcastNames() {
+		if res, ok := r.Find(name, n, p); ok {
+			out = append(out, Check{What: name + ": measured rate / target",
+				N: n, P: p, Value: res.Rate / res.Target, AtMost: true, Target: 1.1})
+		}
+	}
+	bl, ok1 := r.Find(NameBlocked, n, p)
+	cl, ok2 := r.Find(NameClassic, n, p)
+	if ok1 && ok2 {
+		out = append(out, Check{What: "blocked bits/key ÷ classic bits/key",
+			N: n, P: p, Value: bl.BitsPerKey / cl.BitsPerKey, Unit: "×", AtMost: true, Target: 1.15})
+	}
+	return out
+}

@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+var bloomierCommand = &command{
+	name:    "bloomier",
+	summary: "build and query Bloomier filters (static key→value maps)",
+	usage: `usage: bloomcast bloomier build [--value-bits R] [--check BITS] [--updatable]
+                                [--seed S] -o OUT [FILE...]
+       bloomcast bloomier get [-v] FILE [KEY...]
+       bloomcast bloomier update FILE KEY VALUE [KEY VALUE...]
+       bloomcast bloomier info [--json] FILE
+
+A Bloomier filter maps a fixed set of keys to R-bit values in about
+1.13–1.23·(R + BITS) bits per key. For a key outside the set it answers
+"absent", except for a fraction 2^-BITS of such keys (3/4 of that if
+updatable), for which it returns an arbitrary value.
+
+build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
+key is everything before the last tab; a trailing "\r" is dropped and
+empty lines are skipped) from the FILEs in turn or from standard input, and
+writes the filter to OUT atomically ("-o -" writes to standard output). A
+key may repeat with the same value, not with another.
+
+get prints, for each KEY (or each line of standard input when no KEY is
+given), the key's value or "absent".
+
+update changes the values of keys of an updatable filter in place, and
+writes FILE back atomically. All or nothing: if the filter shows that
+some KEY is not in its set, nothing is written and the exit status is 1.
+(A key outside the set that passes the check, probability 2^-BITS·3/4,
+overwrites another key's value.)
+
+info prints the filter's parameters and size.
+
+flags:
+  --value-bits R   width of the values, 1..64 (default: the widest value)
+  --check BITS     width of the check (default 8): 0..64-R, or 0..62 with
+                   --updatable
+  --updatable      keep the values where update can change them (2 bits
+                   per cell more)
+  --seed S         hashing seed, decimal or 0x-hex (default 0)
+  -o OUT           output file (required)
+  -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
+  --json           info: print one JSON object
+
+Exit status: 0 on success, 1 when get finds a key absent or update refuses
+one, 2 on error.
+`,
+	run: runBloomier,
+}
+
+func runBloomier(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing build, get, update or info")
+	}
+	switch args[0] {
+	case "build":
+		return e.bloomierBuild(args[1:])
+	case "get":
+		return e.bloomierGet(args[1:])
+	case "update":
+		return e.bloomierUpdate(args[1:])
+	case "info":
+		return e.bloomierInfo(args[1:])
+	case "-h", "-help", "--help", "help":
+		return errHelp
+	}
+	return usagef("unknown subcommand %q: want build, get, update or info", args[0])
+}
+
+// valueBitsValue is a value width, 1..64.
+type valueBitsValue int
+
+func (v *valueBitsValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *valueBitsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 64 {
+		return errors.New("want a whole number from 1 to 64")
+	}
+	*v = valueBitsValue(n)
+	return nil
+}
+
+// checkBitsValue is a check width, 0..64.
+type checkBitsValue int
+
+func (v *checkBitsValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *checkBitsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 64 {
+		return errors.New("want a whole number from 0 to 64")
+	}
+	*v = checkBitsValue(n)
+	return nil
+}
+
+func (e *env) bloomierBuild(args []string) error {
+	fs := newFlagSet("bloomier build")
+	var r valueBitsValue
+	c := checkBitsValue(8)
+	var updatable bool
+	var seed uint64
+	var out string
+	fs.Var(&r, "value-bits", "")
+	fs.Var(&c, "check", "")
+	fs.BoolVar(&updatable, "updatable", false, "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	fs.StringVar(&out, "o", "", "")
+	inputs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	in, err := e.readEntries(inputs, seed)
+	if err != nil {
+		return err
+	}
+	width := max(1, bits.Len64(in.maxValue))
+	if r == 0 {
+		r = valueBitsValue(width)
+	} else if width > int(r) {
+		i := in.widest
+		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(i), in.values[i], width, r)
+	}
+	cfg := bloomier.Config{ValueBits: int(r), CheckBits: int(c), Updatable: updatable, Seed: seed}
+	f, err := bloomier.BuildHashes(cfg, in.hashes, in.values)
+	var conflict *bloomier.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		return fmt.Errorf("%s: key given a different value on %s", in.where(conflict.Second), in.where(conflict.First))
+	case errors.Is(err, bloomier.ErrConfig):
+		return usagef("%v", err)
+	case err != nil:
+		return err
+	}
+	return e.writeFilter(out, f)
+}
+
+// entries is what build read: hashed keys, their values, and where each
+// came from.
+type entries struct {
+	hashes   []hashing.Hash128
+	values   []uint64
+	lines    []entryLine
+	names    []string
+	maxValue uint64
+	widest   int // index of the largest value
+}
+
+type entryLine struct{ file, line int }
+
+// where names the file and line of entry i.
+func (in *entries) where(i int) string {
+	l := in.lines[i]
+	return fmt.Sprintf("%s:%d", displayName(in.names[l.file]), l.line)
+}
+
+// readEntries reads KEY<TAB>VALUE lines from the named files, or from
+// standard input if there are none.
+func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	in := &entries{names: names}
+	for i := range names {
+		if err := e.readEntryFile(in, i, seed); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+func (e *env) readEntryFile(in *entries, file int, seed uint64) error {
+	name := in.names[file]
+	r := e.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return fileErr(name, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxKeyLine)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := in.add(sc.Bytes(), seed, entryLine{file, line}); err != nil {
+			return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("a line is longer than %d bytes", maxKeyLine)
+		}
+		return fileErr(name, err)
+	}
+	return nil
+}
+
+// add parses one KEY<TAB>VALUE line.
+func (in *entries) add(line []byte, seed uint64, at entryLine) error {
+	tab := bytes.LastIndexByte(line, '\t')
+	if tab < 0 {
+		return errors.New("want KEY<TAB>VALUE")
+	}
+	v, err := strconv.ParseUint(string(line[tab+1:]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("value %q is not an unsigned 64-bit integer", line[tab+1:])
+	}
+	if len(in.values) >= bloomier.MaxKeys {
+		return fmt.Errorf("more than %d entries", bloomier.MaxKeys)
+	}
+	if v > in.maxValue || len(in.values) == 0 {
+		in.maxValue, in.widest = max(v, in.maxValue), len(in.values)
+	}
+	in.hashes = append(in.hashes, hashing.SumSeed(line[:tab], seed))
+	in.values = append(in.values, v)
+	in.lines = append(in.lines, at)
+	return nil
+}
+
+// openBloomier reads the Bloomier filter at path ("-": standard input),
+// with the envelope's limits raised to a regular file's size, as
+// openFilter does for Bloom filters.
+func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
+	var r io.Reader = e.stdin
+	var lim envelope.Limits
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fileErr(path, err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, fileErr(path, err)
+		}
+		if fi.IsDir() {
+			return nil, fileErr(path, errors.New("is a directory"))
+		}
+		if fi.Mode().IsRegular() {
+			lim.MaxPayload = max(uint64(fi.Size()), envelope.DefaultMaxPayload)
+		}
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(len(envelope.Magic)); !envelope.Sniff(magic) {
+		return nil, fileErr(path, errors.New("not a bloomcast file (bad magic)"))
+	}
+	h, payload, _, err := envelope.Read(br, lim)
+	if err == nil && h.Type != envelope.TypeBloomier {
+		err = fmt.Errorf("holds a %v, not a Bloomier filter", h.Type)
+	}
+	var f *bloomier.Filter
+	if err == nil {
+		f, err = bloomier.FromFrame(h, payload)
+	}
+	if err == nil {
+		if _, rerr := br.ReadByte(); rerr != io.EOF {
+			err = errors.New("unexpected bytes after the filter")
+		}
+	}
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	return f, nil
+}
+
+func (e *env) bloomierGet(args []string) error {
+	fs := newFlagSet("bloomier get")
+	var withKeys bool
+	fs.BoolVar(&withKeys, "keys", false, "")
+	fs.BoolVar(&withKeys, "v", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("missing FILE")
+	}
+	if args[0] == "-" && len(args) == 1 {
+		return usagef("the filter is read from standard input, so give the keys as arguments")
+	}
+	f, err := e.openBloomier(args[0])
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	interactive := isTerminal(e.stdin)
+	absent := false
+	answer := func(key []byte) {
+		if withKeys {
+			w.Write(key)
+			w.WriteByte('\t')
+		}
+		if v, ok := f.Get(key); ok {
+			w.WriteString(strconv.FormatUint(v, 10))
+		} else {
+			w.WriteString("absent")
+			absent = true
+		}
+		w.WriteByte('\n')
+		if interactive {
+			w.Flush()
+		}
+	}
+	if keys := args[1:]; len(keys) > 0 {
+		for _, k := range keys {
+			answer([]byte(k))
+		}
+	} else if err := e.keys(nil).each(answer); err != nil {
+		w.Flush()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fileErr(outputName("-"), err)
+	}
+	if absent {
+		return exitStatus(1)
+	}
+	return nil
+}
+
+func (e *env) bloomierUpdate(args []string) error {
+	fs := newFlagSet("bloomier update")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) < 3 || len(args)%2 == 0 {
+		return usagef("want FILE and KEY VALUE pairs")
+	}
+	if args[0] == "-" {
+		return usagef("FILE is changed in place, so it must be a file")
+	}
+	f, err := e.openBloomier(args[0])
+	if err != nil {
+		return err
+	}
+	if !f.Updatable() {
+		return fileErr(args[0], errors.New("holds a static Bloomier filter; build it with --updatable"))
+	}
+	refused, first := 0, ""
+	for i := 1; i < len(args); i += 2 {
+		v, err := strconv.ParseUint(args[i+1], 10, 64)
+		if err != nil {
+			return usagef("value %q is not an unsigned 64-bit integer", args[i+1])
+		}
+		switch err := f.UpdateString(args[i], v); {
+		case errors.Is(err, bloomier.ErrAbsent):
+			if refused == 0 {
+				first = args[i]
+			}
+			refused++
+		case err != nil:
+			return fmt.Errorf("key %q: %w", args[i], err)
+		}
+	}
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys not in the filter (the first: %q); nothing updated, file unchanged\n",
+			displayName(args[0]), refused, len(args)/2, first)
+		return exitStatus(1)
+	}
+	return e.writeFilter(args[0], f)
+}
+
+// bloomierReport is info's JSON output.
+type bloomierReport struct {
+	Keys              uint64  `json:"keys"`
+	ValueBits         int     `json:"value_bits"`
+	CheckBits         int     `json:"check_bits"`
+	Updatable         bool    `json:"updatable"`
+	Seed              uint64  `json:"seed"`
+	Cells             uint64  `json:"cells"`
+	CellBits          int     `json:"cell_bits"`
+	SizeBytes         uint64  `json:"size_bytes"`
+	BitsPerKey        float64 `json:"bits_per_key"`
+	FalsePositiveRate float64 `json:"false_positive_rate"`
+}
+
+func (e *env) bloomierInfo(args []string) error {
+	fs := newFlagSet("bloomier info")
+	var asJSON bool
+	fs.BoolVar(&asJSON, "json", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE")
+	}
+	f, err := e.openBloomier(args[0])
+	if err != nil {
+		return err
+	}
+	r := bloomierReport{
+		Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
+		Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
+		BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	var kv keyValues
+	kv.add("keys", strconv.FormatUint(r.Keys, 10))
+	kv.add("value bits", strconv.Itoa(r.ValueBits))
+	kv.add("check bits", strconv.Itoa(r.CheckBits))
+	kv.add("updatable", strconv.FormatBool(r.Updatable))
+	kv.add("seed", fmt.Sprintf("%#x", r.Seed))
+	kv.add("cells", fmt.Sprintf("%d of %d bits", r.Cells, r.CellBits))
+	kv.add("size", humanBytes(int64(r.SizeBytes)))
+	kv.add("bits per key", fmt.Sprintf("%.3f (%.3f·(value + check bits))", r.BitsPerKey, r.BitsPerKey/float64(r.ValueBits+r.CheckBits)))
+	kv.add("false positives", rate(r.FalsePositiveRate)+" of keys outside the set")
+	return kv.write(e.stdout)
+}
