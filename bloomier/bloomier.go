@@ -202,7 +202,7 @@ func (f *Filter) GetString(key string) (uint64, bool) { return f.GetHash(f.HashS
 func (f *Filter) GetHash(h hashing.Hash128) (uint64, bool) {
 	c0, c1, c2 := f.cellsOf(h)
 	fp := f.fingerprint(h)
-	x := f.cells.get(c0) ^ f.cells.get(c1) ^ f.cells.get(c2)
+	x := f.cells.Get(c0) ^ f.cells.Get(c1) ^ f.cells.Get(c2)
 	if !f.updatable {
 		return x & (^uint64(0) >> (64 - f.r)), x>>f.r == f.check(fp)
 	}
@@ -210,7 +210,7 @@ func (f *Filter) GetHash(h hashing.Hash128) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return f.vals.get(own), true
+	return f.vals.Get(own), true
 }
 
 // own decodes an updatable filter's XOR of index cells: the key's own
@@ -254,11 +254,11 @@ func (f *Filter) UpdateHash(h hashing.Hash128, value uint64) error {
 	}
 	c0, c1, c2 := f.cellsOf(h)
 	fp := f.fingerprint(h)
-	own, ok := f.own(f.cells.get(c0)^f.cells.get(c1)^f.cells.get(c2), fp, c0, c1, c2)
+	own, ok := f.own(f.cells.Get(c0)^f.cells.Get(c1)^f.cells.Get(c2), fp, c0, c1, c2)
 	if !ok {
 		return ErrAbsent
 	}
-	f.vals.set(own, value)
+	f.vals.Set(own, value)
 	return nil
 }
 

@@ -206,10 +206,10 @@ func (f *Filter) assign(b *builder, hs []hashing.Hash128, values []uint64) {
 		target := check<<f.r | values[p.key]
 		if f.updatable {
 			target = check<<2 | uint64(p.own)
-			f.vals.set(own, values[p.key])
+			f.vals.Set(own, values[p.key])
 		}
-		x := f.cells.get(uint64(e[0])) ^ f.cells.get(uint64(e[1])) ^ f.cells.get(uint64(e[2])) ^ f.cells.get(own)
-		f.cells.set(own, x^target)
+		x := f.cells.Get(uint64(e[0])) ^ f.cells.Get(uint64(e[1])) ^ f.cells.Get(uint64(e[2])) ^ f.cells.Get(own)
+		f.cells.Set(own, x^target)
 	}
 }
 

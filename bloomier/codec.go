@@ -42,7 +42,7 @@ func (f *Filter) frameHeader() envelope.Header {
 
 // payloadSize is the raw payload's length: the cell words, then (if
 // updatable) the value words.
-func (f *Filter) payloadSize() int { return 8 * (len(f.cells.words) + len(f.vals.words)) }
+func (f *Filter) payloadSize() int { return 8 * (len(f.cells.Words()) + len(f.vals.Words())) }
 
 // EncodedSize returns the length of the encoding.
 func (f *Filter) EncodedSize() int {
@@ -58,7 +58,7 @@ func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	for _, words := range [][]uint64{f.cells.words, f.vals.words} {
+	for _, words := range [][]uint64{f.cells.Words(), f.vals.Words()} {
 		for _, w := range words {
 			b = binary.LittleEndian.AppendUint64(b, w)
 		}
@@ -79,7 +79,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	var buf [4096]byte
-	for _, words := range [][]uint64{f.cells.words, f.vals.words} {
+	for _, words := range [][]uint64{f.cells.Words(), f.vals.Words()} {
 		for len(words) > 0 {
 			n := min(len(words), len(buf)/8)
 			for i, x := range words[:n] {
@@ -160,7 +160,7 @@ func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
 	f.cells = packedOver(words[:n1:n1], int(w1))
 	f.vals = packedOver(words[n1:], int(w2))
 	for _, p := range []packed{f.cells, f.vals} {
-		if tail := cells * p.width % 64; tail != 0 && p.words[len(p.words)-1]>>tail != 0 {
+		if !p.PaddingClear(cells) {
 			return nil, corruptf("bits set past the last cell")
 		}
 	}

@@ -92,12 +92,12 @@ func frameSize(arrays ...[]uint64) int {
 func (t *Sorted) header() envelope.Header { return t.frameHeader(formSorted, 0, t.n) }
 
 // EncodedSize returns the length of the encoding.
-func (t *Sorted) EncodedSize() int { return frameSize(t.fps.words, t.counts.words) }
+func (t *Sorted) EncodedSize() int { return frameSize(t.fps.Words(), t.counts.Words()) }
 
 // AppendBinary appends the encoding (the bloomcast frame, type 3, sorted
 // form; docs/FORMAT.md) to b.
 func (t *Sorted) AppendBinary(b []byte) ([]byte, error) {
-	return appendFrame(b, t.header(), t.fps.words, t.counts.words)
+	return appendFrame(b, t.header(), t.fps.Words(), t.counts.Words())
 }
 
 // MarshalBinary returns the encoding.
@@ -107,7 +107,7 @@ func (t *Sorted) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the encoding to w.
 func (t *Sorted) WriteTo(w io.Writer) (int64, error) {
-	return writeFrame(w, t.header(), t.fps.words, t.counts.words)
+	return writeFrame(w, t.header(), t.fps.Words(), t.counts.Words())
 }
 
 // UnmarshalBinary replaces t with the set encoded in data (either form),
@@ -346,7 +346,7 @@ func decodeSorted(p frameParams, payload []byte) (*Sorted, error) {
 	}
 	prev := uint64(0)
 	for i := uint64(0); i < p.n; i++ {
-		f, c := t.fps.get(i), t.countAt(i)
+		f, c := t.fps.Get(i), t.countAt(i)
 		if f <= prev {
 			return nil, errorf(ErrCorrupt, "fingerprint %d (%#x) does not exceed the one before", i, f)
 		}
@@ -360,8 +360,7 @@ func decodeSorted(p frameParams, payload []byte) (*Sorted, error) {
 
 // checkPadding checks that no bit past field n−1 is set.
 func checkPadding(p packed, n uint64) error {
-	used := n * p.width
-	if tail := used % 64; tail != 0 && p.words[len(p.words)-1]>>tail != 0 {
+	if !p.PaddingClear(n) {
 		return errorf(ErrCorrupt, "bits set past the last field")
 	}
 	return nil

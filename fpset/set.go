@@ -73,7 +73,7 @@ func (s *Set) homeOf(f uint64) uint64 { return hashing.Reduce(f<<(64-s.bits), s.
 // absent (s.slots if that is past the table).
 func (s *Set) find(f uint64) (uint64, bool) {
 	for i := s.homeOf(f); i < s.slots; i++ {
-		if v := s.fps.get(i); v == 0 || v >= f {
+		if v := s.fps.Get(i); v == 0 || v >= f {
 			return i, v == f
 		}
 	}
@@ -94,7 +94,7 @@ func (s *Set) AddHash(h hashing.Hash128) {
 	i, found := s.find(f)
 	if found {
 		if c := s.countAt(i); c < s.maxCount() {
-			s.counts.set(i, c+1)
+			s.counts.Set(i, c+1)
 			s.total++
 		}
 		return
@@ -117,7 +117,7 @@ func (s *Set) countAt(i uint64) uint64 {
 	if s.countBits == 0 {
 		return 1
 	}
-	return s.counts.get(i)
+	return s.counts.Get(i)
 }
 
 // insertAt puts f with count 1 at slot i, shifting the run that starts
@@ -125,21 +125,21 @@ func (s *Set) countAt(i uint64) uint64 {
 // reaches the end of the table.
 func (s *Set) insertAt(i, f uint64) bool {
 	e := i
-	for e < s.slots && s.fps.get(e) != 0 {
+	for e < s.slots && s.fps.Get(e) != 0 {
 		e++
 	}
 	if e == s.slots {
 		return false
 	}
 	for ; e > i; e-- {
-		s.fps.set(e, s.fps.get(e-1))
+		s.fps.Set(e, s.fps.Get(e-1))
 		if s.countBits > 0 {
-			s.counts.set(e, s.counts.get(e-1))
+			s.counts.Set(e, s.counts.Get(e-1))
 		}
 	}
-	s.fps.set(i, f)
+	s.fps.Set(i, f)
 	if s.countBits > 0 {
-		s.counts.set(i, 1)
+		s.counts.Set(i, 1)
 	}
 	return true
 }
@@ -196,7 +196,7 @@ func (s *Set) RemoveHash(h hashing.Hash128) bool {
 	case s.countBits > 0 && c == s.maxCount():
 		return true
 	case c > 1:
-		s.counts.set(i, c-1)
+		s.counts.Set(i, c-1)
 		s.total--
 		return true
 	}
@@ -215,25 +215,25 @@ func (s *Set) RemoveHash(h hashing.Hash128) bool {
 func (s *Set) deleteAt(i uint64) {
 	j := i
 	for ; j+1 < s.slots; j++ {
-		v := s.fps.get(j + 1)
+		v := s.fps.Get(j + 1)
 		if v == 0 || s.homeOf(v) > j {
 			break
 		}
-		s.fps.set(j, v)
+		s.fps.Set(j, v)
 		if s.countBits > 0 {
-			s.counts.set(j, s.counts.get(j+1))
+			s.counts.Set(j, s.counts.Get(j+1))
 		}
 	}
-	s.fps.set(j, 0)
+	s.fps.Set(j, 0)
 	if s.countBits > 0 {
-		s.counts.set(j, 0)
+		s.counts.Set(j, 0)
 	}
 }
 
 // each calls fn with every fingerprint and its count, in increasing order.
 func (s *Set) each(fn func(f, c uint64)) {
 	for i := uint64(0); i < s.slots; i++ {
-		if f := s.fps.get(i); f != 0 {
+		if f := s.fps.Get(i); f != 0 {
 			fn(f, s.countAt(i))
 		}
 	}
@@ -265,9 +265,9 @@ func (t *Set) fill(each func(func(f, c uint64))) bool {
 			ok = false
 			return
 		}
-		t.fps.set(i, f)
+		t.fps.Set(i, f)
 		if t.countBits > 0 {
-			t.counts.set(i, c)
+			t.counts.Set(i, c)
 		}
 		next = i + 1
 		t.n++
@@ -300,8 +300,8 @@ func (s *Set) FalsePositiveRate() float64 { return s.falsePositive(s.n) }
 
 // Clear removes every fingerprint, keeping the table's size.
 func (s *Set) Clear() {
-	clear(s.fps.words)
-	clear(s.counts.words)
+	clear(s.fps.Words())
+	clear(s.counts.Words())
 	s.n, s.total = 0, 0
 }
 

@@ -67,9 +67,9 @@ func checkInvariants(t *testing.T, s *Set) {
 	t.Helper()
 	var n, total, prev uint64
 	for i := uint64(0); i < s.slots; i++ {
-		f := s.fps.get(i)
+		f := s.fps.Get(i)
 		if f == 0 {
-			if s.countBits > 0 && s.counts.get(i) != 0 {
+			if s.countBits > 0 && s.counts.Get(i) != 0 {
 				t.Fatalf("empty slot %d has a count", i)
 			}
 			continue
@@ -82,7 +82,7 @@ func checkInvariants(t *testing.T, s *Set) {
 			t.Fatalf("slot %d holds %#x whose home is %d", i, f, h)
 		}
 		for j := h; j < i; j++ {
-			if s.fps.get(j) == 0 {
+			if s.fps.Get(j) == 0 {
 				t.Fatalf("hole at %d between home %d and slot %d", j, h, i)
 			}
 		}

@@ -26,9 +26,9 @@ func newSorted(sh shape, n uint64) *Sorted {
 
 // put stores fingerprint f with count c at index i.
 func (t *Sorted) put(i, f, c uint64) {
-	t.fps.set(i, f)
+	t.fps.Set(i, f)
 	if t.countBits > 0 {
-		t.counts.set(i, c)
+		t.counts.Set(i, c)
 	}
 }
 
@@ -37,7 +37,7 @@ func (t *Sorted) countAt(i uint64) uint64 {
 	if t.countBits == 0 {
 		return 1
 	}
-	return t.counts.get(i)
+	return t.counts.Get(i)
 }
 
 // search returns the index of f and whether it is there: interpolation
@@ -48,7 +48,7 @@ func (t *Sorted) countAt(i uint64) uint64 {
 // costs more than O(log n) (a hybrid in the spirit of Santoro and Sidney
 // 1985).
 func (t *Sorted) search(f uint64) (uint64, bool) {
-	return interpolationSearch(t.n, f, t.fps.get)
+	return interpolationSearch(t.n, f, t.fps.Get)
 }
 
 // interpolationBudget returns the number of interpolation probes allowed
@@ -140,7 +140,7 @@ func (t *Sorted) FalsePositiveRate() float64 { return t.falsePositive(t.n) }
 // set), in increasing order, until fn returns false.
 func (t *Sorted) Fingerprints(fn func(f, count uint64) bool) {
 	for i := uint64(0); i < t.n; i++ {
-		if !fn(t.fps.get(i), t.countAt(i)) {
+		if !fn(t.fps.Get(i), t.countAt(i)) {
 			return
 		}
 	}
