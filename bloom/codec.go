@@ -38,16 +38,7 @@ func (f *Filter) EncodedSize() int {
 // AppendBinary appends the filter's encoding (the bloomcast frame with the
 // raw codec, docs/FORMAT.md) to b.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
-	start := len(b)
-	h := f.frameHeader()
-	b, err := envelope.AppendHeader(b, &h, uint64(8*len(f.words)))
-	if err != nil {
-		return b, err
-	}
-	for _, w := range f.words {
-		b = binary.LittleEndian.AppendUint64(b, w)
-	}
-	return envelope.AppendTrailer(b, start), nil
+	return envelope.AppendWords(b, f.frameHeader(), f.words)
 }
 
 // MarshalBinary returns the filter's encoding.
@@ -57,24 +48,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the bit array.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	h := f.frameHeader()
-	fw, err := envelope.NewWriter(w, &h, uint64(8*len(f.words)))
-	if err != nil {
-		return 0, err
-	}
-	var buf [4096]byte
-	for words := f.words; len(words) > 0; {
-		n := min(len(words), len(buf)/8)
-		for i, x := range words[:n] {
-			binary.LittleEndian.PutUint64(buf[8*i:], x)
-		}
-		if _, err := fw.Write(buf[:8*n]); err != nil {
-			return fw.Count(), err
-		}
-		words = words[n:]
-	}
-	err = fw.Close()
-	return fw.Count(), err
+	return envelope.WriteWords(w, f.frameHeader(), f.words)
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, with the

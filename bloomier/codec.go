@@ -52,18 +52,7 @@ func (f *Filter) EncodedSize() int {
 // AppendBinary appends the filter's encoding (the bloomcast frame, type 4,
 // raw codec; docs/FORMAT.md) to b.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
-	start := len(b)
-	h := f.frameHeader()
-	b, err := envelope.AppendHeader(b, &h, uint64(f.payloadSize()))
-	if err != nil {
-		return b, err
-	}
-	for _, words := range [][]uint64{f.cells.Words(), f.vals.Words()} {
-		for _, w := range words {
-			b = binary.LittleEndian.AppendUint64(b, w)
-		}
-	}
-	return envelope.AppendTrailer(b, start), nil
+	return envelope.AppendWords(b, f.frameHeader(), f.cells.Words(), f.vals.Words())
 }
 
 // MarshalBinary returns the filter's encoding.
@@ -73,26 +62,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the tables.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	h := f.frameHeader()
-	fw, err := envelope.NewWriter(w, &h, uint64(f.payloadSize()))
-	if err != nil {
-		return 0, err
-	}
-	var buf [4096]byte
-	for _, words := range [][]uint64{f.cells.Words(), f.vals.Words()} {
-		for len(words) > 0 {
-			n := min(len(words), len(buf)/8)
-			for i, x := range words[:n] {
-				binary.LittleEndian.PutUint64(buf[8*i:], x)
-			}
-			if _, err := fw.Write(buf[:8*n]); err != nil {
-				return fw.Count(), err
-			}
-			words = words[n:]
-		}
-	}
-	err = fw.Close()
-	return fw.Count(), err
+	return envelope.WriteWords(w, f.frameHeader(), f.cells.Words(), f.vals.Words())
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, with the

@@ -123,3 +123,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWordsFrames(t *testing.T) {
+	a, b := []uint64{1, 2, 3}, make([]uint64, 700) // past the 4 KiB buffer
+	for i := range b {
+		b[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	h := Header{Type: TypeBloom, Scheme: 1, Params: []byte{9}}
+	frame, err := AppendWords([]byte("x"), h, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if n, err := WriteWords(&buf, h, a, b); err != nil || n != int64(len(frame)-1) || !bytes.Equal(buf.Bytes(), frame[1:]) {
+		t.Fatalf("WriteWords differs from AppendWords: %v", err)
+	}
+	_, p, err := Parse(frame[1:], Limits{})
+	if err != nil || len(p) != 8*703 || p[8] != 2 {
+		t.Fatalf("payload: %v", err)
+	}
+}

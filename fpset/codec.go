@@ -33,52 +33,6 @@ func (s shape) frameHeader(form byte, k uint, n uint64) envelope.Header {
 	}
 }
 
-// appendFrame appends a whole frame whose payload is the given word
-// arrays, in order.
-func appendFrame(b []byte, h envelope.Header, arrays ...[]uint64) ([]byte, error) {
-	start, size := len(b), 0
-	for _, a := range arrays {
-		size += 8 * len(a)
-	}
-	b, err := envelope.AppendHeader(b, &h, uint64(size))
-	if err != nil {
-		return b, err
-	}
-	for _, a := range arrays {
-		for _, w := range a {
-			b = binary.LittleEndian.AppendUint64(b, w)
-		}
-	}
-	return envelope.AppendTrailer(b, start), nil
-}
-
-// writeFrame streams a frame whose payload is the given word arrays.
-func writeFrame(w io.Writer, h envelope.Header, arrays ...[]uint64) (int64, error) {
-	size := 0
-	for _, a := range arrays {
-		size += 8 * len(a)
-	}
-	fw, err := envelope.NewWriter(w, &h, uint64(size))
-	if err != nil {
-		return 0, err
-	}
-	var buf [4096]byte
-	for _, words := range arrays {
-		for len(words) > 0 {
-			n := min(len(words), len(buf)/8)
-			for i, x := range words[:n] {
-				binary.LittleEndian.PutUint64(buf[8*i:], x)
-			}
-			if _, err := fw.Write(buf[:8*n]); err != nil {
-				return fw.Count(), err
-			}
-			words = words[n:]
-		}
-	}
-	err = fw.Close()
-	return fw.Count(), err
-}
-
 func frameSize(arrays ...[]uint64) int {
 	n := envelope.HeaderSize + paramsSize + envelope.TrailerSize
 	for _, a := range arrays {
@@ -97,7 +51,7 @@ func (t *Sorted) EncodedSize() int { return frameSize(t.fps.Words(), t.counts.Wo
 // AppendBinary appends the encoding (the bloomcast frame, type 3, sorted
 // form; docs/FORMAT.md) to b.
 func (t *Sorted) AppendBinary(b []byte) ([]byte, error) {
-	return appendFrame(b, t.header(), t.fps.Words(), t.counts.Words())
+	return envelope.AppendWords(b, t.header(), t.fps.Words(), t.counts.Words())
 }
 
 // MarshalBinary returns the encoding.
@@ -107,7 +61,7 @@ func (t *Sorted) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the encoding to w.
 func (t *Sorted) WriteTo(w io.Writer) (int64, error) {
-	return writeFrame(w, t.header(), t.fps.Words(), t.counts.Words())
+	return envelope.WriteWords(w, t.header(), t.fps.Words(), t.counts.Words())
 }
 
 // UnmarshalBinary replaces t with the set encoded in data (either form),
@@ -180,7 +134,7 @@ func (c *Compressed) EncodedSize() int { return frameSize(c.words) }
 
 // AppendBinary appends the encoding (type 3, Rice-coded form) to b.
 func (c *Compressed) AppendBinary(b []byte) ([]byte, error) {
-	return appendFrame(b, c.header(), c.words)
+	return envelope.AppendWords(b, c.header(), c.words)
 }
 
 // MarshalBinary returns the encoding.
@@ -189,7 +143,9 @@ func (c *Compressed) MarshalBinary() ([]byte, error) {
 }
 
 // WriteTo writes the encoding to w.
-func (c *Compressed) WriteTo(w io.Writer) (int64, error) { return writeFrame(w, c.header(), c.words) }
+func (c *Compressed) WriteTo(w io.Writer) (int64, error) {
+	return envelope.WriteWords(w, c.header(), c.words)
+}
 
 // UnmarshalBinary replaces c with the set encoded in data (either form).
 func (c *Compressed) UnmarshalBinary(data []byte) error {
