@@ -89,22 +89,13 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // Input is treated as hostile: sizes are checked against the bytes present
 // and lim before anything is allocated.
 func Decode(data []byte, lim envelope.Limits) (*Filter, error) {
-	h, payload, err := envelope.Parse(data, lim)
-	if err != nil {
-		return nil, fmt.Errorf("bloomier: %w", err)
-	}
-	return FromFrame(h, payload)
+	return envelope.DecodeFrame(data, lim, "bloomier", FromFrame)
 }
 
 // Read reads one encoded filter from r and returns it with the number of
 // bytes consumed.
 func Read(r io.Reader, lim envelope.Limits) (*Filter, int64, error) {
-	h, payload, n, err := envelope.Read(r, lim)
-	if err != nil {
-		return nil, n, fmt.Errorf("bloomier: %w", err)
-	}
-	f, err := FromFrame(h, payload)
-	return f, n, err
+	return envelope.ReadFrame(r, lim, "bloomier", FromFrame)
 }
 
 // FromFrame builds a filter from a parsed frame. It validates every field

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -141,5 +142,24 @@ func TestWordsFrames(t *testing.T) {
 	_, p, err := Parse(frame[1:], Limits{})
 	if err != nil || len(p) != 8*703 || p[8] != 2 {
 		t.Fatalf("payload: %v", err)
+	}
+}
+
+func TestDecodeAndReadFrame(t *testing.T) {
+	frame := sampleFrame(t, []byte("abc"))
+	from := func(h Header, p []byte) (string, error) { return string(p), nil }
+	if v, err := DecodeFrame(frame, Limits{}, "pkg", from); err != nil || v != "abc" {
+		t.Fatalf("DecodeFrame: %q, %v", v, err)
+	}
+	if v, n, err := ReadFrame(bytes.NewReader(frame), Limits{}, "pkg", from); err != nil || v != "abc" || n != int64(len(frame)) {
+		t.Fatalf("ReadFrame: %q, %d, %v", v, n, err)
+	}
+	_, err := DecodeFrame(frame[:10], Limits{}, "pkg", from)
+	if !errors.Is(err, ErrTruncated) || !strings.HasPrefix(err.Error(), "pkg: envelope: ") {
+		t.Fatalf("DecodeFrame error %v", err)
+	}
+	_, _, err = ReadFrame(bytes.NewReader(frame[:10]), Limits{}, "pkg", from)
+	if !errors.Is(err, ErrTruncated) || !strings.HasPrefix(err.Error(), "pkg: envelope: ") {
+		t.Fatalf("ReadFrame error %v", err)
 	}
 }

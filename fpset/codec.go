@@ -176,32 +176,19 @@ func (c *Compressed) ReadFrom(r io.Reader) (int64, error) {
 // are checked against the bytes present and lim before anything is
 // allocated.
 func Decode(data []byte, lim envelope.Limits) (*Sorted, error) {
-	h, payload, err := envelope.Parse(data, lim)
-	if err != nil {
-		return nil, fmt.Errorf("fpset: %w", err)
-	}
-	return FromFrame(h, payload)
+	return envelope.DecodeFrame(data, lim, "fpset", FromFrame)
 }
 
 // Read reads one encoded set from r into the sorted form and returns it
 // with the number of bytes consumed.
 func Read(r io.Reader, lim envelope.Limits) (*Sorted, int64, error) {
-	h, payload, n, err := envelope.Read(r, lim)
-	if err != nil {
-		return nil, n, fmt.Errorf("fpset: %w", err)
-	}
-	t, err := FromFrame(h, payload)
-	return t, n, err
+	return envelope.ReadFrame(r, lim, "fpset", FromFrame)
 }
 
 // DecodeCompressed decodes a set from data (either form) into the
 // compressed form.
 func DecodeCompressed(data []byte, lim envelope.Limits) (*Compressed, error) {
-	h, payload, err := envelope.Parse(data, lim)
-	if err != nil {
-		return nil, fmt.Errorf("fpset: %w", err)
-	}
-	return CompressedFromFrame(h, payload)
+	return envelope.DecodeFrame(data, lim, "fpset", CompressedFromFrame)
 }
 
 // FromFrame builds the sorted form from a parsed frame of either form,

@@ -306,40 +306,12 @@ func (e *env) bloomierGet(args []string) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	interactive := isTerminal(e.stdin)
-	absent := false
-	answer := func(key []byte) {
-		if withKeys {
-			w.Write(key)
-			w.WriteByte('\t')
-		}
+	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
 		if v, ok := f.Get(key); ok {
-			w.WriteString(strconv.FormatUint(v, 10))
-		} else {
-			w.WriteString("absent")
-			absent = true
+			return strconv.FormatUint(v, 10), true
 		}
-		w.WriteByte('\n')
-		if interactive {
-			w.Flush()
-		}
-	}
-	if keys := args[1:]; len(keys) > 0 {
-		for _, k := range keys {
-			answer([]byte(k))
-		}
-	} else if err := e.keys(nil).each(answer); err != nil {
-		w.Flush()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return fileErr(outputName("-"), err)
-	}
-	if absent {
-		return exitStatus(1)
-	}
-	return nil
+		return "absent", false
+	})
 }
 
 func (e *env) bloomierUpdate(args []string) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -144,18 +143,6 @@ func (e *env) openInPlace(name string, args []string) (*loadedFilter, []string, 
 	return lf, args[1:], err
 }
 
-// eachKey calls fn with each key of args, or of standard input if there
-// are none.
-func (e *env) eachKey(keys []string, fn func(key []byte)) error {
-	if len(keys) == 0 {
-		return e.keys(nil).each(fn)
-	}
-	for _, k := range keys {
-		fn([]byte(k))
-	}
-	return nil
-}
-
 func runAdd(e *env, args []string) error {
 	lf, keys, err := e.openInPlace("add", args)
 	if err != nil {
@@ -229,23 +216,9 @@ func runCount(e *env, args []string) error {
 	if cf == nil {
 		return fileErr(lf.path, errors.New("holds a Bloom filter, which does not count; build it with --counting"))
 	}
-	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	interactive := isTerminal(e.stdin)
-	err = e.eachKey(args[1:], func(key []byte) {
-		if withKeys {
-			w.Write(key)
-			w.WriteByte('\t')
-		}
-		w.WriteString(strconv.FormatUint(cf.Count(key), 10))
-		w.WriteByte('\n')
-		if interactive {
-			w.Flush()
-		}
+	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+		return strconv.FormatUint(cf.Count(key), 10), true
 	})
-	if ferr := w.Flush(); err == nil && ferr != nil {
-		err = fileErr(outputName("-"), ferr)
-	}
-	return err
 }
 
 // countingReport is the part of inspect's report that only counting

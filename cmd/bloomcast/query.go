@@ -1,8 +1,6 @@
 package main
 
-import (
-	"bufio"
-)
+import ()
 
 var queryCommand = &command{
 	name:    "query",
@@ -43,38 +41,10 @@ func runQuery(e *env, args []string) error {
 		return err
 	}
 
-	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	interactive := isTerminal(e.stdin) // answer each line as it is typed
-	absent := false
-	answer := func(key []byte) {
-		ok := lf.contains(key)
-		absent = absent || !ok
-		if withKeys {
-			w.Write(key)
-			w.WriteByte('\t')
+	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+		if lf.contains(key) {
+			return "maybe", true
 		}
-		if ok {
-			w.WriteString("maybe\n")
-		} else {
-			w.WriteString("no\n")
-		}
-		if interactive {
-			w.Flush()
-		}
-	}
-	if keys := args[1:]; len(keys) > 0 {
-		for _, k := range keys {
-			answer([]byte(k))
-		}
-	} else if err := e.keys(nil).each(answer); err != nil {
-		w.Flush()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return fileErr(outputName("-"), err)
-	}
-	if absent {
-		return exitStatus(1)
-	}
-	return nil
+		return "no", false
+	})
 }

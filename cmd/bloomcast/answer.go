@@ -1,0 +1,48 @@
+package main
+
+import "bufio"
+
+// eachKey calls fn with each key of args, or of standard input if there
+// are none.
+func (e *env) eachKey(keys []string, fn func(key []byte)) error {
+	if len(keys) == 0 {
+		return e.keys(nil).each(fn)
+	}
+	for _, k := range keys {
+		fn([]byte(k))
+	}
+	return nil
+}
+
+// answerKeys writes one line per key (the keys given as arguments, or else
+// each line of standard input): the answer, or with withKeys
+// "KEY<TAB>answer". answer also says whether the key counts as present; if
+// any does not, the command exits with status 1. When standard input is a
+// terminal each line is flushed as soon as it is answered, so a person
+// typing keys sees every answer at once. query, count and bloomier get
+// answer this way.
+func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (string, bool)) error {
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	interactive := isTerminal(e.stdin)
+	absent := false
+	err := e.eachKey(keys, func(key []byte) {
+		text, ok := answer(key)
+		absent = absent || !ok
+		if withKeys {
+			w.Write(key)
+			w.WriteByte('\t')
+		}
+		w.WriteString(text)
+		w.WriteByte('\n')
+		if interactive {
+			w.Flush()
+		}
+	})
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = fileErr(outputName("-"), ferr)
+	}
+	if err == nil && absent {
+		err = exitStatus(1)
+	}
+	return err
+}
