@@ -43,6 +43,9 @@ const (
 	TypeCounting Type = 2 // a counting.Filter: packed counters, any layout
 	TypeFPSet    Type = 3 // an fpset set of fingerprints: sorted or Rice-coded
 	TypeBloomier Type = 4 // a bloomier.Filter: a static function with false positives
+	TypeDelta    Type = 5 // a digest delta: the XOR of two versions of a structure
+	// Types 6 to 9 are reserved for the multilevel hash table (package mht)
+	// and its summaries.
 )
 
 func (t Type) String() string {
@@ -55,6 +58,8 @@ func (t Type) String() string {
 		return "fpset"
 	case TypeBloomier:
 		return "bloomier"
+	case TypeDelta:
+		return "delta"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
@@ -64,13 +69,19 @@ type Codec uint8
 
 // Codecs.
 const (
-	CodecRaw Codec = 0 // the structure's words, little-endian, uncompressed
+	CodecRaw   Codec = 0 // the structure's words, little-endian, uncompressed
+	CodecArith Codec = 1 // an entropy.Arith stream of the structure's bits
+	CodecFast  Codec = 2 // an entropy stream from the fast coders (RANS, Const, Raw; Order0 for counters)
 )
 
 func (c Codec) String() string {
 	switch c {
 	case CodecRaw:
 		return "raw"
+	case CodecArith:
+		return "arith"
+	case CodecFast:
+		return "fast"
 	}
 	return fmt.Sprintf("codec(%d)", uint8(c))
 }
