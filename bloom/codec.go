@@ -14,7 +14,10 @@ import (
 // layout u8, reserved u8, k u16, block bits u32, m u64, count u64.
 const paramsSize = 24
 
-func (f *Filter) frameHeader() envelope.Header {
+// FrameHeader returns the header of the filter's frame with the raw codec:
+// what [Filter.AppendBinary] writes before the words. Package digest
+// changes the codec and sequence and codes the words itself.
+func (f *Filter) FrameHeader() envelope.Header {
 	p := make([]byte, paramsSize)
 	p[0] = byte(f.layout)
 	binary.LittleEndian.PutUint16(p[2:], uint16(f.k))
@@ -38,7 +41,7 @@ func (f *Filter) EncodedSize() int {
 // AppendBinary appends the filter's encoding (the bloomcast frame with the
 // raw codec, docs/FORMAT.md) to b.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
-	return envelope.AppendWords(b, f.frameHeader(), f.words)
+	return envelope.AppendWords(b, f.FrameHeader(), f.words)
 }
 
 // MarshalBinary returns the filter's encoding.
@@ -48,7 +51,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the bit array.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	return envelope.WriteWords(w, f.frameHeader(), f.words)
+	return envelope.WriteWords(w, f.FrameHeader(), f.words)
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, with the
@@ -86,34 +89,62 @@ func Read(r io.Reader, lim envelope.Limits) (*Filter, int64, error) {
 	return envelope.ReadFrame(r, lim, "bloom", FromFrame)
 }
 
-// FromFrame builds a filter from a parsed frame. It validates every field
-// and the payload's length before allocating the bit array.
+// FromFrame builds a filter from a parsed frame with the raw codec. It
+// validates every field and the payload's length before allocating the bit
+// array. Frames with other codecs are decoded by package digest.
 func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
-	if h.Type != envelope.TypeBloom {
-		return nil, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
-	}
 	if h.Codec != envelope.CodecRaw {
-		return nil, fmt.Errorf("%w: codec %s is not supported by this build", ErrCorrupt, h.Codec)
+		return nil, fmt.Errorf("%w: codec %s: decode compressed frames with package digest", ErrCorrupt, h.Codec)
 	}
-	shape, count, err := parseParams(h.Params)
+	m, err := PayloadBits(h)
 	if err != nil {
 		return nil, err
 	}
-	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
+	if want := 8 * ((m + 63) / 64); uint64(len(payload)) != want {
+		return nil, fmt.Errorf("%w: payload of %d bytes, %d bits need %d", ErrCorrupt, len(payload), m, want)
+	}
+	words := newWords(m)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint64(payload[8*i:])
+	}
+	return FromWords(h, words)
+}
+
+// PayloadBits validates the header of a bloom frame (type, parameters,
+// hashing scheme; not the codec) and returns m, the number of bits its
+// payload holds, so that a decoder can check the payload against its
+// limits before allocating.
+func PayloadBits(h envelope.Header) (uint64, error) {
+	if h.Type != envelope.TypeBloom {
+		return 0, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
+	}
+	shape, _, err := parseParams(h.Params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return 0, err
 	}
-	if want := 8 * ((shape.M + 63) / 64); uint64(len(payload)) != want {
-		return nil, fmt.Errorf("%w: payload of %d bytes, %d bits need %d", ErrCorrupt, len(payload), shape.M, want)
+	if _, err := hashing.Lookup(hashing.SchemeID(h.Scheme)); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	f := newFilter(shape, h.Seed, scheme)
+	return shape.M, nil
+}
+
+// FromWords builds a filter from a bloom frame's header and its decoded bit
+// array, which the filter adopts. words must hold exactly ⌈m/64⌉ words with
+// no bit set past m. The codec byte is not looked at.
+func FromWords(h envelope.Header, words []uint64) (*Filter, error) {
+	if _, err := PayloadBits(h); err != nil {
+		return nil, err
+	}
+	shape, count, _ := parseParams(h.Params)
+	scheme, _ := hashing.Lookup(hashing.SchemeID(h.Scheme))
+	if want := (shape.M + 63) / 64; uint64(len(words)) != want {
+		return nil, fmt.Errorf("%w: %d words, %d bits need %d", ErrCorrupt, len(words), shape.M, want)
+	}
+	if tail := shape.M % 64; tail != 0 && words[len(words)-1]>>tail != 0 {
+		return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, shape.M)
+	}
+	f := newFilterOver(shape, h.Seed, scheme, words)
 	f.count = count
-	for i := range f.words {
-		f.words[i] = binary.LittleEndian.Uint64(payload[8*i:])
-	}
-	if tail := f.m % 64; tail != 0 && f.words[len(f.words)-1]>>tail != 0 {
-		return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, f.m)
-	}
 	return f, nil
 }
 

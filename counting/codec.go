@@ -19,7 +19,10 @@ const paramsSize = 32
 // flagMinimalIncrease marks a filter built with minimal increase.
 const flagMinimalIncrease = 1
 
-func (f *Filter) frameHeader() envelope.Header {
+// FrameHeader returns the header of the filter's frame with the raw codec:
+// what [Filter.AppendBinary] writes before the counters. Package digest
+// changes the codec and sequence and codes the counters itself.
+func (f *Filter) FrameHeader() envelope.Header {
 	p := make([]byte, paramsSize)
 	p[0] = byte(f.Layout())
 	p[1] = byte(f.width)
@@ -51,7 +54,7 @@ func (f *Filter) EncodedSize() int {
 // raw codec; docs/FORMAT.md) to b. The bit view is not sent: it follows
 // from the counters.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
-	return envelope.AppendWords(b, f.frameHeader(), f.counters)
+	return envelope.AppendWords(b, f.FrameHeader(), f.counters)
 }
 
 // MarshalBinary returns the filter's encoding.
@@ -61,7 +64,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the counters.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	return envelope.WriteWords(w, f.frameHeader(), f.counters)
+	return envelope.WriteWords(w, f.FrameHeader(), f.counters)
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, with the
@@ -107,38 +110,71 @@ type header struct {
 	count  uint64
 }
 
-// FromFrame builds a counting filter from a parsed frame. It validates
-// every field and the payload's length before allocating, rebuilds the bit
-// view from the counters, and starts with change tracking off.
+// FromFrame builds a counting filter from a parsed frame with the raw
+// codec. It validates every field and the payload's length before
+// allocating, rebuilds the bit view from the counters, and starts with
+// change tracking off. Frames with other codecs are decoded by package
+// digest.
 func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
-	if h.Type != envelope.TypeCounting {
-		return nil, fmt.Errorf("%w: frame carries %s, not a counting filter", ErrCorrupt, h.Type)
-	}
 	if h.Codec != envelope.CodecRaw {
-		return nil, fmt.Errorf("%w: codec %s is not supported by this build", ErrCorrupt, h.Codec)
+		return nil, fmt.Errorf("%w: codec %s: decode compressed frames with package digest", ErrCorrupt, h.Codec)
 	}
-	p, err := parseParams(h.Params)
+	n, width, err := PayloadCounters(h)
 	if err != nil {
 		return nil, err
 	}
-	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	words := (p.shape.M*uint64(p.width) + 63) / 64
+	words := (n*uint64(width) + 63) / 64
 	if uint64(len(payload)) != 8*words {
 		return nil, fmt.Errorf("%w: payload of %d bytes, %d %d-bit counters need %d",
-			ErrCorrupt, len(payload), p.shape.M, p.width, 8*words)
+			ErrCorrupt, len(payload), n, width, 8*words)
 	}
-	f, err := newFilter(p.shape, p.width, p.minInc, h.Seed, scheme)
+	counters := make([]uint64, words)
+	for i := range counters {
+		counters[i] = binary.LittleEndian.Uint64(payload[8*i:])
+	}
+	return FromWords(h, counters)
+}
+
+// PayloadCounters validates the header of a counting frame (type,
+// parameters, hashing scheme; not the codec) and returns the number of
+// counters and their width in bits, so that a decoder can check the payload
+// against its limits before allocating. The counters fill
+// ⌈n·width/64⌉ words.
+func PayloadCounters(h envelope.Header) (n uint64, width uint, err error) {
+	if h.Type != envelope.TypeCounting {
+		return 0, 0, fmt.Errorf("%w: frame carries %s, not a counting filter", ErrCorrupt, h.Type)
+	}
+	p, err := parseParams(h.Params)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := hashing.Lookup(hashing.SchemeID(h.Scheme)); err != nil {
+		return 0, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return p.shape.M, p.width, nil
+}
+
+// FromWords builds a counting filter from a counting frame's header and its
+// decoded counter words, which the filter adopts: exactly ⌈n·width/64⌉
+// words, nothing set past the last counter. The bit view is rebuilt from
+// the counters; change tracking starts off. The codec byte is not looked
+// at.
+func FromWords(h envelope.Header, counters []uint64) (*Filter, error) {
+	if _, _, err := PayloadCounters(h); err != nil {
+		return nil, err
+	}
+	p, _ := parseParams(h.Params)
+	scheme, _ := hashing.Lookup(hashing.SchemeID(h.Scheme))
+	bits := p.shape.M * uint64(p.width)
+	if want := (bits + 63) / 64; uint64(len(counters)) != want {
+		return nil, fmt.Errorf("%w: %d words, %d %d-bit counters need %d", ErrCorrupt, len(counters), p.shape.M, p.width, want)
+	}
+	if tail := bits % 64; tail != 0 && counters[len(counters)-1]>>tail != 0 {
+		return nil, fmt.Errorf("%w: counters set past counter %d", ErrCorrupt, p.shape.M)
+	}
+	f, err := newFilterOver(p.shape, p.width, p.minInc, h.Seed, scheme, counters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	for i := range f.counters {
-		f.counters[i] = binary.LittleEndian.Uint64(payload[8*i:])
-	}
-	if tail := p.shape.M * uint64(p.width) % 64; tail != 0 && f.counters[len(f.counters)-1]>>tail != 0 {
-		return nil, fmt.Errorf("%w: counters set past counter %d", ErrCorrupt, p.shape.M)
 	}
 	f.count = p.count
 	f.rebuildBits()

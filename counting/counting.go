@@ -140,6 +140,12 @@ func MustNew(c Config) *Filter {
 
 // newFilter allocates a filter for a validated shape and width.
 func newFilter(s params.Shape, width uint, minInc bool, seed uint64, scheme hashing.Scheme) (*Filter, error) {
+	return newFilterOver(s, width, minInc, seed, scheme, make([]uint64, (s.M*uint64(width)+63)/64))
+}
+
+// newFilterOver makes a filter whose packed counters are counters
+// (⌈m·width/64⌉ words) and allocates its bit view.
+func newFilterOver(s params.Shape, width uint, minInc bool, seed uint64, scheme hashing.Scheme, counters []uint64) (*Filter, error) {
 	bits := make([]uint64, (s.M+63)/64)
 	view, err := bloom.NewView(s, seed, scheme, bits)
 	if err != nil {
@@ -150,7 +156,7 @@ func newFilter(s params.Shape, width uint, minInc bool, seed uint64, scheme hash
 		wShift++
 	}
 	return &Filter{
-		counters: make([]uint64, (s.M*uint64(width)+63)/64),
+		counters: counters,
 		bits:     bits,
 		view:     view,
 		m:        s.M,
@@ -301,3 +307,8 @@ func (f *Filter) String() string {
 	return fmt.Sprintf("counting.Filter{%s, m=%d, k=%d, width=%d%s, len=%d, saturated=%d}",
 		f.Layout(), f.m, f.K(), f.width, mode, f.count, f.sat)
 }
+
+// Counters returns the packed counters (width bits each, little-endian
+// within each word, as docs/FORMAT.md lays them out) without copying. The
+// caller must not modify them: the bit view is derived from them.
+func (f *Filter) Counters() []uint64 { return f.counters }

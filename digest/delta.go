@@ -1,0 +1,247 @@
+package digest
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// deltaPrefix is the size of the delta parameters before the target's own
+// parameter block: target type u8, 3 reserved bytes, base checksum u32,
+// base sequence u64 (docs/FORMAT.md, "Delta digests").
+const deltaPrefix = 16
+
+// DeltaHeader is what a delta frame says about itself.
+type DeltaHeader struct {
+	Target       envelope.Type   // the structure it updates
+	Codec        envelope.Codec  // how the XOR is coded
+	BaseSequence uint64          // the base's sequence number
+	BaseChecksum uint32          // CRC-32C of the base's words
+	Sequence     uint64          // the sequence number of the result
+	Header       envelope.Header // the result's raw frame header (parameters, count)
+}
+
+// Checksum returns the CRC-32C (Castagnoli) of d's words, little-endian:
+// how a delta names its base beside the sequence number.
+func Checksum(d *Digest) (uint32, error) {
+	p, err := d.payload()
+	if err != nil {
+		return 0, err
+	}
+	return wordsChecksum(p.words), nil
+}
+
+func wordsChecksum(words []uint64) uint32 {
+	var buf [4096]byte
+	var crc uint32
+	for len(words) > 0 {
+		n := min(len(words), len(buf)/8)
+		for i, w := range words[:n] {
+			binary.LittleEndian.PutUint64(buf[8*i:], w)
+		}
+		crc = envelope.UpdateChecksum(crc, buf[:8*n])
+		words = words[n:]
+	}
+	return crc
+}
+
+// AppendDiff appends the delta that turns base into next: the XOR of their
+// words coded by c ([Auto]: the smallest), tagged with base's sequence and
+// checksum, with next's sequence, parameters and element count. The two
+// must be the same kind of structure with the same shape, seed and scheme
+// (and counter width), and next.Sequence must exceed base.Sequence.
+func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
+	bp, err := base.payload()
+	if err != nil {
+		return dst, err
+	}
+	np, err := next.payload()
+	if err != nil {
+		return dst, err
+	}
+	if err := sameShape(base, next); err != nil {
+		return dst, err
+	}
+	if next.Sequence <= base.Sequence {
+		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, base.Sequence, next.Sequence)
+	}
+	x := np
+	x.words = make([]uint64, len(np.words))
+	for i, w := range np.words {
+		x.words[i] = w ^ bp.words[i]
+	}
+	if x.width != 0 {
+		x.width = 0 // the XOR of counters is coded as bits
+	}
+	codec, body, err := x.encode(c)
+	if err != nil {
+		return dst, err
+	}
+	h := envelope.Header{
+		Type:     envelope.TypeDelta,
+		Codec:    codec,
+		Scheme:   np.header.Scheme,
+		Seed:     np.header.Seed,
+		Sequence: next.Sequence,
+		Params:   deltaParams(np.header, wordsChecksum(bp.words), base.Sequence),
+	}
+	if codec == envelope.CodecRaw {
+		return envelope.AppendWords(dst, h, x.words)
+	}
+	return appendFrame(dst, &h, body)
+}
+
+// Diff returns the delta from base to next, as AppendDiff.
+func Diff(base, next *Digest, c Codec) ([]byte, error) { return AppendDiff(nil, base, next, c) }
+
+func deltaParams(target envelope.Header, crc uint32, baseSeq uint64) []byte {
+	p := make([]byte, deltaPrefix, deltaPrefix+len(target.Params))
+	p[0] = byte(target.Type)
+	binary.LittleEndian.PutUint32(p[4:], crc)
+	binary.LittleEndian.PutUint64(p[8:], baseSeq)
+	return append(p, target.Params...)
+}
+
+// sameShape checks that a delta between a and b is meaningful.
+func sameShape(a, b *Digest) error {
+	switch {
+	case a.Bloom != nil && b.Bloom != nil:
+		if err := a.Bloom.Compatible(b.Bloom); err != nil {
+			return fmt.Errorf("%w: %w", ErrBase, err)
+		}
+		return nil
+	case a.Counting != nil && b.Counting != nil:
+		fa, fb := a.Counting, b.Counting
+		if fa.Width() != fb.Width() || fa.MinimalIncrease() != fb.MinimalIncrease() {
+			return fmt.Errorf("%w: counters of %d and %d bits", ErrBase, fa.Width(), fb.Width())
+		}
+		if err := fa.BitView().Compatible(fb.BitView()); err != nil {
+			return fmt.Errorf("%w: %w", ErrBase, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: a delta needs two structures of one kind", ErrBase)
+}
+
+// ParseDelta parses a delta frame and returns its header and coded XOR
+// (aliasing data), without needing the base.
+func ParseDelta(data []byte, lim envelope.Limits) (DeltaHeader, []byte, error) {
+	h, body, err := envelope.Parse(data, lim)
+	if err != nil {
+		return DeltaHeader{}, nil, fmt.Errorf("digest: %w", err)
+	}
+	dh, err := DeltaFromFrame(h)
+	return dh, body, err
+}
+
+// DeltaFromFrame reads the delta parameters of a parsed delta frame.
+func DeltaFromFrame(h envelope.Header) (DeltaHeader, error) {
+	if h.Type != envelope.TypeDelta {
+		return DeltaHeader{}, fmt.Errorf("%w: a %v frame, not a delta", ErrDelta, h.Type)
+	}
+	p := h.Params
+	if len(p) < deltaPrefix {
+		return DeltaHeader{}, fmt.Errorf("%w: %d bytes of delta parameters", ErrCorrupt, len(p))
+	}
+	if p[1]|p[2]|p[3] != 0 {
+		return DeltaHeader{}, fmt.Errorf("%w: reserved delta bytes % x", ErrCorrupt, p[1:4])
+	}
+	dh := DeltaHeader{
+		Target:       envelope.Type(p[0]),
+		Codec:        h.Codec,
+		BaseChecksum: binary.LittleEndian.Uint32(p[4:]),
+		BaseSequence: binary.LittleEndian.Uint64(p[8:]),
+		Sequence:     h.Sequence,
+	}
+	if dh.Sequence <= dh.BaseSequence {
+		return dh, fmt.Errorf("%w: base %d, delta %d", ErrSequence, dh.BaseSequence, dh.Sequence)
+	}
+	dh.Header = envelope.Header{
+		Version: h.Version,
+		Type:    dh.Target,
+		Codec:   envelope.CodecRaw,
+		Scheme:  h.Scheme,
+		Seed:    h.Seed,
+		Params:  p[deltaPrefix:],
+	}
+	switch dh.Target {
+	case envelope.TypeBloom, envelope.TypeCounting:
+		return dh, nil
+	}
+	return dh, fmt.Errorf("%w: a delta of a %v", ErrCorrupt, dh.Target)
+}
+
+// Patch applies a delta frame to base and returns the new digest; base is
+// not modified. A delta made for another base (sequence, checksum, kind,
+// shape, seed or scheme) is refused with an error wrapping [ErrBase]: the
+// caller then needs a full digest. lim bounds the frame and the XOR it
+// decodes to.
+func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
+	bp, err := base.payload()
+	if err != nil {
+		return nil, err
+	}
+	dh, body, err := ParseDelta(delta, lim)
+	if err != nil {
+		return nil, err
+	}
+	if dh.BaseSequence != base.Sequence {
+		return nil, fmt.Errorf("%w: the delta is from sequence %d, the base is %d", ErrBase, dh.BaseSequence, base.Sequence)
+	}
+	if bp.header.Type != dh.Target {
+		return nil, fmt.Errorf("%w: the delta updates a %v, the base is a %v", ErrBase, dh.Target, bp.header.Type)
+	}
+	if crc := wordsChecksum(bp.words); crc != dh.BaseChecksum {
+		return nil, fmt.Errorf("%w: base checksum %08x, the delta expects %08x", ErrBase, crc, dh.BaseChecksum)
+	}
+	next, err := decodeTarget(dh, body, bp, lim)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameShape(base, next); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// decodeTarget decodes the XOR, applies it to the base's words and builds
+// the result from the delta's target header.
+func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) (*Digest, error) {
+	bits, err := targetBits(dh.Header)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBase, err)
+	}
+	if bits != bp.bits {
+		return nil, fmt.Errorf("%w: the delta is for %d bits, the base has %d", ErrBase, bits, bp.bits)
+	}
+	words, err := decodeWords(dh.Codec, body, payload{bits: bits}, lim)
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range bp.words {
+		words[i] ^= w
+	}
+	d := &Digest{Sequence: dh.Sequence, Codec: dh.Codec}
+	if dh.Target == envelope.TypeBloom {
+		d.Bloom, err = bloom.FromWords(dh.Header, words)
+	} else {
+		d.Counting, err = counting.FromWords(dh.Header, words)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// targetBits validates a delta's target header and returns the bits its
+// words hold.
+func targetBits(h envelope.Header) (uint64, error) {
+	if h.Type == envelope.TypeBloom {
+		return bloom.PayloadBits(h)
+	}
+	n, width, err := counting.PayloadCounters(h)
+	return n * uint64(width), err
+}

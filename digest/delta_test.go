@@ -1,0 +1,126 @@
+package digest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+func TestDiffPatchBloom(t *testing.T) {
+	const n = 20000
+	for _, l := range []bloom.Layout{bloom.Classic, bloom.Partitioned, bloom.Blocked, bloom.Paged} {
+		c := bloom.Config{Layout: l, M: 16 * n, K: 4, Seed: 9}
+		// 1% churn: the next version drops the first n/100 keys and adds
+		// n/100 new ones.
+		base := &Digest{Sequence: 7, Bloom: bloomWith(t, c, 0, n)}
+		next := &Digest{Sequence: 8, Bloom: bloomWith(t, c, n/100, n+n/100)}
+		full, err := Encode(next, Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, codec := range allCodecs {
+			delta, err := Diff(base, next, codec)
+			if err != nil {
+				t.Fatalf("%v %v: %v", l, codec, err)
+			}
+			got, err := Patch(base, delta, envelope.Limits{})
+			if err != nil {
+				t.Fatalf("%v %v: patch: %v", l, codec, err)
+			}
+			if !got.Bloom.Equal(next.Bloom) || got.Sequence != 8 || got.Bloom.Count() != next.Bloom.Count() {
+				t.Fatalf("%v %v: patched filter differs from next", l, codec)
+			}
+			if codec != Raw && len(delta) >= len(full)/2 {
+				t.Errorf("%v %v: delta of %d bytes at 1%% churn, full digest %d", l, codec, len(delta), len(full))
+			}
+		}
+	}
+}
+
+func TestDiffPatchCounting(t *testing.T) {
+	for _, width := range []int{4, 8, 16} {
+		c := counting.Config{M: 8192, K: 3, Width: width, Seed: 2}
+		base := &Digest{Sequence: 1, Counting: countingWith(t, c, 0, 500)}
+		next := &Digest{Sequence: 5, Counting: countingWith(t, c, 20, 520)}
+		for _, codec := range allCodecs {
+			delta, err := Diff(base, next, codec)
+			if err != nil {
+				t.Fatalf("width %d %v: %v", width, codec, err)
+			}
+			got, err := Patch(base, delta, envelope.Limits{})
+			if err != nil {
+				t.Fatalf("width %d %v: %v", width, codec, err)
+			}
+			if !got.Filter().Equal(next.Filter()) || got.Counting.Len() != next.Counting.Len() ||
+				string(u64bytes(got.Counting.Counters())) != string(u64bytes(next.Counting.Counters())) {
+				t.Fatalf("width %d %v: patched filter differs", width, codec)
+			}
+		}
+	}
+}
+
+func TestPatchRefusesOtherBase(t *testing.T) {
+	c := bloom.Config{M: 1 << 14, K: 3, Seed: 1}
+	base := &Digest{Sequence: 3, Bloom: bloomWith(t, c, 0, 1000)}
+	next := &Digest{Sequence: 4, Bloom: bloomWith(t, c, 10, 1010)}
+	delta, err := Diff(base, next, Fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]*Digest{
+		"another sequence":          {Sequence: 2, Bloom: base.Bloom},
+		"same sequence, other bits": {Sequence: 3, Bloom: bloomWith(t, c, 0, 999)},
+		"another seed":              {Sequence: 3, Bloom: bloomWith(t, bloom.Config{M: 1 << 14, K: 3, Seed: 2}, 0, 1000)},
+		"another size":              {Sequence: 3, Bloom: bloomWith(t, bloom.Config{M: 1 << 15, K: 3, Seed: 1}, 0, 1000)},
+		"a counting filter":         {Sequence: 3, Counting: countingWith(t, counting.Config{M: 1 << 14, K: 3, Seed: 1}, 0, 1000)},
+		"the next itself":           next,
+	}
+	for name, b := range cases {
+		if _, err := Patch(b, delta, envelope.Limits{}); !errors.Is(err, ErrBase) {
+			t.Errorf("%s: %v, want ErrBase", name, err)
+		}
+	}
+	// The right base still works, and was not modified by the attempts.
+	got, err := Patch(base, delta, envelope.Limits{})
+	if err != nil || !got.Bloom.Equal(next.Bloom) {
+		t.Fatalf("right base: %v", err)
+	}
+	if !base.Bloom.Equal(bloomWith(t, c, 0, 1000)) {
+		t.Fatal("Patch modified its base")
+	}
+}
+
+func TestDiffErrors(t *testing.T) {
+	c := bloom.Config{M: 1 << 12, K: 3}
+	a := &Digest{Sequence: 5, Bloom: bloomWith(t, c, 0, 10)}
+	b := &Digest{Sequence: 5, Bloom: bloomWith(t, c, 0, 20)}
+	if _, err := Diff(a, b, Fast); !errors.Is(err, ErrSequence) {
+		t.Errorf("equal sequences: %v", err)
+	}
+	b.Sequence = 6
+	other := &Digest{Sequence: 6, Bloom: bloomWith(t, bloom.Config{M: 1 << 13, K: 3}, 0, 20)}
+	if _, err := Diff(a, other, Fast); !errors.Is(err, ErrBase) {
+		t.Errorf("other shapes: %v", err)
+	}
+	delta, _ := Diff(a, b, Fast)
+	if _, err := Decode(delta, envelope.Limits{}); !errors.Is(err, ErrDelta) {
+		t.Errorf("Decode of a delta: %v, want ErrDelta", err)
+	}
+	full, _ := Encode(b, Fast)
+	if _, err := Patch(a, full, envelope.Limits{}); !errors.Is(err, ErrDelta) {
+		t.Errorf("Patch with a full digest: %v, want ErrDelta", err)
+	}
+	if _, err := Patch(a, delta, envelope.Limits{MaxPayload: 64}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Patch over the limit: %v, want ErrTooLarge", err)
+	}
+	dh, _, err := ParseDelta(delta, envelope.Limits{})
+	if err != nil || dh.BaseSequence != 5 || dh.Sequence != 6 || dh.Target != envelope.TypeBloom {
+		t.Errorf("ParseDelta: %+v %v", dh, err)
+	}
+	if crc, _ := Checksum(a); crc != dh.BaseChecksum {
+		t.Errorf("checksum %08x, delta names %08x", crc, dh.BaseChecksum)
+	}
+}

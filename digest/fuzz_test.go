@@ -1,0 +1,72 @@
+package digest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// fuzzLimits keeps every decoded array small.
+var fuzzLimits = envelope.Limits{MaxPayload: 1 << 16}
+
+func FuzzDecode(f *testing.F) {
+	for _, b := range goldenDigests(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Decode(data, fuzzLimits)
+		if err != nil {
+			return
+		}
+		// What decodes re-encodes with its codec to a digest that decodes
+		// to the same structure.
+		b, err := Encode(d, codecFor(d.Codec))
+		if err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		d2, err := Decode(b, fuzzLimits)
+		if err != nil {
+			t.Fatalf("decoding the re-encoding: %v", err)
+		}
+		if !d2.Filter().Equal(d.Filter()) {
+			t.Fatal("re-encoding changed the filter")
+		}
+	})
+}
+
+func codecFor(c envelope.Codec) Codec {
+	switch c {
+	case envelope.CodecArith:
+		return Arith
+	case envelope.CodecFast:
+		return Fast
+	}
+	return Raw
+}
+
+func FuzzPatch(f *testing.F) {
+	c := bloom.Config{M: 4096, K: 2, Seed: 11}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(f, c, 0, 150)}
+	want := append([]uint64(nil), base.Bloom.Words()...)
+	for name, b := range goldenDigests(f) {
+		if bytes.HasPrefix([]byte(name), []byte("delta")) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, delta []byte) {
+		d, err := Patch(base, delta, fuzzLimits)
+		for i, w := range base.Bloom.Words() {
+			if w != want[i] {
+				t.Fatal("Patch modified its base")
+			}
+		}
+		if err != nil {
+			return
+		}
+		if d.Sequence <= base.Sequence || d.Bloom.M() != base.Bloom.M() {
+			t.Fatalf("patched to sequence %d, %d bits", d.Sequence, d.Bloom.M())
+		}
+	})
+}
