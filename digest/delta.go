@@ -3,9 +3,11 @@ package digest
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
@@ -133,12 +135,12 @@ func ParseDelta(data []byte, lim envelope.Limits) (DeltaHeader, []byte, error) {
 	if err != nil {
 		return DeltaHeader{}, nil, fmt.Errorf("digest: %w", err)
 	}
-	dh, err := DeltaFromFrame(h)
+	dh, err := ParseDeltaHeader(h)
 	return dh, body, err
 }
 
-// DeltaFromFrame reads the delta parameters of a parsed delta frame.
-func DeltaFromFrame(h envelope.Header) (DeltaHeader, error) {
+// ParseDeltaHeader reads the delta parameters of a parsed delta frame.
+func ParseDeltaHeader(h envelope.Header) (DeltaHeader, error) {
 	if h.Type != envelope.TypeDelta {
 		return DeltaHeader{}, fmt.Errorf("%w: a %v frame, not a delta", ErrDelta, h.Type)
 	}
@@ -244,4 +246,60 @@ func targetBits(h envelope.Header) (uint64, error) {
 	}
 	n, width, err := counting.PayloadCounters(h)
 	return n * uint64(width), err
+}
+
+// Delta is a decoded delta digest, for inspection: what it says about
+// itself and the XOR it carries.
+type Delta struct {
+	DeltaHeader
+	// XOR is next XOR base in the structure's word layout (bits, or packed
+	// counters), Bits of them meaningful.
+	XOR  []uint64
+	Bits uint64
+	// PayloadBytes is the size of the coded XOR.
+	PayloadBytes int
+}
+
+// DecodeDelta parses a delta frame and decodes its XOR without a base.
+func DecodeDelta(data []byte, lim envelope.Limits) (*Delta, error) {
+	h, body, err := envelope.Parse(data, lim)
+	if err != nil {
+		return nil, fmt.Errorf("digest: %w", err)
+	}
+	return DeltaFromFrame(h, body, lim)
+}
+
+// DeltaFromFrame decodes a parsed delta frame and its XOR without a base.
+func DeltaFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Delta, error) {
+	dh, err := ParseDeltaHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	bits, err := targetBits(dh.Header)
+	if err != nil {
+		return nil, err
+	}
+	words, err := decodeWords(dh.Codec, body, payload{bits: bits}, lim)
+	if err != nil {
+		return nil, err
+	}
+	return &Delta{DeltaHeader: dh, XOR: words, Bits: bits, PayloadBytes: len(body)}, nil
+}
+
+// Changed returns the number of bits that differ between base and next.
+func (d *Delta) Changed() uint64 {
+	var n int
+	for _, w := range d.XOR {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
+}
+
+// EntropyBits returns Bits·H(q), q the fraction of bits changed: the size
+// the paper's delta model ([params.DeltaBits]) predicts for an ideal coder.
+func (d *Delta) EntropyBits() float64 {
+	if d.Bits == 0 {
+		return 0
+	}
+	return float64(d.Bits) * entropy.Entropy(float64(d.Changed())/float64(d.Bits))
 }

@@ -124,3 +124,30 @@ func TestDiffErrors(t *testing.T) {
 		t.Errorf("checksum %08x, delta names %08x", crc, dh.BaseChecksum)
 	}
 }
+
+func TestDecodeDelta(t *testing.T) {
+	c := bloom.Config{M: 1 << 14, K: 3, Seed: 4}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 1000)}
+	next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, 50, 1050)}
+	delta, err := Diff(base, next, Arith)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DecodeDelta(delta, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want uint64
+	for i, w := range base.Bloom.Words() {
+		x := w ^ next.Bloom.Words()[i]
+		for ; x != 0; x &= x - 1 {
+			want++
+		}
+	}
+	if d.Changed() != want || d.Bits != 1<<14 || d.Codec != envelope.CodecArith {
+		t.Fatalf("changed %d bits of %d, want %d of %d", d.Changed(), d.Bits, want, 1<<14)
+	}
+	if over := float64(8*d.PayloadBytes) - d.EntropyBits(); over < 0 || over > 8*16 {
+		t.Errorf("arith delta %d bytes, entropy %.0f bits", d.PayloadBytes, d.EntropyBits())
+	}
+}

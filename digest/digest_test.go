@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"testing"
 
@@ -270,5 +271,26 @@ func TestGolden(t *testing.T) {
 		if !bytes.Equal(b, want) {
 			t.Errorf("%s: encoding differs from %s; if the format changed on purpose, bump the version and run -args -update", name, path)
 		}
+	}
+}
+
+func TestEntropyBits(t *testing.T) {
+	f := bloomWith(t, bloom.Config{M: 1 << 16, K: 2}, 0, 5000)
+	d := &Digest{Bloom: f}
+	if got, want := d.EntropyBits(), float64(f.M())*entropy.Entropy(f.FillRatio()); got != want {
+		t.Errorf("bloom: %v, want %v", got, want)
+	}
+	c, _ := counting.New(counting.Config{M: 64, K: 1})
+	// 64 counters: 32 at 0, 32 at 1 → 64 bits of order-0 entropy.
+	for i := 0; c.BitView().SetBits() < 32; i++ {
+		if c.Count(key(i)) == 0 {
+			c.Add(key(i))
+		}
+	}
+	if got := (&Digest{Counting: c}).EntropyBits(); math.Abs(got-64) > 1e-9 {
+		t.Errorf("counting: %v bits, want 64", got)
+	}
+	if (&Digest{}).EntropyBits() != 0 {
+		t.Error("empty digest")
 	}
 }

@@ -37,6 +37,10 @@ flags:
   --json           print one JSON object instead of a table
   --fpset          compare a fingerprint set with a Bloom filter instead
                    (see "bloomcast calc --fpset -h")
+  --transmit Z     the compressed filter with the lowest rate that can be
+                   sent in Z bits per key (see "bloomcast calc --compressed -h")
+  --compressed     with -n and -p: the compressed filter with the smallest
+                   message at rate P
 `,
 	run: runCalc,
 }
@@ -73,6 +77,9 @@ type calcShape struct {
 func runCalc(e *env, args []string) error {
 	if wantsFPSet(args) { // calc_fpset.go
 		return runCalcFPSet(e, args)
+	}
+	if wantsTransmit(args) { // calc_transmit.go
+		return runCalcTransmit(e, args)
 	}
 	fs := newFlagSet("calc")
 	var n, m, blockBits countValue

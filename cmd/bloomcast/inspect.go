@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/squid"
 )
@@ -15,12 +16,16 @@ var inspectCommand = &command{
 
 Describe the filter in FILE ("-": standard input): format version,
 structure type, codec, hashing scheme and seed, layout, m, k, block size,
-sizes, count, set bits, fill ratio, the count estimated from the bits,
+sizes, the payload against its entropy bound (m·H(p), p the fraction of
+bits set; for counters the order-0 entropy), count, set bits, fill ratio, the count estimated from the bits,
 the false-positive rate now (from the bits), the rate the model predicts
 at the recorded count, and bits per key. For a counting filter, also the
 counter width and mode, the saturated counters, the bound on overflow at
 the recorded count, and the histogram of counter values; its bits are
 those of its bit view (the non-zero counters), and m counts counters.
+For a delta digest: the sequences and checksum it names, the structure it
+updates, the bits it changes and its size against the entropy of the
+changes.
 
 flags:
   --json   print one JSON object instead of text
@@ -31,19 +36,25 @@ flags:
 // inspectReport is what inspect prints; its JSON form is a stable
 // interface for scripts.
 type inspectReport struct {
-	File                       string   `json:"file"`
-	FormatVersion              uint16   `json:"format_version"`
-	Type                       string   `json:"type"`
-	Codec                      string   `json:"codec"`
-	HashScheme                 string   `json:"hash_scheme"`
-	HashSchemeID               uint8    `json:"hash_scheme_id"`
-	Seed                       uint64   `json:"seed"`
-	Layout                     string   `json:"layout"`
-	M                          uint64   `json:"m"`
-	K                          int      `json:"k"`
-	BlockBits                  uint64   `json:"block_bits"`
-	SizeBytes                  int      `json:"size_bytes"`
-	EncodedBytes               int64    `json:"encoded_bytes"`
+	File          string `json:"file"`
+	FormatVersion uint16 `json:"format_version"`
+	Type          string `json:"type"`
+	Codec         string `json:"codec"`
+	Sequence      uint64 `json:"sequence"`
+	HashScheme    string `json:"hash_scheme"`
+	HashSchemeID  uint8  `json:"hash_scheme_id"`
+	Seed          uint64 `json:"seed"`
+	Layout        string `json:"layout"`
+	M             uint64 `json:"m"`
+	K             int    `json:"k"`
+	BlockBits     uint64 `json:"block_bits"`
+	SizeBytes     int    `json:"size_bytes"`
+	EncodedBytes  int64  `json:"encoded_bytes"`
+	PayloadBytes  int64  `json:"payload_bytes"`
+	// EntropyBytes is m·H(p̂)/8 (counters: n·H₀/8), what no coder of the
+	// model beats; EntropyRatio is PayloadBytes/EntropyBytes.
+	EntropyBytes               float64  `json:"entropy_bytes"`
+	EntropyRatio               *float64 `json:"entropy_ratio"` // null when the entropy is 0
 	Count                      uint64   `json:"count"`
 	SetBits                    uint64   `json:"set_bits"`
 	FillRatio                  float64  `json:"fill_ratio"`
@@ -82,9 +93,12 @@ func runInspect(e *env, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one FILE, got %d arguments", len(args))
 	}
-	lf, err := e.openFilter(args[0])
+	lf, err := e.open(args[0])
 	if err != nil {
 		return err
+	}
+	if lf.delta != nil {
+		return inspectDelta(e, args[0], lf, asJSON)
 	}
 	f, h := lf.filter, lf.header
 	r := inspectReport{
@@ -92,6 +106,7 @@ func runInspect(e *env, args []string) error {
 		FormatVersion:              h.Version,
 		Type:                       h.Type.String(),
 		Codec:                      h.Codec.String(),
+		Sequence:                   h.Sequence,
 		HashScheme:                 schemeNames[hashing.SchemeID(h.Scheme)],
 		HashSchemeID:               h.Scheme,
 		Seed:                       h.Seed,
@@ -101,6 +116,8 @@ func runInspect(e *env, args []string) error {
 		BlockBits:                  f.BlockBits(),
 		SizeBytes:                  f.SizeBytes(),
 		EncodedBytes:               lf.size,
+		PayloadBytes:               lf.payloadBytes(),
+		EntropyBytes:               lf.entropyBits / 8,
 		Count:                      f.Count(),
 		SetBits:                    f.SetBits(),
 		FillRatio:                  f.FillRatio(),
@@ -116,6 +133,7 @@ func runInspect(e *env, args []string) error {
 	}
 	if d := lf.squid; d != nil {
 		r.Type, r.Codec, r.Count = "squid cache digest", "raw", uint64(d.Header.Count)
+		r.PayloadBytes, r.EntropyBytes = int64(d.Header.MaskSize), float64(f.M())*entropy.Entropy(f.FillRatio())/8
 		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(r.Count)
 		r.Squid = &squidReport{Version: d.Header.Version, RequiredVersion: d.Header.RequiredVersion,
 			Capacity: d.Header.Capacity, DelCount: d.Header.DelCount, MaskSize: d.Header.MaskSize,
@@ -128,6 +146,10 @@ func runInspect(e *env, args []string) error {
 		bpk := f.Shape().BitsPerKey(r.Count)
 		r.BitsPerKey = &bpk
 	}
+	if r.EntropyBytes > 0 {
+		ratio := float64(r.PayloadBytes) / r.EntropyBytes
+		r.EntropyRatio = &ratio
+	}
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -137,6 +159,7 @@ func runInspect(e *env, args []string) error {
 	kv.add("format version", strconv.Itoa(int(r.FormatVersion)))
 	kv.add("structure", r.Type)
 	kv.add("codec", r.Codec)
+	kv.add("sequence", strconv.FormatUint(r.Sequence, 10))
 	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
 	kv.add("layout", r.Layout)
 	kv.add("m", fmt.Sprintf("%d bits", r.M))
@@ -151,6 +174,7 @@ func runInspect(e *env, args []string) error {
 		what = "counters and bits"
 	}
 	kv.add("size", fmt.Sprintf("%d bytes of %s, %d bytes encoded (%s)", r.SizeBytes, what, r.EncodedBytes, humanBytes(r.EncodedBytes)))
+	kv.add("payload", payloadLine(r.PayloadBytes, r.EntropyBytes, r.EntropyRatio))
 	kv.add("count", fmt.Sprintf("%d keys added (duplicates included)", r.Count))
 	kv.add("set bits", strconv.FormatUint(r.SetBits, 10))
 	kv.add("fill ratio", strconv.FormatFloat(r.FillRatio, 'f', 4, 64))
@@ -159,16 +183,24 @@ func runInspect(e *env, args []string) error {
 	kv.add("predicted rate", rate(r.PredictedFalsePositiveRate)+" at the recorded count (params model)")
 	if r.BitsPerKey != nil {
 		kv.add("bits per key", strconv.FormatFloat(*r.BitsPerKey, 'f', 3, 64)+" at the recorded count")
+	} else {
+		kv.add("bits per key", "- (empty filter)")
 	}
 	if s := r.Squid; s != nil {
 		kv.add("squid versions", fmt.Sprintf("%d (requires %d)", s.Version, s.RequiredVersion))
 		kv.add("squid capacity", fmt.Sprintf("%d entries at %d bits each, %d deletions", s.Capacity, s.BitsPerEntry, s.DelCount))
 		kv.add("usable by squid", strconv.FormatBool(s.Usable)+" (at most 65% of bits set)")
-	} else {
-		kv.add("bits per key", "- (empty filter)")
 	}
 	if r.Counting != nil {
 		addCountingLines(&kv, r.Counting, r.M)
 	}
 	return kv.write(e.stdout)
+}
+
+// payloadLine describes the payload against its entropy.
+func payloadLine(payload int64, entropyBytes float64, ratio *float64) string {
+	if ratio == nil {
+		return fmt.Sprintf("%d bytes (the content has no entropy: constant)", payload)
+	}
+	return fmt.Sprintf("%d bytes, %.4f × the entropy bound of %.0f bytes", payload, *ratio, entropyBytes)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/squid"
@@ -31,6 +32,29 @@ type loadedFilter struct {
 	// squid is the Squid Cache Digest, nil for bloomcast files. Its mask
 	// is filter, with Squid's MD5 probes.
 	squid *squid.Digest
+	// delta is set, and filter is nil, for a delta digest (only open
+	// returns those; openFilter refuses them).
+	delta *digest.Delta
+	// entropyBits is the structure's m·H(p̂) (or the counters' order-0
+	// entropy), the yardstick inspect compares the payload with.
+	entropyBits float64
+}
+
+// digest returns the structure as a digest.Digest, with its sequence.
+func (lf *loadedFilter) digest() *digest.Digest {
+	d := &digest.Digest{Sequence: lf.header.Sequence, Codec: lf.header.Codec}
+	if lf.counting != nil {
+		d.Counting = lf.counting
+	} else {
+		d.Bloom = lf.filter
+	}
+	return d
+}
+
+// payloadBytes is the size of the frame's payload: the encoding less the
+// frame's header, parameters and checksum.
+func (lf *loadedFilter) payloadBytes() int64 {
+	return lf.size - int64(envelope.HeaderSize+len(lf.header.Params)+envelope.TrailerSize)
 }
 
 // contains asks the filter about a key. Squid digests hold store keys, so
@@ -50,14 +74,29 @@ func (lf *loadedFilter) contains(key []byte) bool {
 
 // openFilter reads the filter at path ("-": standard input). Every command
 // that reads a filter goes through here, so a new encoding or structure
-// type plugs in at this one place.
+// type plugs in at this one place. Compressed digests are read directly;
+// a delta digest is refused with a pointer to patch.
+func (e *env) openFilter(path string) (*loadedFilter, error) {
+	lf, err := e.open(path)
+	if err == nil && lf.delta != nil {
+		d := lf.delta
+		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
+			d.BaseSequence, d.Sequence))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lf, nil
+}
+
+// open reads a filter or a delta digest at path.
 //
 // The input is untrusted: the envelope checks every length before
 // allocating and grows its buffer only as bytes arrive; the payload limit
 // is the envelope's default, raised to the file's own size for a larger
 // regular file (a frame cannot hold more than the bytes present); and
 // nothing may follow the frame.
-func (e *env) openFilter(path string) (*loadedFilter, error) {
+func (e *env) open(path string) (*loadedFilter, error) {
 	var r io.Reader = e.stdin
 	var lim envelope.Limits
 	if path != "-" {
@@ -92,25 +131,29 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 	if err != nil {
 		return nil, fileErr(path, err)
 	}
-	var f *bloom.Filter
-	var cf *counting.Filter
+	if err := expectEOF(br); err != nil {
+		return nil, fileErr(path, err)
+	}
+	lf := &loadedFilter{path: path, header: h, size: n}
 	switch h.Type {
-	case envelope.TypeBloom:
-		f, err = bloom.FromFrame(h, payload)
-	case envelope.TypeCounting:
-		if cf, err = counting.FromFrame(h, payload); err == nil {
-			f = cf.BitView().Clone()
+	case envelope.TypeBloom, envelope.TypeCounting:
+		var d *digest.Digest
+		if d, err = digest.FromFrame(h, payload, lim); err != nil {
+			break
 		}
+		lf.filter, lf.counting, lf.entropyBits = d.Bloom, d.Counting, d.EntropyBits()
+		if d.Counting != nil {
+			lf.filter = d.Counting.BitView().Clone()
+		}
+	case envelope.TypeDelta:
+		lf.delta, err = digest.DeltaFromFrame(h, payload, lim)
 	default:
 		err = fmt.Errorf("holds a %v, not a Bloom filter", h.Type)
 	}
 	if err != nil {
 		return nil, fileErr(path, err)
 	}
-	if err := expectEOF(br); err != nil {
-		return nil, fileErr(path, err)
-	}
-	return &loadedFilter{path: path, header: h, size: n, filter: f, counting: cf}, nil
+	return lf, nil
 }
 
 // openSquid reads a Squid Cache Digest body (what a Squid serves at

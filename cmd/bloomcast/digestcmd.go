@@ -1,0 +1,238 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// The digest commands: compress, decompress, diff, patch. The coding is
+// package digest's; these only read, write and choose.
+
+var compressCommand = &command{
+	name:    "compress",
+	summary: "entropy-code a filter for sending",
+	usage: `usage: bloomcast compress [--codec C] [--seq N] -o OUT FILE
+
+Write the filter in FILE (Bloom or counting, raw or already compressed) to
+OUT as a compressed digest. Every bloomcast command reads compressed
+digests directly. Codecs:
+
+  auto    the smallest of the ones below (default)
+  arith   adaptive arithmetic coder: the smallest, 10–20 MB/s
+  fast    rANS with the array's density (counters: order-0 rANS):
+          within ~30 bytes of arith, hundreds of MB/s
+  raw     no coding (what build writes)
+
+flags:
+  --codec C   auto, arith, fast or raw (default auto)
+  --seq N     the digest's sequence number (default: keep FILE's)
+  -o OUT      output file (required; "-" for standard output)
+`,
+	run: func(e *env, args []string) error { return recode(e, "compress", digest.Auto, args) },
+}
+
+var decompressCommand = &command{
+	name:    "decompress",
+	summary: "write a compressed digest back raw",
+	usage: `usage: bloomcast decompress -o OUT FILE
+
+Write the filter in FILE to OUT uncoded (the raw codec, as build writes
+it), keeping its sequence number.
+
+flags:
+  -o OUT   output file (required; "-" for standard output)
+`,
+	run: func(e *env, args []string) error { return recode(e, "decompress", digest.Raw, args) },
+}
+
+// recode reads a filter and writes it with another codec.
+func recode(e *env, name string, codec digest.Codec, args []string) error {
+	fs := newFlagSet(name)
+	var out, codecName string
+	var seq countValue
+	fs.StringVar(&out, "o", "", "")
+	if name == "compress" {
+		fs.StringVar(&codecName, "codec", "auto", "")
+		fs.Var(&seq, "seq", "")
+	}
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE, got %d arguments", len(args))
+	}
+	if codecName != "" {
+		if codec, err = digest.ParseCodec(codecName); err != nil {
+			return usagef("--codec: %v", err)
+		}
+	}
+	lf, err := e.openFilter(args[0])
+	if err != nil {
+		return err
+	}
+	if lf.squid != nil {
+		return fileErr(args[0], errors.New("a Squid cache digest: compress and decompress read bloomcast filters"))
+	}
+	d := lf.digest()
+	if flagSet(fs, "seq") {
+		d.Sequence = uint64(seq)
+	}
+	b, err := digest.Encode(d, codec)
+	if err != nil {
+		return fileErr(args[0], err)
+	}
+	return e.writeFilter(out, frameBytes(b))
+}
+
+// frameBytes writes an encoded frame as it is.
+type frameBytes []byte
+
+func (b frameBytes) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+var diffCommand = &command{
+	name:    "diff",
+	summary: "write the delta digest between two versions of a filter",
+	usage: `usage: bloomcast diff [--codec C] [-o OUT] OLD NEW
+
+Write the delta that turns the filter OLD into NEW: their XOR, coded like
+a digest (see "bloomcast compress -h" for the codecs), tagged with OLD's
+sequence number and checksum so that "bloomcast patch" applies it to OLD
+only. The two must have the same shape, seed and hashing scheme. The
+delta's sequence is NEW's, or OLD's plus one if NEW's is not greater.
+
+flags:
+  --codec C   auto, arith, fast or raw (default auto)
+  -o OUT      output file (default "-", standard output)
+`,
+	run: runDiff,
+}
+
+func runDiff(e *env, args []string) error {
+	fs := newFlagSet("diff")
+	out, codecName := "-", "auto"
+	fs.StringVar(&out, "o", "-", "")
+	fs.StringVar(&codecName, "codec", "auto", "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
+		return usagef("want OLD and NEW, got %d arguments", len(args))
+	}
+	codec, err := digest.ParseCodec(codecName)
+	if err != nil {
+		return usagef("--codec: %v", err)
+	}
+	files := make([]*digest.Digest, 2)
+	for i, path := range args {
+		lf, err := e.openFilter(path)
+		if err != nil {
+			return err
+		}
+		if lf.squid != nil {
+			return fileErr(path, errors.New("a Squid cache digest: diff reads bloomcast filters"))
+		}
+		files[i] = lf.digest()
+	}
+	base, next := files[0], files[1]
+	if next.Sequence <= base.Sequence {
+		next.Sequence = base.Sequence + 1
+	}
+	b, err := digest.Diff(base, next, codec)
+	if err != nil {
+		return fmt.Errorf("%s and %s: %w", displayName(args[0]), displayName(args[1]), err)
+	}
+	return e.writeFilter(out, frameBytes(b))
+}
+
+var patchCommand = &command{
+	name:    "patch",
+	summary: "apply a delta digest to its base",
+	usage: `usage: bloomcast patch [--codec C] [-o OUT] BASE DELTA
+
+Apply the delta digest DELTA (from "bloomcast diff") to the filter BASE
+and write the new filter. A delta made for another base (another sequence
+number, contents, shape, seed or scheme) is refused with exit status 2:
+fetch a full digest instead.
+
+flags:
+  --codec C   codec of the output: raw (default), auto, arith or fast
+  -o OUT      output file (default "-", standard output)
+`,
+	run: runPatch,
+}
+
+func runPatch(e *env, args []string) error {
+	fs := newFlagSet("patch")
+	out, codecName := "-", "raw"
+	fs.StringVar(&out, "o", "-", "")
+	fs.StringVar(&codecName, "codec", "raw", "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
+		return usagef("want BASE and DELTA, got %d arguments", len(args))
+	}
+	codec, err := digest.ParseCodec(codecName)
+	if err != nil {
+		return usagef("--codec: %v", err)
+	}
+	base, err := e.openFilter(args[0])
+	if err != nil {
+		return err
+	}
+	if base.squid != nil {
+		return fileErr(args[0], errors.New("a Squid cache digest: patch applies bloomcast deltas"))
+	}
+	delta, lim, err := e.readAll(args[1])
+	if err != nil {
+		return err
+	}
+	next, err := digest.Patch(base.digest(), delta, lim)
+	if err != nil {
+		return fileErr(args[1], err)
+	}
+	b, err := digest.Encode(next, codec)
+	if err != nil {
+		return err
+	}
+	return e.writeFilter(out, frameBytes(b))
+}
+
+// readAll reads the whole file at path ("-": standard input), refusing
+// more than the envelope's default payload limit, and returns it with the
+// limits to decode it with.
+func (e *env) readAll(path string) ([]byte, envelope.Limits, error) {
+	var lim envelope.Limits
+	var r io.Reader = e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, lim, fileErr(path, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	max := int64(lim.Payload()) + envelope.HeaderSize + envelope.MaxParams + envelope.TrailerSize
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, lim, fileErr(path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, lim, fileErr(path, fmt.Errorf("larger than %d bytes", max))
+	}
+	return b, lim, nil
+}
