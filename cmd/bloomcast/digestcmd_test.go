@@ -137,3 +137,24 @@ func TestCalcTransmit(t *testing.T) {
 }
 
 func near(got, want, tol float64) bool { return got >= want-tol && got <= want+tol }
+
+func TestSimCompress(t *testing.T) {
+	var rows []compressSimRow
+	out := ok(t, "", "sim", "compress", "--n", "20000", "--trials", "3", "--queries", "20000", "--shapes", "48:3,14:2", "--json")
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].K != 3 || rows[1].M != 14*20000 {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, r := range rows {
+		if r.MeanOverIdeal < 0.99 || r.MeanOverIdeal > 1.01 || r.Codecs["arith"] != 3 {
+			t.Errorf("%+v", r)
+		}
+	}
+	text := ok(t, "", "sim", "compress", "--n", "2000", "--trials", "2", "--queries", "100", "--codec", "fast", "--shapes", "14:2")
+	if !strings.Contains(text, "mean/ideal") {
+		t.Fatalf("table:\n%s", text)
+	}
+	usageFails(t, "sim: --shapes: \"14\" is not m/n:k", "sim", "compress", "--shapes", "14")
+}

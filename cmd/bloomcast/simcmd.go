@@ -73,15 +73,16 @@ flags:
 
 var simCommand = &command{
 	name:    "sim",
-	summary: "simulate SPIE IP traceback and in-packet loop detection",
+	summary: "simulate SPIE IP traceback, in-packet loop detection and compressed digests",
 	usage: `usage: bloomcast sim traceback [FLAGS]
        bloomcast sim loops [FLAGS]
+       bloomcast sim compress [FLAGS]
 
 Network applications of Bloom filters, simulated with built-in defaults;
 each run takes seconds and depends only on its seed. docs/SIMULATIONS.md
 explains the models and the figures.
 
-` + indentUsage(tracebackUsage) + "\n" + indentUsage(loopsUsage),
+` + indentUsage(tracebackUsage) + "\n" + indentUsage(loopsUsage) + "\n" + indentUsage(compressSimUsage),
 	run: runSim,
 }
 
@@ -98,7 +99,7 @@ func indentUsage(u string) string {
 
 func runSim(e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("missing traceback or loops")
+		return usagef("missing traceback, loops or compress")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
@@ -107,8 +108,10 @@ func runSim(e *env, args []string) error {
 		return subHelp(e, tracebackUsage, runTraceback(e, args[1:]))
 	case "loops":
 		return subHelp(e, loopsUsage, runLoops(e, args[1:]))
+	case "compress":
+		return subHelp(e, compressSimUsage, runSimCompress(e, args[1:]))
 	}
-	return usagef("unknown simulation %q (want traceback or loops)", args[0])
+	return usagef("unknown simulation %q (want traceback, loops or compress)", args[0])
 }
 
 // subHelp prints a subcommand's own usage when it was asked for.
