@@ -269,6 +269,11 @@ func (f *Filter) Scheme() hashing.Scheme { return f.scheme }
 // EstimateCount estimates distinct keys from the bits instead.
 func (f *Filter) Count() uint64 { return f.count }
 
+// SetCount sets the recorded count, which the encoding carries and the
+// estimates use. It is metadata, so it may be set on a read-only view
+// (a counting filter's published bit view records the keys it holds).
+func (f *Filter) SetCount(n uint64) { f.count = n }
+
 // SizeBytes returns the size of the bit array in bytes.
 func (f *Filter) SizeBytes() int { return len(f.words) * 8 }
 

@@ -70,14 +70,35 @@ func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
 	if next.Sequence <= base.Sequence {
 		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, base.Sequence, next.Sequence)
 	}
-	x := np
-	x.words = make([]uint64, len(np.words))
+	xor := make([]uint64, len(np.words))
 	for i, w := range np.words {
-		x.words[i] = w ^ bp.words[i]
+		xor[i] = w ^ bp.words[i]
 	}
-	if x.width != 0 {
-		x.width = 0 // the XOR of counters is coded as bits
+	return appendDelta(dst, np, base.Sequence, wordsChecksum(bp.words), xor, next.Sequence, c)
+}
+
+// AppendDeltaXOR appends the delta to next from a base the caller no
+// longer holds in full, given the base's sequence number and checksum
+// ([Checksum]) and xor, next's words XOR the base's (as many words as
+// next's). A publisher that keeps only the changes between its versions
+// uses it; the result is byte for byte what AppendDiff would write.
+func AppendDeltaXOR(dst []byte, next *Digest, baseSequence uint64, baseChecksum uint32, xor []uint64, c Codec) ([]byte, error) {
+	np, err := next.payload()
+	if err != nil {
+		return dst, err
 	}
+	if len(xor) != len(np.words) {
+		return dst, fmt.Errorf("%w: %d XOR words for a structure of %d", ErrBase, len(xor), len(np.words))
+	}
+	if next.Sequence <= baseSequence {
+		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, baseSequence, next.Sequence)
+	}
+	return appendDelta(dst, np, baseSequence, baseChecksum, xor, next.Sequence, c)
+}
+
+// appendDelta codes xor as the delta frame to np.
+func appendDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, xor []uint64, seq uint64, c Codec) ([]byte, error) {
+	x := payload{words: xor, bits: np.bits} // the XOR of counters is coded as bits
 	codec, body, err := x.encode(c)
 	if err != nil {
 		return dst, err
@@ -87,11 +108,11 @@ func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
 		Codec:    codec,
 		Scheme:   np.header.Scheme,
 		Seed:     np.header.Seed,
-		Sequence: next.Sequence,
-		Params:   deltaParams(np.header, wordsChecksum(bp.words), base.Sequence),
+		Sequence: seq,
+		Params:   deltaParams(np.header, baseCRC, baseSeq),
 	}
 	if codec == envelope.CodecRaw {
-		return envelope.AppendWords(dst, h, x.words)
+		return envelope.AppendWords(dst, h, xor)
 	}
 	return appendFrame(dst, &h, body)
 }

@@ -151,3 +151,25 @@ func TestDecodeDelta(t *testing.T) {
 		t.Errorf("arith delta %d bytes, entropy %.0f bits", d.PayloadBytes, d.EntropyBits())
 	}
 }
+
+func TestAppendDeltaXOR(t *testing.T) {
+	c := bloom.Config{M: 1 << 14, K: 3, Seed: 4}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 1000)}
+	next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, 50, 1050)}
+	want, _ := Diff(base, next, Fast)
+	xor := make([]uint64, len(base.Bloom.Words()))
+	for i := range xor {
+		xor[i] = base.Bloom.Words()[i] ^ next.Bloom.Words()[i]
+	}
+	crc, _ := Checksum(base)
+	got, err := AppendDeltaXOR(nil, next, 1, crc, xor, Fast)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("AppendDeltaXOR differs from Diff (%v)", err)
+	}
+	if _, err := AppendDeltaXOR(nil, next, 1, crc, xor[1:], Fast); !errors.Is(err, ErrBase) {
+		t.Errorf("short XOR: %v", err)
+	}
+	if _, err := AppendDeltaXOR(nil, next, 2, crc, xor, Fast); !errors.Is(err, ErrSequence) {
+		t.Errorf("same sequence: %v", err)
+	}
+}
