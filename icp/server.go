@@ -1,0 +1,163 @@
+package icp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"time"
+)
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	// Lookup reports whether the cache holds a URL; required. It runs on
+	// the serving goroutine for every allowed query and must not block:
+	// the querier is waiting, and RFC 2186 §3 forbids delaying a reply
+	// even for an RTT measurement.
+	Lookup func(url string) bool
+	// Allow reports whether a peer may query this cache; nil allows
+	// everyone. A peer not allowed gets ICP_OP_DENIED (RFC 2186 §2).
+	Allow func(peer netip.AddrPort) bool
+	// NoFetch, when it returns true, turns misses into
+	// ICP_OP_MISS_NOFETCH: "up, but do not fetch this from me now", for
+	// example while the store is rebuilt (RFC 2186 §2). Nil means never.
+	NoFetch func() bool
+	// Logger receives start, stop and (at debug level) dropped
+	// datagrams; nil discards.
+	Logger *slog.Logger
+	// Limits bounds the queries accepted; the zero value applies the
+	// defaults.
+	Limits Limits
+}
+
+// Server answers ICP queries (RFC 2186 §2, and RFC 2187 on how caches
+// use them): a query gets ICP_OP_HIT or ICP_OP_MISS
+// (or ICP_OP_MISS_NOFETCH) from Lookup, ICP_OP_DENIED if Allow refuses
+// the peer, and ICP_OP_ERR if its URL is unusable; the reply copies the
+// query's request number and URL, is version 2 (as Squid answers version
+// 3 queries too), and sets no option flags, so it never claims an RTT it
+// was not asked for (RFC 2186 §3). Anything else is dropped unanswered
+// and counted. One Server may serve several sockets at once.
+type Server struct {
+	cfg   ServerConfig
+	log   *slog.Logger
+	stats serverCounters
+}
+
+// NewServer validates cfg and returns a Server.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Lookup == nil {
+		return nil, fmt.Errorf("%w: ServerConfig.Lookup is required", ErrConfig)
+	}
+	if cfg.Limits.MaxMessage < 0 || cfg.Limits.MaxURL < 0 {
+		return nil, fmt.Errorf("%w: negative limits %+v", ErrConfig, cfg.Limits)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Server{cfg: cfg, log: log}, nil
+}
+
+// Stats returns a snapshot of the server's counters.
+func (s *Server) Stats() ServerStats { return s.stats.snapshot() }
+
+// Serve answers queries arriving on conn, a UDP socket, until ctx is
+// done or conn is closed, either of which returns nil; any other read
+// error is returned. Serve does not close conn. To stop it, Serve sets
+// a read deadline in the past, and clears it again before returning, so
+// conn may be served again.
+func (s *Server) Serve(ctx context.Context, conn net.PacketConn) error {
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		conn.SetReadDeadline(time.Now())
+	})
+	defer func() {
+		if !stop() {
+			<-fired
+			conn.SetReadDeadline(time.Time{})
+		}
+	}()
+	s.log.Info("icp: serving", "addr", conn.LocalAddr())
+	buf := make([]byte, readBufferSize)
+	var out []byte
+	for {
+		n, from, err := readFrom(conn, buf)
+		switch {
+		case err == nil:
+			out = s.handle(conn, buf[:n], from, out)
+		case ctx.Err() != nil || errors.Is(err, net.ErrClosed):
+			s.log.Info("icp: stopped serving", "addr", conn.LocalAddr())
+			return nil
+		case transient(err):
+		default:
+			return fmt.Errorf("icp: serving %v: %w", conn.LocalAddr(), err)
+		}
+	}
+}
+
+// handle answers one datagram; out is scratch space for the reply,
+// returned for reuse.
+func (s *Server) handle(conn net.PacketConn, in []byte, from netip.AddrPort, out []byte) []byte {
+	s.stats.received(len(in))
+	q, err := Decode(in, s.cfg.Limits)
+	if err != nil {
+		s.stats.malformed.Add(1)
+		s.log.Debug("icp: dropped a datagram", "from", from, "err", err)
+		return out
+	}
+	if q.Opcode != OpQuery {
+		// RFC 2186 §2 lists the replies a query gets; a reply, an
+		// echo or a query's answer arriving here is not ours to answer.
+		s.stats.ignored.Add(1)
+		s.log.Debug("icp: ignored a message that is not a query", "from", from, "opcode", q.Opcode)
+		return out
+	}
+	s.stats.queries.Add(1)
+	op := s.answer(q.URL, from)
+	out, err = AppendMessage(out[:0], Message{Opcode: op, RequestNumber: q.RequestNumber, URL: q.URL})
+	if err != nil {
+		// Only a query over RFC 2186's 16 KiB leaves no room for its reply.
+		s.stats.sendFailures.Add(1)
+		s.log.Debug("icp: cannot reply", "to", from, "err", err)
+		return out
+	}
+	if err := writeTo(conn, out, from); err != nil {
+		s.stats.sendFailures.Add(1)
+		s.log.Debug("icp: cannot reply", "to", from, "err", err)
+		return out
+	}
+	s.stats.sent(len(out))
+	switch op {
+	case OpHit:
+		s.stats.hits.Add(1)
+	case OpMiss:
+		s.stats.misses.Add(1)
+	case OpMissNoFetch:
+		s.stats.noFetch.Add(1)
+	case OpDenied:
+		s.stats.denied.Add(1)
+	case OpErr:
+		s.stats.errs.Add(1)
+	}
+	return out
+}
+
+// answer chooses the reply opcode for a query.
+func (s *Server) answer(url string, from netip.AddrPort) Opcode {
+	switch {
+	case s.cfg.Allow != nil && !s.cfg.Allow(from):
+		return OpDenied
+	case !usableURL(url):
+		return OpErr
+	case s.cfg.Lookup(url):
+		return OpHit
+	case s.cfg.NoFetch != nil && s.cfg.NoFetch():
+		return OpMissNoFetch
+	}
+	return OpMiss
+}
