@@ -61,6 +61,7 @@ func init() {
 		diffCommand,
 		patchCommand,
 		bloomierCommand,
+		mhtCommand,
 		demoCommand,
 		simCommand,
 		versionCommand,

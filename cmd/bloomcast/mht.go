@@ -1,0 +1,309 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+const mhtFlags = `flags:
+  --n N             items inserted (default 10000)
+  --levels D        sub-tables (default 5)
+  --first F         buckets of the first sub-table per item (default 3)
+  --ratio R         size ratio of successive sub-tables (default 0.5)
+  --sizes LIST      explicit comma-separated sub-table sizes (instead of
+                    --levels, --first and --ratio)
+  --summaries LIST  comma-separated summaries: song, interp, sf,
+                    counting-sf, mbf, counting-mbf (default all)
+  --sf-cells C      single-filter cells per item (default 6)
+  --sf-k K          single-filter hash functions (default 10)
+  --mbf-bits B      bits per item of the first Bloom filter (default 12)
+  --mbf-fail P      expected mistyped items the later Bloom filters are
+                    sized for, together (default 0.001)
+  --interp-bits B   interpolation-search hash bits (default 64 - log2 d)
+  --counter-bits C  counter width of Song's summary and the counting
+                    summaries (default 4)
+  --json            print one JSON object
+`
+
+var mhtCommand = &command{
+	name:    "mht",
+	summary: "multilevel hash tables and their summaries: calculate, simulate",
+	usage: `usage: bloomcast mht calc [FLAGS]
+       bloomcast mht sim [FLAGS] [--trials T] [--queries Q] [--seed S]
+
+A multilevel hash table (Broder and Karlin) has d sub-tables of decreasing
+sizes, one item per bucket; an item goes to the first sub-table whose
+bucket for it is empty, and a crisis is an item that finds all d full. A
+summary in fast memory (Kirsch and Mitzenmacher, "Simple summaries for
+hashing with multiple choices") tells a lookup which sub-table to read:
+Song et al.'s counter per bucket, interpolation search over b-bit hashes,
+a single filter (SF), multiple Bloom filters (MBF), and counting versions
+of SF and MBF that support deletion.
+
+calc prints the exact expected occupancy of each sub-table, the crisis
+probability, and for each summary its size, false-positive and
+type-failure bounds (Song's type failures are an estimate) and the
+buckets a lookup reads. sim inserts N random items T times, builds every
+summary, looks up every stored item and Q absent ones, and prints the
+measured figures beside the calculated ones.
+
+` + mhtFlags + `  --trials T        sim: tables built (default 10)
+  --queries Q       sim: absent keys looked up per table (default 100000)
+  --seed S          sim: seed of the random items (default 1)
+`,
+	run: runMHT,
+}
+
+func runMHT(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing calc or sim")
+	}
+	switch args[0] {
+	case "calc":
+		return e.mhtCalc(args[1:])
+	case "sim":
+		return e.mhtSim(args[1:])
+	case "-h", "-help", "--help", "help":
+		return errHelp
+	}
+	return usagef("unknown subcommand %q: want calc or sim", args[0])
+}
+
+// planFlags are the flags that describe a plan.
+type planFlags struct {
+	n                 countValue
+	levels            int
+	first, ratio      float64
+	sizes, summaries  listValue
+	sfCells, mbfBits  float64
+	sfK               probesValue
+	mbfFail           rateValue
+	interpBits, width int
+	json              bool
+}
+
+func newPlanFlags(fs *flag.FlagSet) *planFlags {
+	p := &planFlags{n: 10000, sfK: mht.DefaultSFK, mbfFail: mht.DefaultMBFFailureBound}
+	fs.Var(&p.n, "n", "")
+	fs.IntVar(&p.levels, "levels", mht.DefaultLevels, "")
+	fs.Float64Var(&p.first, "first", mht.DefaultFirstPerItem, "")
+	fs.Float64Var(&p.ratio, "ratio", mht.DefaultRatio, "")
+	fs.Var(&p.sizes, "sizes", "")
+	fs.Var(&p.summaries, "summaries", "")
+	fs.Float64Var(&p.sfCells, "sf-cells", mht.DefaultSFCellsPerItem, "")
+	fs.Var(&p.sfK, "sf-k", "")
+	fs.Float64Var(&p.mbfBits, "mbf-bits", mht.DefaultMBFBitsPerItem, "")
+	fs.Var(&p.mbfFail, "mbf-fail", "")
+	fs.IntVar(&p.interpBits, "interp-bits", 0, "")
+	fs.IntVar(&p.width, "counter-bits", mht.DefaultCounterBits, "")
+	fs.BoolVar(&p.json, "json", false, "")
+	return p
+}
+
+func (f *planFlags) plan(fs *flag.FlagSet) (mht.Plan, error) {
+	if f.n < 1 || f.n > 1<<28 {
+		return mht.Plan{}, usagef("--n %d: want 1 to 2^28 items", f.n)
+	}
+	n := uint64(f.n)
+	p := mht.Plan{N: n, SFK: int(f.sfK), InterpBits: f.interpBits, CounterBits: f.width}
+	if len(f.sizes) > 0 {
+		if flagSet(fs, "levels") || flagSet(fs, "first") || flagSet(fs, "ratio") {
+			return p, usagef("--sizes replaces --levels, --first and --ratio")
+		}
+		for _, s := range f.sizes {
+			v, err := strconv.ParseUint(s, 10, 64)
+			if err != nil || v < 1 {
+				return p, usagef("--sizes: %q is not a size", s)
+			}
+			p.Sizes = append(p.Sizes, v)
+		}
+	} else {
+		if !(f.first > 0) {
+			return p, usagef("--first %g: want a positive number of buckets per item", f.first)
+		}
+		s, err := params.GeometricSizes(uint64(f.first*float64(n)+0.5), f.ratio, f.levels)
+		if err != nil {
+			return p, usagef("%v", err)
+		}
+		p.Sizes = s
+	}
+	if !(f.sfCells > 0) || !(f.mbfBits > 0) {
+		return p, usagef("--sf-cells and --mbf-bits must be positive")
+	}
+	p.SFCells = uint64(f.sfCells*float64(n) + 0.5)
+	for _, s := range f.summaries {
+		k, err := mht.ParseKind(s)
+		if err != nil {
+			return p, usagef("--summaries: %q: want song, interp, sf, counting-sf, mbf or counting-mbf", s)
+		}
+		p.Kinds = append(p.Kinds, k)
+	}
+	if err := p.SizeMBF(f.mbfBits, float64(f.mbfFail)); err != nil {
+		return p, usagef("%v", err)
+	}
+	if _, err := p.Calculate(); err != nil {
+		return p, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// mhtLevelReport is one sub-table in the JSON output.
+type mhtLevelReport struct {
+	Buckets  uint64  `json:"buckets"`
+	Expected float64 `json:"expected"`
+	StdDev   float64 `json:"std_dev"`
+	Approx   float64 `json:"approx"`
+	Measured float64 `json:"measured,omitempty"`
+	StdErr   float64 `json:"std_err,omitempty"`
+}
+
+type mhtReport struct {
+	N          uint64           `json:"n"`
+	Sizes      []uint64         `json:"sizes"`
+	Levels     []mhtLevelReport `json:"levels"`
+	Crisis     float64          `json:"crisis"`
+	Calculated []mht.Figures    `json:"calculated"`
+	Probe      mht.Figures      `json:"probe"`
+	Trials     int              `json:"trials,omitempty"`
+	Queries    int              `json:"queries,omitempty"`
+	Seed       uint64           `json:"seed,omitempty"`
+	Crises     *int             `json:"crises,omitempty"`
+	Measured   []mht.Figures    `json:"measured,omitempty"`
+	MeasProbe  *mht.Figures     `json:"measured_probe,omitempty"`
+	Failures   []int            `json:"construction_failures,omitempty"`
+}
+
+func newMHTReport(p mht.Plan, c mht.Calculation) *mhtReport {
+	r := &mhtReport{N: p.N, Sizes: p.Sizes, Crisis: c.Occupancy.Crisis, Calculated: c.Summaries, Probe: c.Probe}
+	for _, l := range c.Occupancy.Levels {
+		r.Levels = append(r.Levels, mhtLevelReport{Buckets: l.Buckets, Expected: l.Placed, StdDev: l.StdDev, Approx: l.Approx})
+	}
+	return r
+}
+
+func (e *env) mhtCalc(args []string) error {
+	fs := newFlagSet("mht calc")
+	pf := newPlanFlags(fs)
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	p, err := pf.plan(fs)
+	if err != nil {
+		return err
+	}
+	c, _ := p.Calculate()
+	r := newMHTReport(p, c)
+	if pf.json {
+		return writeJSON(e.stdout, r)
+	}
+	var occ textTable
+	occ.add("sub-table", "buckets", "expected", "std dev", "heuristic")
+	for i, l := range r.Levels {
+		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected), fmt.Sprintf("%.2f", l.StdDev), fmt.Sprintf("%.2f", l.Approx))
+	}
+	fmt.Fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), bucketsPerItem(p))
+	if err := occ.write(e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\ncrisis probability  %s\n\n", rate(r.Crisis))
+	var t textTable
+	t.add("summary", "bits/item", "false pos.", "type fail.", "any fail.", "touched (in)", "touched (out)")
+	t.add("probe all", "0", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", c.Probe.TouchedAbsent))
+	for _, s := range c.Summaries {
+		name := s.Kind.String()
+		if s.Estimate {
+			name += " (est.)"
+		}
+		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(s.TypeFailure), rate(s.AnyFailure),
+			fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", s.TouchedAbsent))
+	}
+	return t.write(e.stdout)
+}
+
+func bucketsPerItem(p mht.Plan) float64 {
+	t := uint64(0)
+	for _, m := range p.Sizes {
+		t += m
+	}
+	return float64(t) / float64(p.N)
+}
+
+func (e *env) mhtSim(args []string) error {
+	fs := newFlagSet("mht sim")
+	pf := newPlanFlags(fs)
+	trials, queries := countValue(10), countValue(100000)
+	var seed uint64 = 1
+	fs.Var(&trials, "trials", "")
+	fs.Var(&queries, "queries", "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	p, err := pf.plan(fs)
+	if err != nil {
+		return err
+	}
+	if trials < 1 || trials > 1e6 || queries > 1e9 {
+		return usagef("--trials %d, --queries %d: want 1 to 10^6 trials and at most 10^9 queries", trials, queries)
+	}
+	c, _ := p.Calculate()
+	m, err := p.Simulate(int(trials), int(queries), seed)
+	if err != nil {
+		return err
+	}
+	r := newMHTReport(p, c)
+	r.Trials, r.Queries, r.Seed, r.Crises = m.Trials, m.Queries, m.Seed, &m.Crises
+	r.Measured, r.MeasProbe, r.Failures = m.Summaries, &m.Probe, m.ConstructionFailures
+	for i := range r.Levels {
+		r.Levels[i].Measured, r.Levels[i].StdErr = m.Levels[i].Mean, m.Levels[i].StdErr
+	}
+	if pf.json {
+		return writeJSON(e.stdout, r)
+	}
+	fmt.Fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
+		p.N, len(p.Sizes), bucketsPerItem(p), m.Trials, m.Queries, m.Seed)
+	var occ textTable
+	occ.add("sub-table", "buckets", "expected", "measured", "std err", "z")
+	for i, l := range r.Levels {
+		z := 0.0
+		if se := l.StdDev / sqrtf(float64(m.Trials)); se > 0 {
+			z = (l.Measured - l.Expected) / se
+		}
+		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected),
+			fmt.Sprintf("%.2f", l.Measured), fmt.Sprintf("%.2f", l.StdErr), fmt.Sprintf("%+.2f", z))
+	}
+	if err := occ.write(e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\ncrisis probability  %s calculated, %d of %d trials (%d items refused)\n\n", rate(r.Crisis), m.Crises, m.Trials, m.CrisisItems)
+	var t textTable
+	t.add("summary", "bits/item", "false pos.", "measured", "type fail.", "measured", "any fail.", "measured", "touched (in)", "measured", "touched (out)", "measured")
+	t.add("probe all", "0", "-", "-", "-", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", m.Probe.TouchedPresent),
+		fmt.Sprintf("%.4f", c.Probe.TouchedAbsent), fmt.Sprintf("%.4f", m.Probe.TouchedAbsent))
+	for i, s := range c.Summaries {
+		ms := m.Summaries[i]
+		name := s.Kind.String()
+		if s.Estimate {
+			name += " (est.)"
+		}
+		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(ms.FalsePositive), rate(s.TypeFailure), rate(ms.TypeFailure),
+			rate(s.AnyFailure), rate(ms.AnyFailure), fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", ms.TouchedPresent),
+			fmt.Sprintf("%.4f", s.TouchedAbsent), fmt.Sprintf("%.4f", ms.TouchedAbsent))
+	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, "\nmeasured \"any fail.\" is the fraction of trials with a mistyped item or a failed construction")
+	return err
+}
+
+func sqrtf(x float64) float64 { return math.Sqrt(max(0, x)) }
