@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ func main() {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// ctx, when set (by tests), ends long-running commands such as serve;
+	// otherwise they stop on SIGINT or SIGTERM.
+	ctx context.Context
 }
 
 // A command is one subcommand of bloomcast.
@@ -60,6 +64,7 @@ func init() {
 		decompressCommand,
 		diffCommand,
 		patchCommand,
+		serveCommand,
 		bloomierCommand,
 		mhtCommand,
 		demoCommand,

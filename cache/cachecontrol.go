@@ -1,0 +1,144 @@
+package cache
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CacheControl holds the directives of a message's Cache-Control field
+// lines (RFC 9111 §5.2): lower-cased directive names mapped to their
+// arguments, unquoted, or "" for a directive without one. When a directive
+// appears more than once the first occurrence is kept (RFC 9111 §4.2.1).
+type CacheControl map[string]string
+
+// ParseCacheControl parses every Cache-Control field line of h. A request
+// without Cache-Control but with "Pragma: no-cache" is read as
+// "Cache-Control: no-cache" (RFC 9111 §5.4); the caller passes request
+// headers and response headers alike, since a response never carries a
+// meaningful Pragma.
+func ParseCacheControl(h http.Header) CacheControl {
+	lines := h.Values("Cache-Control")
+	cc := CacheControl{}
+	if len(lines) == 0 {
+		for _, p := range h.Values("Pragma") {
+			for _, d := range strings.Split(p, ",") {
+				if strings.EqualFold(strings.TrimSpace(d), "no-cache") {
+					cc["no-cache"] = ""
+				}
+			}
+		}
+		return cc
+	}
+	for _, line := range lines {
+		parseDirectives(cc, line)
+	}
+	return cc
+}
+
+// parseDirectives adds the directives of one field line: a comma-separated
+// list of token [ "=" ( token / quoted-string ) ] (RFC 9111 §5.2). Commas
+// inside quoted strings do not separate directives.
+func parseDirectives(cc CacheControl, s string) {
+	for s != "" {
+		s = strings.TrimLeft(s, " \t,")
+		if s == "" {
+			return
+		}
+		end := strings.IndexAny(s, ",=")
+		if end < 0 {
+			end = len(s)
+		}
+		name := strings.ToLower(strings.TrimSpace(s[:end]))
+		s = s[end:]
+		val := ""
+		if strings.HasPrefix(s, "=") {
+			s = strings.TrimLeft(s[1:], " \t")
+			if strings.HasPrefix(s, `"`) {
+				var b strings.Builder
+				i := 1
+				for ; i < len(s) && s[i] != '"'; i++ {
+					if s[i] == '\\' && i+1 < len(s) {
+						i++
+					}
+					b.WriteByte(s[i])
+				}
+				val = b.String()
+				s = s[min(i+1, len(s)):]
+				if j := strings.IndexByte(s, ','); j >= 0 {
+					s = s[j:]
+				} else {
+					s = ""
+				}
+			} else {
+				j := strings.IndexByte(s, ',')
+				if j < 0 {
+					j = len(s)
+				}
+				val = strings.TrimSpace(s[:j])
+				s = s[j:]
+			}
+		}
+		if name == "" {
+			continue
+		}
+		if _, dup := cc[name]; !dup {
+			cc[name] = val
+		}
+	}
+}
+
+// Has reports whether the directive is present.
+func (cc CacheControl) Has(name string) bool {
+	_, ok := cc[name]
+	return ok
+}
+
+// maxDelta is the largest delta-seconds a cache must handle; larger values
+// are read as it (RFC 9111 §1.2.2).
+const maxDelta = math.MaxInt32 + 1
+
+// Duration returns the delta-seconds argument of a directive (RFC 9111
+// §1.2.2) and whether the directive is present. A present directive with a
+// missing or invalid argument yields 0, so a malformed max-age makes a
+// response stale rather than fresh.
+func (cc CacheControl) Duration(name string) (time.Duration, bool) {
+	v, ok := cc[name]
+	if !ok {
+		return 0, false
+	}
+	return parseDelta(v), true
+}
+
+// parseDelta parses delta-seconds: digits only, capped at 2^31; anything
+// else is 0.
+func parseDelta(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	n := int64(0)
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+		if n > maxDelta {
+			n = maxDelta
+		}
+	}
+	return time.Duration(n) * time.Second
+}
+
+// formatSeconds formats a non-negative duration as delta-seconds.
+func formatSeconds(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d / time.Second)
+	if s > maxDelta {
+		s = maxDelta
+	}
+	return strconv.FormatInt(s, 10)
+}

@@ -1,0 +1,431 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// Content types of the digest endpoint.
+const (
+	DigestContentType = "application/x-bloomcast-digest"
+	DeltaContentType  = "application/x-bloomcast-delta"
+	// DigestPath is where a node serves its digest.
+	DigestPath = "/bloomcast/digest"
+	// SequenceHeader carries the sequence number of the state a digest
+	// response describes.
+	SequenceHeader = "X-Bloomcast-Sequence"
+	// codecHeader names the codec of a digest response (for logs and
+	// metrics; the frame itself says it too).
+	codecHeader = "X-Bloomcast-Codec"
+)
+
+// PublisherConfig configures a [Publisher].
+type PublisherConfig struct {
+	// Filter is the shape of the counting filter of the cached keys (N
+	// and P, or M and K; the layout defaults to classic, whose delta per
+	// changed key is smallest). Its bit view is what peers receive.
+	Filter counting.Config
+	// Threshold is the fraction of keys changed (stored or evicted) since
+	// the last publication, relative to the keys held then, that
+	// triggers a new one: the seeds' update threshold of 1–10%. 0 means
+	// 0.01.
+	Threshold float64
+	// MaxAge publishes a new digest when the current one is this old and
+	// anything changed; 0 means 5 minutes.
+	MaxAge time.Duration
+	// Codec codes full digests and deltas; the zero value (digest.Auto)
+	// picks the smallest, which runs the slow arithmetic coder too, so a
+	// busy node sets digest.Fast.
+	Codec digest.Codec
+	// History is how many past publications remain delta bases; 0 means
+	// 16.
+	History int
+	// Inline publishes inside Stored and Evicted when the threshold is
+	// passed, on the caller's goroutine (deterministic, for simulations
+	// and tests). Otherwise they only signal, and [Publisher.Run]
+	// publishes: a store calls its observer with its lock held.
+	Inline bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Publisher keeps the counting filter of a cache's keys and publishes its
+// bit view as numbered digests (Fan et al., "Summary cache", section V:
+// publish when a threshold of the cache has changed), serving the current
+// digest in full or as a delta against any of the last few (Mitzenmacher,
+// "Compressed Bloom filters", section V). It implements [Observer]. Safe
+// for concurrent use.
+//
+// A publication costs time proportional to the filter's size (the digest
+// is coded anew) but keeps no full copy of older versions: for each it
+// keeps only the words that changed, from the counting filter's change
+// tracking, and its checksum, so serving a delta costs the changes since
+// its base plus the coding.
+type Publisher struct {
+	cfg PublisherConfig
+	now func() time.Time
+
+	mu       sync.Mutex
+	filter   *counting.Filter
+	snapshot []uint64      // the bit view as last published
+	view     *bloom.Filter // read-only over snapshot
+	current  publication
+	history  []publication // oldest first; the last is current
+	changes  uint64        // stores and evictions since the last publication
+	missing  uint64        // evictions of keys the filter did not hold
+	deltas   map[uint64][]byte
+	kick     chan struct{} // a publication is due
+}
+
+// publication is one published version.
+type publication struct {
+	seq      uint64
+	checksum uint32
+	at       time.Time
+	keys     uint64                // keys held
+	changed  []counting.WordChange // words changed from the previous publication
+	full     []byte                // encoded digest (current only)
+	codec    envelope.Codec
+}
+
+// NewPublisher returns a publisher with an empty filter, published as
+// sequence 1.
+func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
+	if cfg.Threshold == 0 {
+		cfg.Threshold = 0.01
+	}
+	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) {
+		return nil, fmt.Errorf("%w: digest threshold %g, want (0, 1]", ErrConfig, cfg.Threshold)
+	}
+	if cfg.MaxAge == 0 {
+		cfg.MaxAge = 5 * time.Minute
+	}
+	if cfg.History == 0 {
+		cfg.History = 16
+	}
+	if cfg.MaxAge < 0 || cfg.History < 1 {
+		return nil, fmt.Errorf("%w: digest max age %v, history %d", ErrConfig, cfg.MaxAge, cfg.History)
+	}
+	f, err := counting.New(cfg.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p := &Publisher{cfg: cfg, now: cfg.Now, filter: f, kick: make(chan struct{}, 1)}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	p.snapshot = make([]uint64, len(f.BitView().Words()))
+	if p.view, err = bloom.NewView(f.Shape(), f.Seed(), f.Scheme(), p.snapshot); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	f.Mark()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p, p.publishLocked()
+}
+
+// Stored records a key entering the cache; it publishes when the
+// threshold is passed.
+func (p *Publisher) Stored(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.filter.AddString(key)
+	p.changes++
+	p.maybePublishLocked()
+}
+
+// Evicted records a key leaving the cache. A key the filter does not hold
+// (possible only if stores and evictions were not balanced) is counted and
+// otherwise ignored.
+func (p *Publisher) Evicted(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.filter.RemoveString(key); err != nil {
+		p.missing++
+		return
+	}
+	p.changes++
+	p.maybePublishLocked()
+}
+
+// PublishIfDue publishes if the threshold was passed or the current
+// digest is older than MaxAge with changes pending; a node calls it
+// periodically. It reports whether it published.
+func (p *Publisher) PublishIfDue() (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changes == 0 || (!p.thresholdPassed() && p.now().Sub(p.current.at) < p.cfg.MaxAge) {
+		return false, nil
+	}
+	return true, p.publishLocked()
+}
+
+// Publish publishes the current state now, changed or not.
+func (p *Publisher) Publish() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.publishLocked()
+}
+
+func (p *Publisher) thresholdPassed() bool {
+	return float64(p.changes) >= p.cfg.Threshold*float64(max(p.current.keys, 1))
+}
+
+func (p *Publisher) maybePublishLocked() {
+	switch {
+	case !p.thresholdPassed():
+	case p.cfg.Inline:
+		// The encoder fails only on a configuration error, which
+		// NewPublisher would have reported.
+		_ = p.publishLocked()
+	default:
+		select {
+		case p.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run publishes whenever the threshold is passed or the digest reaches
+// MaxAge with changes pending, until ctx is done. A node runs it in its
+// own goroutine unless the publisher is Inline.
+func (p *Publisher) Run(ctx context.Context) error {
+	tick := time.NewTicker(min(p.cfg.MaxAge/4, time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.kick:
+		case <-tick.C:
+		}
+		if _, err := p.PublishIfDue(); err != nil {
+			return err
+		}
+	}
+}
+
+// publishLocked makes the next publication from the changes since the
+// last one.
+func (p *Publisher) publishLocked() error {
+	changed, err := p.filter.ChangedWords(nil)
+	if err != nil {
+		return err
+	}
+	p.filter.Mark()
+	for _, c := range changed {
+		p.snapshot[c.Index] = c.New
+	}
+	pub := publication{seq: p.current.seq + 1, at: p.now(), keys: p.filter.Len(), changed: changed}
+	p.view.SetCount(pub.keys)
+	d := &digest.Digest{Sequence: pub.seq, Bloom: p.view}
+	if pub.checksum, err = digest.Checksum(d); err != nil {
+		return err
+	}
+	if pub.full, err = digest.Encode(d, p.cfg.Codec); err != nil {
+		return err
+	}
+	h, _, _ := envelope.Parse(pub.full, envelope.Limits{MaxPayload: uint64(len(pub.full))})
+	pub.codec = h.Codec
+	if n := len(p.history); n > 0 {
+		p.history[n-1].full = nil
+	}
+	p.history = append(p.history, pub)
+	if len(p.history) > p.cfg.History {
+		p.history = append(p.history[:0], p.history[len(p.history)-p.cfg.History:]...)
+	}
+	p.current, p.changes, p.deltas = pub, 0, map[uint64][]byte{}
+	return nil
+}
+
+// Stats describes the publisher's state.
+type PublisherStats struct {
+	Sequence    uint64
+	Published   time.Time
+	Keys        uint64  // keys in the filter
+	Pending     uint64  // stores and evictions not yet published
+	Missing     uint64  // evictions of keys the filter did not hold
+	DigestBytes int     // size of the current full digest
+	Codec       string  // its codec
+	Fill        float64 // fraction of bits set in the published view
+	FalsePos    float64 // false-positive rate of the published view, from its fill
+}
+
+// Stats returns the publisher's state.
+func (p *Publisher) Stats() PublisherStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PublisherStats{
+		Sequence: p.current.seq, Published: p.current.at, Keys: p.filter.Len(), Pending: p.changes,
+		Missing: p.missing, DigestBytes: len(p.current.full), Codec: p.current.codec.String(),
+		Fill: p.view.FillRatio(), FalsePos: p.view.FalsePositiveRate(),
+	}
+}
+
+// Filter returns a copy of the live filter's bit view: what the node
+// holds now, published or not.
+func (p *Publisher) Filter() *bloom.Filter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.filter.BitView().Clone()
+}
+
+// ETag returns the entity tag of the current publication.
+func (p *Publisher) ETag() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.etagLocked()
+}
+
+func (p *Publisher) etagLocked() string {
+	return fmt.Sprintf(`"%d-%08x"`, p.current.seq, p.current.checksum)
+}
+
+// Response is what the digest endpoint answers for one request.
+type Response struct {
+	Status   int    // 200 or 304
+	Body     []byte // the digest or delta (200 only)
+	Delta    bool   // Body is a delta
+	ETag     string
+	Sequence uint64
+	Modified time.Time
+	Codec    envelope.Codec
+}
+
+// Respond answers a digest request: 304 if ifNoneMatch names the current
+// publication (its ETag holds the sequence and the checksum, so a peer
+// that restarted and reused sequence numbers is not mistaken for an
+// unchanged one); a delta if since is an older sequence still in the
+// history; the full digest otherwise (since 0 means none).
+func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := Response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at, Codec: p.current.codec}
+	if etagMatches(ifNoneMatch, r.ETag) {
+		r.Status = http.StatusNotModified
+		return r, nil
+	}
+	if since != 0 && since < p.current.seq {
+		delta, codec, err := p.deltaLocked(since)
+		switch {
+		case err == nil:
+			r.Body, r.Delta, r.Codec = delta, true, codec
+			return r, nil
+		case !errors.Is(err, errNoBase):
+			return r, err
+		}
+	}
+	r.Body = p.current.full
+	return r, nil
+}
+
+var errNoBase = errors.New("cache: delta base no longer kept")
+
+// deltaLocked returns the delta from publication since to the current
+// one, coding it once per publication.
+func (p *Publisher) deltaLocked(since uint64) ([]byte, envelope.Codec, error) {
+	if b, ok := p.deltas[since]; ok {
+		return b, codecOf(b), nil
+	}
+	i := len(p.history) - 1
+	for i >= 0 && p.history[i].seq > since {
+		i--
+	}
+	if i < 0 || p.history[i].seq != since {
+		return nil, 0, errNoBase
+	}
+	base := p.history[i]
+	xor := make([]uint64, len(p.snapshot))
+	for _, pub := range p.history[i+1:] {
+		for _, c := range pub.changed {
+			xor[c.Index] ^= c.Old ^ c.New
+		}
+	}
+	d := &digest.Digest{Sequence: p.current.seq, Bloom: p.view}
+	b, err := digest.AppendDeltaXOR(nil, d, base.seq, base.checksum, xor, p.cfg.Codec)
+	if err != nil {
+		return nil, 0, err
+	}
+	p.deltas[since] = b
+	return b, codecOf(b), nil
+}
+
+// codecOf reads the codec byte of a frame this package encoded.
+func codecOf(frame []byte) envelope.Codec { return envelope.Codec(frame[7]) }
+
+// etagMatches implements the weak comparison of If-None-Match (RFC 9110,
+// section 13.1.2) against one entity tag.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	if header == "*" {
+		return true
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if len(t) > 2 && t[:2] == "W/" {
+			t = t[2:]
+		}
+		if t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP serves GET and HEAD of the digest: ?since=SEQ asks for a
+// delta, If-None-Match for revalidation. The node mounts it at
+// DigestPath behind its peer allow-list.
+func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	var since uint64
+	if s := r.URL.Query().Get("since"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			http.Error(w, "since: want a sequence number", http.StatusBadRequest)
+			return
+		}
+		since = v
+	}
+	resp, err := p.Respond(r.Header.Get("If-None-Match"), since)
+	if err != nil {
+		http.Error(w, "digest: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("ETag", resp.ETag)
+	h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
+	h.Set("Cache-Control", "no-cache")
+	h.Set(SequenceHeader, strconv.FormatUint(resp.Sequence, 10))
+	h.Set(codecHeader, resp.Codec.String())
+	if resp.Status == http.StatusNotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if resp.Delta {
+		h.Set("Content-Type", DeltaContentType)
+	} else {
+		h.Set("Content-Type", DigestContentType)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		w.Write(resp.Body)
+	}
+}

@@ -1,0 +1,147 @@
+package cache
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/squid"
+)
+
+// SquidDigestConfig configures a [SquidDigest].
+type SquidDigestConfig struct {
+	// Capacity is the number of entries the digest is sized for (Squid
+	// sizes its own from the cache size); 0 means 100 000.
+	Capacity uint32
+	// BitsPerEntry is the mask bits per entry; 0 means Squid's default 5.
+	BitsPerEntry uint8
+	// Lifetime is how long a served digest stays fresh for the peer
+	// (its Expires header); Squid refetches after it. 0 means 5 minutes.
+	Lifetime time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// SquidDigest keeps a Squid Cache Digest (version 5) of the cache
+// incrementally: a counting filter with Squid's MD5 probes over Squid
+// store keys (GET of the canonical URL), so an eviction clears its bits as
+// soon as no other key holds them, which Squid's own digest cannot do
+// between rebuilds. It implements [Observer] and serves the digest as
+// Squid serves /squid-internal-periodic/store_digest. Safe for
+// concurrent use.
+type SquidDigest struct {
+	cfg     SquidDigestConfig
+	now     func() time.Time
+	mu      sync.Mutex
+	filter  *counting.Filter
+	header  squid.Header
+	deleted uint32
+	changed time.Time
+}
+
+// NewSquidDigest returns an empty digest.
+func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
+	if cfg.Capacity == 0 {
+		cfg.Capacity = 100000
+	}
+	if cfg.BitsPerEntry == 0 {
+		cfg.BitsPerEntry = 5
+	}
+	if cfg.Lifetime == 0 {
+		cfg.Lifetime = 5 * time.Minute
+	}
+	if cfg.Lifetime < 0 {
+		return nil, fmt.Errorf("%w: squid digest lifetime %v", ErrConfig, cfg.Lifetime)
+	}
+	empty, err := squid.New(cfg.Capacity, cfg.BitsPerEntry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	s := squid.Shape(empty.Header.MaskSize)
+	f, err := counting.New(counting.Config{Layout: bloom.Classic, M: s.M, K: s.K, Scheme: hashing.Squid})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	d := &SquidDigest{cfg: cfg, now: cfg.Now, filter: f, header: empty.Header}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	d.changed = d.now()
+	return d, nil
+}
+
+func storeKeyHash(key string) hashing.Hash128 {
+	return hashing.MD5Hash128(squid.StoreKeyCanonical(squid.GET, key))
+}
+
+// Stored records a key (a canonical URL, as [Key] returns) entering the
+// cache.
+func (d *SquidDigest) Stored(key string) {
+	d.mu.Lock()
+	d.filter.AddHash(storeKeyHash(key))
+	d.changed = d.now()
+	d.mu.Unlock()
+}
+
+// Evicted records a key leaving the cache.
+func (d *SquidDigest) Evicted(key string) {
+	d.mu.Lock()
+	if d.filter.RemoveHash(storeKeyHash(key)) == nil {
+		d.deleted++
+		d.changed = d.now()
+	}
+	d.mu.Unlock()
+}
+
+// Digest returns a copy of the current digest.
+func (d *SquidDigest) Digest() *squid.Digest {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.header
+	h.Count = uint32(min(d.filter.Len(), 1<<31-1))
+	h.DelCount = d.deleted
+	return &squid.Digest{Header: h, Filter: d.filter.BitView().Clone()}
+}
+
+// ServeHTTP serves the digest body (128-byte header, then the mask) with
+// Content-Type application/cache-digest, Last-Modified and Expires.
+//
+// Squid 5.x mishandles a digest reply whose first read holds more than
+// 256 bytes of body (upstream bug 5510: it corrupts the mask it then
+// assembles), so the handler writes the HTTP header and the 128-byte
+// digest header, flushes them as one segment, and only then writes the
+// mask.
+func (d *SquidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	sd := d.Digest()
+	d.mu.Lock()
+	modified := d.changed
+	d.mu.Unlock()
+	now := d.now()
+	h := w.Header()
+	h.Set("Content-Type", "application/cache-digest")
+	h.Set("Content-Length", strconv.Itoa(sd.EncodedSize()))
+	h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	h.Set("Expires", now.Add(d.cfg.Lifetime).UTC().Format(http.TimeFormat))
+	h.Set("Cache-Control", "max-age="+strconv.Itoa(int(d.cfg.Lifetime/time.Second)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(sd.AppendHeader(nil)); err != nil {
+		return
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	w.Write(sd.AppendMask(nil))
+}

@@ -1,0 +1,154 @@
+package cache
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestDiskPersistsAcrossReopen(t *testing.T) {
+	dir := t.TempDir()
+	o := newCheckObserver(t)
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Observer: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Entry{
+		URL: "http://example.com/a", Status: 200,
+		Header:      http.Header{"Content-Type": {"text/plain"}, "Vary": {"Accept"}, "Set-Cookie": {"a", "b"}},
+		ReqHeader:   http.Header{"Accept": {"text/*"}},
+		Body:        []byte("hello"),
+		RequestTime: t0, ResponseTime: t0.Add(time.Millisecond),
+	}
+	for i, k := range []string{"http://example.com/a", "http://example.com/b", "http://example.com/c"} {
+		ee := *e
+		ee.URL = k
+		if err := d.Put(&ee); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct modification times, oldest first.
+		mt := time.Now().Add(time.Duration(i-10) * time.Minute)
+		if err := os.Chtimes(filepath.Join(dir, fileName(k)), mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Delete("http://example.com/b")
+	bytesBefore := d.Bytes()
+	d.Close()
+	if err := d.Put(e); err != ErrClosed {
+		t.Fatalf("Put after Close: %v", err)
+	}
+
+	o2 := newCheckObserver(t)
+	d2, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Observer: o2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.Len() != 2 || d2.Bytes() != bytesBefore {
+		t.Fatalf("reopened: Len %d Bytes %d, want 2 and %d", d2.Len(), d2.Bytes(), bytesBefore)
+	}
+	o2.matches(d2)
+	got, ok := d2.Get("http://example.com/a")
+	if !ok {
+		t.Fatal("entry lost across reopen")
+	}
+	if got.URL != e.URL || got.Status != 200 || !bytes.Equal(got.Body, e.Body) ||
+		!got.RequestTime.Equal(e.RequestTime) || !got.ResponseTime.Equal(e.ResponseTime) ||
+		strings.Join(got.Header.Values("Set-Cookie"), ",") != "a,b" || got.ReqHeader.Get("Accept") != "text/*" {
+		t.Fatalf("reopened entry %+v differs from %+v", got, e)
+	}
+	d2.Close()
+
+	// A smaller budget at open keeps the most recently modified entry.
+	o3 := newCheckObserver(t)
+	d3, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: e.Size() + 10, Observer: o3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d3.Close()
+	if keys := d3.Keys(); len(keys) != 1 || keys[0] != "http://example.com/c" {
+		t.Fatalf("kept %v, want the newest (c)", keys)
+	}
+	o3.matches(d3)
+	if n := countFiles(t, dir); n != 1 {
+		t.Fatalf("%d files left, want 1", n)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(des)
+}
+
+// logBuffer collects slog output.
+func logBuffer() (*slog.Logger, *bytes.Buffer) {
+	var b bytes.Buffer
+	return slog.New(slog.NewTextHandler(&b, nil)), &b
+}
+
+func TestDiskDropsCorruptEntries(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := d.Put(testEntry(keyN(i), 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Close()
+	path := func(i int) string { return filepath.Join(dir, fileName(keyN(i))) }
+	// 0: truncated; 1: a flipped byte; 2: renamed to another key's name;
+	// 3: intact. Plus an interrupted write and an unrelated file.
+	b, _ := os.ReadFile(path(0))
+	os.WriteFile(path(0), b[:len(b)/2], 0o644)
+	b, _ = os.ReadFile(path(1))
+	b[40] ^= 1
+	os.WriteFile(path(1), b, 0o644)
+	os.Rename(path(2), filepath.Join(dir, fileName("http://other/")))
+	os.WriteFile(filepath.Join(dir, tempPrefix+"123"), []byte("partial"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README"), []byte("not an entry"), 0o644)
+
+	log, logged := logBuffer()
+	o := newCheckObserver(t)
+	d2, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Observer: o, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := d2.Keys(); len(keys) != 1 || keys[0] != keyN(3) {
+		t.Fatalf("kept %v, want only %s", keys, keyN(3))
+	}
+	o.matches(d2)
+	if n := strings.Count(logged.String(), "dropped corrupt disk entry"); n != 3 {
+		t.Fatalf("%d drops logged, want 3:\n%s", n, logged)
+	}
+	if n := countFiles(t, dir); n != 2 { // the entry and README
+		t.Fatalf("%d files left, want 2", n)
+	}
+
+	// Corruption found by a later Get: a miss, the file deleted, Evicted.
+	b, _ = os.ReadFile(path(3))
+	os.WriteFile(path(3), b[:10], 0o644)
+	if _, ok := d2.Get(keyN(3)); ok {
+		t.Fatal("Get returned a truncated entry")
+	}
+	if d2.Len() != 0 || d2.Bytes() != 0 {
+		t.Fatalf("Len %d Bytes %d after the drop", d2.Len(), d2.Bytes())
+	}
+	o.matches(d2)
+	if _, err := os.Stat(path(3)); !os.IsNotExist(err) {
+		t.Fatalf("corrupt file not deleted: %v", err)
+	}
+}

@@ -1,0 +1,136 @@
+package cache
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Entry is one stored response (RFC 9111 §3): the URL it answers, the
+// response's status, header fields and body, the request header fields
+// the response's Vary names (to select it for later requests, §4.1), and
+// the request and response times the age calculation needs (§4.2.3).
+//
+// An Entry handed to or returned by a [Store] is shared and must be
+// treated as read-only.
+type Entry struct {
+	URL          string      // canonical absolute URL; also the cache key (see Key)
+	Status       int         // response status code
+	Header       http.Header // response header fields, hop-by-hop fields removed
+	Body         []byte      // response content
+	ReqHeader    http.Header // the request's values of the fields named in Vary
+	RequestTime  time.Time   // when the request that produced the response was sent
+	ResponseTime time.Time   // when the response was received
+}
+
+// entryOverhead is the accounted size of an entry beyond its strings and
+// body: the struct, the times, the maps and the store's index.
+const entryOverhead = 256
+
+// Size is the number of bytes the entry is accounted for under a store's
+// budget: body, URL, and every header name and value, plus a fixed
+// overhead per entry and per field.
+func (e *Entry) Size() int64 {
+	return int64(entryOverhead+len(e.URL)+len(e.Body)) + headerSize(e.Header) + headerSize(e.ReqHeader)
+}
+
+// headerSize is the bytes of h as ": " and "\r\n" separated field lines.
+func headerSize(h http.Header) int64 {
+	n := int64(0)
+	for k, vs := range h {
+		for _, v := range vs {
+			n += int64(len(k) + len(v) + 4)
+		}
+	}
+	return n
+}
+
+// Lifetime is the entry's freshness lifetime (RFC 9111 §4.2.1).
+func (e *Entry) Lifetime() time.Duration {
+	return FreshnessLifetime(e.Status, e.Header, e.ResponseTime)
+}
+
+// Age is the entry's current age at now (RFC 9111 §4.2.3).
+func (e *Entry) Age(now time.Time) time.Duration {
+	return CurrentAge(e.Header, e.RequestTime, e.ResponseTime, now)
+}
+
+// Fresh reports whether the entry is fresh at now: its freshness lifetime
+// exceeds its current age (RFC 9111 §4.2). A response with
+// "Cache-Control: no-cache" is never served without validation, so it is
+// not fresh here either.
+func (e *Entry) Fresh(now time.Time) bool {
+	if ParseCacheControl(e.Header).Has("no-cache") {
+		return false
+	}
+	return e.Lifetime() > e.Age(now)
+}
+
+// MatchesVary reports whether the entry may answer a request with header
+// fields h: every field the stored response's Vary names has the same
+// (normalised) value in h as in the request that produced the response,
+// and Vary is not "*" (RFC 9111 §4.1).
+func (e *Entry) MatchesVary(h http.Header) bool {
+	names, star := varyNames(e.Header)
+	if star {
+		return false
+	}
+	for _, n := range names {
+		if fieldValue(e.ReqHeader, n) != fieldValue(h, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// varyNames returns the canonical field names listed in the Vary field
+// lines of h and whether one of them is "*".
+func varyNames(h http.Header) (names []string, star bool) {
+	for _, line := range h.Values("Vary") {
+		for _, n := range strings.Split(line, ",") {
+			n = strings.TrimSpace(n)
+			switch n {
+			case "":
+			case "*":
+				star = true
+			default:
+				names = append(names, http.CanonicalHeaderKey(n))
+			}
+		}
+	}
+	return names, star
+}
+
+// varyHeader returns the fields of the request header req that the
+// response header resp names in Vary, to be stored with the response.
+func varyHeader(resp, req http.Header) http.Header {
+	names, _ := varyNames(resp)
+	if len(names) == 0 {
+		return nil
+	}
+	out := make(http.Header, len(names))
+	for _, n := range names {
+		if vs := req.Values(n); len(vs) > 0 {
+			out[n] = append([]string(nil), vs...)
+		}
+	}
+	return out
+}
+
+// fieldValue normalises a field for Vary matching: the field lines
+// combined with commas, whitespace around each member removed (RFC 9111
+// §4.1 allows such semantically equivalent normalisations).
+func fieldValue(h http.Header, name string) string {
+	var b strings.Builder
+	first := true
+	for _, line := range h.Values(name) {
+		for _, m := range strings.Split(line, ",") {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.WriteString(strings.TrimSpace(m))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,115 @@
+package cache
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// hopByHop are the fields that describe one connection rather than the
+// message (RFC 9110 §7.6.1), plus Proxy-Connection (a non-standard
+// Connection) and the proxy authentication fields, which a proxy consumes
+// (RFC 9110 §11.7). Trailer is dropped because the proxy does not forward
+// trailers.
+var hopByHop = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// stripHopByHop removes the hop-by-hop fields of h, including every field
+// its Connection header names.
+func stripHopByHop(h http.Header) {
+	for _, line := range h.Values("Connection") {
+		for _, name := range strings.Split(line, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopByHop {
+		h.Del(name)
+	}
+}
+
+// addVia appends this proxy to the Via field (RFC 9110 §7.6.3): the
+// protocol version of the message received and the proxy's pseudonym.
+func addVia(h http.Header, major, minor int, name string) {
+	v := strconv.Itoa(major) + "." + strconv.Itoa(minor) + " " + name
+	if prev := h.Get("Via"); prev != "" && len(h.Values("Via")) == 1 {
+		h.Set("Via", prev+", "+v)
+		return
+	}
+	h.Add("Via", v)
+}
+
+// conditionalFields are the request fields that make a request conditional
+// or partial (RFC 9110 §13.1, §14.2).
+var conditionalFields = []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"}
+
+func isConditional(h http.Header) bool {
+	for _, f := range conditionalFields {
+		if _, ok := h[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// notModified evaluates a client's If-None-Match, or else
+// If-Modified-Since, against a stored response (RFC 9110 §13.1.2,
+// §13.1.3, §13.2.2; RFC 9111 §4.3.2): true when the client's copy is
+// current and a 304 is the answer.
+func notModified(req, stored http.Header) bool {
+	if inm := req.Values("If-None-Match"); len(inm) > 0 {
+		etag := stored.Get("ETag")
+		for _, line := range inm {
+			for _, tag := range strings.Split(line, ",") {
+				tag = strings.TrimSpace(tag)
+				if tag == "*" || etag != "" && weakEqual(tag, etag) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	ims, err := http.ParseTime(req.Get("If-Modified-Since"))
+	if err != nil {
+		return false
+	}
+	lm, err := http.ParseTime(stored.Get("Last-Modified"))
+	return err == nil && !lm.After(ims)
+}
+
+// weakEqual is the weak comparison of entity tags (RFC 9110 §8.8.3.2):
+// equal opaque tags, either or both possibly weak.
+func weakEqual(a, b string) bool {
+	return strings.TrimPrefix(a, "W/") == strings.TrimPrefix(b, "W/")
+}
+
+// notModifiedFields are the fields a 304 repeats from the 200 it stands for
+// (RFC 9110 §15.4.5).
+var notModifiedFields = []string{"Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Vary", "Last-Modified"}
+
+// freshen returns a copy of e updated by the header of a 304 that
+// validated it (RFC 9111 §4.3.4, §3.2): every field of the 304 replaces
+// the stored one, except Content-Length, and the times are the
+// revalidation's.
+func freshen(e *Entry, h304 http.Header, requestTime, responseTime time.Time) *Entry {
+	h := e.Header.Clone()
+	for k, vs := range h304 {
+		if k == "Content-Length" {
+			continue
+		}
+		h[k] = append([]string(nil), vs...)
+	}
+	ne := *e
+	ne.Header, ne.RequestTime, ne.ResponseTime = h, requestTime, responseTime
+	return &ne
+}
+
+// headerBytes estimates the bytes of a response's status line and header
+// section, for the access log.
+func headerBytes(status int, h http.Header) int64 {
+	return int64(len("HTTP/1.1 000 \r\n\r\n")+len(http.StatusText(status))) + headerSize(h)
+}

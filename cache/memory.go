@@ -1,0 +1,123 @@
+package cache
+
+import (
+	"container/list"
+	"fmt"
+	"sync"
+)
+
+// MemoryConfig configures a [Memory] store.
+type MemoryConfig struct {
+	MaxBytes int64    // budget of accounted bytes ([Entry.Size]); must be positive
+	Observer Observer // told of every store and removal; nil for none
+}
+
+// Memory is an in-memory Store with least-recently-used eviction under a
+// byte budget. Get, Put and Delete are O(1) (a map and a doubly linked
+// list, most recently used at the front), plus the evictions a Put causes.
+type Memory struct {
+	mu    sync.Mutex
+	max   int64
+	bytes int64
+	lru   *list.List // of memItem, most recently used first
+	index map[string]*list.Element
+	obs   Observer
+}
+
+// memItem is an entry with the size it was accounted for when stored.
+type memItem struct {
+	e    *Entry
+	size int64
+}
+
+// NewMemory returns an empty in-memory store.
+func NewMemory(cfg MemoryConfig) (*Memory, error) {
+	if cfg.MaxBytes <= 0 {
+		return nil, fmt.Errorf("%w: MaxBytes %d must be positive", ErrConfig, cfg.MaxBytes)
+	}
+	return &Memory{
+		max:   cfg.MaxBytes,
+		lru:   list.New(),
+		index: make(map[string]*list.Element),
+		obs:   observerOrNop(cfg.Observer),
+	}, nil
+}
+
+// Get implements Store.
+func (m *Memory) Get(key string) (*Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.index[key]
+	if !ok {
+		return nil, false
+	}
+	m.lru.MoveToFront(el)
+	return el.Value.(memItem).e, true
+}
+
+// Put implements Store.
+func (m *Memory) Put(e *Entry) error {
+	size := e.Size()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.index[e.URL]; ok {
+		m.remove(el)
+	}
+	if size > m.max {
+		return fmt.Errorf("%w: %d bytes, budget %d", ErrTooLarge, size, m.max)
+	}
+	for m.bytes+size > m.max {
+		m.remove(m.lru.Back())
+	}
+	m.index[e.URL] = m.lru.PushFront(memItem{e, size})
+	m.bytes += size
+	m.obs.Stored(e.URL)
+	return nil
+}
+
+// remove drops an element and reports the eviction; m.mu is held.
+func (m *Memory) remove(el *list.Element) {
+	it := m.lru.Remove(el).(memItem)
+	delete(m.index, it.e.URL)
+	m.bytes -= it.size
+	m.obs.Evicted(it.e.URL)
+}
+
+// Delete implements Store.
+func (m *Memory) Delete(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.index[key]
+	if ok {
+		m.remove(el)
+	}
+	return ok
+}
+
+// Len implements Store.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.index)
+}
+
+// Bytes implements Store.
+func (m *Memory) Bytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes
+}
+
+// Keys implements Store.
+func (m *Memory) Keys() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	keys := make([]string, 0, len(m.index))
+	for k := range m.index {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// Close implements Store; a Memory store needs no release.
+func (m *Memory) Close() error { return nil }

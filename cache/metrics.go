@@ -1,0 +1,119 @@
+package cache
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Outcomes of a client request, the label of bloomcast_requests_total.
+const (
+	OutcomeLocalHit = "local_hit" // answered from this node's cache
+	OutcomePeerHit  = "peer_hit"  // fetched from a peer's cache
+	OutcomeMiss     = "miss"      // fetched from the origin
+	OutcomeOther    = "other"     // refused, failed, or not a cacheable method
+)
+
+// nodeMetrics are a node's Prometheus metrics, in a registry of its own
+// (no process-wide registry: two nodes in one process, as in the
+// simulations, keep separate counts).
+type nodeMetrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	bytes       *prometheus.CounterVec
+	peerAsks    *prometheus.CounterVec
+	digestIn    *prometheus.CounterVec
+	digestOut   *prometheus.CounterVec
+	icpMessages *prometheus.CounterVec
+}
+
+func newNodeMetrics(n *Node) *nodeMetrics {
+	m := &nodeMetrics{registry: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_requests_total", Help: "Client requests by outcome: local_hit, peer_hit, miss, other.",
+	}, []string{"outcome"})
+	m.bytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_response_bytes_total", Help: "Bytes sent to clients, by outcome.",
+	}, []string{"outcome"})
+	m.peerAsks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_peer_requests_total",
+		Help: "Requests to peers with only-if-cached, by peer and result: hit, false_hit (504: the summary erred), error.",
+	}, []string{"peer", "result"})
+	m.digestIn = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_digest_in_bytes_total", Help: "Digest bytes fetched from peers, by codec and kind (full, delta).",
+	}, []string{"codec", "kind"})
+	m.digestOut = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_digest_out_bytes_total", Help: "Digest bytes served to peers, by codec and kind (full, delta, squid).",
+	}, []string{"codec", "kind"})
+	m.icpMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bloomcast_icp_messages_total", Help: "ICP messages sent and received.",
+	}, []string{"direction"})
+	m.registry.MustRegister(m.requests, m.bytes, m.peerAsks, m.digestIn, m.digestOut, m.icpMessages)
+	gauge := func(name, help string, f func() float64) {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+	gauge("bloomcast_cache_objects", "Objects in the cache.", func() float64 { return float64(n.store.Len()) })
+	gauge("bloomcast_cache_bytes", "Accounted bytes in the cache.", func() float64 { return float64(n.store.Bytes()) })
+	gauge("bloomcast_filter_keys", "Keys in the counting filter.", func() float64 { return float64(n.publisher.Stats().Keys) })
+	gauge("bloomcast_filter_fill_ratio", "Fraction of bits set in the published digest.", func() float64 { return n.publisher.Stats().Fill })
+	gauge("bloomcast_filter_false_positive_rate", "False-positive rate of the published digest, estimated from its fill.",
+		func() float64 { return n.publisher.Stats().FalsePos })
+	gauge("bloomcast_digest_sequence", "Sequence number of the published digest.", func() float64 { return float64(n.publisher.Stats().Sequence) })
+	gauge("bloomcast_digest_bytes", "Size of the published full digest.", func() float64 { return float64(n.publisher.Stats().DigestBytes) })
+	m.registry.MustRegister(&peerCollector{dir: n.directory})
+	return m
+}
+
+// outcome classifies a finished request.
+func outcome(r *Record) string {
+	switch {
+	case r.Hierarchy == HierCDSiblingHit || r.Hierarchy == HierSiblingHit:
+		return OutcomePeerHit
+	case strings.Contains(r.Code, "HIT") || r.Code == CodeRefreshUnmodified:
+		return OutcomeLocalHit
+	case r.Hierarchy == HierDirect:
+		return OutcomeMiss
+	}
+	return OutcomeOther
+}
+
+func (m *nodeMetrics) request(r *Record) {
+	o := outcome(r)
+	m.requests.WithLabelValues(o).Inc()
+	m.bytes.WithLabelValues(o).Add(float64(r.Bytes))
+}
+
+func (m *nodeMetrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// peerCollector reports each peer's view at scrape time.
+type peerCollector struct{ dir *Directory }
+
+var (
+	peerAgeDesc = prometheus.NewDesc("bloomcast_peer_view_age_seconds",
+		"Age of each peer's digest as held here (absent: no view).", []string{"peer"}, nil)
+	peerFillDesc = prometheus.NewDesc("bloomcast_peer_view_fill_ratio",
+		"Fraction of bits set in each peer's digest.", []string{"peer"}, nil)
+	peerSeqDesc = prometheus.NewDesc("bloomcast_peer_view_sequence",
+		"Sequence number of each peer's digest.", []string{"peer"}, nil)
+)
+
+func (c *peerCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- peerAgeDesc
+	ch <- peerFillDesc
+	ch <- peerSeqDesc
+}
+
+func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range c.dir.Status() {
+		if !s.HasView {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(peerAgeDesc, prometheus.GaugeValue, s.Age.Seconds(), s.Name)
+		ch <- prometheus.MustNewConstMetric(peerFillDesc, prometheus.GaugeValue, s.Fill, s.Name)
+		ch <- prometheus.MustNewConstMetric(peerSeqDesc, prometheus.GaugeValue, float64(s.Sequence), s.Name)
+	}
+}

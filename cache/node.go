@@ -1,0 +1,484 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/icp"
+)
+
+// Routes: how a node forwards a miss.
+const (
+	RouteDigest = "digest" // to peers whose digests say maybe (the summary cache)
+	RouteICP    = "icp"    // to the first peer that answers an ICP query with HIT
+	RouteNone   = "none"   // straight to the origin
+)
+
+// NodeConfig configures a summary-cache node. The zero value (with a
+// Listen address) is a working single node: a 256 MiB memory cache
+// sized for 100 000 objects, publishing digests at 1% change, allowing
+// clients and peers from loopback only.
+type NodeConfig struct {
+	// Listen is the proxy's address, "host:port"; empty means
+	// 127.0.0.1:3128 (loopback unless told otherwise). The proxy port
+	// also serves the digests, /metrics and /healthz.
+	Listen string
+	// ICPListen is the ICP (UDP) address; empty means no ICP.
+	ICPListen string
+	// Name is the node's pseudonym in Via headers; empty means
+	// DefaultVia.
+	Name string
+
+	// MemoryBytes is the memory cache's budget; 0 means 256 MiB.
+	// DiskDir, when set, keeps the cache on disk instead, under
+	// DiskBytes (0 means 1 GiB), surviving restarts.
+	MemoryBytes int64
+	DiskDir     string
+	DiskBytes   int64
+	// MaxObjectBytes is the largest response stored; 0 means
+	// DefaultMaxObjectBytes.
+	MaxObjectBytes int64
+
+	// Capacity is the number of objects the summaries are sized for;
+	// 0 means 100 000. BitsPerEntry is the digest's bits per object
+	// (m/n); 0 means 16 with k chosen for it (the counting filter is a
+	// classic one, whose deltas are smallest).
+	Capacity     uint64
+	BitsPerEntry float64
+	// Threshold is the changed fraction that publishes a new digest;
+	// 0 means 1% (the seeds' 1–10%). MaxDigestAge publishes anyway
+	// after that long with changes pending; 0 means 5 minutes.
+	Threshold    float64
+	MaxDigestAge time.Duration
+	// Codec codes the digest; 0 (digest.Auto) means digest.Fast here,
+	// since a node publishes often.
+	Codec digest.Codec
+	// SquidBitsPerEntry is the bits per entry of the Squid digest; 0
+	// means Squid's default 5.
+	SquidBitsPerEntry uint8
+
+	// Peers, Route and the peer timings.
+	Peers          []PeerConfig
+	Route          string        // RouteDigest (default), RouteICP or RouteNone
+	PollInterval   time.Duration // digest polling; 0 means 30 s
+	PeerExpiry     time.Duration // drop a silent peer's view; 0 means 4 poll intervals
+	MaxDigestBytes int64         // largest digest accepted from a peer; 0 means 64 MiB
+	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
+	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
+
+	// AllowClients and AllowPeers are the address ranges allowed to use
+	// the proxy and to fetch digests or send ICP queries; empty means
+	// loopback only.
+	AllowClients []netip.Prefix
+	AllowPeers   []netip.Prefix
+
+	AccessLog io.Writer    // Squid-format access log; nil for none
+	Logger    *slog.Logger // nil for slog.Default()
+	// Client is the origin client; nil means NewClient().
+	Client *http.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Node is a summary-cache node: a caching proxy ([Proxy]) whose counting
+// filter of cached keys is published as digests for its peers ([Publisher],
+// [SquidDigest]), which keeps its peers' digests ([Directory]) and sends
+// a miss to a peer that probably holds the object, over HTTP with
+// only-if-cached, before the origin (Fan, Cao, Almeida and Broder,
+// "Summary cache", IEEE/ACM ToN 2000). It also answers ICP and can route
+// by ICP instead, for comparison.
+type Node struct {
+	cfg       NodeConfig
+	log       *slog.Logger
+	store     Store
+	proxy     *Proxy
+	publisher *Publisher
+	squid     *SquidDigest
+	directory *Directory
+	fetcher   *PeerFetcher
+	icpServer *icp.Server
+	icpClient *icp.Client
+	metrics   *nodeMetrics
+	handler   http.Handler
+
+	mu   sync.Mutex
+	addr string // the proxy's listening address once serving
+}
+
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// NewNode builds a node; Serve runs it.
+func NewNode(cfg NodeConfig) (*Node, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger}
+	var err error
+	if n.publisher, err = NewPublisher(PublisherConfig{
+		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity},
+		Threshold: cfg.Threshold, MaxAge: cfg.MaxDigestAge, Codec: cfg.Codec, Now: cfg.Now,
+	}); err != nil {
+		return nil, err
+	}
+	if n.squid, err = NewSquidDigest(SquidDigestConfig{Capacity: uint32(min(cfg.Capacity, 1<<31)),
+		BitsPerEntry: cfg.SquidBitsPerEntry, Now: cfg.Now}); err != nil {
+		return nil, err
+	}
+	if n.directory, err = NewDirectory(DirectoryConfig{
+		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
+		MaxDigestBytes: cfg.MaxDigestBytes, Logger: n.log, Now: cfg.Now,
+		Client:  &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
+		OnFetch: func(peer string, status, bytes int, codec string, delta bool) { n.digestFetched(codec, bytes, delta) },
+	}); err != nil {
+		return nil, err
+	}
+	if err := n.openStore(); err != nil {
+		return nil, err
+	}
+	n.fetcher = &PeerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
+	n.metrics = newNodeMetrics(n)
+	if n.proxy, err = NewProxy(Config{
+		Store: n.store, Router: n.router(), Client: cfg.Client, AccessLog: cfg.AccessLog, Logger: n.log,
+		MaxObjectBytes: cfg.MaxObjectBytes, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
+	}); err != nil {
+		n.store.Close()
+		return nil, err
+	}
+	if n.icpServer, err = icp.NewServer(icp.ServerConfig{Lookup: n.icpLookup, Allow: n.icpAllowed, Logger: n.log}); err != nil {
+		n.store.Close()
+		return nil, err
+	}
+	n.handler = n.routes()
+	return n, nil
+}
+
+func (cfg *NodeConfig) defaults() error {
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:3128"
+	}
+	if cfg.MemoryBytes == 0 {
+		cfg.MemoryBytes = 256 << 20
+	}
+	if cfg.DiskBytes == 0 {
+		cfg.DiskBytes = 1 << 30
+	}
+	if cfg.Capacity == 0 {
+		cfg.Capacity = 100000
+	}
+	if cfg.BitsPerEntry == 0 {
+		cfg.BitsPerEntry = 16
+	}
+	if cfg.Codec == digest.Auto {
+		cfg.Codec = digest.Fast
+	}
+	if cfg.Route == "" {
+		cfg.Route = RouteDigest
+	}
+	if len(cfg.AllowClients) == 0 {
+		cfg.AllowClients = loopback
+	}
+	if len(cfg.AllowPeers) == 0 {
+		cfg.AllowPeers = loopback
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	switch {
+	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
+		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
+	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0 || cfg.PeerTimeout < 0 || cfg.ICPTimeout < 0:
+		return fmt.Errorf("%w: negative size or timeout", ErrConfig)
+	case !(cfg.BitsPerEntry >= 1 && cfg.BitsPerEntry <= 1024) || cfg.Capacity > 1<<32:
+		return fmt.Errorf("%w: %g bits per entry for %d objects", ErrConfig, cfg.BitsPerEntry, cfg.Capacity)
+	case cfg.Route == RouteICP && cfg.ICPListen == "":
+		return fmt.Errorf("%w: route icp needs an ICP address to send from", ErrConfig)
+	}
+	for _, p := range cfg.Peers {
+		if p.ICP == "" {
+			continue
+		}
+		if _, err := netip.ParseAddrPort(p.ICP); err != nil {
+			return fmt.Errorf("%w: peer ICP address %q: want ip:port", ErrConfig, p.ICP)
+		}
+	}
+	return nil
+}
+
+// observers fans store events out to both summaries.
+type observers []Observer
+
+func (o observers) Stored(key string) {
+	for _, x := range o {
+		x.Stored(key)
+	}
+}
+
+func (o observers) Evicted(key string) {
+	for _, x := range o {
+		x.Evicted(key)
+	}
+}
+
+func (n *Node) openStore() error {
+	obs := observers{n.publisher, n.squid}
+	var err error
+	if n.cfg.DiskDir != "" {
+		n.store, err = OpenDisk(DiskConfig{Dir: n.cfg.DiskDir, MaxBytes: n.cfg.DiskBytes, Observer: obs, Logger: n.log})
+	} else {
+		n.store, err = NewMemory(MemoryConfig{MaxBytes: n.cfg.MemoryBytes, Observer: obs})
+	}
+	return err
+}
+
+// router builds the Router for the configured route. The ICP route's
+// client is made when Serve opens the ICP socket.
+func (n *Node) router() Router {
+	origin := Direct(n.cfg.Client)
+	switch n.cfg.Route {
+	case RouteDigest:
+		return &DigestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}
+	case RouteICP:
+		return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
+			if c := n.icpClientOrNil(); c != nil {
+				r := &ICPRouter{Client: c, Directory: n.directory, Peers: n.fetcher, Origin: origin, Timeout: n.cfg.ICPTimeout}
+				return r.Route(f)
+			}
+			return origin.Route(f)
+		})
+	}
+	return origin
+}
+
+func (n *Node) icpClientOrNil() *icp.Client {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.icpClient
+}
+
+func (n *Node) icpLookup(url string) bool {
+	_, ok := n.proxy.Lookup(url)
+	return ok
+}
+
+func (n *Node) icpAllowed(peer netip.AddrPort) bool { return allowed(n.cfg.AllowPeers, peer.Addr()) }
+
+func allowed(prefixes []netip.Prefix, a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func remoteAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr()
+}
+
+func (n *Node) peerOutcome(peer string, o PeerOutcome) {
+	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
+}
+
+func (n *Node) digestFetched(codec string, bytes int, delta bool) {
+	if bytes == 0 {
+		return
+	}
+	kind := "full"
+	if delta {
+		kind = "delta"
+	}
+	n.metrics.digestIn.WithLabelValues(codec, kind).Add(float64(bytes))
+}
+
+// routes is the node's HTTP handler: its own endpoints for requests
+// addressed to it, the proxy for everything else.
+func (n *Node) routes() http.Handler {
+	local := http.NewServeMux()
+	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.publisher)))
+	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
+	local.Handle("/metrics", n.metrics.handler())
+	local.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.addressedToMe(r) {
+			local.ServeHTTP(w, r)
+			return
+		}
+		if !allowed(n.cfg.AllowClients, remoteAddr(r)) {
+			http.Error(w, "access denied", http.StatusForbidden)
+			return
+		}
+		n.proxy.ServeHTTP(w, r)
+	})
+}
+
+// addressedToMe reports whether r is for the node itself: origin form
+// ("GET /metrics"), or absolute form naming the node's own address, as
+// Squid fetches a peer's digest ("GET http://peer:3128/squid-internal-
+// periodic/store_digest").
+func (n *Node) addressedToMe(r *http.Request) bool {
+	if !strings.Contains(r.RequestURI, "://") {
+		return r.RequestURI != "*" && r.Method != http.MethodConnect
+	}
+	if r.URL.Path != DigestPath && r.URL.Path != SquidDigestPath {
+		return false
+	}
+	host, port, err := net.SplitHostPort(r.URL.Host)
+	if err != nil {
+		return false
+	}
+	n.mu.Lock()
+	addr := n.addr
+	n.mu.Unlock()
+	myHost, myPort, err := net.SplitHostPort(addr)
+	if err != nil || port != myPort {
+		return false
+	}
+	if host == myHost || host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && (ip.IsLoopback() || myHost == "0.0.0.0" || myHost == "::")
+}
+
+// peersOnly refuses requests from outside AllowPeers.
+func (n *Node) peersOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed(n.cfg.AllowPeers, remoteAddr(r)) {
+			n.log.Warn("digest request refused", "remote", r.RemoteAddr)
+			http.Error(w, "access denied", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// countOut counts the digest bytes a handler serves.
+func countOut(m *nodeMetrics, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cw := &countingWriter{ResponseWriter: w}
+		h.ServeHTTP(cw, r)
+		codec, kind := "squid", "squid"
+		switch cw.Header().Get("Content-Type") {
+		case DigestContentType:
+			codec, kind = cw.Header().Get(codecHeader), "full"
+		case DeltaContentType:
+			codec, kind = cw.Header().Get(codecHeader), "delta"
+		}
+		if cw.bytes > 0 && cw.status == http.StatusOK {
+			m.digestOut.WithLabelValues(codec, kind).Add(float64(cw.bytes))
+		}
+	})
+}
+
+// Handler returns the node's HTTP handler (proxy, digests, metrics,
+// health), for embedding in another server or a test.
+func (n *Node) Handler() http.Handler { return n.handler }
+
+// Publisher returns the node's digest publisher.
+func (n *Node) Publisher() *Publisher { return n.publisher }
+
+// Directory returns the node's view of its peers.
+func (n *Node) Directory() *Directory { return n.directory }
+
+// Store returns the node's cache.
+func (n *Node) Store() Store { return n.store }
+
+// Addr returns the proxy's listening address once Serve has started.
+func (n *Node) Addr() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.addr
+}
+
+// Serve runs the node on ln (and on icpConn for ICP, if not nil) until
+// ctx is done, then shuts down gracefully: it stops accepting, lets
+// requests in flight finish (up to 10 s), stops the background loops and
+// closes the store.
+func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketConn) error {
+	n.mu.Lock()
+	n.addr = ln.Addr().String()
+	n.mu.Unlock()
+	srv := &http.Server{Handler: n.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	run := func(f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(bg)
+		}()
+	}
+	if icpConn != nil {
+		c, err := icp.NewClient(icpConn, icp.ClientConfig{Server: n.icpServer, Logger: n.log})
+		if err != nil {
+			stop()
+			return err
+		}
+		n.mu.Lock()
+		n.icpClient = c
+		n.mu.Unlock()
+		defer c.Close()
+	}
+	run(n.publisher.Run)
+	if len(n.cfg.Peers) > 0 {
+		run(n.directory.Run)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	n.log.Info("bloomcast node serving", "proxy", n.addr, "route", n.cfg.Route, "peers", len(n.cfg.Peers))
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err = srv.Shutdown(shut)
+		cancel()
+	}
+	stop()
+	wg.Wait()
+	if cerr := n.store.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	n.log.Info("bloomcast node stopped", "proxy", n.addr)
+	return err
+}
+
+// ListenAndServe listens on the configured addresses and serves until ctx
+// is done.
+func (n *Node) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", n.cfg.Listen)
+	if err != nil {
+		return err
+	}
+	var pc net.PacketConn
+	if n.cfg.ICPListen != "" {
+		if pc, err = net.ListenPacket("udp", n.cfg.ICPListen); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	return n.Serve(ctx, ln, pc)
+}

@@ -1,0 +1,300 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/squid"
+)
+
+// testOrigin serves /obj/N, cacheable for an hour, and counts requests.
+type testOrigin struct {
+	*httptest.Server
+	hits sync.Map // path → *atomic.Int64
+}
+
+func newTestOrigin(t *testing.T) *testOrigin {
+	o := &testOrigin{}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := o.hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "object %s", r.URL.Path)
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *testOrigin) count(path string) int64 {
+	c, ok := o.hits.Load(path)
+	if !ok {
+		return 0
+	}
+	return c.(*atomic.Int64).Load()
+}
+
+// testNode is a node serving on loopback.
+type testNode struct {
+	*Node
+	ln     net.Listener
+	icp    net.PacketConn
+	cancel context.CancelFunc
+	done   chan error
+	log    *syncBuffer
+}
+
+func listen(t *testing.T, addr string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+func startNode(t *testing.T, ln net.Listener, icpConn net.PacketConn, cfg NodeConfig) *testNode {
+	t.Helper()
+	tn := &testNode{ln: ln, icp: icpConn, done: make(chan error, 1), log: &syncBuffer{}}
+	cfg.AccessLog = tn.log
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = time.Hour // the tests refresh by hand
+	}
+	if cfg.MemoryBytes == 0 {
+		cfg.MemoryBytes = 8 << 20
+	}
+	cfg.Capacity = 1000
+	n, err := NewNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.Node = n
+	ctx, cancel := context.WithCancel(context.Background())
+	tn.cancel = cancel
+	go func() { tn.done <- n.Serve(ctx, ln, icpConn) }()
+	t.Cleanup(tn.stop)
+	return tn
+}
+
+func (tn *testNode) stop() {
+	if tn.cancel == nil {
+		return
+	}
+	tn.cancel()
+	tn.cancel = nil
+	<-tn.done
+}
+
+func (tn *testNode) url() string { return "http://" + tn.ln.Addr().String() }
+
+// get fetches target through the node and returns the body.
+func (tn *testNode) get(t *testing.T, target string) (string, *http.Response) {
+	t.Helper()
+	proxy, _ := url.Parse(tn.url())
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	resp, err := c.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b), resp
+}
+
+// metric returns the value of one sample line of /metrics.
+func (tn *testNode) metric(t *testing.T, sample string) string {
+	t.Helper()
+	resp, err := http.Get(tn.url() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, sample+" "); ok {
+			return rest
+		}
+	}
+	return ""
+}
+
+func TestNodesShareDigests(t *testing.T) {
+	origin := newTestOrigin(t)
+	lnA, lnB, lnC := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+	peer := func(name string, ln net.Listener) PeerConfig {
+		return PeerConfig{Name: name, Proxy: "http://" + ln.Addr().String()}
+	}
+	dirB := t.TempDir()
+	a := startNode(t, lnA, nil, NodeConfig{Peers: []PeerConfig{peer("b", lnB), peer("c", lnC)}})
+	b := startNode(t, lnB, nil, NodeConfig{DiskDir: dirB, Peers: []PeerConfig{peer("a", lnA)}})
+	startNode(t, lnC, nil, NodeConfig{Peers: []PeerConfig{peer("a", lnA)}})
+	ctx := context.Background()
+
+	obj := func(i int) string { return fmt.Sprintf("%s/obj/%d", origin.URL, i) }
+	for i := range 20 {
+		if body, _ := b.get(t, obj(i)); body != fmt.Sprintf("object /obj/%d", i) {
+			t.Fatalf("through b: %q", body)
+		}
+	}
+	b.Publisher().Publish()
+	a.Directory().Refresh(ctx)
+
+	// A miss at a goes to b, whose digest holds the object.
+	if body, _ := a.get(t, obj(3)); body != "object /obj/3" || origin.count("/obj/3") != 1 {
+		t.Fatalf("peer hit: body %q, origin asked %d times", body, origin.count("/obj/3"))
+	}
+	if !strings.Contains(a.log.String(), "CD_SIBLING_HIT/b") {
+		t.Fatalf("access log of a:\n%s", a.log)
+	}
+	if got := a.metric(t, `bloomcast_requests_total{outcome="peer_hit"}`); got != "1" {
+		t.Fatalf("peer hits: %q", got)
+	}
+	// Now a holds it: a local hit.
+	a.get(t, obj(3))
+	if got := a.metric(t, `bloomcast_requests_total{outcome="local_hit"}`); got != "1" {
+		t.Fatalf("local hits: %q", got)
+	}
+
+	// A false hit: b dropped the object but a's view of b still says
+	// maybe; b answers 504 and a goes to the origin.
+	key, _ := Key(obj(5))
+	b.Store().Delete(key)
+	if body, _ := a.get(t, obj(5)); body != "object /obj/5" || origin.count("/obj/5") != 2 {
+		t.Fatalf("after a false hit: %q, origin asked %d times", body, origin.count("/obj/5"))
+	}
+	if got := a.metric(t, `bloomcast_peer_requests_total{peer="b",result="false_hit"}`); got != "1" {
+		t.Fatalf("false hits: %q", got)
+	}
+	if got := a.metric(t, `bloomcast_requests_total{outcome="miss"}`); got != "1" {
+		t.Fatalf("misses: %q", got)
+	}
+
+	// Deltas: b stores more and publishes; a applies a delta.
+	for i := 20; i < 25; i++ {
+		b.get(t, obj(i))
+	}
+	b.Publisher().Publish()
+	a.Directory().Refresh(ctx)
+	st := a.Directory().Status()[0]
+	if st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence {
+		t.Fatalf("a's view of b after a publication: %+v", st)
+	}
+	if body, _ := a.get(t, obj(22)); body != "object /obj/22" || origin.count("/obj/22") != 1 {
+		t.Fatal("object published in a delta not fetched from b")
+	}
+
+	// b restarts on the same address with its disk cache: its sequence
+	// numbers start again, and a resynchronises with a full digest.
+	fullBefore := st.Full
+	b.stop()
+	lnB2 := listen(t, lnB.Addr().String())
+	b2 := startNode(t, lnB2, nil, NodeConfig{DiskDir: dirB, Peers: []PeerConfig{peer("a", lnA)}})
+	b2.Publisher().Publish()
+	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	st = a.Directory().Status()[0]
+	if st.Full != fullBefore+1 || st.Sequence != b2.Publisher().Stats().Sequence {
+		t.Fatalf("a's view of b after b restarted: %+v", st)
+	}
+	if body, _ := a.get(t, obj(10)); body != "object /obj/10" || origin.count("/obj/10") != 1 {
+		t.Fatalf("object kept on b's disk not fetched from b after its restart (origin asked %d times)", origin.count("/obj/10"))
+	}
+
+	// b serves a Squid digest of the same cache, as Squid fetches it:
+	// absolute form, addressed to b itself.
+	resp, err := http.Get(b2.url() + SquidDigestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	sd, err := squid.Decode(body, squid.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := sd.Contains(squid.GET, obj(10)); !ok || resp.Header.Get("Content-Type") != "application/cache-digest" {
+		t.Fatal("b's Squid digest does not hold its objects")
+	}
+	if !b2.addressedToMe(&http.Request{RequestURI: b2.url() + SquidDigestPath, URL: mustURL(b2.url() + SquidDigestPath)}) {
+		t.Fatal("an absolute-form request for b's own digest is not served by b")
+	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func TestNodeICPRoute(t *testing.T) {
+	origin := newTestOrigin(t)
+	udp := func() net.PacketConn {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pc
+	}
+	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+	icpA, icpB := udp(), udp()
+	b := startNode(t, lnB, icpB, NodeConfig{ICPListen: icpB.LocalAddr().String()})
+	a := startNode(t, lnA, icpA, NodeConfig{ICPListen: icpA.LocalAddr().String(), Route: RouteICP, ICPTimeout: time.Second,
+		Peers: []PeerConfig{{Name: "b", Proxy: b.url(), ICP: icpB.LocalAddr().String()}}})
+	target := origin.URL + "/obj/1"
+	b.get(t, target)
+	if body, _ := a.get(t, target); body != "object /obj/1" || origin.count("/obj/1") != 1 {
+		t.Fatalf("ICP sibling hit: %q, origin asked %d times", body, origin.count("/obj/1"))
+	}
+	if !strings.Contains(a.log.String(), "SIBLING_HIT/b") {
+		t.Fatalf("access log of a:\n%s", a.log)
+	}
+	// An object b does not have: b answers MISS, a goes to the origin.
+	if body, _ := a.get(t, origin.URL+"/obj/2"); body != "object /obj/2" {
+		t.Fatalf("ICP miss: %q", body)
+	}
+}
+
+func TestNodeSafety(t *testing.T) {
+	origin := newTestOrigin(t)
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{AllowClients: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		AllowPeers: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	if _, resp := n.get(t, origin.URL+"/obj/1"); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("client outside the allow-list: %d", resp.StatusCode)
+	}
+	resp, err := http.Get(n.url() + DigestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("peer outside the allow-list: %d", resp.StatusCode)
+	}
+	resp, err = http.Get(n.url() + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v", err)
+	}
+	resp.Body.Close()
+	if _, err := NewNode(NodeConfig{Route: "carrier-pigeon"}); err == nil {
+		t.Fatal("bad route accepted")
+	}
+	if _, err := NewNode(NodeConfig{Route: RouteICP}); err == nil {
+		t.Fatal("ICP route without an ICP address accepted")
+	}
+}

@@ -1,0 +1,453 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/squid"
+)
+
+// Protocol is how a peer publishes its summary.
+type Protocol int
+
+// Protocols.
+const (
+	// Bloomcast: the project's digest at DigestPath, with deltas.
+	Bloomcast Protocol = iota
+	// Squid: a Squid Cache Digest at SquidDigestPath.
+	Squid
+)
+
+func (p Protocol) String() string {
+	if p == Squid {
+		return "squid"
+	}
+	return "bloomcast"
+}
+
+// ParseProtocol returns the protocol named s: bloomcast or squid.
+func ParseProtocol(s string) (Protocol, error) {
+	switch s {
+	case "bloomcast", "":
+		return Bloomcast, nil
+	case "squid":
+		return Squid, nil
+	}
+	return 0, fmt.Errorf("%w: peer protocol %q (want bloomcast or squid)", ErrConfig, s)
+}
+
+// SquidDigestPath is where Squid serves its store digest.
+const SquidDigestPath = "/squid-internal-periodic/store_digest"
+
+// PeerConfig describes one peer.
+type PeerConfig struct {
+	// Name identifies the peer in logs, metrics and the access log;
+	// empty means the proxy's host:port.
+	Name string
+	// Proxy is the peer's proxy, "http://host:port": where this node asks
+	// for objects (with Cache-Control: only-if-cached).
+	Proxy string
+	// DigestURL is where its digest is fetched; empty means Proxy plus
+	// DigestPath (bloomcast) or SquidDigestPath (squid).
+	DigestURL string
+	Protocol  Protocol
+	// ICP is the peer's ICP address, "host:port"; empty if it has none.
+	ICP string
+}
+
+// DirectoryConfig configures a [Directory].
+type DirectoryConfig struct {
+	Peers []PeerConfig
+	// Client fetches digests; nil means a client with a 10-second
+	// timeout. Every request also carries the context given to Refresh.
+	Client *http.Client
+	// PollInterval is how often Run refreshes every peer; 0 means 30 s.
+	PollInterval time.Duration
+	// Expiry drops a peer's view when the peer has not answered for this
+	// long; 0 means 4 poll intervals.
+	Expiry time.Duration
+	// MaxDigestBytes refuses a digest response larger than this before
+	// reading it, and bounds the array a digest may decode to; 0 means
+	// 64 MiB.
+	MaxDigestBytes int64
+	Logger         *slog.Logger
+	Now            func() time.Time
+	// OnFetch, if set, is called after every digest response with its
+	// size in bytes, the codec ("raw", "arith", "fast" or "squid") and
+	// whether it was a delta; status 304 reports 0 bytes.
+	OnFetch func(peer string, status, bytes int, codec string, delta bool)
+}
+
+// Directory holds this node's view of its peers' summaries: each peer's
+// latest digest, kept current with conditional requests and deltas
+// (Fan et al., "Summary cache"), and answers which peers may hold a key.
+// Safe for concurrent use.
+type Directory struct {
+	cfg   DirectoryConfig
+	now   func() time.Time
+	log   *slog.Logger
+	peers []*Peer
+}
+
+// Peer is one peer and its view.
+type Peer struct {
+	cfg   PeerConfig
+	proxy *url.URL
+	name  string
+
+	mu      sync.RWMutex
+	view    *peerView
+	contact time.Time // last successful answer
+	fails   int       // consecutive failures
+	lastErr error
+	fetches struct{ full, delta, notModified, resync, refused uint64 }
+}
+
+// peerView is a peer's summary as last fetched.
+type peerView struct {
+	filter  *bloom.Filter  // bloomcast: the digest's filter; squid: the mask
+	digest  *digest.Digest // bloomcast only
+	squid   *squid.Digest  // squid only
+	etag    string
+	seq     uint64
+	fetched time.Time
+	bytes   int
+}
+
+// NewDirectory validates cfg and returns a directory with no views yet.
+func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 30 * time.Second
+	}
+	if cfg.Expiry == 0 {
+		cfg.Expiry = 4 * cfg.PollInterval
+	}
+	if cfg.MaxDigestBytes == 0 {
+		cfg.MaxDigestBytes = 64 << 20
+	}
+	if cfg.PollInterval < 0 || cfg.Expiry < 0 || cfg.MaxDigestBytes < 0 {
+		return nil, fmt.Errorf("%w: poll %v, expiry %v, max digest %d", ErrConfig, cfg.PollInterval, cfg.Expiry, cfg.MaxDigestBytes)
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	for _, pc := range cfg.Peers {
+		p, err := newPeer(pc)
+		if err != nil {
+			return nil, err
+		}
+		d.peers = append(d.peers, p)
+	}
+	return d, nil
+}
+
+func newPeer(pc PeerConfig) (*Peer, error) {
+	u, err := url.Parse(pc.Proxy)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: peer proxy %q: want http://host:port", ErrConfig, pc.Proxy)
+	}
+	if pc.DigestURL == "" {
+		path := DigestPath
+		if pc.Protocol == Squid {
+			path = SquidDigestPath
+		}
+		pc.DigestURL = strings.TrimSuffix(pc.Proxy, "/") + path
+	}
+	if d, err := url.Parse(pc.DigestURL); err != nil || d.Host == "" {
+		return nil, fmt.Errorf("%w: peer digest URL %q", ErrConfig, pc.DigestURL)
+	}
+	if pc.Name == "" {
+		pc.Name = u.Host
+	}
+	return &Peer{cfg: pc, proxy: u, name: pc.Name}, nil
+}
+
+// Peers returns the configured peers, in order.
+func (d *Directory) Peers() []*Peer { return d.peers }
+
+// Name returns the peer's name.
+func (p *Peer) Name() string { return p.name }
+
+// Proxy returns the peer's proxy URL.
+func (p *Peer) Proxy() *url.URL { return p.proxy }
+
+// Config returns the peer's configuration.
+func (p *Peer) Config() PeerConfig { return p.cfg }
+
+// Candidates returns the peers whose current view says key may be there,
+// in configured order. A view older than the expiry (the peer has not
+// answered for that long) is dropped and the peer is skipped.
+func (d *Directory) Candidates(key string) []*Peer {
+	var out []*Peer
+	var squidKey [16]byte
+	haveSquidKey := false
+	now := d.now()
+	for _, p := range d.peers {
+		p.mu.RLock()
+		v, contact := p.view, p.contact
+		p.mu.RUnlock()
+		if v == nil {
+			continue
+		}
+		if now.Sub(contact) > d.cfg.Expiry {
+			p.expire(d.log)
+			continue
+		}
+		var maybe bool
+		if v.squid != nil {
+			if !haveSquidKey {
+				squidKey, haveSquidKey = squid.StoreKeyCanonical(squid.GET, key), true
+			}
+			maybe = v.squid.ContainsKey(squidKey)
+		} else {
+			maybe = v.filter.ContainsString(key)
+		}
+		if maybe {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// expire drops the peer's view.
+func (p *Peer) expire(log *slog.Logger) {
+	p.mu.Lock()
+	had := p.view != nil
+	p.view = nil
+	p.mu.Unlock()
+	if had {
+		log.Warn("peer view expired", "peer", p.name)
+	}
+}
+
+// Run refreshes every peer each PollInterval until ctx is done.
+func (d *Directory) Run(ctx context.Context) error {
+	t := time.NewTicker(d.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		d.Refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Refresh fetches every peer's digest once, concurrently, and waits.
+func (d *Directory) Refresh(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, p := range d.peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.RefreshPeer(ctx, p)
+		}()
+	}
+	wg.Wait()
+}
+
+// RefreshPeer fetches one peer's digest (a conditional request, a delta
+// when it has a view) and updates its view. Errors are logged, counted
+// and returned; the old view stays until it expires.
+func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
+	err := d.fetch(ctx, p, true)
+	if errors.Is(err, digest.ErrBase) || errors.Is(err, digest.ErrSequence) {
+		// A delta for another base (a restarted peer, a missed
+		// publication): resynchronise with the full digest.
+		p.mu.Lock()
+		p.fetches.resync++
+		p.mu.Unlock()
+		d.log.Info("peer digest resync", "peer", p.name, "reason", err)
+		err = d.fetch(ctx, p, false)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.fails++
+		p.lastErr = err
+		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", p.cfg.DigestURL, "err", err)
+		return err
+	}
+	p.fails, p.lastErr, p.contact = 0, nil, d.now()
+	return nil
+}
+
+// fetch makes one request; conditional asks for a delta or a 304.
+func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error {
+	p.mu.RLock()
+	old := p.view
+	p.mu.RUnlock()
+	target := p.cfg.DigestURL
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	if conditional && old != nil {
+		if old.etag != "" {
+			req.Header.Set("If-None-Match", old.etag)
+		}
+		if p.cfg.Protocol == Bloomcast {
+			q := req.URL.Query()
+			q.Set("since", strconv.FormatUint(old.seq, 10))
+			req.URL.RawQuery = q.Encode()
+		}
+	}
+	resp, err := d.cfg.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		d.fetched(p, resp.StatusCode, 0, "", false)
+		p.mu.Lock()
+		p.fetches.notModified++
+		p.mu.Unlock()
+		return nil
+	case http.StatusOK:
+	default:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("digest %s: %s", target, resp.Status)
+	}
+	body, err := d.readBody(resp)
+	if err != nil {
+		p.mu.Lock()
+		p.fetches.refused++
+		p.mu.Unlock()
+		return err
+	}
+	v, delta, err := d.decode(p, old, body)
+	if err != nil {
+		if !errors.Is(err, digest.ErrBase) {
+			p.mu.Lock()
+			p.fetches.refused++
+			p.mu.Unlock()
+		}
+		return err
+	}
+	v.etag, v.fetched, v.bytes = resp.Header.Get("ETag"), d.now(), len(body)
+	p.mu.Lock()
+	p.view = v
+	if delta {
+		p.fetches.delta++
+	} else {
+		p.fetches.full++
+	}
+	p.mu.Unlock()
+	codec := "squid"
+	if v.digest != nil {
+		codec = envelope.Codec(body[7]).String()
+	}
+	d.fetched(p, resp.StatusCode, len(body), codec, delta)
+	return nil
+}
+
+func (d *Directory) fetched(p *Peer, status, n int, codec string, delta bool) {
+	if d.cfg.OnFetch != nil {
+		d.cfg.OnFetch(p.name, status, n, codec, delta)
+	}
+}
+
+// readBody reads a digest response, refusing one larger than the limit
+// before reading it when the length is announced.
+func (d *Directory) readBody(resp *http.Response) ([]byte, error) {
+	limit := d.cfg.MaxDigestBytes
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("digest of %d bytes exceeds the limit of %d", resp.ContentLength, limit)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("digest exceeds the limit of %d bytes", limit)
+	}
+	return body, nil
+}
+
+// decode turns a response body into a view: a full digest, a delta
+// applied to the old view, or a Squid digest.
+func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool, error) {
+	if p.cfg.Protocol == Squid {
+		sd, err := squid.Decode(body, squid.Limits{MaxMask: uint32(min(d.cfg.MaxDigestBytes, 1<<31-1))})
+		if err != nil {
+			return nil, false, err
+		}
+		return &peerView{filter: sd.Filter, squid: sd}, false, nil
+	}
+	lim := envelope.Limits{MaxPayload: uint64(d.cfg.MaxDigestBytes)}
+	if len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeDelta {
+		if old == nil || old.digest == nil {
+			return nil, true, fmt.Errorf("%w: a delta but no view to apply it to", digest.ErrBase)
+		}
+		next, err := digest.Patch(old.digest, body, lim)
+		if err != nil {
+			return nil, true, err
+		}
+		return &peerView{filter: next.Filter(), digest: next, seq: next.Sequence}, true, nil
+	}
+	dg, err := digest.Decode(body, lim)
+	if err != nil {
+		return nil, false, err
+	}
+	return &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}, false, nil
+}
+
+// PeerStatus describes a peer's view.
+type PeerStatus struct {
+	Name                                      string
+	Protocol                                  string
+	HasView                                   bool
+	Sequence                                  uint64
+	Age                                       time.Duration // since the view was fetched
+	SinceAnswer                               time.Duration // since the peer last answered
+	Fill                                      float64
+	Bytes                                     int // size of the last digest or delta fetched
+	Failures                                  int
+	LastError                                 string
+	Full, Delta, NotModified, Resync, Refused uint64
+}
+
+// Status returns each peer's status, in order.
+func (d *Directory) Status() []PeerStatus {
+	now := d.now()
+	out := make([]PeerStatus, 0, len(d.peers))
+	for _, p := range d.peers {
+		p.mu.RLock()
+		s := PeerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
+			Full: p.fetches.full, Delta: p.fetches.delta, NotModified: p.fetches.notModified,
+			Resync: p.fetches.resync, Refused: p.fetches.refused}
+		if p.lastErr != nil {
+			s.LastError = p.lastErr.Error()
+		}
+		if !p.contact.IsZero() {
+			s.SinceAnswer = now.Sub(p.contact)
+		}
+		if v := p.view; v != nil {
+			s.HasView, s.Sequence, s.Age, s.Fill, s.Bytes = true, v.seq, now.Sub(v.fetched), v.filter.FillRatio(), v.bytes
+		}
+		p.mu.RUnlock()
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package cache
+
+import (
+	"net/http"
+	"time"
+)
+
+// HeuristicFraction and HeuristicMax bound heuristic freshness (RFC 9111
+// §4.2.2): a response with Last-Modified but no explicit expiration is
+// fresh for HeuristicFraction of the time since it was last modified (the
+// 10% the RFC mentions as typical), at most HeuristicMax.
+const (
+	HeuristicFraction = 0.1
+	HeuristicMax      = 24 * time.Hour
+)
+
+// heuristicStatus lists the status codes that are heuristically cacheable
+// (RFC 9110 §15.1): a response with one of them may be stored and given a
+// heuristic lifetime without explicit freshness information.
+var heuristicStatus = map[int]bool{
+	200: true, 203: true, 204: true, 206: true, 300: true, 301: true,
+	308: true, 404: true, 405: true, 410: true, 414: true, 501: true,
+}
+
+// Storable reports whether a shared cache may store the response with
+// status and header fields resp to the request req (RFC 9111 §3):
+//
+//   - the request method is GET (HEAD requests are answered from stored GET
+//     responses, not stored themselves);
+//   - the status is final and neither 206 (ranges are not stored) nor 304;
+//   - neither request nor response has no-store (§5.2.1.5, §5.2.2.5);
+//   - the response has no private directive (§5.2.2.7; the qualified form
+//     is treated as the unqualified one);
+//   - a request with Authorization is stored only when the response has
+//     public, must-revalidate or s-maxage (§3.5);
+//   - Vary is not "*" (it can never be matched, §4.1);
+//   - the response has explicit freshness (public, s-maxage, max-age,
+//     Expires) or a heuristically cacheable status (RFC 9110 §15.1).
+//
+// One local rule beyond the RFC: a response carrying Set-Cookie is stored
+// only when it is explicitly public or has s-maxage, so that one client's
+// cookie is never handed to another by default.
+func Storable(req *http.Request, status int, resp http.Header) bool {
+	if req.Method != http.MethodGet {
+		return false
+	}
+	if status < 200 || status == http.StatusPartialContent || status == http.StatusNotModified {
+		return false
+	}
+	qcc := ParseCacheControl(req.Header)
+	rcc := ParseCacheControl(resp)
+	if qcc.Has("no-store") || rcc.Has("no-store") || rcc.Has("private") {
+		return false
+	}
+	public := rcc.Has("public")
+	if req.Header.Get("Authorization") != "" && !public && !rcc.Has("must-revalidate") && !rcc.Has("s-maxage") {
+		return false
+	}
+	if len(resp.Values("Set-Cookie")) > 0 && !public && !rcc.Has("s-maxage") {
+		return false
+	}
+	if _, star := varyNames(resp); star {
+		return false
+	}
+	return public || rcc.Has("s-maxage") || rcc.Has("max-age") ||
+		len(resp.Values("Expires")) > 0 || heuristicStatus[status]
+}
+
+// FreshnessLifetime returns the freshness lifetime of a response as a
+// shared cache computes it (RFC 9111 §4.2.1), the first that applies of:
+// s-maxage; max-age; Expires minus Date (an invalid Expires means already
+// expired); a heuristic lifetime (§4.2.2) of HeuristicFraction of Date
+// minus Last-Modified, capped at HeuristicMax, for heuristically cacheable
+// statuses and public responses; otherwise zero. A missing or invalid Date
+// is taken to be the response time.
+func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
+	cc := ParseCacheControl(h)
+	if d, ok := cc.Duration("s-maxage"); ok {
+		return d
+	}
+	if d, ok := cc.Duration("max-age"); ok {
+		return d
+	}
+	date := dateValue(h, responseTime)
+	if vs := h.Values("Expires"); len(vs) > 0 {
+		exp, err := http.ParseTime(vs[0])
+		if err != nil {
+			return 0
+		}
+		return max(exp.Sub(date), 0)
+	}
+	if !heuristicStatus[status] && !cc.Has("public") {
+		return 0
+	}
+	lm, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil || !lm.Before(date) {
+		return 0
+	}
+	return min(time.Duration(float64(date.Sub(lm))*HeuristicFraction), HeuristicMax)
+}
+
+// dateValue is the response's Date, or fallback when absent or invalid.
+func dateValue(h http.Header, fallback time.Time) time.Time {
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		return d
+	}
+	return fallback
+}
+
+// CurrentAge computes a stored response's current age at now (RFC 9111
+// §4.2.3):
+//
+//	apparent_age = max(0, response_time - date_value)
+//	corrected_age_value = age_value + (response_time - request_time)
+//	corrected_initial_age = max(apparent_age, corrected_age_value)
+//	current_age = corrected_initial_age + (now - response_time)
+//
+// age_value is the Age field (§5.1; 0 if absent or invalid).
+func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Duration {
+	apparent := max(responseTime.Sub(dateValue(h, responseTime)), 0)
+	ageValue := parseDelta(h.Get("Age"))
+	corrected := ageValue + max(responseTime.Sub(requestTime), 0)
+	return max(apparent, corrected) + max(now.Sub(responseTime), 0)
+}
+
+// usable reports whether entry e may answer, without contacting the
+// origin, a request with cache directives qcc at now (RFC 9111 §4.2 and
+// §5.2.1): the request has no no-cache; the response has no no-cache; its
+// age is within the request's max-age; and it is fresh for at least
+// min-fresh more, or, stale, within the request's max-stale when the
+// response allows serving stale (no must-revalidate, proxy-revalidate or
+// s-maxage, §5.2.2.2, §5.2.2.8, §5.2.2.10).
+func usable(e *Entry, qcc CacheControl, now time.Time) bool {
+	if qcc.Has("no-cache") {
+		return false
+	}
+	rcc := ParseCacheControl(e.Header)
+	if rcc.Has("no-cache") {
+		return false
+	}
+	age, life := e.Age(now), e.Lifetime()
+	if d, ok := qcc.Duration("max-age"); ok && age > d {
+		return false
+	}
+	if life > age {
+		d, ok := qcc.Duration("min-fresh")
+		return !ok || life-age >= d
+	}
+	v, ok := qcc["max-stale"]
+	if !ok || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
+		return false
+	}
+	return v == "" || age-life <= parseDelta(v)
+}

@@ -1,0 +1,475 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// DefaultMaxObjectBytes is Config.MaxObjectBytes when left 0: Squid's
+// default maximum_object_size.
+const DefaultMaxObjectBytes = 4 << 20
+
+// DefaultVia is the proxy's pseudonym in Via and X-Cache when Config.Via
+// is empty.
+const DefaultVia = "bloomcast"
+
+// Config configures a [Proxy].
+type Config struct {
+	Store          Store            // where responses are kept; required. Its Observer sees every change.
+	Router         Router           // forwards what the cache cannot answer; nil: Direct(Client)
+	Client         *http.Client     // the default Router's client; nil: NewClient()
+	AccessLog      io.Writer        // Squid-format access log; nil: none
+	Logger         *slog.Logger     // operational log; nil: slog.Default()
+	MaxObjectBytes int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
+	Via            string           // pseudonym in Via and X-Cache; "": DefaultVia
+	Now            func() time.Time // the clock; nil: time.Now
+	OnRequest      func(r *Record)  // called after every request with its log record (for metrics); nil: none
+}
+
+// Proxy is a caching HTTP forward proxy (an http.Handler) for requests in
+// absolute form ("GET http://host/path HTTP/1.1", RFC 9112 §3.2.2). GET
+// and HEAD requests are answered from the store when a stored response is
+// fresh and selected by Vary (RFC 9111 §4); otherwise they are forwarded
+// through the Router, stale responses with validators being revalidated
+// (§4.3), and storable responses (§3, [Storable]) up to MaxObjectBytes are
+// stored as they stream to the client. A request with only-if-cached that
+// the store cannot answer gets 504 (§5.2.1.7) and is never forwarded.
+// Other methods are forwarded without caching and, when they succeed,
+// invalidate the stored response of their URL (§4.4); CONNECT is refused
+// with 501.
+//
+// Concurrent misses of one URL are each forwarded (no collapsed
+// forwarding); the last response stored wins.
+type Proxy struct {
+	store     Store
+	router    Router
+	log       *slog.Logger
+	access    *AccessLog
+	maxObject int64
+	via       string
+	now       func() time.Time
+	onRequest func(*Record)
+	memory    bool // the store is a Memory store: hits are TCP_MEM_HIT
+}
+
+// NewProxy returns a proxy for cfg.
+func NewProxy(cfg Config) (*Proxy, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("%w: Store is nil", ErrConfig)
+	}
+	if cfg.MaxObjectBytes < 0 {
+		return nil, fmt.Errorf("%w: MaxObjectBytes %d is negative", ErrConfig, cfg.MaxObjectBytes)
+	}
+	p := &Proxy{
+		store:     cfg.Store,
+		router:    cfg.Router,
+		log:       cfg.Logger,
+		maxObject: cfg.MaxObjectBytes,
+		via:       cfg.Via,
+		now:       cfg.Now,
+		onRequest: cfg.OnRequest,
+	}
+	_, p.memory = cfg.Store.(*Memory)
+	if p.router == nil {
+		p.router = Direct(cfg.Client)
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	if cfg.AccessLog != nil {
+		p.access = NewAccessLog(cfg.AccessLog)
+	}
+	if p.maxObject == 0 {
+		p.maxObject = DefaultMaxObjectBytes
+	}
+	if p.via == "" {
+		p.via = DefaultVia
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p, nil
+}
+
+// Store returns the proxy's store.
+func (p *Proxy) Store() Store { return p.store }
+
+// Lookup returns the stored response for an absolute URL (or a cache key,
+// which is one) if it is fresh now (RFC 9111 §4.2): the test an ICP query
+// applies. Vary is not
+// consulted, since such a query carries no request header fields; a peer's
+// HTTP request with only-if-cached goes through ServeHTTP, which applies
+// every rule.
+func (p *Proxy) Lookup(rawURL string) (*Entry, bool) {
+	key, err := Key(rawURL)
+	if err != nil {
+		return nil, false
+	}
+	e, ok := p.store.Get(key)
+	if !ok || !e.Fresh(p.now()) {
+		return nil, false
+	}
+	return e, true
+}
+
+// ServeHTTP implements http.Handler.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := p.now()
+	rec := &Record{
+		Time:      start,
+		Client:    clientIP(r.RemoteAddr),
+		Method:    r.Method,
+		URL:       r.RequestURI,
+		Hierarchy: HierNone,
+	}
+	if rec.URL == "" && r.URL != nil {
+		rec.URL = r.URL.String()
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	aborted := p.serve(cw, r, rec)
+	rec.Elapsed = p.now().Sub(start)
+	rec.Status, rec.Bytes = cw.status, cw.bytes
+	if rec.Status == 0 {
+		rec.Status = http.StatusOK
+	}
+	rec.ContentType = cw.Header().Get("Content-Type")
+	if p.access != nil {
+		if err := p.access.Log(*rec); err != nil {
+			p.log.Warn("cache: writing access log", "err", err)
+		}
+	}
+	if p.onRequest != nil {
+		p.onRequest(rec)
+	}
+	if aborted {
+		// The response is incomplete: abort the connection so the client
+		// cannot take it for a whole one.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// serve answers r, filling rec; it reports whether the response had to be
+// cut short.
+func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted bool) {
+	if r.Method == http.MethodConnect {
+		rec.Code = CodeDenied
+		p.fail(w, http.StatusNotImplemented, "cache: CONNECT is not supported")
+		return false
+	}
+	if r.URL == nil || !r.URL.IsAbs() || r.URL.Host == "" || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+		rec.Code = CodeNone
+		p.fail(w, http.StatusBadRequest, "cache: not a proxy request (absolute http URL required)")
+		return false
+	}
+	cacheable := r.Method == http.MethodGet || r.Method == http.MethodHead
+	var (
+		key   string
+		qcc   CacheControl
+		entry *Entry // the stored response selected for r, if any
+		err   error
+	)
+	if cacheable {
+		if key, err = RequestKey(r); err != nil {
+			rec.Code = CodeNone
+			p.fail(w, http.StatusBadRequest, err.Error())
+			return false
+		}
+		rec.Key = key
+		qcc = ParseCacheControl(r.Header)
+		if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) {
+			entry = e
+		}
+		now := p.now()
+		if entry != nil && usable(entry, qcc, now) {
+			rec.Code = p.hitCode()
+			if p.serveEntry(w, r, entry, now, "HIT") {
+				rec.Code = CodeIMSHit
+			}
+			return false
+		}
+		if qcc.Has("only-if-cached") {
+			rec.Code = CodeMiss
+			w.Header().Set("X-Cache", "MISS from "+p.via)
+			p.fail(w, http.StatusGatewayTimeout, "cache: only-if-cached: not in cache")
+			return false
+		}
+	}
+
+	out := p.outbound(r)
+	rec.Code = CodeMiss
+	var revalidating *Entry
+	switch {
+	case entry != nil && r.Method == http.MethodGet && entry.Status == http.StatusOK &&
+		!isConditional(r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
+		revalidating = entry
+		if etag := entry.Header.Get("ETag"); etag != "" {
+			out.Header.Set("If-None-Match", etag)
+		}
+		if lm := entry.Header.Get("Last-Modified"); lm != "" {
+			out.Header.Set("If-Modified-Since", lm)
+		}
+	case qcc.Has("no-cache"):
+		rec.Code = CodeClientRefreshMiss
+	case entry != nil:
+		rec.Code = CodeRefreshMiss
+	}
+
+	requestTime := p.now()
+	resp, src, err := p.router.Route(&Forward{Request: out, Key: key, Revalidation: revalidating != nil})
+	if err != nil {
+		status := http.StatusBadGateway
+		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+			status = http.StatusGatewayTimeout
+		}
+		p.log.Info("cache: forwarding failed", "url", rec.URL, "err", err)
+		p.fail(w, status, "cache: forwarding failed")
+		return false
+	}
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	defer resp.Body.Close()
+	responseTime := p.now()
+	rec.Hierarchy, rec.From = src.Hierarchy, src.Host
+	stripHopByHop(resp.Header)
+
+	if !cacheable {
+		safe := r.Method == http.MethodOptions || r.Method == http.MethodTrace
+		if !safe && resp.StatusCode >= 200 && resp.StatusCode < 400 {
+			p.invalidate(r.URL, resp.Header)
+		}
+		return p.relay(w, r, resp, nil)
+	}
+	if revalidating != nil {
+		if resp.StatusCode == http.StatusNotModified {
+			fresh := freshen(revalidating, resp.Header, requestTime, responseTime)
+			p.put(r, fresh)
+			rec.Code = CodeRefreshUnmodified
+			p.serveEntry(w, r, fresh, responseTime, "REFRESH_HIT")
+			return false
+		}
+		rec.Code = CodeRefreshModified
+	}
+
+	var keep *Entry
+	if r.Method == http.MethodGet && Storable(r, resp.StatusCode, resp.Header) &&
+		resp.ContentLength <= p.maxObject {
+		keep = &Entry{
+			URL:          key,
+			Status:       resp.StatusCode,
+			Header:       resp.Header.Clone(),
+			ReqHeader:    varyHeader(resp.Header, r.Header),
+			RequestTime:  requestTime,
+			ResponseTime: responseTime,
+		}
+	}
+	aborted = p.relay(w, r, resp, keep)
+	switch {
+	case keep != nil && keep.Body != nil:
+		keep.Header.Set("Content-Length", strconv.Itoa(len(keep.Body)))
+		p.put(r, keep)
+	case entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified:
+		// The stored response is superseded by one that was not stored.
+		p.store.Delete(key)
+	}
+	return aborted
+}
+
+// relay copies a forwarded response to the client, adding Via and
+// X-Cache. When keep is non-nil the body is also collected into
+// keep.Body, which stays nil if the body turns out larger than
+// MaxObjectBytes or is not received whole. It reports whether the
+// response was cut short.
+func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, keep *Entry) (aborted bool) {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	addVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
+	h.Set("X-Cache", "MISS from "+p.via)
+	w.WriteHeader(resp.StatusCode)
+	if r.Method == http.MethodHead {
+		return false
+	}
+	var body []byte
+	collecting := keep != nil
+	// A body of unknown length may trickle: pass each piece on at once.
+	flush := resp.ContentLength < 0
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return false // the client went away; nothing to store
+			}
+			if flush {
+				_ = rc.Flush()
+			}
+			if collecting {
+				if int64(len(body)+n) > p.maxObject {
+					collecting, body = false, nil
+				} else {
+					body = append(body, buf[:n]...)
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.log.Info("cache: reading response body", "url", r.URL.String(), "err", err)
+			return true
+		}
+	}
+	if collecting {
+		if body == nil {
+			body = []byte{}
+		}
+		keep.Body = body
+	}
+	return false
+}
+
+// serveEntry writes a stored response (RFC 9111 §4), with Age (§5.1),
+// Via and X-Cache, or a 304 when the client's conditional request finds
+// its copy current (§4.3.2), which it reports.
+func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now time.Time, xcache string) (notMod bool) {
+	h := w.Header()
+	if e.Status == http.StatusOK && notModified(r.Header, e.Header) {
+		for _, k := range notModifiedFields {
+			if vs, ok := e.Header[k]; ok {
+				h[k] = append([]string(nil), vs...)
+			}
+		}
+		notMod = true
+	} else {
+		for k, vs := range e.Header {
+			h[k] = append([]string(nil), vs...)
+		}
+	}
+	h.Set("Age", formatSeconds(e.Age(now)))
+	addVia(h, 1, 1, p.via)
+	h.Set("X-Cache", xcache+" from "+p.via)
+	if notMod {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	if e.Status == http.StatusNoContent || e.Status == http.StatusNotModified {
+		h.Del("Content-Length")
+	} else {
+		h.Set("Content-Length", strconv.Itoa(len(e.Body)))
+	}
+	w.WriteHeader(e.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(e.Body)
+	}
+	return false
+}
+
+// put stores e if the response is still storable, else removes the key.
+func (p *Proxy) put(r *http.Request, e *Entry) {
+	if !Storable(r, e.Status, e.Header) {
+		p.store.Delete(e.URL)
+		return
+	}
+	if err := p.store.Put(e); err != nil {
+		p.log.Debug("cache: not stored", "url", e.URL, "err", err)
+	}
+}
+
+// invalidate removes the stored responses a successful unsafe request
+// makes obsolete: its target URI, and the Location and Content-Location of
+// the response when they name the same host (RFC 9111 §4.4).
+func (p *Proxy) invalidate(target *url.URL, h http.Header) {
+	urls := []string{target.String()}
+	for _, f := range []string{"Location", "Content-Location"} {
+		if v := h.Get(f); v != "" {
+			if u, err := target.Parse(v); err == nil && u.Host == target.Host {
+				urls = append(urls, u.String())
+			}
+		}
+	}
+	for _, u := range urls {
+		if key, err := Key(u); err == nil {
+			p.store.Delete(key)
+		}
+	}
+}
+
+// outbound builds the request to forward: absolute URL, hop-by-hop fields
+// removed, Via added (RFC 9110 §7.6).
+func (p *Proxy) outbound(r *http.Request) *http.Request {
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.Host = ""
+	out.Close = false
+	stripHopByHop(out.Header)
+	addVia(out.Header, r.ProtoMajor, r.ProtoMinor, p.via)
+	if r.ContentLength == 0 {
+		out.Body = nil
+	}
+	return out
+}
+
+func (p *Proxy) hitCode() string {
+	if p.memory {
+		return CodeMemHit
+	}
+	return CodeHit
+}
+
+// fail writes an error response generated by the proxy.
+func (p *Proxy) fail(w http.ResponseWriter, status int, msg string) {
+	addVia(w.Header(), 1, 1, p.via)
+	http.Error(w, msg, status)
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// clientIP is the address part of a RemoteAddr.
+func clientIP(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
+}
+
+// countingWriter records the status and the bytes sent to the client.
+type countingWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (c *countingWriter) WriteHeader(status int) {
+	if c.status == 0 {
+		c.status = status
+		c.bytes += headerBytes(status, c.Header())
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	n, err := c.ResponseWriter.Write(b)
+	c.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

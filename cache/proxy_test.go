@@ -1,0 +1,554 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeClock is an injectable clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// origin is a test origin server that counts the requests per path.
+type origin struct {
+	*httptest.Server
+	mu     sync.Mutex
+	counts map[string]int
+	last   http.Header // the last request's header
+}
+
+func (o *origin) count(path string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.counts[path]
+}
+
+// newOrigin starts the test origin; its Date fields come from clock.
+func newOrigin(t *testing.T, clock *fakeClock) *origin {
+	o := &origin{counts: map[string]int{}}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.mu.Lock()
+		o.counts[r.URL.Path]++
+		o.last = r.Header.Clone()
+		o.mu.Unlock()
+		h := w.Header()
+		h.Set("Date", httpDate(clock.Now()))
+		switch r.URL.Path {
+		case "/fresh":
+			h.Set("Cache-Control", "max-age=60")
+			h.Set("ETag", `"v1"`)
+			h.Set("Content-Type", "text/plain")
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			if r.Method == http.MethodPost {
+				io.WriteString(w, "posted")
+				return
+			}
+			io.WriteString(w, "fresh")
+		case "/turns-nostore":
+			h.Set("ETag", `"t"`)
+			if r.Header.Get("If-None-Match") != "" {
+				h.Set("Cache-Control", "no-store")
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			h.Set("Cache-Control", "max-age=1")
+			io.WriteString(w, "t")
+		case "/create":
+			h.Set("Location", "/made")
+			w.WriteHeader(http.StatusCreated)
+		case "/nostore":
+			h.Set("Cache-Control", "no-store")
+			io.WriteString(w, "secret")
+		case "/vary":
+			h.Set("Cache-Control", "max-age=60")
+			h.Set("Vary", "Accept-Language")
+			io.WriteString(w, "lang="+r.Header.Get("Accept-Language"))
+		case "/big":
+			h.Set("Cache-Control", "max-age=60")
+			w.Write(bytes.Repeat([]byte("x"), 20000))
+		case "/chunked":
+			h.Set("Cache-Control", "max-age=60")
+			n := 100
+			if r.URL.RawQuery == "big" {
+				n = 20000
+			}
+			for i := 0; i < n; i += 50 {
+				w.Write(bytes.Repeat([]byte("y"), 50))
+				w.(http.Flusher).Flush()
+			}
+		case "/hop":
+			h.Set("Cache-Control", "max-age=60")
+			h.Set("Connection", "X-Hop")
+			h.Set("X-Hop", "1")
+			h.Set("Keep-Alive", "timeout=5")
+			io.WriteString(w, "hop")
+		default:
+			h.Set("Cache-Control", "max-age=60")
+			fmt.Fprintf(w, "body of %s", r.URL.Path)
+		}
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+// harness is a proxy over a memory store with a fake clock and a checked
+// observer, logging to a buffer.
+type harness struct {
+	t     *testing.T
+	p     *Proxy
+	clock *fakeClock
+	obs   *checkObserver
+	log   *syncBuffer
+	store Store
+	recs  []*Record
+	mu    sync.Mutex
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newHarness(t *testing.T, store Store, obs *checkObserver, edit func(*Config)) *harness {
+	h := &harness{t: t, clock: &fakeClock{t: time.Now().Truncate(time.Second)}, obs: obs, log: &syncBuffer{}}
+	if store == nil {
+		h.obs = newCheckObserver(t)
+		store, _ = NewMemory(MemoryConfig{MaxBytes: 1 << 20, Observer: h.obs})
+	}
+	h.store = store
+	cfg := Config{
+		Store: store, AccessLog: h.log, Logger: quietLogger(), Now: h.clock.Now, Via: "test-proxy",
+		MaxObjectBytes: 10000,
+		OnRequest: func(r *Record) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.recs = append(h.recs, r)
+		},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	p, err := NewProxy(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.p = p
+	return h
+}
+
+// do sends one request through the proxy; kv are request header fields.
+func (h *harness) do(method, url string, kv ...string) *http.Response {
+	h.t.Helper()
+	req := httptest.NewRequest(method, url, nil)
+	for i := 0; i+1 < len(kv); i += 2 {
+		req.Header.Add(kv[i], kv[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.p.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func (h *harness) lastCode() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.recs[len(h.recs)-1]
+	return r.Code + "/" + fmt.Sprint(r.Status) + " " + r.Hierarchy
+}
+
+func body(r *http.Response) string {
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
+}
+
+func TestProxyHitAfterMissAndRevalidation(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	url := o.URL + "/fresh"
+
+	r := h.do("GET", url)
+	if r.StatusCode != 200 || body(r) != "fresh" || r.Header.Get("X-Cache") != "MISS from test-proxy" {
+		t.Fatalf("miss: %d %q %v", r.StatusCode, body(r), r.Header)
+	}
+	if got := h.lastCode(); got != "TCP_MISS/200 HIER_DIRECT" {
+		t.Fatalf("miss logged %s", got)
+	}
+	if !strings.Contains(r.Header.Get("Via"), "1.1 test-proxy") || !strings.Contains(o.last.Get("Via"), "1.1 test-proxy") {
+		t.Fatalf("Via missing: response %q, request %q", r.Header.Get("Via"), o.last.Get("Via"))
+	}
+
+	h.clock.Advance(10 * time.Second)
+	r = h.do("GET", url)
+	if r.StatusCode != 200 || body(r) != "fresh" || o.count("/fresh") != 1 || r.Header.Get("X-Cache") != "HIT from test-proxy" {
+		t.Fatalf("hit: %d, origin saw %d requests, %v", r.StatusCode, o.count("/fresh"), r.Header)
+	}
+	if age := r.Header.Get("Age"); age != "10" && age != "11" {
+		t.Fatalf("Age %q, want 10 (or 11 with the origin's Date rounding)", age)
+	}
+	if got := h.lastCode(); got != "TCP_MEM_HIT/200 HIER_NONE" {
+		t.Fatalf("hit logged %s", got)
+	}
+
+	// HEAD is answered from the stored GET.
+	r = h.do("HEAD", url)
+	if r.StatusCode != 200 || body(r) != "" || r.Header.Get("Content-Length") != "5" || o.count("/fresh") != 1 {
+		t.Fatalf("HEAD: %d %q CL=%q, origin %d", r.StatusCode, body(r), r.Header.Get("Content-Length"), o.count("/fresh"))
+	}
+
+	// The client's own conditional request is answered 304 from the cache.
+	r = h.do("GET", url, "If-None-Match", `"v1"`)
+	if r.StatusCode != 304 || o.count("/fresh") != 1 || h.lastCode() != "TCP_IMS_HIT/304 HIER_NONE" {
+		t.Fatalf("conditional hit: %d, %s", r.StatusCode, h.lastCode())
+	}
+
+	// Stale: revalidated with If-None-Match, the 304 freshens the entry.
+	h.clock.Advance(time.Minute)
+	r = h.do("GET", url)
+	if r.StatusCode != 200 || body(r) != "fresh" || o.count("/fresh") != 2 || o.last.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("revalidation: %d %q, origin %d, INM %q", r.StatusCode, body(r), o.count("/fresh"), o.last.Get("If-None-Match"))
+	}
+	if got := h.lastCode(); got != "TCP_REFRESH_UNMODIFIED/200 HIER_DIRECT" {
+		t.Fatalf("revalidation logged %s", got)
+	}
+	r = h.do("GET", url)
+	if o.count("/fresh") != 2 || h.lastCode() != "TCP_MEM_HIT/200 HIER_NONE" || r.Header.Get("Age") != "0" && r.Header.Get("Age") != "1" {
+		t.Fatalf("after revalidation: origin %d, %s, Age %q", o.count("/fresh"), h.lastCode(), r.Header.Get("Age"))
+	}
+
+	// The client's no-cache forces validation with the origin.
+	h.do("GET", url, "Cache-Control", "no-cache")
+	if o.count("/fresh") != 3 {
+		t.Fatalf("no-cache request not forwarded")
+	}
+
+	// An unsafe method invalidates the stored response (RFC 9111 §4.4).
+	req := httptest.NewRequest("POST", url, strings.NewReader("data"))
+	h.p.ServeHTTP(httptest.NewRecorder(), req)
+	if _, ok := h.store.Get(url); ok || h.store.Len() != 0 {
+		t.Fatal("POST did not invalidate the stored response")
+	}
+	h.obs.matches(h.store)
+
+	lines := strings.Split(strings.TrimSpace(h.log.String()), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("%d access log lines, want 8:\n%s", len(lines), h.log)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) != 10 || f[2] != "192.0.2.1" {
+			t.Fatalf("access log line %q", l)
+		}
+	}
+	if !strings.Contains(lines[1], " TCP_MEM_HIT/200 ") || !strings.Contains(lines[1], " GET "+url+" - HIER_NONE/- text/plain") {
+		t.Fatalf("hit line %q", lines[1])
+	}
+}
+
+func TestProxyOnlyIfCached(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	url := o.URL + "/p"
+	r := h.do("GET", url, "Cache-Control", "only-if-cached")
+	if r.StatusCode != http.StatusGatewayTimeout || o.count("/p") != 0 {
+		t.Fatalf("only-if-cached miss: %d, origin %d", r.StatusCode, o.count("/p"))
+	}
+	if got := h.lastCode(); got != "TCP_MISS/504 HIER_NONE" {
+		t.Fatalf("logged %s", got)
+	}
+	h.do("GET", url)
+	r = h.do("GET", url, "Cache-Control", "only-if-cached")
+	if r.StatusCode != 200 || body(r) != "body of /p" || o.count("/p") != 1 {
+		t.Fatalf("only-if-cached hit: %d", r.StatusCode)
+	}
+	r = h.do("HEAD", url, "Cache-Control", "only-if-cached")
+	if r.StatusCode != 200 || o.count("/p") != 1 {
+		t.Fatalf("only-if-cached HEAD hit: %d", r.StatusCode)
+	}
+	h.clock.Advance(61 * time.Second)
+	r = h.do("GET", url, "Cache-Control", "only-if-cached")
+	if r.StatusCode != http.StatusGatewayTimeout || o.count("/p") != 1 {
+		t.Fatalf("only-if-cached stale: %d, origin %d", r.StatusCode, o.count("/p"))
+	}
+	r = h.do("GET", url, "Cache-Control", "only-if-cached, max-stale")
+	if r.StatusCode != 200 {
+		t.Fatalf("only-if-cached with max-stale: %d", r.StatusCode)
+	}
+	if _, ok := h.p.Lookup(url); ok {
+		t.Fatal("Lookup returned a stale entry")
+	}
+}
+
+func TestProxyVaryAndNoStore(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	url := o.URL + "/vary"
+	steps := []struct {
+		lang, want string
+		origin     int
+	}{{"en", "lang=en", 1}, {"en", "lang=en", 1}, {"fr", "lang=fr", 2}, {"fr", "lang=fr", 2}, {"en", "lang=en", 3}}
+	for i, s := range steps {
+		r := h.do("GET", url, "Accept-Language", s.lang)
+		if got := body(r); got != s.want || o.count("/vary") != s.origin {
+			t.Fatalf("step %d: %q, origin %d; want %q, %d", i, got, o.count("/vary"), s.want, s.origin)
+		}
+	}
+	for range 2 {
+		if r := h.do("GET", o.URL+"/nostore"); body(r) != "secret" {
+			t.Fatal("no-store body")
+		}
+	}
+	if o.count("/nostore") != 2 || h.store.Len() != 1 {
+		t.Fatalf("no-store: origin %d, store %d", o.count("/nostore"), h.store.Len())
+	}
+	// A request with Authorization is answered but its response not stored.
+	h.do("GET", o.URL+"/auth", "Authorization", "Basic eDp5")
+	if _, ok := h.store.Get(o.URL + "/auth"); ok {
+		t.Fatal("response to an authorized request stored")
+	}
+}
+
+func TestProxyObjectSizeLimit(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	for _, c := range []struct {
+		path   string
+		size   int
+		stored bool
+	}{{"/big", 20000, false}, {"/chunked?big", 20000, false}, {"/chunked", 100, true}} {
+		r := h.do("GET", o.URL+c.path)
+		if n := len(body(r)); n != c.size {
+			t.Fatalf("%s: %d bytes relayed, want %d", c.path, n, c.size)
+		}
+		e, ok := h.store.Get(o.URL + c.path)
+		if ok != c.stored {
+			t.Fatalf("%s: stored %v, want %v", c.path, ok, c.stored)
+		}
+		if ok && (len(e.Body) != c.size || e.Header.Get("Content-Length") != fmt.Sprint(c.size)) {
+			t.Fatalf("%s: stored %d bytes, Content-Length %q", c.path, len(e.Body), e.Header.Get("Content-Length"))
+		}
+	}
+}
+
+func TestProxyHopByHopAndErrors(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	r := h.do("GET", o.URL+"/hop", "Proxy-Connection", "keep-alive", "Connection", "X-Secret", "X-Secret", "1", "X-Keep", "2")
+	if r.Header.Get("X-Hop") != "" || r.Header.Get("Keep-Alive") != "" || body(r) != "hop" {
+		t.Fatalf("hop-by-hop response fields relayed: %v", r.Header)
+	}
+	if o.last.Get("X-Secret") != "" || o.last.Get("Proxy-Connection") != "" || o.last.Get("X-Keep") != "2" {
+		t.Fatalf("request fields: %v", o.last)
+	}
+	if e, _ := h.store.Get(o.URL + "/hop"); e == nil || e.Header.Get("X-Hop") != "" {
+		t.Fatal("hop-by-hop field stored")
+	}
+
+	if r := h.do("CONNECT", "http://example.com:443"); r.StatusCode != http.StatusNotImplemented {
+		t.Fatalf("CONNECT: %d", r.StatusCode)
+	}
+	if r := h.do("GET", "/origin-form"); r.StatusCode != http.StatusBadRequest {
+		t.Fatalf("origin-form: %d", r.StatusCode)
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	if r := h.do("GET", closed.URL+"/x"); r.StatusCode != http.StatusBadGateway {
+		t.Fatalf("unreachable origin: %d", r.StatusCode)
+	}
+	if r := h.do("GET", closed.URL+"/x", "Cache-Control", "only-if-cached"); r.StatusCode != http.StatusGatewayTimeout {
+		t.Fatalf("only-if-cached to an unreachable origin: %d", r.StatusCode)
+	}
+}
+
+func TestProxyRouterSource(t *testing.T) {
+	var seen atomic.Value
+	clock := &fakeClock{t: time.Now()}
+	o := newOrigin(t, clock)
+	h := newHarness(t, nil, nil, func(c *Config) {
+		c.Now = clock.Now
+		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {
+			seen.Store(f.Key)
+			resp, err := NewClient().Do(f.Request)
+			return resp, Source{Hierarchy: HierCDSiblingHit, Host: "peer1"}, err
+		})
+	})
+	h.do("GET", strings.Replace(o.URL, "http://", "HTTP://", 1)+"/r")
+	if seen.Load() != o.URL+"/r" {
+		t.Fatalf("router saw key %v", seen.Load())
+	}
+	if !strings.Contains(h.log.String(), " CD_SIBLING_HIT/peer1 ") {
+		t.Fatalf("log %q", h.log)
+	}
+	if _, ok := h.p.Lookup(o.URL + "/r"); !ok {
+		t.Fatal("Lookup missed a fresh entry")
+	}
+}
+
+// TestProxyOverTheWire runs the proxy as a server and sends absolute-form
+// requests to it with a client configured to use it as its proxy.
+func TestProxyOverTheWire(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	ps := httptest.NewServer(h.p)
+	defer ps.Close()
+	pu, _ := http.NewRequest("GET", ps.URL, nil)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu.URL)}}
+	defer client.CloseIdleConnections()
+	for i, want := range []string{"MISS", "HIT"} {
+		resp, err := client.Get(o.URL + "/wire")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := body(resp); b != "body of /wire" || !strings.HasPrefix(resp.Header.Get("X-Cache"), want) {
+			t.Fatalf("request %d: %q, X-Cache %q", i, b, resp.Header.Get("X-Cache"))
+		}
+		resp.Body.Close()
+	}
+	if o.count("/wire") != 1 {
+		t.Fatalf("origin saw %d requests", o.count("/wire"))
+	}
+}
+
+// TestProxyConcurrentObserver sends concurrent requests through a proxy
+// whose store is too small for them all, and checks the Observer contract
+// (run with -race).
+func TestProxyConcurrentObserver(t *testing.T) {
+	clock := &fakeClock{t: time.Now()}
+	o := newOrigin(t, clock)
+	for _, kind := range []string{"memory", "disk"} {
+		t.Run(kind, func(t *testing.T) {
+			obs := newCheckObserver(t)
+			var store Store
+			if kind == "memory" {
+				store, _ = NewMemory(MemoryConfig{MaxBytes: 8000, Observer: obs})
+			} else {
+				store, _ = OpenDisk(DiskConfig{Dir: t.TempDir(), MaxBytes: 8000, Observer: obs, Logger: quietLogger()})
+			}
+			defer store.Close()
+			h := newHarness(t, store, obs, func(c *Config) { c.AccessLog, c.Now = io.Discard, clock.Now })
+			h.clock = clock
+			var wg sync.WaitGroup
+			for g := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 40 {
+						url := fmt.Sprintf("%s/obj%d", o.URL, (i*7+g*3)%25)
+						switch i % 5 {
+						case 3:
+							h.do("HEAD", url)
+						case 4:
+							req := httptest.NewRequest("DELETE", url, nil)
+							h.p.ServeHTTP(httptest.NewRecorder(), req)
+						default:
+							if r := h.do("GET", url); r.StatusCode != 200 {
+								t.Errorf("GET %s: %d", url, r.StatusCode)
+							}
+						}
+						if i%10 == 0 {
+							h.clock.Advance(7 * time.Second)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			obs.matches(store)
+			if obs.stored == 0 || obs.evicted == 0 {
+				t.Fatalf("stored %d evicted %d", obs.stored, obs.evicted)
+			}
+		})
+	}
+}
+
+func TestProxyDiskStoreHit(t *testing.T) {
+	clock := &fakeClock{t: time.Now()}
+	o := newOrigin(t, clock)
+	dir := t.TempDir()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, d, newCheckObserver(t), func(c *Config) { c.Now = clock.Now })
+	h.do("GET", o.URL+"/d")
+	d.Close()
+	// A restarted node serves the object from disk.
+	d2, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	h2 := newHarness(t, d2, newCheckObserver(t), func(c *Config) { c.Now = clock.Now })
+	if r := h2.do("GET", o.URL+"/d"); body(r) != "body of /d" || h2.lastCode() != "TCP_HIT/200 HIER_NONE" || o.count("/d") != 1 {
+		t.Fatalf("after restart: %s, origin %d", h2.lastCode(), o.count("/d"))
+	}
+}
+
+func TestNewProxyConfig(t *testing.T) {
+	if _, err := NewProxy(Config{}); err == nil {
+		t.Error("no store accepted")
+	}
+	m, _ := NewMemory(MemoryConfig{MaxBytes: 1})
+	if _, err := NewProxy(Config{Store: m, MaxObjectBytes: -1}); err == nil {
+		t.Error("negative MaxObjectBytes accepted")
+	}
+}
+
+func TestProxyInvalidation(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	// A revalidation whose 304 forbids storing removes the entry.
+	h.do("GET", o.URL+"/turns-nostore")
+	h.clock.Advance(2 * time.Second)
+	if r := h.do("GET", o.URL+"/turns-nostore"); body(r) != "t" || h.lastCode() != "TCP_REFRESH_UNMODIFIED/200 HIER_DIRECT" {
+		t.Fatalf("revalidation: %s", h.lastCode())
+	}
+	if _, ok := h.store.Get(o.URL + "/turns-nostore"); ok {
+		t.Fatal("entry kept after a 304 with no-store")
+	}
+	// A successful POST invalidates its Location on the same host.
+	h.do("GET", o.URL+"/made")
+	h.do("OPTIONS", o.URL+"/made")
+	if _, ok := h.store.Get(o.URL + "/made"); !ok {
+		t.Fatal("a safe method invalidated the entry")
+	}
+	req := httptest.NewRequest("POST", o.URL+"/create", strings.NewReader("x"))
+	h.p.ServeHTTP(httptest.NewRecorder(), req)
+	if _, ok := h.store.Get(o.URL + "/made"); ok {
+		t.Fatal("Location not invalidated")
+	}
+	h.obs.matches(h.store)
+}

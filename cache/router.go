@@ -1,0 +1,85 @@
+package cache
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// Forward is a request the proxy could not answer from its store, handed
+// to a [Router].
+type Forward struct {
+	// Request is the outbound request, ready to send: absolute URL,
+	// hop-by-hop fields removed, Via added, the client's context.
+	Request *http.Request
+	// Key is the request's cache key ([Key]); "" for methods other than
+	// GET and HEAD. A router that asks peers probes their digests with it.
+	Key string
+	// Revalidation is true when Request is the proxy's own conditional
+	// request validating a stale stored response (RFC 9111 §4.3.1).
+	Revalidation bool
+}
+
+// Source says where a forwarded response came from, for the access log
+// and the metrics.
+type Source struct {
+	Hierarchy string // HierDirect, HierCDSiblingHit, HierSiblingHit, ...
+	Host      string // the origin's or the peer's name
+}
+
+// Router sends a request the cache cannot answer: straight to the origin
+// ([Direct]) or first to peers that probably hold the object. It returns
+// the response (whose body the proxy closes) and where it came from. The
+// response must be a final response to Request, not a redirect followed on
+// the client's behalf.
+type Router interface {
+	Route(f *Forward) (*http.Response, Source, error)
+}
+
+// RouterFunc adapts a function to Router.
+type RouterFunc func(f *Forward) (*http.Response, Source, error)
+
+// Route implements Router.
+func (fn RouterFunc) Route(f *Forward) (*http.Response, Source, error) { return fn(f) }
+
+// Direct returns the Router that sends every request to its origin server
+// with client (nil: [NewClient]'s), reporting HierDirect and the origin's
+// host. The client must not follow redirects: a proxy passes them on.
+func Direct(client *http.Client) Router {
+	if client == nil {
+		client = NewClient()
+	}
+	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
+		resp, err := client.Do(f.Request)
+		return resp, Source{Hierarchy: HierDirect, Host: f.Request.URL.Hostname()}, err
+	})
+}
+
+// Timeouts of the client NewClient builds. There is no limit on a whole
+// exchange, so that large bodies can stream; the client's request context
+// ends an exchange the client abandons.
+const (
+	DialTimeout           = 10 * time.Second
+	ResponseHeaderTimeout = 30 * time.Second
+	IdleConnTimeout       = 90 * time.Second
+)
+
+// NewClient returns the HTTP client a proxy uses by default: no
+// environment proxy, no redirect following, no transparent decompression
+// (the cache stores and forwards what the origin sent), and timeouts on
+// connecting, TLS handshakes and waiting for response headers.
+func NewClient() *http.Client {
+	t := &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   DialTimeout,
+		ResponseHeaderTimeout: ResponseHeaderTimeout,
+		IdleConnTimeout:       IdleConnTimeout,
+		MaxIdleConnsPerHost:   16,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{
+		Transport:     t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
