@@ -1,6 +1,6 @@
 module github.com/bloomcast/bloomcast/bench
 
-go 1.24
+go 1.25
 
 replace github.com/bloomcast/bloomcast => ../
 
@@ -9,10 +9,11 @@ require (
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/bloomcast/bloomcast v0.0.0-00010101000000-000000000000
 	github.com/holiman/bloomfilter/v2 v2.0.3
+	github.com/klauspost/compress v1.20.3
 	github.com/seiflotfy/cuckoofilter v0.0.0-20240715131351-a2f2c23f1771
 	github.com/tylertreat/BoomFilters v0.0.0-20251001182300-5b3723cc64ae
 	github.com/zeebo/xxh3 v1.1.0
-	golang.org/x/sys v0.30.0
+	golang.org/x/sys v0.35.0
 )
 
 require (
