@@ -87,6 +87,10 @@ type NodeConfig struct {
 	Logger    *slog.Logger // nil for slog.Default()
 	// Client is the origin client; nil means NewClient().
 	Client *http.Client
+	// Manual turns off the background publication and polling loops:
+	// the caller drives Publisher().PublishIfDue and Directory().Refresh
+	// itself, as the simulations do to replay a trace deterministically.
+	Manual bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -439,9 +443,11 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		n.mu.Unlock()
 		defer c.Close()
 	}
-	run(n.publisher.Run)
-	if len(n.cfg.Peers) > 0 {
-		run(n.directory.Run)
+	if !n.cfg.Manual {
+		run(n.publisher.Run)
+		if len(n.cfg.Peers) > 0 {
+			run(n.directory.Run)
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
