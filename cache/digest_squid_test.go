@@ -119,3 +119,30 @@ func TestSquidDigestMethods(t *testing.T) {
 		t.Fatalf("HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
 	}
 }
+
+// TestSquidDigestFlushesThroughWrappers checks that the header still goes
+// out first, and the mask only after MaskDelay, when the writer is wrapped
+// as the node wraps it (the controller must find Flush through Unwrap).
+func TestSquidDigestFlushesThroughWrappers(t *testing.T) {
+	d, _ := NewSquidDigest(SquidDigestConfig{Capacity: 100, MaskDelay: 600 * time.Millisecond})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.ServeHTTP(&countingWriter{ResponseWriter: w}, r)
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + SquidDigestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	head := make([]byte, squid.HeaderSize)
+	if _, err := io.ReadFull(resp.Body, head); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("the mask came %v after the header; the header was not flushed first", waited)
+	}
+}
