@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/icp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -20,13 +21,13 @@ const (
 // (no process-wide registry: two nodes in one process, as in the
 // simulations, keep separate counts).
 type nodeMetrics struct {
-	registry    *prometheus.Registry
-	requests    *prometheus.CounterVec
-	bytes       *prometheus.CounterVec
-	peerAsks    *prometheus.CounterVec
-	digestIn    *prometheus.CounterVec
-	digestOut   *prometheus.CounterVec
-	icpMessages *prometheus.CounterVec
+	registry  *prometheus.Registry
+	requests  *prometheus.CounterVec
+	bytes     *prometheus.CounterVec
+	peerAsks  *prometheus.CounterVec
+	digestIn  *prometheus.CounterVec
+	digestOut *prometheus.CounterVec
+	counts    nodeCounters // the same events as plain counters, for Node.Stats
 }
 
 func newNodeMetrics(n *Node) *nodeMetrics {
@@ -47,10 +48,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	m.digestOut = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_digest_out_bytes_total", Help: "Digest bytes served to peers, by codec and kind (full, delta, squid).",
 	}, []string{"codec", "kind"})
-	m.icpMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "bloomcast_icp_messages_total", Help: "ICP messages sent and received.",
-	}, []string{"direction"})
-	m.registry.MustRegister(m.requests, m.bytes, m.peerAsks, m.digestIn, m.digestOut, m.icpMessages)
+	m.registry.MustRegister(m.requests, m.bytes, m.peerAsks, m.digestIn, m.digestOut, &icpCollector{node: n})
 	gauge := func(name, help string, f func() float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 	}
@@ -81,6 +79,7 @@ func outcome(r *Record) string {
 
 func (m *nodeMetrics) request(r *Record) {
 	o := outcome(r)
+	m.counts.request(o, r.Bytes)
 	m.requests.WithLabelValues(o).Inc()
 	m.bytes.WithLabelValues(o).Add(float64(r.Bytes))
 }
@@ -115,5 +114,42 @@ func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(peerAgeDesc, prometheus.GaugeValue, s.Age.Seconds(), s.Name)
 		ch <- prometheus.MustNewConstMetric(peerFillDesc, prometheus.GaugeValue, s.Fill, s.Name)
 		ch <- prometheus.MustNewConstMetric(peerSeqDesc, prometheus.GaugeValue, float64(s.Sequence), s.Name)
+	}
+}
+
+// icpCollector reports the ICP client's and server's traffic at scrape
+// time, from their own counters (icp.Traffic), so that the metrics and
+// Node.Stats cannot disagree.
+type icpCollector struct{ node *Node }
+
+var (
+	icpMessagesDesc = prometheus.NewDesc("bloomcast_icp_messages_total",
+		"ICP messages sent and received, by role (client: queries this node sent and the replies to them; server: queries it answered).",
+		[]string{"role", "direction"}, nil)
+	icpBytesDesc = prometheus.NewDesc("bloomcast_icp_bytes_total",
+		"ICP message bytes (UDP payload) sent and received, by role.", []string{"role", "direction"}, nil)
+)
+
+func (c *icpCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- icpMessagesDesc
+	ch <- icpBytesDesc
+}
+
+func (c *icpCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.node.Stats()
+	emitTraffic(ch, "client", s.ICPClient.Traffic)
+	emitTraffic(ch, "server", s.ICPServer.Traffic)
+}
+
+func emitTraffic(ch chan<- prometheus.Metric, role string, t icp.Traffic) {
+	for _, v := range []struct {
+		desc      *prometheus.Desc
+		value     uint64
+		direction string
+	}{
+		{icpMessagesDesc, t.MessagesSent, "sent"}, {icpMessagesDesc, t.MessagesReceived, "received"},
+		{icpBytesDesc, t.BytesSent, "sent"}, {icpBytesDesc, t.BytesReceived, "received"},
+	} {
+		ch <- prometheus.MustNewConstMetric(v.desc, prometheus.CounterValue, float64(v.value), role, v.direction)
 	}
 }

@@ -53,9 +53,13 @@ type NodeConfig struct {
 	// Capacity is the number of objects the summaries are sized for;
 	// 0 means 100 000. BitsPerEntry is the digest's bits per object
 	// (m/n); 0 means 16 with k chosen for it (the counting filter is a
-	// classic one, whose deltas are smallest).
+	// classic one, whose deltas are smallest); at most 4096.
 	Capacity     uint64
 	BitsPerEntry float64
+	// HashFunctions is the digest's k; 0 means the best k for
+	// BitsPerEntry. A compressed digest may use a larger BitsPerEntry
+	// and a smaller k than the raw optimum (params.OptimizeTarget).
+	HashFunctions int
 	// Threshold is the changed fraction that publishes a new digest;
 	// 0 means 1% (the seeds' 1–10%). MaxDigestAge publishes anyway
 	// after that long with changes pending; 0 means 5 minutes.
@@ -74,6 +78,7 @@ type NodeConfig struct {
 	PollInterval   time.Duration // digest polling; 0 means 30 s
 	PeerExpiry     time.Duration // drop a silent peer's view; 0 means 4 poll intervals
 	MaxDigestBytes int64         // largest digest accepted from a peer; 0 means 64 MiB
+	NoDelta        bool          // always fetch peers' full digests, never deltas (DirectoryConfig.NoDelta)
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
 
@@ -130,7 +135,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n := &Node{cfg: cfg, log: cfg.Logger}
 	var err error
 	if n.publisher, err = NewPublisher(PublisherConfig{
-		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity},
+		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity, K: cfg.HashFunctions},
 		Threshold: cfg.Threshold, MaxAge: cfg.MaxDigestAge, Codec: cfg.Codec, Now: cfg.Now,
 	}); err != nil {
 		return nil, err
@@ -141,9 +146,12 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	if n.directory, err = NewDirectory(DirectoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
-		MaxDigestBytes: cfg.MaxDigestBytes, Logger: n.log, Now: cfg.Now,
-		Client:  &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
-		OnFetch: func(peer string, status, bytes int, codec string, delta bool) { n.digestFetched(codec, bytes, delta) },
+		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, Logger: n.log, Now: cfg.Now,
+		Client: &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
+		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
+			n.metrics.counts.fetched(status, bytes, delta)
+			n.digestFetched(codec, bytes, delta)
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -203,8 +211,10 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0 || cfg.PeerTimeout < 0 || cfg.ICPTimeout < 0:
 		return fmt.Errorf("%w: negative size or timeout", ErrConfig)
-	case !(cfg.BitsPerEntry >= 1 && cfg.BitsPerEntry <= 1024) || cfg.Capacity > 1<<32:
+	case !(cfg.BitsPerEntry >= 1 && cfg.BitsPerEntry <= 4096) || cfg.Capacity > 1<<32:
 		return fmt.Errorf("%w: %g bits per entry for %d objects", ErrConfig, cfg.BitsPerEntry, cfg.Capacity)
+	case cfg.HashFunctions < 0:
+		return fmt.Errorf("%w: %d hash functions", ErrConfig, cfg.HashFunctions)
 	case cfg.Route == RouteICP && cfg.ICPListen == "":
 		return fmt.Errorf("%w: route icp needs an ICP address to send from", ErrConfig)
 	}
@@ -296,6 +306,7 @@ func remoteAddr(r *http.Request) netip.Addr {
 }
 
 func (n *Node) peerOutcome(peer string, o PeerOutcome) {
+	n.metrics.counts.peer(o)
 	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
 }
 
@@ -388,6 +399,7 @@ func countOut(m *nodeMetrics, h http.Handler) http.Handler {
 			codec, kind = cw.Header().Get(codecHeader), "delta"
 		}
 		if cw.bytes > 0 && cw.status == http.StatusOK {
+			m.counts.served(kind, cw.bytes)
 			m.digestOut.WithLabelValues(codec, kind).Add(float64(cw.bytes))
 		}
 	})

@@ -268,6 +268,24 @@ func TestNodeICPRoute(t *testing.T) {
 	if body, _ := a.get(t, origin.URL+"/obj/2"); body != "object /obj/2" {
 		t.Fatalf("ICP miss: %q", body)
 	}
+	// Two queries from a, two answers from b: the metrics read the ICP
+	// sockets' own counters.
+	for _, c := range []struct {
+		node   *testNode
+		sample string
+	}{
+		{a, `bloomcast_icp_messages_total{direction="sent",role="client"}`},
+		{a, `bloomcast_icp_messages_total{direction="received",role="client"}`},
+		{b, `bloomcast_icp_messages_total{direction="received",role="server"}`},
+		{b, `bloomcast_icp_messages_total{direction="sent",role="server"}`},
+	} {
+		if got := c.node.metric(t, c.sample); got != "2" {
+			t.Errorf("%s = %q, want 2", c.sample, got)
+		}
+	}
+	if got := a.metric(t, `bloomcast_icp_bytes_total{direction="sent",role="client"}`); got == "" || got == "0" {
+		t.Errorf("ICP bytes sent by a: %q", got)
+	}
 }
 
 func TestNodeSafety(t *testing.T) {

@@ -84,6 +84,11 @@ type DirectoryConfig struct {
 	MaxDigestBytes int64
 	Logger         *slog.Logger
 	Now            func() time.Time
+	// NoDelta makes every refresh ask for the full digest (no ?since=),
+	// still conditional on the ETag: for peers that should not keep
+	// delta bases, and for evaluations that compare full-only updates
+	// with deltas.
+	NoDelta bool
 	// OnFetch, if set, is called after every digest response with its
 	// size in bytes, the codec ("raw", "arith", "fast" or "squid") and
 	// whether it was a delta; status 304 reports 0 bytes.
@@ -239,18 +244,30 @@ func (p *Peer) expire(log *slog.Logger) {
 	}
 }
 
-// Run refreshes every peer each PollInterval until ctx is done.
+// Run refreshes every peer each PollInterval until ctx is done. Each
+// peer is polled on its own schedule, so that a peer whose digest is slow
+// to come delays no other peer's (and does not make their views expire).
 func (d *Directory) Run(ctx context.Context) error {
-	t := time.NewTicker(d.cfg.PollInterval)
-	defer t.Stop()
-	for {
-		d.Refresh(ctx)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+	var wg sync.WaitGroup
+	for _, p := range d.peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(d.cfg.PollInterval)
+			defer t.Stop()
+			for {
+				d.RefreshPeer(ctx, p)
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		}()
 	}
+	wg.Wait()
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 // Refresh fetches every peer's digest once, concurrently, and waits.
@@ -306,7 +323,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 		if old.etag != "" {
 			req.Header.Set("If-None-Match", old.etag)
 		}
-		if p.cfg.Protocol == Bloomcast {
+		if p.cfg.Protocol == Bloomcast && !d.cfg.NoDelta {
 			q := req.URL.Query()
 			q.Set("since", strconv.FormatUint(old.seq, 10))
 			req.URL.RawQuery = q.Encode()
