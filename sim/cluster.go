@@ -1,0 +1,661 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	bcdigest "github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Mode is one way of running a cache cluster: no cooperation, ICP, or
+// the summary cache with an update threshold, a digest size, a codec and
+// an update kind.
+type Mode struct {
+	Route string // cache.RouteNone, cache.RouteICP or cache.RouteDigest
+	// The summary cache's settings (RouteDigest only):
+	// Threshold is the changed fraction of the cache that publishes a
+	// new digest.
+	Threshold float64
+	// BitsPerEntry is the raw digest's m/n; its k is the best for it.
+	BitsPerEntry float64
+	// Compressed sends the digests with the fast entropy coder, shaped
+	// by params.OptimizeTarget for the raw digest's false-positive rate
+	// (Mitzenmacher, "Compressed Bloom filters": a larger, sparser array
+	// with fewer probes that codes smaller); otherwise digests are raw.
+	Compressed bool
+	// Deltas lets peers fetch deltas; otherwise every update is a full
+	// digest.
+	Deltas bool
+}
+
+// String names the mode as ParseMode reads it: "none", "icp", or
+// "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ...
+func (m Mode) String() string {
+	if m.Route != cache.RouteDigest {
+		return m.Route
+	}
+	codec, updates := "raw", "full"
+	if m.Compressed {
+		codec = "comp"
+	}
+	if m.Deltas {
+		updates = "delta"
+	}
+	return fmt.Sprintf("sc-%s%%-%sb-%s-%s", strconv.FormatFloat(100*m.Threshold, 'g', -1, 64),
+		strconv.FormatFloat(m.BitsPerEntry, 'g', -1, 64), codec, updates)
+}
+
+// ParseMode reads a mode's name (Mode.String).
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case cache.RouteNone, cache.RouteICP:
+		return Mode{Route: s}, nil
+	}
+	f := strings.Split(s, "-")
+	bad := fmt.Errorf("%w: mode %q (want none, icp or sc-T%%-Bb-raw|comp-full|delta, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
+	if len(f) != 5 || f[0] != "sc" || !strings.HasSuffix(f[1], "%") || !strings.HasSuffix(f[2], "b") {
+		return Mode{}, bad
+	}
+	t, err1 := strconv.ParseFloat(strings.TrimSuffix(f[1], "%"), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSuffix(f[2], "b"), 64)
+	if err1 != nil || err2 != nil || !(t > 0 && t <= 100) || !(b >= 1 && b <= 64) ||
+		(f[3] != "raw" && f[3] != "comp") || (f[4] != "full" && f[4] != "delta") {
+		return Mode{}, bad
+	}
+	return Mode{Route: cache.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Compressed: f[3] == "comp", Deltas: f[4] == "delta"}, nil
+}
+
+// DefaultModes returns the evaluation's modes: none, icp, then the
+// summary cache at thresholds 0.1%, 1% and 10% × 8 and 16 bits per entry
+// × raw and compressed digests × full and delta updates.
+func DefaultModes() []Mode {
+	modes := []Mode{{Route: cache.RouteNone}, {Route: cache.RouteICP}}
+	modes = append(modes, SummaryModes()...)
+	return modes
+}
+
+// SummaryModes returns the 24 summary-cache modes of DefaultModes.
+func SummaryModes() []Mode {
+	var modes []Mode
+	for _, t := range []float64{0.001, 0.01, 0.1} {
+		for _, b := range []float64{8, 16} {
+			for _, comp := range []bool{false, true} {
+				for _, d := range []bool{false, true} {
+					modes = append(modes, Mode{Route: cache.RouteDigest, Threshold: t, BitsPerEntry: b, Compressed: comp, Deltas: d})
+				}
+			}
+		}
+	}
+	return modes
+}
+
+// ClusterConfig configures a cluster replay ([ReplayCluster]).
+type ClusterConfig struct {
+	Trace *Trace
+	Modes []Mode // default DefaultModes()
+	// CacheFraction is each node's cache budget as a fraction of the
+	// trace's unique bytes, so that caches are smaller than the working
+	// set and evict, as in Fan et al.'s simulations; default 0.1.
+	CacheFraction float64
+	// CompressedMemory caps a compressed digest's array at this many
+	// times the raw digest's bits (the memory each peer spends on the
+	// decoded view); default 4.
+	CompressedMemory float64
+	// ICPTimeout bounds the wait for ICP replies; default 2 s (on
+	// loopback every peer answers long before).
+	ICPTimeout time.Duration
+	// Progress, if set, is called every ProgressEvery requests (default
+	// 5000) and at the end of each mode.
+	Progress      func(mode Mode, done, total int)
+	ProgressEvery int
+	// Context, if set, stops the replay early with its error.
+	Context context.Context
+}
+
+// ClusterResult is what one mode's replay counted, summed over the nodes.
+type ClusterResult struct {
+	Mode     Mode
+	Nodes    int
+	Requests int
+	// Client requests by outcome: served from the proxy's own cache,
+	// from a peer's, from the origin, or failed.
+	LocalHits, RemoteHits, Misses, Failed uint64
+	// FalseHits counts requests to peers answered 504: the digest said
+	// maybe, the peer did not have it (a false positive, or a view older
+	// than an eviction). PeerErrors counts peers that did not answer
+	// usefully (should be 0).
+	FalseHits, PeerErrors uint64
+	// ICP: queries sent and replies sent, and the bytes of both (ICP
+	// messages, without IP and UDP headers).
+	ICPQueries, ICPReplies, ICPBytes uint64
+	// Digests: publications made (beyond the empty first one), full
+	// digests and deltas fetched by peers (a refresh of every peer
+	// after each publication), their bytes as served (HTTP status line,
+	// header and body), and the body bytes alone.
+	Publications                        uint64
+	FullFetches, DeltaFetches           uint64
+	DigestBytes                         uint64
+	FullDigestBodyBytes, DeltaBodyBytes uint64
+	// ObjectBytes are the bytes of objects fetched from peers (response
+	// header and body), PeerRequests the requests to peers (hits, false
+	// hits and errors).
+	ObjectBytes, PeerRequests uint64
+	// The digest's shape and state at the end: bits per entry (m/n) and
+	// k, the capacity n it is sized for, the mean objects per cache, the
+	// mean size of the nodes' current full digests, and their mean
+	// false-positive rate estimated from their fill.
+	DigestBitsPerEntry float64
+	DigestK            int
+	Capacity           uint64
+	CacheObjects       float64
+	CacheBytes         int64 // each node's cache budget
+	FullDigestBytes    float64
+	DigestFalsePos     float64
+	Elapsed            time.Duration
+}
+
+// HitRatio returns the fraction of requests served from a cache, the
+// proxy's own or a peer's.
+func (r ClusterResult) HitRatio() float64 {
+	return float64(r.LocalHits+r.RemoteHits) / float64(max(r.Requests, 1))
+}
+
+// RemoteHitRatio returns the fraction of requests served from a peer.
+func (r ClusterResult) RemoteHitRatio() float64 {
+	return float64(r.RemoteHits) / float64(max(r.Requests, 1))
+}
+
+// QueryMessages counts the inter-node messages spent finding objects
+// rather than carrying them: ICP queries and replies; digest fetches
+// (request and response, 2 each); and false hits (the request to the
+// peer and its 504, 2 each).
+func (r ClusterResult) QueryMessages() uint64 {
+	return r.ICPQueries + r.ICPReplies + 2*(r.FullFetches+r.DeltaFetches) + 2*r.FalseHits
+}
+
+// ObjectMessages counts the requests to peers that returned an object
+// (or failed), request and response: the same in every cooperative mode
+// for the same remote hits.
+func (r ClusterResult) ObjectMessages() uint64 { return 2 * (r.PeerRequests - r.FalseHits) }
+
+// Messages is QueryMessages plus ObjectMessages.
+func (r ClusterResult) Messages() uint64 { return r.QueryMessages() + r.ObjectMessages() }
+
+// ControlBytes are the inter-node bytes spent finding objects: digests
+// and ICP messages. (The 504 answers of false hits are counted as
+// messages but not in bytes: the nodes do not count them.)
+func (r ClusterResult) ControlBytes() uint64 { return r.DigestBytes + r.ICPBytes }
+
+// Bytes are all inter-node bytes: ControlBytes plus ObjectBytes.
+func (r ClusterResult) Bytes() uint64 { return r.ControlBytes() + r.ObjectBytes }
+
+// HitRatioLoss returns the relative loss of r's hit ratio against
+// base's: (base − r)/base, negative when r does better.
+func (r ClusterResult) HitRatioLoss(base ClusterResult) float64 {
+	if base.HitRatio() == 0 {
+		return 0
+	}
+	return (base.HitRatio() - r.HitRatio()) / base.HitRatio()
+}
+
+// Workload sizes that the replay derives from a trace.
+const (
+	// entryOverhead estimates what a cached entry costs beyond its body
+	// (the URL, the stored headers, the store's own accounting), to
+	// size the digests for the objects a cache will hold.
+	entryOverhead = 400
+	// forever stands for "never" in the node's timers: publication and
+	// polling are driven by the replay.
+	forever = 1 << 20 * time.Hour
+)
+
+// ReplayCluster replays cfg.Trace through a cluster of cache nodes once
+// per mode and returns what each replay counted (Fan, Cao, Almeida and
+// Broder, "Summary cache", section VI, with the real node in place of a
+// simulator).
+//
+// For each mode it starts cfg.Trace.Proxies nodes of package cache on
+// loopback (real HTTP, and real ICP over UDP in ICP mode) and an origin
+// that serves every object of the trace with its size, cacheable for a
+// year, and sends each request, in order, through its proxy. The nodes
+// run with NodeConfig.Manual: after each request the replay asks every
+// node to publish if its threshold is passed, and when one does, every
+// other node fetches the new digest at once (the immediate update
+// propagation of the paper's simulations). So the replay is
+// deterministic except in ICP mode, where a miss goes to whichever peer
+// answers HIT first. Time is virtual too: the nodes' and the origin's
+// clocks read the trace's time of the request in flight.
+func ReplayCluster(cfg ClusterConfig) ([]ClusterResult, error) {
+	if cfg.Trace == nil || len(cfg.Trace.Requests) == 0 {
+		return nil, fmt.Errorf("%w: no requests", ErrTrace)
+	}
+	if cfg.Trace.Proxies < 1 || cfg.Trace.Proxies > MaxProxies {
+		return nil, fmt.Errorf("%w: %d proxies (want 1 to %d)", ErrTrace, cfg.Trace.Proxies, MaxProxies)
+	}
+	if cfg.Modes == nil {
+		cfg.Modes = DefaultModes()
+	}
+	if cfg.CacheFraction == 0 {
+		cfg.CacheFraction = 0.1
+	}
+	if cfg.CompressedMemory == 0 {
+		cfg.CompressedMemory = 4
+	}
+	if cfg.ICPTimeout == 0 {
+		cfg.ICPTimeout = 2 * time.Second
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = 5000
+	}
+	if cfg.Context == nil {
+		cfg.Context = context.Background()
+	}
+	if !(cfg.CacheFraction > 0 && cfg.CacheFraction <= 1) || !(cfg.CompressedMemory >= 1) {
+		return nil, fmt.Errorf("%w: cache fraction %g, compressed memory %g", ErrTrace, cfg.CacheFraction, cfg.CompressedMemory)
+	}
+	for _, m := range cfg.Modes {
+		if _, err := ParseMode(m.String()); err != nil {
+			return nil, err
+		}
+	}
+	o, err := newOrigin(cfg.Trace)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	var out []ClusterResult
+	for _, m := range cfg.Modes {
+		r, err := replay(cfg, o, m)
+		if err != nil {
+			return out, fmt.Errorf("sim: mode %s: %w", m, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// origin serves the trace's objects on loopback: "/ID/rest" answers
+// with the size of object ID, the rest of the path being the original
+// URL's host and path, which keeps the URLs (and ICP queries) about as
+// long as the trace's.
+type origin struct {
+	clock *clock
+	srv   *http.Server
+	base  string
+	urls  []string // the replayed URL of each request
+	sizes []int64  // by object id
+	mean  float64  // mean object size
+}
+
+// zeros is the body of every object, sent in pieces.
+var zeros = make([]byte, 32<<10)
+
+func newOrigin(t *Trace) (*origin, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	o := &origin{clock: &clock{}, base: "http://" + ln.Addr().String(), urls: make([]string, len(t.Requests))}
+	ids := map[string]int{}
+	var total int64
+	for i, r := range t.Requests {
+		id, ok := ids[r.URL]
+		if !ok {
+			id = len(o.sizes)
+			ids[r.URL] = id
+			o.sizes = append(o.sizes, r.Size)
+			total += r.Size
+		}
+		o.urls[i] = o.base + "/" + strconv.Itoa(id) + "/" + urlTail(r.URL)
+	}
+	o.mean = float64(total) / float64(max(len(o.sizes), 1))
+	o.srv = &http.Server{Handler: http.HandlerFunc(o.serve), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(slog.DiscardHandler, slog.LevelError)}
+	go o.srv.Serve(ln)
+	return o, nil
+}
+
+// urlTail returns u's host and path, escaped, for the origin's URL.
+func urlTail(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	tail := u.Host + u.EscapedPath()
+	if len(tail) > 200 {
+		tail = tail[:200]
+	}
+	return strings.TrimPrefix(tail, "/")
+}
+
+func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
+	idStr, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	id, err := strconv.Atoi(idStr)
+	if err != nil || id < 0 || id >= len(o.sizes) {
+		http.NotFound(w, r)
+		return
+	}
+	size := o.sizes[id]
+	h := w.Header()
+	h.Set("Cache-Control", "max-age=31536000")
+	h.Set("Date", o.clock.now().Format(http.TimeFormat))
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	for size > 0 {
+		n := min(size, int64(len(zeros)))
+		if _, err := w.Write(zeros[:n]); err != nil {
+			return
+		}
+		size -= n
+	}
+}
+
+func (o *origin) close() { o.srv.Close() }
+
+// clock is a replay's virtual time: a fixed epoch plus the trace's time
+// of the request in flight, shared by the origin and the nodes, so that
+// the Date and Age header fields, which count in a cached entry's size
+// and so in what the LRU evicts, do not depend on the machine's speed.
+type clock struct{ ns atomic.Int64 }
+
+// epoch is the virtual time of a trace's first request.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (c *clock) now() time.Time { return epoch.Add(time.Duration(c.ns.Load())) }
+
+// advance moves the clock to seconds after the epoch, never back.
+func (c *clock) advance(seconds float64) {
+	if ns := int64(seconds * 1e9); ns > c.ns.Load() {
+		c.ns.Store(ns)
+	}
+}
+
+// clusterNode is one running node of a replay.
+type clusterNode struct {
+	node   *cache.Node
+	client *http.Client
+	peers  []*cache.Peer // by node index; nil for itself
+	done   chan error
+}
+
+// digestShape returns the digest's bits per entry and k for mode m and
+// capacity n: the raw shape, or the compressed one at its rate.
+func digestShape(m Mode, n uint64, memory float64) (float64, int, error) {
+	bits := uint64(math.Ceil(m.BitsPerEntry * float64(n)))
+	k := params.BestK(params.Shape{Layout: params.Classic, M: bits}, n)
+	if !m.Compressed {
+		return m.BitsPerEntry, k, nil
+	}
+	p := params.ApproxFalsePositive(bits, n, k)
+	res, err := params.OptimizeTarget(params.TargetQuery{N: n, P: p, TransmitOptions: params.TransmitOptions{
+		MaxBitsPerElement: memory * m.BitsPerEntry, MaxK: k}})
+	if err != nil {
+		return 0, 0, err
+	}
+	return float64(res.Best.M) / float64(n), res.Best.K, nil
+}
+
+// replay runs one mode.
+func replay(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, error) {
+	started := time.Now()
+	t := cfg.Trace
+	o.clock.ns.Store(0)
+	n := t.Proxies
+	budget := max(int64(cfg.CacheFraction*float64(t.UniqueBytes)), 64<<10)
+	capacity := max(uint64(float64(budget)/(o.mean+entryOverhead)), 16)
+	res := ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
+	bpe, k := 16.0, 0
+	codec := bcdigest.Raw
+	if m.Route == cache.RouteDigest {
+		var err error
+		if bpe, k, err = digestShape(m, capacity, cfg.CompressedMemory); err != nil {
+			return res, err
+		}
+		if m.Compressed {
+			codec = bcdigest.Fast
+		}
+		res.DigestBitsPerEntry, res.DigestK = bpe, k
+	}
+
+	lns := make([]net.Listener, n)
+	udps := make([]net.PacketConn, n)
+	closeAll := func() {
+		for i := range n {
+			if lns[i] != nil {
+				lns[i].Close()
+			}
+			if udps[i] != nil {
+				udps[i].Close()
+			}
+		}
+	}
+	for i := range n {
+		var err error
+		if lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			closeAll()
+			return res, err
+		}
+		if m.Route == cache.RouteICP {
+			if udps[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+				closeAll()
+				return res, err
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	nodes := make([]*clusterNode, n)
+	defer func() {
+		cancel()
+		for _, cn := range nodes {
+			if cn != nil {
+				<-cn.done
+				cn.client.CloseIdleConnections()
+			}
+		}
+	}()
+	for i := range n {
+		nc := cache.NodeConfig{
+			Name: "node" + strconv.Itoa(i), MemoryBytes: budget, Capacity: capacity,
+			BitsPerEntry: bpe, HashFunctions: k, Threshold: m.Threshold, Codec: codec,
+			NoDelta: !m.Deltas, Route: m.Route, Manual: true, MaxDigestAge: forever,
+			PollInterval: forever, PeerExpiry: forever, ICPTimeout: cfg.ICPTimeout,
+			Logger: slog.New(slog.DiscardHandler), Now: o.clock.now,
+		}
+		if udps[i] != nil {
+			nc.ICPListen = udps[i].LocalAddr().String()
+		}
+		if m.Route != cache.RouteNone {
+			for j := range n {
+				if j == i {
+					continue
+				}
+				pc := cache.PeerConfig{Name: "node" + strconv.Itoa(j), Proxy: "http://" + lns[j].Addr().String()}
+				if udps[j] != nil {
+					pc.ICP = udps[j].LocalAddr().String()
+				}
+				nc.Peers = append(nc.Peers, pc)
+			}
+		}
+		node, err := cache.NewNode(nc)
+		if err != nil {
+			closeAll()
+			return res, err
+		}
+		proxy, _ := url.Parse("http://" + lns[i].Addr().String())
+		cn := &clusterNode{node: node, done: make(chan error, 1), peers: make([]*cache.Peer, n),
+			client: &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+				Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 4, DisableCompression: true}}}
+		for _, p := range node.Directory().Peers() {
+			j, _ := strconv.Atoi(strings.TrimPrefix(p.Name(), "node"))
+			cn.peers[j] = p
+		}
+		var pc net.PacketConn
+		if udps[i] != nil {
+			pc = udps[i]
+		}
+		go func() { cn.done <- node.Serve(ctx, lns[i], pc) }()
+		nodes[i] = cn
+	}
+	waitServing(nodes)
+
+	for i, rq := range t.Requests {
+		if err := cfg.Context.Err(); err != nil {
+			return res, err
+		}
+		o.clock.advance(rq.Time)
+		if err := fetch(nodes[rq.Proxy].client, o.urls[i]); err != nil {
+			return res, err
+		}
+		if err := settle(nodes, uint64(i+1)); err != nil {
+			return res, err
+		}
+		if m.Route == cache.RouteDigest {
+			if err := propagate(ctx, nodes); err != nil {
+				return res, err
+			}
+		}
+		if cfg.Progress != nil && (i+1)%cfg.ProgressEvery == 0 {
+			cfg.Progress(m, i+1, len(t.Requests))
+		}
+	}
+	if cfg.Progress != nil && len(t.Requests)%cfg.ProgressEvery != 0 {
+		cfg.Progress(m, len(t.Requests), len(t.Requests))
+	}
+	collect(&res, nodes)
+	res.Elapsed = time.Since(started)
+	return res, nil
+}
+
+// waitServing waits until every node has its address, so that the first
+// requests do not race Serve.
+func waitServing(nodes []*clusterNode) {
+	for _, cn := range nodes {
+		for cn.node.Addr() == "" {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// fetch sends one request through a proxy and reads the whole answer.
+func fetch(c *http.Client, target string) error {
+	resp, err := c.Get(target)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %s", target, resp.Status)
+	}
+	return err
+}
+
+// settle waits until the nodes have finished handling the requests sent
+// so far. A proxy stores an object after the client has read its last
+// byte, so the next request could otherwise overtake the store (and the
+// publication after it): each node counts a request when it is done with
+// it, and every request is either one of the trace's or one a node sent
+// to a peer, counted by the sender when the answer came.
+func settle(nodes []*clusterNode, sent uint64) error {
+	deadline := time.Now().Add(time.Minute)
+	for spins := 0; ; spins++ {
+		var done, asked uint64
+		for _, cn := range nodes {
+			s := cn.node.Stats()
+			done += s.LocalHits + s.PeerHits + s.Misses + s.Other
+			asked += s.PeerAskHits + s.PeerAskFalseHits + s.PeerAskErrors
+		}
+		if done >= sent+asked {
+			return nil
+		}
+		if spins > 100 && time.Now().After(deadline) {
+			return fmt.Errorf("%d requests sent, %d to peers, %d finished after a minute", sent, asked, done)
+		}
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+// propagate publishes each node's digest if due and has every other node
+// fetch it at once.
+func propagate(ctx context.Context, nodes []*clusterNode) error {
+	for i, cn := range nodes {
+		published, err := cn.node.Publisher().PublishIfDue()
+		if err != nil {
+			return err
+		}
+		if !published {
+			continue
+		}
+		for j, other := range nodes {
+			if j == i {
+				continue
+			}
+			if err := other.node.Directory().RefreshPeer(ctx, other.peers[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// collect sums the nodes' counters into r.
+func collect(r *ClusterResult, nodes []*clusterNode) {
+	var objects, digestBytes, falsePos float64
+	var served uint64 // peer requests answered from the peer's cache
+	for _, cn := range nodes {
+		s := cn.node.Stats()
+		r.LocalHits += s.LocalHits
+		r.RemoteHits += s.PeerHits
+		r.Misses += s.Misses
+		r.Failed += s.Other
+		r.FalseHits += s.PeerAskFalseHits
+		r.PeerErrors += s.PeerAskErrors
+		r.PeerRequests += s.PeerAskHits + s.PeerAskFalseHits + s.PeerAskErrors
+		served += s.PeerAskHits
+		r.ObjectBytes += s.PeerHitBytes
+		r.ICPQueries += s.ICPClient.MessagesSent
+		r.ICPReplies += s.ICPServer.MessagesSent
+		r.ICPBytes += s.ICPClient.BytesSent + s.ICPServer.BytesSent
+		r.FullFetches += s.DigestFetchesFull
+		r.DeltaFetches += s.DigestFetchesDelta
+		r.DigestBytes += s.DigestOutFullBytes + s.DigestOutDeltaBytes
+		r.FullDigestBodyBytes += s.DigestInFullBytes
+		r.DeltaBodyBytes += s.DigestInDeltaBytes
+		ps := cn.node.Publisher().Stats()
+		r.Publications += ps.Sequence - 1
+		objects += float64(cn.node.Store().Len())
+		digestBytes += float64(ps.DigestBytes)
+		falsePos += ps.FalsePos
+	}
+	// Requests answered by a peer from its cache count there as local
+	// hits (or, for a false hit, as "other"): take them out, so that
+	// every client request counts once.
+	r.LocalHits -= served
+	r.Failed -= r.FalseHits
+	k := float64(len(nodes))
+	r.CacheObjects = objects / k
+	if r.Mode.Route == cache.RouteDigest {
+		r.FullDigestBytes, r.DigestFalsePos = digestBytes/k, falsePos/k
+	}
+}

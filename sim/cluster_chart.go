@@ -1,0 +1,43 @@
+package sim
+
+import "github.com/bloomcast/bloomcast/cache"
+
+// ClusterChart draws the replay's cost: for each cooperative mode, the
+// inter-node query messages per request (x) against the inter-node
+// control bytes per request (y), both on log scales, one series for ICP
+// and one for each kind of summary-cache update (codec × full or delta),
+// whose points are its thresholds and digest sizes. Modes without
+// cooperation have no cost to draw.
+func ClusterChart(results []ClusterResult) Chart {
+	c := Chart{Title: "Summary cache against ICP: what finding objects costs",
+		XLabel: "inter-node query messages per request", YLabel: "inter-node control bytes per request",
+		LogX: true, LogY: true}
+	index := map[string]int{}
+	for _, r := range results {
+		if r.Mode.Route == cache.RouteNone || r.Requests == 0 {
+			continue
+		}
+		name := "ICP"
+		if r.Mode.Route == cache.RouteDigest {
+			name = "summary raw"
+			if r.Mode.Compressed {
+				name = "summary comp."
+			}
+			if r.Mode.Deltas {
+				name += " deltas"
+			} else {
+				name += " full"
+			}
+		}
+		i, ok := index[name]
+		if !ok {
+			i = len(c.Series)
+			index[name] = i
+			c.Series = append(c.Series, Series{Name: name, Markers: true})
+		}
+		n := float64(r.Requests)
+		c.Series[i].X = append(c.Series[i].X, float64(r.QueryMessages())/n)
+		c.Series[i].Y = append(c.Series[i].Y, float64(r.ControlBytes())/n)
+	}
+	return c
+}
