@@ -12,19 +12,26 @@ import (
 
 var demoCommand = &command{
 	name:    "demo",
-	summary: "build every layout from built-in keys and compare",
-	usage: `usage: bloomcast demo [--keys N] [-p P] [--seed S] [--json]
+	summary: "compare the layouts, then the summary cache against ICP on a short replay",
+	usage: `usage: bloomcast demo [--keys N] [-p P] [--requests N] [--seed S] [--json]
 
-Build a filter of each layout from N built-in URL-like keys, query every
-member and as many keys that were never added, and compare the measured
-false-positive rate with the predicted one, with timings and sizes.
-Needs no files; the keys depend only on the seed.
+First, build a filter of each layout from N built-in URL-like keys, query
+every member and as many keys that were never added, and compare the
+measured false-positive rate with the predicted one, with timings and
+sizes. Then start 4 cache nodes and an origin on loopback and replay a
+short synthetic web trace through them three times: without cooperation,
+with ICP, and as a summary cache (compressed digest deltas published when
+10% of a cache has changed); compare hit ratios and the inter-node traffic ("bloomcast
+simulate" runs every mode, at any size). Needs no files; everything
+depends only on the seed.
 
 flags:
-  --keys N   number of member keys (default 200000)
-  -p P       false-positive rate each filter is sized for (default 0.01)
-  --seed S   seed of the keys and of the hashing (default 1)
-  --json     print one JSON object instead of tables
+  --keys N      number of member keys (default 200000)
+  -p P          false-positive rate each filter is sized for (default 0.01)
+  --requests N  requests replayed through the nodes (default 30000; 0 skips
+                the replay)
+  --seed S      seed of the keys, the trace and the hashing (default 1)
+  --json        print one JSON object instead of tables
 `,
 	run: runDemo,
 }
@@ -34,7 +41,15 @@ flags:
 // printer below without changing what scripts already read.
 type demoReport struct {
 	LayoutTrial *layoutTrialReport `json:"layout_trial"`
+	Cluster     *clusterReport     `json:"cluster,omitempty"`
 }
+
+// The demo's replay: nodes, requests and modes.
+const (
+	demoNodes    = 4
+	demoRequests = 30000
+	demoSummary  = "sc-10%-16b-comp-delta"
+)
 
 type layoutTrialReport struct {
 	Keys       int              `json:"keys"`
@@ -68,10 +83,12 @@ func runDemo(e *env, args []string) error {
 	fs := newFlagSet("demo")
 	keys := countValue(sim.DefaultTrialKeys)
 	p := rateValue(sim.DefaultTrialP)
+	requests := countValue(demoRequests)
 	var seed uint64
 	var asJSON bool
 	fs.Var(&keys, "keys", "")
 	fs.Var(&p, "p", "")
+	fs.Var(&requests, "requests", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	args, err := parseFlags(fs, args)
@@ -84,16 +101,82 @@ func runDemo(e *env, args []string) error {
 	if keys < 1 || keys > maxDemoKeys {
 		return usagef("--keys must be between 1 and %d", maxDemoKeys)
 	}
+	if requests > sim.MaxSyntheticRequests {
+		return usagef("--requests must be at most %d", sim.MaxSyntheticRequests)
+	}
 
 	var report demoReport
 	report.LayoutTrial, err = layoutTrial(int(keys), float64(p), seed)
 	if err != nil {
 		return err
 	}
+	if !asJSON {
+		if err := printLayoutTrial(e.stdout, report.LayoutTrial); err != nil {
+			return err
+		}
+	}
+	if requests > 0 {
+		if report.Cluster, err = demoCluster(e, int(requests), seed); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
-	return printLayoutTrial(e.stdout, report.LayoutTrial)
+	if report.Cluster == nil {
+		return nil
+	}
+	return printDemoCluster(e.stdout, report.Cluster)
+}
+
+// demoCluster replays the demo's synthetic trace in three modes.
+func demoCluster(e *env, requests int, seed uint64) (*clusterReport, error) {
+	trace, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	modes, err := parseModes("none,icp," + demoSummary)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := replayCluster(e, trace, modes, clusterOptions{cacheFraction: 0.1, source: "synthetic", seed: seed})
+	return r, err
+}
+
+// printDemoCluster prints the replay's comparison and what it shows.
+func printDemoCluster(w io.Writer, r *clusterReport) error {
+	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
+		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
+	fmt.Fprintf(w, "\n%s\n\n", wrap(head, 76))
+	var t textTable
+	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
+	rows := map[string]clusterRow{}
+	for _, x := range r.Results {
+		rows[x.Mode] = x
+		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
+			strconv.FormatUint(x.QueryMessages, 10), humanBytes(int64(x.ControlBytes)), humanBytes(int64(x.ObjectBytes)))
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	none, icp, sc := rows["none"], rows["icp"], rows[demoSummary]
+	mode, err := sim.ParseMode(demoSummary)
+	if err != nil {
+		return err
+	}
+	fewer := "as many query messages"
+	switch q := sc.QueryMsgsVsICP; {
+	case q > 0 && q < 1:
+		fewer = strconv.FormatFloat(1/q, 'f', 1, 64) + " times fewer query messages"
+	case q > 1:
+		// Caches of a few dozen objects publish at almost every change.
+		fewer = strconv.FormatFloat(q, 'f', 1, 64) + " times more query messages (caches this small publish at almost every change)"
+	}
+	text := fmt.Sprintf(`Each node is a real caching proxy (bloomcast serve) with a cache a tenth the size of the trace's objects, so it evicts. Alone ("none") the nodes serve %s of requests from cache. With ICP a node that misses asks all %d peers over UDP and waits for their replies: %s of requests come from a peer, for %d query messages. As a summary cache (%s) each node keeps a counting Bloom filter of its cache, publishes a compressed digest when %s of it has changed, and its peers fetch the delta; a miss goes only to a peer whose digest says maybe. It serves %s of requests from cache (ICP %s), %s from peers, with %s and %s of ICP's control bytes; its %d false hits are peers that were asked but no longer held the object, or digest false positives. "bloomcast simulate" runs every threshold, digest size, codec and update kind, or your own Squid access.log.`,
+		percent(none.HitRatio), r.Nodes-1, percent(icp.RemoteHitRatio), icp.QueryMessages, demoSummary, strconv.FormatFloat(100*mode.Threshold, 'g', -1, 64)+"%",
+		percent(sc.HitRatio), percent(icp.HitRatio), percent(sc.RemoteHitRatio), fewer, percent(sc.ControlBytesVsICP), sc.FalseHits)
+	_, err = fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
+	return err
 }
 
 // layoutTrial runs sim.LayoutTrial and keeps what the demo shows.

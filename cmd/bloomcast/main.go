@@ -68,6 +68,7 @@ func init() {
 		bloomierCommand,
 		mhtCommand,
 		demoCommand,
+		simulateCommand,
 		simCommand,
 		versionCommand,
 		helpCommand,

@@ -525,15 +525,20 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	text := ok(t, "", "demo", "--keys", "20000")
-	for _, s := range []string{"classic", "partitioned", "blocked", "paged", "predicted", "measured", "add ns/key", "query ns/key", "bloomcast calc", "bloomcast table"} {
+	text := ok(t, "", "demo", "--keys", "20000", "--requests", "1500")
+	for _, s := range []string{"classic", "partitioned", "blocked", "paged", "predicted", "measured", "add ns/key", "query ns/key", "bloomcast calc", "bloomcast table",
+		"the summary cache", "none", "icp", demoSummary, "hit ratio", "query msgs", "control bytes", "query messages", "Squid access.log"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("demo output lacks %q:\n%s", s, text)
 		}
 	}
 	var r demoReport
-	if err := json.Unmarshal([]byte(ok(t, "", "demo", "--json", "--keys", "5000", "--seed", "3", "-p", "0.05")), &r); err != nil {
+	if err := json.Unmarshal([]byte(ok(t, "", "demo", "--json", "--keys", "5000", "--seed", "3", "-p", "0.05", "--requests", "1000")), &r); err != nil {
 		t.Fatal(err)
+	}
+	if c := r.Cluster; c == nil || c.Nodes != demoNodes || c.Trace.Requests != 1000 || c.Trace.Seed != 3 || len(c.Results) != 3 ||
+		c.Results[2].Mode != demoSummary || c.Results[1].QueryMessages == 0 || c.Results[2].DeltaFetches == 0 {
+		t.Fatalf("demo --json cluster: %+v", c)
 	}
 	lt := r.LayoutTrial
 	if lt == nil || lt.Keys != 5000 || lt.Seed != 3 || lt.P != 0.05 || len(lt.Results) != 4 {
@@ -547,6 +552,9 @@ func TestDemo(t *testing.T) {
 	}
 	if r := bc(t, "", "demo", "--keys", "0"); r.code != 2 {
 		t.Errorf("demo --keys 0: %+v", r)
+	}
+	if text := ok(t, "", "demo", "--keys", "1000", "--requests", "0"); strings.Contains(text, "summary cache") {
+		t.Errorf("demo --requests 0 replayed:\n%s", text)
 	}
 }
 

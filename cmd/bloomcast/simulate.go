@@ -1,0 +1,365 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+var simulateCommand = &command{
+	name:    "simulate",
+	summary: "replay a trace through real cache nodes: summary cache against ICP",
+	usage: `usage: bloomcast simulate [--trace FILE | --requests N --objects N --zipf A
+                          --clients N --churn C --shift S --seed S]
+                          [--nodes N] [--cache F] [--modes LIST]
+                          [--compressed-memory X] [--json] [--plot OUT.svg]
+
+Start N real cache nodes and an origin on loopback and replay a request
+trace through them once per mode: no cooperation (none), ICP, and the
+summary cache (Fan et al., "Summary cache") at each update threshold,
+digest size, codec and update kind. Nodes publish and fetch digests as
+soon as a threshold is passed. It prints the hit ratios, false hits, the
+inter-node messages and bytes of each mode, and each mode's hit-ratio loss
+against ICP. Progress goes to stderr.
+
+The trace is a Squid access.log in Squid's native format (GET requests
+with status 2xx or 304; each client stays with one of the N nodes) or,
+by default, a synthetic workload: Zipf popularity, ranked differently at
+each node, lognormal object sizes and new objects displacing old ones.
+
+Modes: none, icp, sc-T%-Bb-CODEC-UPDATES with T the threshold in percent,
+B the raw digest's bits per entry, CODEC raw or comp (the fast entropy
+coder, with the params optimiser's shape for the raw digest's
+false-positive rate), UPDATES full or delta; "summary" stands for all 24
+of 0.1%, 1%, 10% × 8b, 16b × raw, comp × full, delta.
+
+flags:
+  --trace FILE     replay a Squid access.log instead of a synthetic trace
+  --nodes N        cache nodes (default 4)
+  --requests N     synthetic requests (default 200000)
+  --objects N      synthetic catalogue size (default requests/4)
+  --zipf A         Zipf exponent of popularity (default 0.8)
+  --clients N      synthetic clients, spread over the nodes (default 16 per node)
+  --churn C        fraction of requests for new objects (default 0.05; 0 for none)
+  --shift S        per-node popularity shift, fraction of the catalogue
+                   (default 0.005; 0 for none)
+  --seed S         seed of the synthetic trace (default 1)
+  --cache F        each node's cache as a fraction of the trace's unique
+                   bytes (default 0.1)
+  --modes LIST     comma-separated modes (default all: none,icp,summary)
+  --compressed-memory X
+                   cap a compressed digest's array at X times the raw
+                   digest's bits: the memory a peer spends on the decoded
+                   view (default 4; the optimiser's shape sends less as X
+                   grows, down to k = 1 with no cap)
+  --json           print one JSON object instead of tables
+  --plot OUT.svg   also draw query messages against control bytes per
+                   request, for each mode, as an SVG chart
+`,
+	run: runSimulate,
+}
+
+// clusterReport is the JSON form of a cluster replay, shared by simulate
+// and demo.
+type clusterReport struct {
+	Trace         traceReport `json:"trace"`
+	Nodes         int         `json:"nodes"`
+	CacheFraction float64     `json:"cache_fraction"`
+	// CompressedMemory caps compressed digests' arrays, in raw digests'
+	// bits (sim.ClusterConfig).
+	CompressedMemory float64      `json:"compressed_memory,omitempty"`
+	CacheBytes       int64        `json:"cache_bytes_per_node"`
+	Results          []clusterRow `json:"results"`
+}
+
+type traceReport struct {
+	Source        string `json:"source"` // a file name, or "synthetic"
+	Requests      int    `json:"requests"`
+	Clients       int    `json:"clients"`
+	Objects       int    `json:"objects"`
+	UniqueBytes   int64  `json:"unique_bytes"`
+	SkippedMethod int    `json:"skipped_method,omitempty"`
+	SkippedStatus int    `json:"skipped_status,omitempty"`
+	Malformed     int    `json:"malformed,omitempty"`
+	Seed          uint64 `json:"seed,omitempty"`
+}
+
+type clusterRow struct {
+	Mode               string  `json:"mode"`
+	HitRatio           float64 `json:"hit_ratio"`
+	RemoteHitRatio     float64 `json:"remote_hit_ratio"`
+	LocalHits          uint64  `json:"local_hits"`
+	RemoteHits         uint64  `json:"remote_hits"`
+	Misses             uint64  `json:"misses"`
+	FalseHits          uint64  `json:"false_hits"`
+	QueryMessages      uint64  `json:"query_messages"`
+	ObjectMessages     uint64  `json:"object_messages"`
+	ICPMessages        uint64  `json:"icp_messages"`
+	DigestFetches      uint64  `json:"digest_fetches"`
+	FullFetches        uint64  `json:"full_digest_fetches"`
+	DeltaFetches       uint64  `json:"delta_fetches"`
+	Publications       uint64  `json:"publications"`
+	DigestBytes        uint64  `json:"digest_bytes"`
+	FullDigestBody     uint64  `json:"full_digest_body_bytes"`
+	DeltaBody          uint64  `json:"delta_body_bytes"`
+	ICPBytes           uint64  `json:"icp_bytes"`
+	ObjectBytes        uint64  `json:"object_bytes"`
+	ControlBytes       uint64  `json:"control_bytes"`
+	HitRatioLossVsICP  float64 `json:"hit_ratio_loss_vs_icp"`
+	QueryMsgsVsICP     float64 `json:"query_messages_vs_icp"`
+	ControlBytesVsICP  float64 `json:"control_bytes_vs_icp"`
+	DigestBitsPerEntry float64 `json:"digest_bits_per_entry,omitempty"`
+	DigestK            int     `json:"digest_k,omitempty"`
+	Capacity           uint64  `json:"digest_capacity"`
+	CacheObjects       float64 `json:"cache_objects"`
+	FullDigestBytes    float64 `json:"full_digest_bytes,omitempty"`
+	DigestFalsePos     float64 `json:"digest_false_positive_rate,omitempty"`
+	Seconds            float64 `json:"seconds"`
+}
+
+func runSimulate(e *env, args []string) error {
+	fs := newFlagSet("simulate")
+	var traceFile, modes, plot string
+	nodes, requests := countValue(4), countValue(200000)
+	var objects, clients countValue
+	zipf, churn, shift, cacheFraction, compMemory := 0.8, 0.05, 0.005, 0.1, 4.0
+	var seed uint64
+	var asJSON bool
+	fs.StringVar(&traceFile, "trace", "", "")
+	fs.Var(&nodes, "nodes", "")
+	fs.Var(&requests, "requests", "")
+	fs.Var(&objects, "objects", "")
+	fs.Float64Var(&zipf, "zipf", zipf, "")
+	fs.Var(&clients, "clients", "")
+	fs.Float64Var(&churn, "churn", churn, "")
+	fs.Float64Var(&shift, "shift", shift, "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	fs.Float64Var(&cacheFraction, "cache", cacheFraction, "")
+	fs.StringVar(&modes, "modes", "all", "")
+	fs.Float64Var(&compMemory, "compressed-memory", compMemory, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.StringVar(&plot, "plot", "", "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	ms, err := parseModes(modes)
+	if err != nil {
+		return err
+	}
+	if nodes < 1 || nodes > sim.MaxProxies {
+		return usagef("--nodes must be 1 to %d", sim.MaxProxies)
+	}
+	if !(cacheFraction > 0 && cacheFraction <= 1) {
+		return usagef("--cache must be a fraction in (0, 1]")
+	}
+	if !(compMemory >= 1 && compMemory <= 1<<12) {
+		return usagef("--compressed-memory must be 1 to %d", 1<<12)
+	}
+	var trace *sim.Trace
+	source := "synthetic"
+	if traceFile != "" {
+		f, err := os.Open(traceFile)
+		if err != nil {
+			return fileErr(traceFile, err)
+		}
+		trace, err = sim.ParseAccessLog(f, int(nodes))
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", traceFile, err)
+		}
+		if len(trace.Requests) == 0 {
+			return fmt.Errorf("%s: no GET request to replay", traceFile)
+		}
+		source, seed = traceFile, 0
+	} else {
+		// 0 means "none" on the command line; the generator reads a
+		// negative value so.
+		if churn == 0 {
+			churn = -1
+		}
+		if shift == 0 {
+			shift = -1
+		}
+		if requests > sim.MaxSyntheticRequests || objects > sim.MaxSyntheticObjects || clients > 1<<20 {
+			return usagef("--requests at most %d, --objects at most %d", sim.MaxSyntheticRequests, sim.MaxSyntheticObjects)
+		}
+		trace, err = sim.SyntheticTrace(sim.SyntheticConfig{Proxies: int(nodes), Clients: int(clients),
+			Requests: int(requests), Objects: int(objects), Zipf: zipf, Churn: churn, Shift: shift, Seed: seed})
+		if err != nil {
+			return usagef("%v", err)
+		}
+	}
+	report, results, err := replayCluster(e, trace, ms, clusterOptions{cacheFraction, compMemory, source, seed, true})
+	if err != nil {
+		return err
+	}
+	if plot != "" {
+		if err := writeChart(plot, sim.ClusterChart(results)); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, report)
+	}
+	return printCluster(e.stdout, "bloomcast simulate", report)
+}
+
+// parseModes reads --modes: names of sim.ParseMode, "all" and "summary".
+func parseModes(list string) ([]sim.Mode, error) {
+	var ms []sim.Mode
+	for _, s := range strings.Split(list, ",") {
+		switch s = strings.TrimSpace(s); s {
+		case "all":
+			ms = append(ms, sim.DefaultModes()...)
+		case "summary":
+			ms = append(ms, sim.SummaryModes()...)
+		default:
+			m, err := sim.ParseMode(s)
+			if err != nil {
+				return nil, usagef("--modes: %v", err)
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
+}
+
+// clusterOptions are replayCluster's settings besides the trace and the
+// modes.
+type clusterOptions struct {
+	cacheFraction, compressedMemory float64
+	source                          string // the trace file, or "synthetic"
+	seed                            uint64
+	progress                        bool // report progress on stderr
+}
+
+// replayCluster runs the replay, with progress on stderr if asked, and
+// builds the report.
+func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*clusterReport, []sim.ClusterResult, error) {
+	total := len(trace.Requests)
+	start := time.Now()
+	cacheFraction, source, seed := o.cacheFraction, o.source, o.seed
+	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: cacheFraction, CompressedMemory: o.compressedMemory,
+		ProgressEvery: max(total/4, 5000), Context: e.ctx}
+	if o.progress {
+		cfg.Progress = func(m sim.Mode, done, total int) {
+			fmt.Fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
+		}
+	}
+	results, err := sim.ReplayCluster(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &clusterReport{Nodes: trace.Proxies, CacheFraction: cacheFraction, CompressedMemory: cfg.CompressedMemory,
+		Trace: traceReport{Source: source, Requests: total, Clients: trace.Clients, Objects: trace.Objects,
+			UniqueBytes: trace.UniqueBytes, SkippedMethod: trace.SkippedMethod, SkippedStatus: trace.SkippedStatus,
+			Malformed: trace.Malformed, Seed: seed}}
+	var icp *sim.ClusterResult
+	for i := range results {
+		if results[i].Mode.Route == cache.RouteICP {
+			icp = &results[i]
+			break
+		}
+	}
+	for _, x := range results {
+		r.CacheBytes = x.CacheBytes
+		row := clusterRow{Mode: x.Mode.String(), HitRatio: x.HitRatio(), RemoteHitRatio: x.RemoteHitRatio(),
+			LocalHits: x.LocalHits, RemoteHits: x.RemoteHits, Misses: x.Misses, FalseHits: x.FalseHits,
+			QueryMessages: x.QueryMessages(), ObjectMessages: x.ObjectMessages(), ICPMessages: x.ICPQueries + x.ICPReplies,
+			DigestFetches: x.FullFetches + x.DeltaFetches, FullFetches: x.FullFetches, DeltaFetches: x.DeltaFetches,
+			Publications: x.Publications, DigestBytes: x.DigestBytes, FullDigestBody: x.FullDigestBodyBytes,
+			DeltaBody: x.DeltaBodyBytes, ICPBytes: x.ICPBytes, ObjectBytes: x.ObjectBytes, ControlBytes: x.ControlBytes(),
+			DigestBitsPerEntry: x.DigestBitsPerEntry, DigestK: x.DigestK, Capacity: x.Capacity,
+			CacheObjects: x.CacheObjects, FullDigestBytes: x.FullDigestBytes, DigestFalsePos: x.DigestFalsePos,
+			Seconds: x.Elapsed.Seconds()}
+		if icp != nil {
+			row.HitRatioLossVsICP = x.HitRatioLoss(*icp)
+			row.QueryMsgsVsICP = ratioOf(x.QueryMessages(), icp.QueryMessages())
+			row.ControlBytesVsICP = ratioOf(x.ControlBytes(), icp.ControlBytes())
+		}
+		r.Results = append(r.Results, row)
+	}
+	return r, results, nil
+}
+
+func ratioOf(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// printCluster prints the replay's tables and what they mean.
+func printCluster(w io.Writer, title string, r *clusterReport) error {
+	tr := r.Trace
+	what := fmt.Sprintf("%s (%d requests", tr.Source, tr.Requests)
+	if tr.Source == "synthetic" {
+		what = fmt.Sprintf("a synthetic trace (seed %d, %d requests", tr.Seed, tr.Requests)
+	}
+	fmt.Fprintf(w, "%s: %s, %d clients, %d objects, %s) through %d nodes, each caching %s (%s of the unique bytes)\n",
+		title, what, tr.Clients, tr.Objects, humanBytes(tr.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes), percent(r.CacheFraction))
+	if tr.SkippedMethod+tr.SkippedStatus+tr.Malformed > 0 {
+		fmt.Fprintf(w, "skipped log lines: %d not GET, %d unsuccessful, %d malformed\n", tr.SkippedMethod, tr.SkippedStatus, tr.Malformed)
+	}
+	fmt.Fprintln(w)
+	hasICP := false
+	for _, x := range r.Results {
+		hasICP = hasICP || x.Mode == cache.RouteICP
+	}
+	var t textTable
+	t.add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss")
+	for _, x := range r.Results {
+		vsMsgs, vsBytes, loss := "-", "-", "-"
+		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == cache.RouteNone {
+			if x.QueryMsgsVsICP > 0 {
+				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
+			}
+			if x.ControlBytesVsICP > 0 {
+				vsBytes = percent(x.ControlBytesVsICP)
+			}
+		}
+		if hasICP && x.Mode != cache.RouteICP {
+			loss = strconv.FormatFloat(100*x.HitRatioLossVsICP, 'f', 2, 64) + "%"
+		}
+		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
+			strconv.FormatUint(x.QueryMessages, 10), vsMsgs, strconv.FormatUint(x.ObjectMessages, 10),
+			humanBytes(int64(x.DigestBytes)), humanBytes(int64(x.ICPBytes)), humanBytes(int64(x.ObjectBytes)), vsBytes, loss)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	var d textTable
+	d.add("mode", "m/n", "k", "est. fp", "capacity", "objects/node", "full digest", "updates", "full", "delta", "bytes/update")
+	for _, x := range r.Results {
+		if !strings.HasPrefix(x.Mode, "sc-") {
+			continue
+		}
+		perUpdate := "-"
+		if x.DigestFetches > 0 {
+			perUpdate = humanBytes(int64(x.DigestBytes / x.DigestFetches))
+		}
+		d.add(x.Mode, strconv.FormatFloat(x.DigestBitsPerEntry, 'f', 1, 64), strconv.Itoa(x.DigestK), rate(x.DigestFalsePos),
+			strconv.FormatUint(x.Capacity, 10), strconv.FormatFloat(x.CacheObjects, 'f', 0, 64),
+			humanBytes(int64(x.FullDigestBytes)), strconv.FormatUint(x.Publications, 10),
+			strconv.FormatUint(x.FullFetches, 10), strconv.FormatUint(x.DeltaFetches, 10), perUpdate)
+	}
+	if len(d.rows) > 1 {
+		fmt.Fprintln(w)
+		if err := d.write(w); err != nil {
+			return err
+		}
+	}
+	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
+	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
+	return err
+}
