@@ -6,7 +6,8 @@ import "github.com/bloomcast/bloomcast/cache"
 // inter-node query messages per request (x) against the inter-node
 // control bytes per request (y), both on log scales, one series for ICP
 // and one for each kind of summary-cache update (codec × full or delta),
-// whose points are its thresholds and digest sizes. Modes without
+// whose points are its thresholds and digest sizes (rings for full
+// updates, dots for deltas). Modes without
 // cooperation have no cost to draw.
 func ClusterChart(results []ClusterResult) Chart {
 	c := Chart{Title: "Summary cache against ICP: what finding objects costs",
@@ -33,7 +34,10 @@ func ClusterChart(results []ClusterResult) Chart {
 		if !ok {
 			i = len(c.Series)
 			index[name] = i
-			c.Series = append(c.Series, Series{Name: name, Markers: true})
+			// Full-digest series are rings: with raw digests a delta
+			// costs as much as a full digest, and the points coincide.
+			c.Series = append(c.Series, Series{Name: name, Markers: true,
+				Hollow: r.Mode.Route == cache.RouteDigest && !r.Mode.Deltas})
 		}
 		n := float64(r.Requests)
 		c.Series[i].X = append(c.Series[i].X, float64(r.QueryMessages())/n)

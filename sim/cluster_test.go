@@ -124,14 +124,20 @@ func TestClusterChart(t *testing.T) {
 		{Mode: mustMode(t, "icp"), Requests: 100, ICPQueries: 300, ICPReplies: 300, ICPBytes: 60000},
 		{Mode: mustMode(t, "sc-1%-16b-comp-delta"), Requests: 100, DeltaFetches: 6, DigestBytes: 3000},
 		{Mode: mustMode(t, "sc-10%-16b-comp-delta"), Requests: 100, DeltaFetches: 3, DigestBytes: 2000},
+		{Mode: mustMode(t, "sc-10%-16b-raw-full"), Requests: 100, FullFetches: 3, DigestBytes: 9000},
 	}
 	c := sim.ClusterChart(rs)
-	if len(c.Series) != 2 || c.Series[0].Name != "ICP" || c.Series[0].X[0] != 6 || c.Series[0].Y[0] != 600 ||
-		len(c.Series[1].X) != 2 || c.Series[1].X[0] != 0.12 {
+	if len(c.Series) != 3 || c.Series[0].Name != "ICP" || c.Series[0].X[0] != 6 || c.Series[0].Y[0] != 600 ||
+		len(c.Series[1].X) != 2 || c.Series[1].X[0] != 0.12 || c.Series[1].Hollow ||
+		c.Series[2].Name != "summary raw full" || !c.Series[2].Hollow {
 		t.Fatalf("chart: %+v", c.Series)
 	}
 	var b strings.Builder
 	if err := c.WriteSVG(&b); err != nil || !strings.Contains(b.String(), "summary comp. deltas") {
 		t.Fatalf("svg: %v", err)
+	}
+	// One ring in the plot and one in the legend for the full series.
+	if n := strings.Count(b.String(), `r="5.5" fill="none"`); n != 2 {
+		t.Errorf("%d rings, want 2", n)
 	}
 }

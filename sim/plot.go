@@ -37,6 +37,9 @@ type Series struct {
 	// Line joins the points; Dashed dashes the line; Markers draws a dot at
 	// each point. With neither Line nor Markers the series draws a line.
 	Line, Dashed, Markers bool
+	// Hollow draws the markers as larger rings, so that a point another
+	// series draws at the same place stays visible inside it.
+	Hollow bool
 }
 
 // Palette returns the i-th of eight colours, cycling: Okabe and Ito's
@@ -224,10 +227,19 @@ func drawSeries(b *strings.Builder, s Series, color string, x, y *axis) {
 		px, py := num(x.pix(s.X[i])), num(y.pix(s.Y[i]))
 		seg = append(seg, px+","+py)
 		if s.Markers {
-			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"/>`+"\n", px, py, color)
+			marker(b, px, py, color, s.Hollow)
 		}
 	}
 	flush()
+}
+
+// marker draws one point: a dot, or a ring around where a dot would be.
+func marker(b *strings.Builder, px, py, color string, hollow bool) {
+	if hollow {
+		fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="5.5" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", px, py, color)
+		return
+	}
+	fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"/>`+"\n", px, py, color)
 }
 
 // drawLegend lists the series in the right margin.
@@ -245,7 +257,7 @@ func (c Chart) drawLegend(b *strings.Builder, width int) {
 				num(x0), num(yy), num(x0+24), num(yy), color, dash)
 		}
 		if s.Markers {
-			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"/>`+"\n", num(x0+12), num(yy), color)
+			marker(b, num(x0+12), num(yy), color, s.Hollow)
 		}
 		fmt.Fprintf(b, `<text x="%s" y="%s">%s</text>`+"\n", num(x0+32), num(yy+4), html.EscapeString(s.Name))
 	}

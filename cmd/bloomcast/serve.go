@@ -54,6 +54,10 @@ flags:
   --max-object SIZE      largest object stored (default 4MiB)
   --capacity N           objects the digests are sized for (default 100000)
   --bits-per-entry X     digest bits per object, m/n (default 16)
+  --hash-functions K     the digest's k (default: the best for
+                         --bits-per-entry; "bloomcast calc --compressed"
+                         gives a larger m/n and a smaller k that code
+                         smaller at the same rate)
   --threshold F          fraction of the cache changed that publishes a new
                          digest (default 0.01)
   --max-digest-age DUR   publish at least this often when anything changed
@@ -69,6 +73,7 @@ flags:
   --poll DUR             how often peers' digests are fetched (default 30s)
   --peer-expiry DUR      drop a silent peer's digest after (default 4 polls)
   --max-digest SIZE      largest digest accepted from a peer (default 64MiB)
+  --no-delta             always fetch peers' full digests, never deltas
   --peer-timeout DUR     wait for a peer's response headers (default 5s)
   --icp-timeout DUR      wait for ICP replies (default 2s)
   --allow-clients CIDRS  comma-separated ranges allowed to use the proxy
@@ -240,6 +245,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.Var(&sf.obj, "max-object", "")
 	fs.Var(&sf.capacity, "capacity", "")
 	fs.Float64Var(&c.BitsPerEntry, "bits-per-entry", 16, "")
+	fs.IntVar(&c.HashFunctions, "hash-functions", 0, "")
 	fs.Float64Var(&c.Threshold, "threshold", 0.01, "")
 	fs.DurationVar(&c.MaxDigestAge, "max-digest-age", 5*time.Minute, "")
 	fs.StringVar(&sf.codec, "codec", "fast", "")
@@ -249,6 +255,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
 	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
 	fs.Var(&sf.maxDig, "max-digest", "")
+	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&sf.allowClients, "allow-clients", "")

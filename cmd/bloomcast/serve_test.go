@@ -27,12 +27,14 @@ peer name=b,proxy=http://127.0.0.1:4001,protocol=squid,icp=127.0.0.1:4002
 threshold=0.05
 allow-peers 10.0.0.0/8, 192.168.1.7
 `)
-	sf, err := parseServeFlags([]string{"--config", conf, "--listen", "127.0.0.1:5000", "--peer", "http://127.0.0.1:4003", "--codec", "arith"})
+	sf, err := parseServeFlags([]string{"--config", conf, "--listen", "127.0.0.1:5000", "--peer", "http://127.0.0.1:4003", "--codec", "arith",
+		"--bits-per-entry", "37.4", "--hash-functions", "3", "--no-delta"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := sf.cfg
-	if c.Listen != "127.0.0.1:5000" || c.MemoryBytes != 64<<20 || c.Threshold != 0.05 || c.Codec != digest.Arith {
+	if c.Listen != "127.0.0.1:5000" || c.MemoryBytes != 64<<20 || c.Threshold != 0.05 || c.Codec != digest.Arith ||
+		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta {
 		t.Fatalf("config %+v", c)
 	}
 	if len(c.Peers) != 2 || c.Peers[0].Name != "b" || c.Peers[0].Protocol != cache.Squid || c.Peers[0].ICP != "127.0.0.1:4002" ||
@@ -52,6 +54,7 @@ allow-peers 10.0.0.0/8, 192.168.1.7
 	}
 	usageFails(t, "serve: --log-level", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
 	failsWith(t, "cache: invalid configuration: route", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
+	failsWith(t, "cache: invalid configuration: -1 hash functions", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
 }
 
 // freeAddr returns a loopback address that was free a moment ago.
