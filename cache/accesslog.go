@@ -46,7 +46,8 @@ type Record struct {
 	From        string        // peer or origin host the response came from; "" is written "-"
 	ContentType string        // response Content-Type; "" is written "-"
 
-	Key string // cache key of the request ("" if none); not logged
+	Key       string // cache key of the request ("" if none); not logged
+	FalseHits int    // peers that answered 504 before the response (Source.FalseHits); not logged
 }
 
 // AppendSquid appends the record in Squid's native access-log format

@@ -23,6 +23,7 @@ const (
 type nodeMetrics struct {
 	registry  *prometheus.Registry
 	requests  *prometheus.CounterVec
+	falseHits prometheus.Counter
 	bytes     *prometheus.CounterVec
 	peerAsks  *prometheus.CounterVec
 	digestIn  *prometheus.CounterVec
@@ -35,6 +36,10 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_requests_total", Help: "Client requests by outcome: local_hit, peer_hit, miss, other.",
 	}, []string{"outcome"})
+	m.falseHits = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "bloomcast_false_hit_requests_total",
+		Help: "Client requests that met at least one false hit (a peer whose summary or ICP reply said maybe answered 504), whatever their outcome.",
+	})
 	m.bytes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_response_bytes_total", Help: "Bytes sent to clients, by outcome.",
 	}, []string{"outcome"})
@@ -48,7 +53,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	m.digestOut = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_digest_out_bytes_total", Help: "Digest bytes served to peers, by codec and kind (full, delta, squid).",
 	}, []string{"codec", "kind"})
-	m.registry.MustRegister(m.requests, m.bytes, m.peerAsks, m.digestIn, m.digestOut, &icpCollector{node: n})
+	m.registry.MustRegister(m.requests, m.falseHits, m.bytes, m.peerAsks, m.digestIn, m.digestOut, &icpCollector{node: n})
 	gauge := func(name, help string, f func() float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 	}
@@ -81,6 +86,10 @@ func (m *nodeMetrics) request(r *Record) {
 	o := outcome(r)
 	m.counts.request(o, r.Bytes)
 	m.requests.WithLabelValues(o).Inc()
+	if r.FalseHits > 0 {
+		m.falseHits.Inc()
+		m.counts.falseHitRequests.Add(1)
+	}
 	m.bytes.WithLabelValues(o).Add(float64(r.Bytes))
 }
 

@@ -117,17 +117,24 @@ type DigestRouter struct {
 
 // Route implements Router.
 func (r *DigestRouter) Route(f *Forward) (*http.Response, Source, error) {
+	falseHits := 0
 	if f.Key != "" && !f.Revalidation {
 		for _, p := range r.Directory.Candidates(f.Key) {
-			if resp, _, _ := r.Peers.Fetch(p, f); resp != nil {
-				return resp, Source{Hierarchy: HierCDSiblingHit, Host: p.name}, nil
+			resp, outcome, _ := r.Peers.Fetch(p, f)
+			if resp != nil {
+				return resp, Source{Hierarchy: HierCDSiblingHit, Host: p.name, FalseHits: falseHits}, nil
+			}
+			if outcome == PeerFalseHit {
+				falseHits++
 			}
 			if f.Request.Context().Err() != nil {
 				return nil, Source{}, f.Request.Context().Err()
 			}
 		}
 	}
-	return r.Origin.Route(f)
+	resp, src, err := r.Origin.Route(f)
+	src.FalseHits += falseHits
+	return resp, src, err
 }
 
 // ICPRouter routes a miss the classic way (RFC 2187): it sends an ICP
@@ -177,14 +184,21 @@ func (r *ICPRouter) Route(f *Forward) (*http.Response, Source, error) {
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return r.Origin.Route(f)
 	}
+	falseHits := 0
 	if res.Hit {
 		if p := r.byICP[res.Peer]; p != nil {
-			if resp, _, _ := r.Peers.Fetch(p, f); resp != nil {
+			resp, outcome, _ := r.Peers.Fetch(p, f)
+			if resp != nil {
 				return resp, Source{Hierarchy: HierSiblingHit, Host: p.name}, nil
+			}
+			if outcome == PeerFalseHit {
+				falseHits++ // evicted between the ICP reply and the request
 			}
 		}
 	}
-	return r.Origin.Route(f)
+	resp, src, err := r.Origin.Route(f)
+	src.FalseHits += falseHits
+	return resp, src, err
 }
 
 // dialer returns a DialContext with a connect timeout.

@@ -16,6 +16,9 @@ type NodeStats struct {
 	// the object traffic fetched from peers.
 	LocalHits, PeerHits, Misses, Other                 uint64
 	LocalHitBytes, PeerHitBytes, MissBytes, OtherBytes uint64
+	// FalseHitRequests counts client requests that met at least one
+	// false hit on their way (counted once, whatever their outcome).
+	FalseHitRequests uint64
 
 	// Requests to peers with only-if-cached, by result: PeerAskHits
 	// (the peer served the object), PeerAskFalseHits (504: the summary
@@ -44,6 +47,7 @@ type NodeStats struct {
 type nodeCounters struct {
 	localHits, peerHits, misses, other                 atomic.Uint64
 	localHitBytes, peerHitBytes, missBytes, otherBytes atomic.Uint64
+	falseHitRequests                                   atomic.Uint64
 	peerHit, peerFalseHit, peerError                   atomic.Uint64
 	fetchFull, fetchDelta, notModified                 atomic.Uint64
 	inFull, inDelta                                    atomic.Uint64
@@ -113,7 +117,7 @@ func (n *Node) Stats() NodeStats {
 	s := NodeStats{
 		LocalHits: c.localHits.Load(), PeerHits: c.peerHits.Load(), Misses: c.misses.Load(), Other: c.other.Load(),
 		LocalHitBytes: c.localHitBytes.Load(), PeerHitBytes: c.peerHitBytes.Load(),
-		MissBytes: c.missBytes.Load(), OtherBytes: c.otherBytes.Load(),
+		MissBytes: c.missBytes.Load(), OtherBytes: c.otherBytes.Load(), FalseHitRequests: c.falseHitRequests.Load(),
 		PeerAskHits: c.peerHit.Load(), PeerAskFalseHits: c.peerFalseHit.Load(), PeerAskErrors: c.peerError.Load(),
 		DigestFetchesFull: c.fetchFull.Load(), DigestFetchesDelta: c.fetchDelta.Load(), DigestNotModified: c.notModified.Load(),
 		DigestInFullBytes: c.inFull.Load(), DigestInDeltaBytes: c.inDelta.Load(),

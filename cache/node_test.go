@@ -178,6 +178,9 @@ func TestNodesShareDigests(t *testing.T) {
 	if got := a.metric(t, `bloomcast_peer_requests_total{peer="b",result="false_hit"}`); got != "1" {
 		t.Fatalf("false hits: %q", got)
 	}
+	if got := a.metric(t, `bloomcast_false_hit_requests_total`); got != "1" || a.Stats().FalseHitRequests != 1 {
+		t.Fatalf("requests with a false hit: %q, %d", got, a.Stats().FalseHitRequests)
+	}
 	if got := a.metric(t, `bloomcast_requests_total{outcome="miss"}`); got != "1" {
 		t.Fatalf("misses: %q", got)
 	}

@@ -238,7 +238,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	}
 	defer resp.Body.Close()
 	responseTime := p.now()
-	rec.Hierarchy, rec.From = src.Hierarchy, src.Host
+	rec.Hierarchy, rec.From, rec.FalseHits = src.Hierarchy, src.Host, src.FalseHits
 	stripHopByHop(resp.Header)
 
 	if !cacheable {

@@ -25,6 +25,10 @@ type Forward struct {
 type Source struct {
 	Hierarchy string // HierDirect, HierCDSiblingHit, HierSiblingHit, ...
 	Host      string // the origin's or the peer's name
+	// FalseHits counts the peers asked before the response that
+	// answered 504 to only-if-cached: a summary (or ICP) said maybe,
+	// the peer did not have the object.
+	FalseHits int
 }
 
 // Router sends a request the cache cannot answer: straight to the origin

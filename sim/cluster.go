@@ -235,8 +235,10 @@ const (
 // node to publish if its threshold is passed, and when one does, every
 // other node fetches the new digest at once (the immediate update
 // propagation of the paper's simulations). So the replay is
-// deterministic except in ICP mode, where a miss goes to whichever peer
-// answers HIT first. Time is virtual too: the nodes' and the origin's
+// deterministic except in two ways: in ICP mode a miss goes to whichever
+// peer answers HIT first, and every URL holds the origin's loopback port,
+// which changes from run to run and with it which keys are digest false
+// positives (a few false hits more or less). Time is virtual too: the nodes' and the origin's
 // clocks read the trace's time of the request in flight.
 func ReplayCluster(cfg ClusterConfig) ([]ClusterResult, error) {
 	if cfg.Trace == nil || len(cfg.Trace.Requests) == 0 {
