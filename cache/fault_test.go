@@ -116,13 +116,7 @@ func startFaultNode(t *testing.T, ln net.Listener, cfg NodeConfig, h slog.Handle
 	tn := &testNode{ln: ln, done: make(chan error, 1), log: &syncBuffer{}}
 	cfg.AccessLog = tn.log
 	cfg.Logger = slog.New(h)
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = time.Hour
-	}
-	if cfg.MemoryBytes == 0 {
-		cfg.MemoryBytes = 8 << 20
-	}
-	cfg.Capacity = 1000
+	testNodeDefaults(&cfg)
 	n, err := NewNode(cfg)
 	if err != nil {
 		t.Fatal(err)

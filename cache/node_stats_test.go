@@ -2,9 +2,7 @@ package cache
 
 import (
 	"context"
-	"net"
 	"testing"
-	"time"
 )
 
 // TestNodeStats checks the plain counters of Node.Stats against what a
@@ -57,31 +55,5 @@ func TestNodeStats(t *testing.T) {
 		// Served bytes count the response header too; fetched bytes
 		// are the frames.
 		t.Errorf("b's digests served %+v, a fetched %d bytes", sb, sa.DigestInFullBytes)
-	}
-}
-
-func TestNodeStatsICP(t *testing.T) {
-	origin := newTestOrigin(t)
-	udp := func() net.PacketConn {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pc
-	}
-	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
-	icpA, icpB := udp(), udp()
-	b := startNode(t, lnB, icpB, NodeConfig{ICPListen: icpB.LocalAddr().String()})
-	a := startNode(t, lnA, icpA, NodeConfig{ICPListen: icpA.LocalAddr().String(), Route: RouteICP, ICPTimeout: time.Second,
-		Peers: []PeerConfig{{Name: "b", Proxy: b.url(), ICP: icpB.LocalAddr().String()}}})
-	b.get(t, origin.URL+"/obj/1")
-	a.get(t, origin.URL+"/obj/1") // ICP hit at b
-	a.get(t, origin.URL+"/obj/2") // ICP miss
-	sa, sb := a.Stats(), b.Stats()
-	if sa.ICPClient.MessagesSent != 2 || sa.ICPClient.Queries != 2 || sa.PeerHits != 1 || sa.Misses != 1 {
-		t.Errorf("a: %+v", sa)
-	}
-	if sb.ICPServer.Queries != 2 || sb.ICPServer.MessagesSent != 2 || sb.ICPServer.BytesSent == 0 {
-		t.Errorf("b: %+v", sb)
 	}
 }

@@ -70,13 +70,7 @@ func startNode(t *testing.T, ln net.Listener, icpConn net.PacketConn, cfg NodeCo
 	tn := &testNode{ln: ln, icp: icpConn, done: make(chan error, 1), log: &syncBuffer{}}
 	cfg.AccessLog = tn.log
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	if cfg.PollInterval == 0 {
-		cfg.PollInterval = time.Hour // the tests refresh by hand
-	}
-	if cfg.MemoryBytes == 0 {
-		cfg.MemoryBytes = 8 << 20
-	}
-	cfg.Capacity = 1000
+	testNodeDefaults(&cfg)
 	n, err := NewNode(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +123,18 @@ func (tn *testNode) metric(t *testing.T, sample string) string {
 		}
 	}
 	return ""
+}
+
+// testNodeDefaults sets what every test node shares: hourly polling (the
+// tests refresh by hand), an 8 MiB cache unless set, 1000 objects.
+func testNodeDefaults(cfg *NodeConfig) {
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = time.Hour
+	}
+	if cfg.MemoryBytes == 0 {
+		cfg.MemoryBytes = 8 << 20
+	}
+	cfg.Capacity = 1000
 }
 
 func TestNodesShareDigests(t *testing.T) {
@@ -270,6 +276,13 @@ func TestNodeICPRoute(t *testing.T) {
 	// An object b does not have: b answers MISS, a goes to the origin.
 	if body, _ := a.get(t, origin.URL+"/obj/2"); body != "object /obj/2" {
 		t.Fatalf("ICP miss: %q", body)
+	}
+	sa, sb := a.Stats(), b.Stats()
+	if sa.ICPClient.MessagesSent != 2 || sa.ICPClient.Queries != 2 || sa.PeerHits != 1 || sa.Misses != 1 {
+		t.Errorf("a: %+v", sa)
+	}
+	if sb.ICPServer.Queries != 2 || sb.ICPServer.MessagesSent != 2 || sb.ICPServer.BytesSent == 0 {
+		t.Errorf("b: %+v", sb)
 	}
 	// Two queries from a, two answers from b: the metrics read the ICP
 	// sockets' own counters.
