@@ -101,8 +101,10 @@ func (f *Filter) block(h hashing.Hash128) *[8]uint64 {
 func (f *Filter) addBlocked(h hashing.Hash128) {
 	w := f.block(h)
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := p.Next() >> 55 // Reduce(x, 512): the top 9 bits
+		v, p = p.Advance()
+		b := v >> 55 // Reduce(x, 512): the top 9 bits
 		w[b>>6&7] |= 1 << (b & 63)
 	}
 }
@@ -114,8 +116,10 @@ func (f *Filter) addBlocked(h hashing.Hash128) {
 func (f *Filter) containsBlocked(h hashing.Hash128) bool {
 	w := f.block(h)
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := p.Next() >> 55
+		v, p = p.Advance()
+		b := v >> 55
 		if w[b>>6&7]&(1<<(b&63)) == 0 {
 			return false
 		}
@@ -129,8 +133,10 @@ func (f *Filter) containsBlocked(h hashing.Hash128) bool {
 func (f *Filter) addClassic(h hashing.Hash128) {
 	words, m := f.words, f.m
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := hashing.Reduce(p.Next(), m)
+		v, p = p.Advance()
+		b := hashing.Reduce(v, m)
 		words[b>>6] |= 1 << (b & 63)
 	}
 }
@@ -138,8 +144,10 @@ func (f *Filter) addClassic(h hashing.Hash128) {
 func (f *Filter) containsClassic(h hashing.Hash128) bool {
 	words, m := f.words, f.m
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := hashing.Reduce(p.Next(), m)
+		v, p = p.Advance()
+		b := hashing.Reduce(v, m)
 		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
@@ -150,8 +158,10 @@ func (f *Filter) containsClassic(h hashing.Hash128) bool {
 func (f *Filter) addPartitioned(h hashing.Hash128) {
 	words, m, s := f.words, f.m, f.span
 	p := hashing.NewProbes(h)
+	var v uint64
 	for base := uint64(0); base < m; base += s {
-		b := base + hashing.Reduce(p.Next(), s)
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, s)
 		words[b>>6] |= 1 << (b & 63)
 	}
 }
@@ -159,8 +169,10 @@ func (f *Filter) addPartitioned(h hashing.Hash128) {
 func (f *Filter) containsPartitioned(h hashing.Hash128) bool {
 	words, m, s := f.words, f.m, f.span
 	p := hashing.NewProbes(h)
+	var v uint64
 	for base := uint64(0); base < m; base += s {
-		b := base + hashing.Reduce(p.Next(), s)
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, s)
 		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
@@ -172,8 +184,10 @@ func (f *Filter) addPaged(h hashing.Hash128) {
 	words, bb := f.words, f.blockBits
 	base := hashing.Block(h, f.span) * bb
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := base + hashing.Reduce(p.Next(), bb)
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, bb)
 		words[b>>6] |= 1 << (b & 63)
 	}
 }
@@ -182,8 +196,10 @@ func (f *Filter) containsPaged(h hashing.Hash128) bool {
 	words, bb := f.words, f.blockBits
 	base := hashing.Block(h, f.span) * bb
 	p := hashing.NewProbes(h)
+	var v uint64
 	for i := f.k; i > 0; i-- {
-		b := base + hashing.Reduce(p.Next(), bb)
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, bb)
 		if words[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
@@ -200,19 +216,23 @@ func (f *Filter) positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64
 	}
 	pos := buf[:f.k]
 	p := hashing.NewProbes(h)
+	var v uint64
 	switch f.layout {
 	case Classic:
 		for i := range pos {
-			pos[i] = hashing.Reduce(p.Next(), f.m)
+			v, p = p.Advance()
+			pos[i] = hashing.Reduce(v, f.m)
 		}
 	case Partitioned:
 		for i := range pos {
-			pos[i] = uint64(i)*f.span + hashing.Reduce(p.Next(), f.span)
+			v, p = p.Advance()
+			pos[i] = uint64(i)*f.span + hashing.Reduce(v, f.span)
 		}
 	default:
 		base := hashing.Block(h, f.span) * f.blockBits
 		for i := range pos {
-			pos[i] = base + hashing.Reduce(p.Next(), f.blockBits)
+			v, p = p.Advance()
+			pos[i] = base + hashing.Reduce(v, f.blockBits)
 		}
 	}
 	return pos

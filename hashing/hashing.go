@@ -126,6 +126,15 @@ func (p *Probes) Next() uint64 {
 	return v
 }
 
+// Advance is Next for hot loops: it returns v_i and the state after it,
+// as in v, p = p.Advance(). The compiler keeps a Probes whose address is
+// never taken in registers; a call of Next takes its address, which keeps
+// the state in memory, and each probe then waits on a store and a reload
+// of it (measured: 3–9% off an in-cache query by hash).
+func (p Probes) Advance() (uint64, Probes) {
+	return Finalize(p.x), Probes{x: p.x + p.y, y: p.y + p.z, z: p.z}
+}
+
 // Block picks the block (of nblocks) that the blocked and paged layouts use
 // for h: the high half reduced by multiply-shift.
 func Block(h Hash128, nblocks uint64) uint64 { return Reduce(h.Hi, nblocks) }

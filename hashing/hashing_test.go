@@ -45,10 +45,14 @@ func TestProbesMatchClosedForm(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 1000; trial++ {
 		h := Hash128{Lo: r.Uint64(), Hi: r.Uint64()}
-		p := NewProbes(h)
+		p, q := NewProbes(h), NewProbes(h)
+		var v uint64
 		for i := 0; i < 64; i++ {
 			if got, want := p.Next(), ProbeValue(h, i); got != want {
 				t.Fatalf("probe %d of %#x: incremental %#x, closed form %#x", i, h, got, want)
+			}
+			if v, q = q.Advance(); v != ProbeValue(h, i) {
+				t.Fatalf("probe %d of %#x: Advance %#x, closed form %#x", i, h, v, ProbeValue(h, i))
 			}
 		}
 	}
