@@ -8,6 +8,7 @@ import (
 // Compatible returns nil if g can be combined with f (Merge, Subtract):
 // the same shape, hashing scheme and seed (as bloom.Filter.Compatible
 // checks), counter width and insertion mode. The error says which differs.
+// Whether the filters keep a bit view does not matter.
 func (f *Filter) Compatible(g *Filter) error {
 	switch {
 	case f.Shape() != g.Shape():
@@ -125,10 +126,10 @@ func (f *Filter) covers(g *Filter) (uint64, bool) {
 	return 0, true
 }
 
-// Clone returns an independent copy. Change tracking is not copied: the
-// clone starts unmarked.
+// Clone returns an independent copy, with a bit view if f has one. Change
+// tracking is not copied: the clone starts unmarked.
 func (f *Filter) Clone() *Filter {
-	g, _ := newFilter(f.Shape(), f.width, f.minInc, f.Seed(), f.Scheme())
+	g, _ := newFilter(f.Shape(), f.width, f.minInc, f.view != nil, f.Seed(), f.Scheme())
 	copy(g.counters, f.counters)
 	copy(g.bits, f.bits)
 	g.count, g.sat = f.count, f.sat
@@ -136,7 +137,8 @@ func (f *Filter) Clone() *Filter {
 }
 
 // Equal reports whether g has the same configuration and counters as f.
-// Len and change tracking are not compared.
+// Len, change tracking and whether the filters keep a bit view are not
+// compared.
 func (f *Filter) Equal(g *Filter) bool {
 	return f.Compatible(g) == nil && slices.Equal(f.counters, g.counters)
 }

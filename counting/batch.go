@@ -14,9 +14,10 @@ const batchGroup = 16
 
 // AddBatch adds every hash in hs, in order. It overlaps the memory misses
 // of a group of keys: a first pass computes each key's positions and loads
-// their counter and bit words, with no branch on what it loads, so the CPU
-// has the whole group's misses in flight at once; a second pass does the
-// adds on lines now in cache. It allocates nothing.
+// their counter and bit words (counter words only without a bit view),
+// with no branch on what it loads, so the CPU has the whole group's misses
+// in flight at once; a second pass does the adds on lines now in cache. It
+// allocates nothing.
 func (f *Filter) AddBatch(hs []hashing.Hash128) {
 	var group [batchGroup][params.MaxK]uint64
 	for len(hs) > 0 {
@@ -24,9 +25,12 @@ func (f *Filter) AddBatch(hs []hashing.Hash128) {
 		pos := f.prefetch(hs[:n], &group)
 		for j := range pos[:n] {
 			f.count++
-			if f.minInc {
+			switch {
+			case f.minInc:
 				f.raiseMinimum(pos[j])
-			} else {
+			case f.bits == nil:
+				f.incrementCounters(pos[j])
+			default:
 				f.incrementAll(pos[j])
 			}
 		}
@@ -35,12 +39,18 @@ func (f *Filter) AddBatch(hs []hashing.Hash128) {
 }
 
 // prefetch writes the positions of each hash of hs (at most batchGroup)
-// into group, loads every counter word and bit word they touch, and
-// returns the positions.
+// into group, loads every counter word and bit word they touch (counter
+// words only without a bit view), and returns the positions.
 func (f *Filter) prefetch(hs []hashing.Hash128, group *[batchGroup][params.MaxK]uint64) (pos [batchGroup][]uint64) {
 	var sink uint64
 	for j, h := range hs {
-		pos[j] = f.view.Positions(h, &group[j])
+		pos[j] = f.geo.positions(h, &group[j])
+		if f.bits == nil {
+			for _, b := range pos[j] {
+				sink += f.counters[b>>f.perShift]
+			}
+			continue
+		}
 		for _, b := range pos[j] {
 			sink += f.counters[b>>f.perShift] + f.bits[b>>6]
 		}
@@ -53,8 +63,25 @@ func (f *Filter) prefetch(hs []hashing.Hash128, group *[batchGroup][params.MaxK]
 
 // ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i, overlapping
 // memory misses as bloom.Filter.ContainsBatch does (it is that method, on
-// the bit view). out must be at least as long as hs.
-func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) { f.view.ContainsBatch(hs, out) }
+// the bit view). Without a bit view it overlaps them as CountBatch does,
+// on the counters. out must be at least as long as hs. It allocates
+// nothing.
+func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
+	if f.view != nil {
+		f.view.ContainsBatch(hs, out)
+		return
+	}
+	var group [batchGroup][params.MaxK]uint64
+	out = out[:len(hs)]
+	for len(hs) > 0 {
+		n := min(len(hs), batchGroup)
+		pos := f.prefetch(hs[:n], &group)
+		for j := range pos[:n] {
+			out[j] = f.allNonZero(pos[j])
+		}
+		hs, out = hs[n:], out[n:]
+	}
+}
 
 // CountBatch sets out[i] to CountHash(hs[i]) for every i, overlapping
 // memory misses as AddBatch does. out must be at least as long as hs. It

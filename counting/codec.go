@@ -27,7 +27,7 @@ func (f *Filter) FrameHeader() envelope.Header {
 	p[0] = byte(f.Layout())
 	p[1] = byte(f.width)
 	binary.LittleEndian.PutUint16(p[2:], uint16(f.K()))
-	binary.LittleEndian.PutUint32(p[4:], uint32(f.view.BlockBits()))
+	binary.LittleEndian.PutUint32(p[4:], uint32(f.geo.blockBits))
 	binary.LittleEndian.PutUint64(p[8:], f.m)
 	binary.LittleEndian.PutUint64(p[16:], f.count)
 	if f.minInc {
@@ -52,7 +52,8 @@ func (f *Filter) EncodedSize() int {
 
 // AppendBinary appends the filter's encoding (the bloomcast frame, type 2,
 // raw codec; docs/FORMAT.md) to b. The bit view is not sent: it follows
-// from the counters.
+// from the counters. A filter without a bit view (Config.NoBitView)
+// encodes exactly as one with a view: the format does not record it.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
 	return envelope.AppendWords(b, f.FrameHeader(), f.counters)
 }
@@ -68,7 +69,8 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, with the
-// default envelope.Limits.
+// default envelope.Limits. Like every decoder here it gives a filter with
+// a bit view, whether or not f had one.
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	g, err := Decode(data, envelope.Limits{})
 	if err != nil {
@@ -91,7 +93,9 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 
 // Decode decodes a counting filter from data, which must hold exactly one
 // frame. Input is treated as hostile: sizes are checked against the bytes
-// present and lim before anything is allocated, and nothing panics.
+// present and lim before anything is allocated, and nothing panics. The
+// filter has a bit view: Config.NoBitView is a memory choice of the
+// process that builds a filter, not part of the format.
 func Decode(data []byte, lim envelope.Limits) (*Filter, error) {
 	return envelope.DecodeFrame(data, lim, "counting", FromFrame)
 }
@@ -172,7 +176,7 @@ func FromWords(h envelope.Header, counters []uint64) (*Filter, error) {
 	if tail := bits % 64; tail != 0 && counters[len(counters)-1]>>tail != 0 {
 		return nil, fmt.Errorf("%w: counters set past counter %d", ErrCorrupt, p.shape.M)
 	}
-	f, err := newFilterOver(p.shape, p.width, p.minInc, h.Seed, scheme, counters)
+	f, err := newFilterOver(p.shape, p.width, p.minInc, true, h.Seed, scheme, counters)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}

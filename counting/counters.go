@@ -17,8 +17,8 @@ func (f *Filter) get(b uint64) uint64 {
 }
 
 // increment adds one to counter b, saturating: a counter at max stays
-// there. A counter leaving 0 turns its bit on; one reaching max becomes
-// sticky and is counted.
+// there. A counter leaving 0 turns its bit on (if there is a view); one
+// reaching max becomes sticky and is counted.
 func (f *Filter) increment(b uint64) {
 	i, sh := f.locate(b)
 	w := &f.counters[i]
@@ -33,23 +33,28 @@ func (f *Filter) increment(b uint64) {
 	*w += 1 << sh
 }
 
-// setBit turns bit b of the view on if it is off.
+// setBit turns bit b of the view on if it is off. Without a view it does
+// nothing.
 func (f *Filter) setBit(b uint64) {
-	if f.bits[b>>6]&(1<<(b&63)) == 0 {
+	if f.bits != nil && f.bits[b>>6]&(1<<(b&63)) == 0 {
 		f.flip(b)
 	}
 }
 
-// clearBit turns bit b of the view off if it is on.
+// clearBit turns bit b of the view off if it is on. Without a view it does
+// nothing.
 func (f *Filter) clearBit(b uint64) {
-	if f.bits[b>>6]&(1<<(b&63)) != 0 {
+	if f.bits != nil && f.bits[b>>6]&(1<<(b&63)) != 0 {
 		f.flip(b)
 	}
 }
 
 // flip inverts bit b of the view, noting the word's old value for the
-// change tracker first.
+// change tracker first. Without a view it does nothing.
 func (f *Filter) flip(b uint64) {
+	if f.bits == nil {
+		return
+	}
 	i := b >> 6
 	if f.track.state == trackList {
 		f.track.note(i, f.bits)
@@ -82,22 +87,35 @@ func nonZero(w uint64, width uint) uint64 {
 	return (x | x>>30) & 0xF
 }
 
-// rebuildBits recomputes the bit view and the saturation count from the
-// counters (after decoding). The tracker is not told: it must be off.
+// rebuildBits recomputes the bit view (if there is one) and the
+// saturation count from the counters (after decoding). The tracker is not
+// told: it must be off.
 func (f *Filter) rebuildBits() {
-	per := uint64(64) >> f.wShift
-	clear(f.bits)
+	if f.bits != nil {
+		f.project(f.bits)
+	}
 	f.sat = 0
-	for i, w := range f.counters {
+	for _, w := range f.counters {
 		if w == 0 {
 			continue
 		}
-		b := uint64(i) * per
-		f.bits[b>>6] |= nonZero(w, f.width) << (b & 63)
 		for sh := uint(0); sh < 64; sh += f.width {
 			if w>>sh&f.max == f.max {
 				f.sat++
 			}
+		}
+	}
+}
+
+// project writes the bit projection of the counters into bits (⌈m/64⌉
+// words): bit b set exactly when counter b is non-zero.
+func (f *Filter) project(bits []uint64) {
+	per := uint64(64) >> f.wShift
+	clear(bits)
+	for i, w := range f.counters {
+		if w != 0 {
+			b := uint64(i) * per
+			bits[b>>6] |= nonZero(w, f.width) << (b & 63)
 		}
 	}
 }

@@ -31,14 +31,22 @@ func mustNew(t testing.TB, c Config) *Filter {
 
 // checkInvariants verifies what every operation must preserve: bit b of
 // the view is set exactly when counter b is non-zero, nothing is set past
-// m, and Saturated counts the counters at Max.
+// m, and Saturated counts the counters at Max. A filter without a view has
+// no bits and never tracks changes.
 func checkInvariants(t *testing.T, f *Filter) {
 	t.Helper()
+	if f.view == nil {
+		if f.bits != nil || f.track.state != trackOff || f.BitView() != nil {
+			t.Fatalf("%v: a filter without a view has bits or tracks changes", f)
+		}
+	}
 	sat := uint64(0)
 	for b := uint64(0); b < f.m; b++ {
 		c := f.get(b)
-		if bit := f.bits[b>>6]>>(b&63)&1 == 1; bit != (c != 0) {
-			t.Fatalf("%v: bit %d is %t, counter %d", f, b, bit, c)
+		if f.bits != nil {
+			if bit := f.bits[b>>6]>>(b&63)&1 == 1; bit != (c != 0) {
+				t.Fatalf("%v: bit %d is %t, counter %d", f, b, bit, c)
+			}
 		}
 		if c == f.max {
 			sat++
@@ -47,7 +55,7 @@ func checkInvariants(t *testing.T, f *Filter) {
 	if sat != f.sat {
 		t.Fatalf("%v: %d counters at max, Saturated says %d", f, sat, f.sat)
 	}
-	if tail := f.m % 64; tail != 0 && f.bits[len(f.bits)-1]>>tail != 0 {
+	if tail := f.m % 64; tail != 0 && f.bits != nil && f.bits[len(f.bits)-1]>>tail != 0 {
 		t.Fatalf("%v: view bits set past m", f)
 	}
 	if tail := f.m * uint64(f.width) % 64; tail != 0 && f.counters[len(f.counters)-1]>>tail != 0 {
@@ -164,9 +172,15 @@ func TestAddRemoveCount(t *testing.T) {
 // including keys whose probes repeat a position, and checks that counters,
 // bits, Len and the change tracker are untouched.
 func TestRefusedRemovalChangesNothing(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) { testRefusedRemovalChangesNothing(t, mode.noView) })
+	}
+}
+
+func testRefusedRemovalChangesNothing(t *testing.T, noView bool) {
 	// A tiny classic filter: with 8 counters and k = 6 most keys probe
 	// some position twice, and many counters are 1.
-	f := mustNew(t, Config{M: 8, K: 6})
+	f := mustNew(t, Config{M: 8, K: 6, NoBitView: noView})
 	f.AddString("x")
 	f.Mark()
 	before := f.Clone()
@@ -174,7 +188,7 @@ func TestRefusedRemovalChangesNothing(t *testing.T) {
 	for i := range 2000 {
 		h := f.HashString(key(i))
 		var buf [params.MaxK]uint64
-		pos := f.view.Positions(h, &buf)
+		pos := f.geo.positions(h, &buf)
 		if !needsMore(f, pos) {
 			continue
 		}
@@ -286,8 +300,14 @@ func TestMinimalIncrease(t *testing.T) {
 }
 
 func TestBatch(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) { testBatch(t, mode.noView) })
+	}
+}
+
+func testBatch(t *testing.T, noView bool) {
 	for _, l := range layouts {
-		f := mustNew(t, Config{Layout: l, N: 2000, P: 0.01, Seed: 4})
+		f := mustNew(t, Config{Layout: l, N: 2000, P: 0.01, Seed: 4, NoBitView: noView})
 		g := f.Clone()
 		hs := make([]hashing.Hash128, 1000)
 		for i := range hs {
@@ -307,6 +327,19 @@ func TestBatch(t *testing.T) {
 		for i, h := range hs {
 			if !in[i] || counts[i] != f.CountHash(h) {
 				t.Fatalf("%v: batch answer %d wrong", l, i)
+			}
+		}
+		// Keys never added: ContainsBatch agrees with ContainsHash,
+		// false positives included.
+		others := make([]hashing.Hash128, 3000)
+		for i := range others {
+			others[i] = f.HashString(key(10000 + i))
+		}
+		in = make([]bool, len(others))
+		f.ContainsBatch(others, in)
+		for i, h := range others {
+			if in[i] != f.ContainsHash(h) {
+				t.Fatalf("%v: ContainsBatch of absent key %d says %t", l, i, in[i])
 			}
 		}
 		removed, err := f.RemoveBatch(hs[:700])
@@ -388,13 +421,24 @@ func TestEstimates(t *testing.T) {
 }
 
 func TestNoAllocations(t *testing.T) {
-	f := mustNew(t, Config{Layout: bloom.Blocked, N: 1000, P: 0.01})
-	h := f.HashString("k")
+	for _, mode := range modes {
+		for _, l := range []bloom.Layout{bloom.Classic, bloom.Blocked} {
+			t.Run(fmt.Sprintf("%s/%v", mode.name, l), func(t *testing.T) {
+				testNoAllocations(t, mustNew(t, Config{Layout: l, N: 1000, P: 0.01, NoBitView: mode.noView}))
+			})
+		}
+	}
+}
+
+func testNoAllocations(t *testing.T, f *Filter) {
+	k := []byte("k")
+	h := f.Hash(k)
 	hs := []hashing.Hash128{h, f.HashString("j")}
 	out, counts := make([]bool, 2), make([]uint64, 2)
 	allocs := testing.AllocsPerRun(100, func() {
 		f.AddHash(h)
 		f.ContainsHash(h)
+		f.Contains(k)
 		f.CountHash(h)
 		_ = f.RemoveHash(h)
 		f.AddBatch(hs)

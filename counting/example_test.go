@@ -66,6 +66,27 @@ func ExampleConfig_minimalIncrease() {
 	// counting: minimal-increase filters cannot remove keys
 }
 
+func ExampleConfig_noBitView() {
+	// Membership, counts and removal, and no digests to publish: keep the
+	// counters only.
+	f := counting.MustNew(counting.Config{N: 1000, P: 0.01, NoBitView: true})
+	withView := counting.MustNew(counting.Config{N: 1000, P: 0.01})
+	f.AddString("a")
+	f.AddString("a")
+	f.AddString("b")
+	_ = f.RemoveString("b")
+	fmt.Println(f.CountString("a"), f.ContainsString("a"), f.ContainsString("b"))
+	fmt.Println(f.SizeBytes(), "bytes, against", withView.SizeBytes(), "with a bit view")
+	fmt.Println(f.BitView() == nil)
+	_, err := f.ChangedWords(nil)
+	fmt.Println(err)
+	// Output:
+	// 2 true false
+	// 4800 bytes, against 6000 with a bit view
+	// true
+	// counting: filter has no bit view (Config.NoBitView): no changes to report
+}
+
 func ExampleDeletionFilter() {
 	d, _ := counting.NewDeletion(bloom.Config{N: 100, P: 0.01})
 	d.AddString("a")

@@ -63,9 +63,10 @@ func (run *multisetRun) check() {
 	}
 }
 
-// rebuilt returns a fresh filter holding the reference multiset.
+// rebuilt returns a fresh filter holding the reference multiset, in the
+// mode of the filter under test.
 func (run *multisetRun) rebuilt() *Filter {
-	g, _ := newFilter(run.f.Shape(), run.f.width, false, run.f.Seed(), nil)
+	g, _ := newFilter(run.f.Shape(), run.f.width, false, run.f.view != nil, run.f.Seed(), nil)
 	for i, h := range run.hs {
 		for range run.mult[i] {
 			g.AddHash(h)
@@ -74,17 +75,30 @@ func (run *multisetRun) rebuilt() *Filter {
 	return g
 }
 
+// modes are the two ways a filter can be built: with a bit view and
+// counters only (Config.NoBitView).
+var modes = []struct {
+	name   string
+	noView bool
+}{{"view", false}, {"counters-only", true}}
+
 func TestAgainstReferenceMultiset(t *testing.T) {
 	seeds := uint64(3)
 	if testing.Short() || raceEnabled {
 		seeds = 1
 	}
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) { testAgainstReferenceMultiset(t, seeds, mode.noView) })
+	}
+}
+
+func testAgainstReferenceMultiset(t *testing.T, seeds uint64, noView bool) {
 	for seed := uint64(1); seed <= seeds; seed++ {
 		for _, l := range layouts {
 			for _, w := range widths {
 				r := rand.New(rand.NewPCG(seed, uint64(l)*100+uint64(w)))
 				const universe = 6000
-				f := mustNew(t, Config{Layout: l, N: universe, P: 0.02, Width: w, Seed: seed})
+				f := mustNew(t, Config{Layout: l, N: universe, P: 0.02, Width: w, Seed: seed, NoBitView: noView})
 				run := &multisetRun{t: t, f: f, r: r, hs: make([]hashing.Hash128, universe), mult: make([]uint64, universe)}
 				for i := range run.hs {
 					run.hs[i] = f.HashString(key(i))
@@ -116,16 +130,23 @@ func TestAgainstReferenceMultiset(t *testing.T) {
 	}
 }
 
-// TestBitViewFalsePositiveRate fills filters by adds and removes down to n
-// distinct keys and checks that the bit view's false-positive rate on
-// fresh keys matches params' model for n keys.
-func TestBitViewFalsePositiveRate(t *testing.T) {
+// TestFalsePositiveRate fills filters by adds and removes down to n
+// distinct keys and checks that the false-positive rate on fresh keys
+// matches params' model for n keys, for filters with a bit view (which
+// answers from the view) and without (which answers from the counters).
+func TestFalsePositiveRate(t *testing.T) {
 	n, queries := 20000, 400000
 	if testing.Short() || raceEnabled {
 		n, queries = 5000, 100000
 	}
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) { testFalsePositiveRate(t, n, queries, mode.noView) })
+	}
+}
+
+func testFalsePositiveRate(t *testing.T, n, queries int, noView bool) {
 	for _, l := range layouts {
-		f := mustNew(t, Config{Layout: l, N: uint64(n), P: 0.01, Seed: 77})
+		f := mustNew(t, Config{Layout: l, N: uint64(n), P: 0.01, Seed: 77, NoBitView: noView})
 		// Add 2n keys, remove every other one: n distinct keys remain.
 		for i := range 2 * n {
 			f.AddString(key(i))
@@ -148,13 +169,17 @@ func TestBitViewFalsePositiveRate(t *testing.T) {
 			t.Errorf("%v: measured false-positive rate %.5f, model %.5f (σ %.5f)", l, measured, model, sigma)
 		}
 		t.Logf("%-11v measured %.5f model %.5f", l, measured, model)
-		// The view is exactly a bloom filter of the n remaining keys.
+		// The view (or without one, the counters' projection) is exactly
+		// a bloom filter of the n remaining keys.
 		b := bloom.MustNew(bloom.Config{Layout: l, N: uint64(n), P: 0.01, Seed: 77})
 		for i := 0; i < 2*n; i += 2 {
 			b.AddString(key(i))
 		}
-		if !f.BitView().Equal(b) {
+		if !f.bitFilter().Equal(b) {
 			t.Errorf("%v: the view differs from a bloom filter of the remaining keys", l)
+		}
+		if (f.BitView() == nil) != noView {
+			t.Errorf("%v: BitView %v with NoBitView %t", l, f.BitView(), noView)
 		}
 	}
 }

@@ -21,10 +21,10 @@ func (f *Filter) RemoveString(key string) error { return f.RemoveHash(f.HashStri
 
 // Contains reports whether key may be in the set: false means certainly
 // not.
-func (f *Filter) Contains(key []byte) bool { return f.view.ContainsHash(f.Hash(key)) }
+func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(f.Hash(key)) }
 
 // ContainsString is Contains for a string key.
-func (f *Filter) ContainsString(key string) bool { return f.view.ContainsHash(f.HashString(key)) }
+func (f *Filter) ContainsString(key string) bool { return f.ContainsHash(f.HashString(key)) }
 
 // Count estimates how many times key was added (and not removed). See
 // CountHash.
@@ -38,14 +38,22 @@ func (f *Filter) CountString(key string) uint64 { return f.CountHash(f.HashStrin
 // twice), or with MinimalIncrease only those equal to their minimum. A
 // counter at Max stays there. It allocates nothing.
 func (f *Filter) AddHash(h hashing.Hash128) {
-	var buf [params.MaxK]uint64
-	pos := f.view.Positions(h, &buf)
-	f.count++
-	if f.minInc {
-		f.raiseMinimum(pos)
+	if f.bits == nil && !f.minInc && f.geo.fast {
+		f.count++
+		f.addCounters(h)
 		return
 	}
-	f.incrementAll(pos)
+	var buf [params.MaxK]uint64
+	pos := f.geo.positions(h, &buf)
+	f.count++
+	switch {
+	case f.minInc:
+		f.raiseMinimum(pos)
+	case f.bits == nil:
+		f.incrementCounters(pos)
+	default:
+		f.incrementAll(pos)
+	}
 }
 
 // incrementAll increments the counters at pos (twice for a position listed
@@ -107,8 +115,16 @@ func (f *Filter) RemoveHash(h hashing.Hash128) error {
 	if f.minInc {
 		return ErrNoRemoval
 	}
+	if f.bits == nil && f.geo.fast {
+		return f.removeCounters(h)
+	}
 	var buf [params.MaxK]uint64
-	return f.removeAt(f.view.Positions(h, &buf))
+	return f.removeAt(f.geo.positions(h, &buf))
+}
+
+// errAbsent is the error of a refused removal.
+func errAbsent() error {
+	return fmt.Errorf("%w: a counter of the key is zero, nothing removed", ErrNotPresent)
 }
 
 // removeAt removes the key whose positions are pos.
@@ -123,7 +139,7 @@ func (f *Filter) removeAt(pos []uint64) error {
 			continue
 		case 0:
 			f.undoDecrements(pos[:i])
-			return fmt.Errorf("%w: a counter of the key is zero, nothing removed", ErrNotPresent)
+			return errAbsent()
 		}
 		f.counters[w] -= 1 << sh
 	}
@@ -136,8 +152,12 @@ func (f *Filter) removeAt(pos []uint64) error {
 
 // clearZeroBits turns off the bits of the counters at pos that are zero.
 // As in incrementAll, the bit is updated without a branch on the counter,
-// except when the change tracker must see the change.
+// except when the change tracker must see the change. Without a view it
+// does nothing.
 func (f *Filter) clearZeroBits(pos []uint64) {
+	if f.bits == nil {
+		return
+	}
 	for _, b := range pos {
 		zero := uint64(0)
 		if f.get(b) == 0 {
@@ -164,7 +184,24 @@ func (f *Filter) undoDecrements(pos []uint64) {
 
 // ContainsHash reports whether the key whose hash is h may be in the set.
 // It reads the bit view only: one cache line for the Blocked layout.
-func (f *Filter) ContainsHash(h hashing.Hash128) bool { return f.view.ContainsHash(h) }
+// Without a bit view (Config.NoBitView) it reads the key's counters, with
+// the same answer: a key is present when all its counters are non-zero.
+func (f *Filter) ContainsHash(h hashing.Hash128) bool {
+	if f.view != nil {
+		return f.view.ContainsHash(h)
+	}
+	return f.containsCounters(h)
+}
+
+// allNonZero reports whether every counter at pos is non-zero.
+func (f *Filter) allNonZero(pos []uint64) bool {
+	for _, b := range pos {
+		if f.get(b) == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // CountHash estimates the multiplicity of the key whose hash is h by
 // minimum selection (Cohen and Matias 2003): the smallest of its k
@@ -175,7 +212,7 @@ func (f *Filter) ContainsHash(h hashing.Hash128) bool { return f.view.ContainsHa
 // "Max or more".
 func (f *Filter) CountHash(h hashing.Hash128) uint64 {
 	var buf [params.MaxK]uint64
-	return f.minimum(f.view.Positions(h, &buf))
+	return f.minimum(f.geo.positions(h, &buf))
 }
 
 // minimum returns the smallest counter at pos.

@@ -75,7 +75,14 @@ func (t *tracker) snapshot(view []uint64) {
 // proportional to the changes since the previous mark, or one pass over
 // the view's words after a very large epoch. A cache marks right after it
 // publishes a digest.
+//
+// A filter without a bit view (Config.NoBitView) has nothing to track:
+// Mark does nothing, Marked stays false, and ChangedWords and ChangedBits
+// return ErrNoBitView.
 func (f *Filter) Mark() {
+	if f.bits == nil {
+		return
+	}
 	t := &f.track
 	switch t.state {
 	case trackOff:
@@ -111,8 +118,12 @@ type WordChange struct {
 // returns the extended slice. The report is exact: a bit that changed and
 // changed back is not in it. Its cost is proportional to the number of
 // words touched since the mark (plus sorting them), not to the filter's
-// size. Without a mark it returns ErrNoMark.
+// size. Without a mark it returns ErrNoMark, and without a bit view
+// (Config.NoBitView) ErrNoBitView.
 func (f *Filter) ChangedWords(dst []WordChange) ([]WordChange, error) {
+	if f.bits == nil {
+		return dst, fmt.Errorf("%w: no changes to report", ErrNoBitView)
+	}
 	t := &f.track
 	switch t.state {
 	case trackOff:
@@ -146,7 +157,8 @@ func (f *Filter) ChangedWords(dst []WordChange) ([]WordChange, error) {
 // ChangedBits appends to dst the positions of the view's bits whose value
 // differs from the last Mark, in increasing order, and returns the extended
 // slice. It is ChangedWords one bit at a time; see there for the cost.
-// Without a mark it returns ErrNoMark.
+// Without a mark it returns ErrNoMark, and without a bit view
+// ErrNoBitView.
 func (f *Filter) ChangedBits(dst []uint64) ([]uint64, error) {
 	words, err := f.ChangedWords(nil)
 	if err != nil {

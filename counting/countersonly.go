@@ -1,0 +1,195 @@
+package counting
+
+import (
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// The hot paths of a filter without a bit view (Config.NoBitView), where
+// every probe reads or writes a counter. Out of cache their cost is memory
+// misses, and how many of them overlap depends on how many instructions
+// separate one key's loads from the next key's: the CPU's reorder buffer
+// holds a few hundred. So these loops are lean:
+//
+//   - the probe sequence runs inline through hashing.Probes.Advance,
+//     whose state the compiler keeps in registers;
+//   - no positions buffer is filled and read back;
+//   - the filter's fields are copied into locals (Go does not hoist
+//     loop-invariant loads), and every shift count is masked with 63,
+//     which changes nothing (counts are below 64 by construction) but
+//     lets the compiler emit a bare shift;
+//   - 4-bit counters, the default, have their own loops with constant
+//     shifts and masks.
+//
+// They serve the default scheme; other schemes go through
+// geometry.positions. TestPositionsMatchBloom checks probeRange against
+// bloom's positions, and the tests that run both modes side by side check
+// these loops against the filter with a view.
+
+// probeRange returns where h's probes fall in the default scheme: probe i
+// (from 0) is base + i·step + Reduce(v_i, r), as bloom places it (Classic:
+// all of [0, m); Partitioned: slice i of span; Blocked and Paged: the
+// key's block).
+func (g *geometry) probeRange(h hashing.Hash128) (base, step, r uint64) {
+	switch g.layout {
+	case bloom.Classic:
+		return 0, 0, g.m
+	case bloom.Partitioned:
+		return 0, g.span, g.span
+	}
+	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
+}
+
+// containsCounters is ContainsHash from the counters: true when every
+// counter of the key is non-zero. It stops at the first zero counter; the
+// loads do not depend on one another, so for a member the CPU has all k in
+// flight.
+func (f *Filter) containsCounters(h hashing.Hash128) bool {
+	if !f.geo.fast {
+		return f.containsAt(h)
+	}
+	base, step, r := f.geo.probeRange(h)
+	p := hashing.NewProbes(h)
+	counters := f.counters
+	if f.width == 4 {
+		for i := f.geo.k; i > 0; i-- {
+			var v uint64
+			v, p = p.Advance()
+			b := base + hashing.Reduce(v, r)
+			base += step
+			if counters[b>>4]>>(b&15<<2)&15 == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
+	for i := f.geo.k; i > 0; i-- {
+		var v uint64
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, r)
+		base += step
+		if counters[b>>perShift]>>((b&perMask)<<wShift&63)&max == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// containsAt is containsCounters through geometry.positions, for schemes
+// other than the default. (A function of its own keeps the positions
+// buffer out of containsCounters's frame.)
+func (f *Filter) containsAt(h hashing.Hash128) bool {
+	var buf [params.MaxK]uint64
+	return f.allNonZero(f.geo.positions(h, &buf))
+}
+
+// addCounters is AddHash for a filter without a bit view, the default
+// scheme and no minimal increase: it increments the key's k counters (a
+// counter probed twice twice), saturating. The only branch on what it
+// loads is the rare saturation, so the k misses overlap. It does not
+// count the key (AddHash does).
+func (f *Filter) addCounters(h hashing.Hash128) {
+	base, step, r := f.geo.probeRange(h)
+	p := hashing.NewProbes(h)
+	counters, sat := f.counters, f.sat
+	if f.width == 4 {
+		for i := f.geo.k; i > 0; i-- {
+			var v uint64
+			v, p = p.Advance()
+			b := base + hashing.Reduce(v, r)
+			base += step
+			sh := b & 15 << 2
+			w := &counters[b>>4]
+			c := *w >> sh & 15
+			if c >= 14 {
+				if c == 15 {
+					continue
+				}
+				sat++
+			}
+			*w += 1 << sh
+		}
+		f.sat = sat
+		return
+	}
+	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
+	for i := f.geo.k; i > 0; i-- {
+		var v uint64
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, r)
+		base += step
+		sh := (b & perMask) << wShift & 63
+		w := &counters[b>>perShift]
+		c := *w >> sh & max
+		if c >= max-1 {
+			if c == max {
+				continue
+			}
+			sat++
+		}
+		*w += 1 << sh
+	}
+	f.sat = sat
+}
+
+// removeCounters is RemoveHash for a filter without a bit view and the
+// default scheme: removeAt with the probe sequence inline. A counter at
+// Max is left alone; at the first zero counter the decrements made so far
+// are undone (from the positions, computed again: refusals are rare) and
+// the key is refused.
+func (f *Filter) removeCounters(h hashing.Hash128) error {
+	base, step, r := f.geo.probeRange(h)
+	p := hashing.NewProbes(h)
+	counters := f.counters
+	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
+	for i := range f.geo.k {
+		var v uint64
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, r)
+		base += step
+		sh := (b & perMask) << wShift & 63
+		w := &counters[b>>perShift]
+		switch *w >> sh & max {
+		case max:
+			continue
+		case 0:
+			f.undoFirst(h, i)
+			return errAbsent()
+		}
+		*w -= 1 << sh
+	}
+	if f.count > 0 {
+		f.count--
+	}
+	return nil
+}
+
+// undoFirst undoes the decrements of the first i probes of h (a refused
+// removeCounters).
+func (f *Filter) undoFirst(h hashing.Hash128, i int) {
+	var buf [params.MaxK]uint64
+	f.undoDecrements(f.geo.positions(h, &buf)[:i])
+}
+
+// incrementCounters is incrementAll for a filter without a bit view, for
+// positions already computed (AddBatch, other schemes): it increments the
+// counters at pos, saturating.
+func (f *Filter) incrementCounters(pos []uint64) {
+	counters, max, sat := f.counters, f.max, f.sat
+	perShift, perMask, wShift := f.perShift&63, f.perMask, f.wShift&63
+	for _, b := range pos {
+		sh := (b & perMask) << wShift & 63
+		w := &counters[b>>perShift]
+		c := *w >> sh & max
+		if c >= max-1 {
+			if c == max {
+				continue
+			}
+			sat++
+		}
+		*w += 1 << sh
+	}
+	f.sat = sat
+}
