@@ -92,11 +92,13 @@ var countingContenders = []countingContender{
 	}},
 }
 
-// batchContenders use bloomcast's batch API (AddBatch, RemoveBatch,
-// ContainsBatch), which overlaps the memory misses of several keys.
-// BoomFilters has no such API, so these are a different way of calling,
-// reported apart from the key-at-a-time figures; only the interleaved
-// benchmarks run them.
+// batchContenders use bloomcast's batch API: the caller hashes a run of
+// keys, then passes the hashes to AddBatch, RemoveBatch or ContainsBatch
+// (the first two prefetch each group's counters; a counters-only
+// ContainsBatch asks key by key). With the hashing out of the way, the
+// CPU overlaps the memory misses of more keys. BoomFilters has no such
+// API, so these are a different way of calling, reported apart from the
+// key-at-a-time figures; only the interleaved benchmarks run them.
 var batchContenders = []countingContender{
 	{"bloomcast-blocked-noview-batch", func(n int) countingSet {
 		return &bcBatch{bcCounting: bcCounting{counting.MustNew(counting.Config{Layout: bloom.Blocked, N: uint64(n), P: countingP, NoBitView: true})}}
