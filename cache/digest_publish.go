@@ -34,7 +34,8 @@ const (
 type PublisherConfig struct {
 	// Filter is the shape of the counting filter of the cached keys (N
 	// and P, or M and K; the layout defaults to classic, whose delta per
-	// changed key is smallest). Its bit view is what peers receive.
+	// changed key is smallest). Its bit view is what peers receive, so
+	// NoBitView must be false.
 	Filter counting.Config
 	// Threshold is the fraction of keys changed (stored or evicted) since
 	// the last publication, relative to the keys held then, that
@@ -116,6 +117,9 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	}
 	if cfg.MaxAge < 0 || cfg.History < 1 {
 		return nil, fmt.Errorf("%w: digest max age %v, history %d", ErrConfig, cfg.MaxAge, cfg.History)
+	}
+	if cfg.Filter.NoBitView {
+		return nil, fmt.Errorf("%w: the digest filter needs its bit view (counting.Config.NoBitView is set)", ErrConfig)
 	}
 	f, err := counting.New(cfg.Filter)
 	if err != nil {

@@ -217,6 +217,7 @@ func TestPublisherConfig(t *testing.T) {
 		{Filter: counting.Config{N: 100, P: 0.01}, Threshold: 2},
 		{Filter: counting.Config{N: 100, P: 0.01}, History: -1},
 		{Filter: counting.Config{}},
+		{Filter: counting.Config{N: 100, P: 0.01, NoBitView: true}},
 	} {
 		if _, err := NewPublisher(c); err == nil {
 			t.Errorf("%+v: no error", c)

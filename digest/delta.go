@@ -141,7 +141,9 @@ func sameShape(a, b *Digest) error {
 		if fa.Width() != fb.Width() || fa.MinimalIncrease() != fb.MinimalIncrease() {
 			return fmt.Errorf("%w: counters of %d and %d bits", ErrBase, fa.Width(), fb.Width())
 		}
-		if err := fa.BitView().Compatible(fb.BitView()); err != nil {
+		// The counting filters' own check (shape, scheme, seed): a filter
+		// built with counting.Config.NoBitView has no bit view to ask.
+		if err := fa.Compatible(fb); err != nil {
 			return fmt.Errorf("%w: %w", ErrBase, err)
 		}
 		return nil

@@ -62,6 +62,35 @@ func TestDiffPatchCounting(t *testing.T) {
 	}
 }
 
+// TestDiffPatchCountersOnly: counting filters built without a bit view
+// (counting.Config.NoBitView) diff and patch as others do; the patched
+// filter, decoded, has a view.
+func TestDiffPatchCountersOnly(t *testing.T) {
+	c := counting.Config{M: 8192, K: 3, Seed: 2, NoBitView: true}
+	base := &Digest{Sequence: 1, Counting: countingWith(t, c, 0, 500)}
+	next := &Digest{Sequence: 2, Counting: countingWith(t, c, 20, 520)}
+	if base.Filter() != nil {
+		t.Fatal("Filter of a counters-only digest is not nil")
+	}
+	for _, codec := range allCodecs {
+		delta, err := Diff(base, next, codec)
+		if err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		got, err := Patch(base, delta, envelope.Limits{})
+		if err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		if !got.Counting.Equal(next.Counting) || got.Counting.Len() != next.Counting.Len() || got.Filter() == nil {
+			t.Fatalf("%v: patched filter differs", codec)
+		}
+	}
+	other := &Digest{Sequence: 2, Counting: countingWith(t, counting.Config{M: 8192, K: 4, Seed: 2, NoBitView: true}, 0, 10)}
+	if _, err := Diff(base, other, Fast); !errors.Is(err, ErrBase) {
+		t.Fatalf("diff against another shape: %v", err)
+	}
+}
+
 func TestPatchRefusesOtherBase(t *testing.T) {
 	c := bloom.Config{M: 1 << 14, K: 3, Seed: 1}
 	base := &Digest{Sequence: 3, Bloom: bloomWith(t, c, 0, 1000)}

@@ -76,7 +76,9 @@ type Digest struct {
 }
 
 // Filter returns the Bloom filter to query: the Bloom filter, or the
-// counting filter's bit view.
+// counting filter's bit view. It is nil for a counting filter built
+// without a view (counting.Config.NoBitView; decoded filters always have
+// one).
 func (d *Digest) Filter() *bloom.Filter {
 	if d.Bloom != nil {
 		return d.Bloom
