@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,8 +145,9 @@ func FuzzParseAccessLog(f *testing.F) {
 		var unique int64
 		sizes := map[string]int64{}
 		for _, r := range tr.Requests {
+			u, err := url.Parse(r.URL)
 			if r.Proxy < 0 || r.Proxy >= proxies || r.Size < 0 || r.Size > sim.MaxLogObjectBytes ||
-				!(strings.HasPrefix(r.URL, "http://") || strings.HasPrefix(r.URL, "https://")) {
+				err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" { // url.Parse lower-cases the scheme
 				t.Fatalf("unreplayable request %+v", r)
 			}
 			if s, ok := sizes[r.URL]; !ok {
