@@ -15,10 +15,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/bloomcast/bloomcast/bench/compare"
@@ -284,28 +282,7 @@ func (z *zstdCoder) Check() bool {
 }
 
 // Env records where and when a report was measured.
-type Env struct {
-	compare.Env
-	GOMAXPROCS int `json:"gomaxprocs"`
-	// LoadStart and LoadEnd are the first three fields of /proc/loadavg
-	// (1, 5 and 15 minutes) before and after the run; "unknown" where
-	// there is no such file.
-	LoadStart string `json:"loadavg_start"`
-	LoadEnd   string `json:"loadavg_end"`
-}
-
-// loadAvg returns the 1, 5 and 15 minute load averages.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
+type Env = compare.RunEnv
 
 // Timing is one operation's speed in MB/s (10^6 bytes of uncompressed
 // array per second): the median over the rounds on the thread's CPU time
@@ -395,7 +372,7 @@ func Run(cfg Config) (*Report, error) {
 		cfg.Progress = io.Discard
 	}
 	rep := &Report{
-		Env:  Env{Env: compare.CurrentEnv(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: loadAvg()},
+		Env:  compare.StartRunEnv(),
 		M:    cfg.M,
 		Seed: cfg.Seed,
 		Reps: cfg.Reps,
@@ -410,7 +387,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		rep.Cases = append(rep.Cases, c)
 	}
-	rep.Env.LoadEnd = loadAvg()
+	rep.Env.LoadEnd = compare.LoadAvg()
 	return rep, nil
 }
 
@@ -420,7 +397,7 @@ type contender struct {
 	name, variant    string
 	stream           []byte // the warm-up's encoding, which every later one must equal
 	encRuns, decRuns int
-	enc, dec         []sample
+	enc, dec         []compare.Sample
 }
 
 // runCase measures every coder on one array. After an untimed warm-up
@@ -501,11 +478,11 @@ func runsFor(d, minPass time.Duration) int {
 func (ct *contender) round() error {
 	var s []byte
 	var err error
-	w := startWatch()
+	w := compare.StartWatch()
 	for range ct.encRuns {
 		s, err = ct.inst.Encode()
 	}
-	ct.enc = append(ct.enc, w.stop(ct.encRuns))
+	ct.enc = append(ct.enc, w.Stop(ct.encRuns))
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
@@ -514,11 +491,11 @@ func (ct *contender) round() error {
 	}
 	// ct.stream equals s and, unlike s, is not overwritten by the
 	// instance's next Encode.
-	w = startWatch()
+	w = compare.StartWatch()
 	for range ct.decRuns {
 		err = ct.inst.Decode(ct.stream)
 	}
-	ct.dec = append(ct.dec, w.stop(ct.decRuns))
+	ct.dec = append(ct.dec, w.Stop(ct.decRuns))
 	return ct.checkDecode(err)
 }
 
@@ -535,10 +512,10 @@ func (ct *contender) checkDecode(err error) error {
 
 // newTiming summarises the samples of an operation on an array of size
 // bytes.
-func newTiming(samples []sample, size float64) Timing {
+func newTiming(samples []compare.Sample, size float64) Timing {
 	t := Timing{SamplesNs: make([]float64, len(samples)), WallSamplesNs: make([]float64, len(samples))}
 	for i, s := range samples {
-		t.SamplesNs[i], t.WallSamplesNs[i] = s.cpu, s.wall
+		t.SamplesNs[i], t.WallSamplesNs[i] = s.CPU, s.Wall
 	}
 	mbps := func(ns float64) float64 {
 		if ns <= 0 {

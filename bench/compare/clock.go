@@ -16,42 +16,44 @@ const (
 	ClockWall = "wall"
 )
 
-// sample is one pass's cost per key on both clocks, in nanoseconds.
-type sample struct{ cpu, wall float64 }
+// Sample is one pass's cost per unit (a key, a run of an operation) on
+// both clocks, in nanoseconds.
+type Sample struct{ CPU, Wall float64 }
 
-// stopwatch times one pass. It locks the goroutine to its thread for the
+// Stopwatch times one pass. It locks the goroutine to its thread for the
 // duration, so that the thread's CPU time is the pass's.
-type stopwatch struct {
+type Stopwatch struct {
 	wall  time.Time
 	cpu   time.Duration
 	cpuOK bool
 }
 
-func startWatch() stopwatch {
+// StartWatch starts timing a pass on the calling goroutine.
+func StartWatch() Stopwatch {
 	runtime.LockOSThread()
 	cpu, ok := threadCPU()
-	return stopwatch{wall: time.Now(), cpu: cpu, cpuOK: ok}
+	return Stopwatch{wall: time.Now(), cpu: cpu, cpuOK: ok}
 }
 
-// stop ends the pass and returns its cost per key. Without a thread
-// clock both fields hold the wall time.
-func (s stopwatch) stop(keys int) sample {
+// Stop ends the pass, which did units of work, and returns its cost per
+// unit. Without a thread clock both fields hold the wall time.
+func (s Stopwatch) Stop(units int) Sample {
 	wall := time.Since(s.wall)
 	cpu, ok := threadCPU()
 	runtime.UnlockOSThread()
 	if !s.cpuOK || !ok {
 		cpu = wall + s.cpu
 	}
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(keys) }
-	return sample{cpu: per(cpu - s.cpu), wall: per(wall)}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(units) }
+	return Sample{CPU: per(cpu - s.cpu), Wall: per(wall)}
 }
 
 // newTiming summarises a phase's samples on the chosen clock, keeping
 // the wall-clock samples alongside.
-func newTiming(samples []sample, clock string) Timing {
+func newTiming(samples []Sample, clock string) Timing {
 	cpu, wall := make([]float64, len(samples)), make([]float64, len(samples))
 	for i, s := range samples {
-		cpu[i], wall[i] = s.cpu, s.wall
+		cpu[i], wall[i] = s.CPU, s.Wall
 	}
 	t := Timing{Samples: cpu, WallMedian: median(wall), WallSamples: wall}
 	if clock == ClockWall {

@@ -47,3 +47,34 @@ func cpuModel() string {
 	}
 	return "unknown"
 }
+
+// RunEnv is Env with what a long run on a shared machine should also
+// record: GOMAXPROCS and the load averages before and after it.
+type RunEnv struct {
+	Env
+	GOMAXPROCS int `json:"gomaxprocs"`
+	// LoadStart and LoadEnd are the first three fields of /proc/loadavg
+	// (1, 5 and 15 minutes) before and after the run; "unknown" where
+	// there is no such file.
+	LoadStart string `json:"loadavg_start"`
+	LoadEnd   string `json:"loadavg_end"`
+}
+
+// StartRunEnv describes this machine now, the load average included; the
+// caller sets LoadEnd to LoadAvg() when the run is over.
+func StartRunEnv() RunEnv {
+	return RunEnv{Env: CurrentEnv(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: LoadAvg()}
+}
+
+// LoadAvg returns the 1, 5 and 15 minute load averages, or "unknown".
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -20,7 +20,7 @@ type caseRun struct {
 }
 
 // pass runs one timed pass of contender i and returns its cost per key.
-type pass func(i int) (sample, error)
+type pass func(i int) (Sample, error)
 
 func newCaseRun(cfg *Config, c Case, members, others []string) *caseRun {
 	r := &caseRun{cfg: cfg, c: c, members: members, others: others, sets: make([]Set, len(cfg.Contenders))}
@@ -94,16 +94,16 @@ func (r *caseRun) batchers() []int {
 // query phases. Construction (allocating the zeroed table) is not timed:
 // it is the same memset for every Bloom filter and says nothing about the
 // insertion path.
-func (r *caseRun) addPass(i int) (sample, error) {
+func (r *caseRun) addPass(i int) (Sample, error) {
 	r.sets[i] = nil // let the collection below free the previous one
 	runtime.GC()
 	s, err := r.cfg.Contenders[i].New(r.c.N, r.c.P)
 	if err != nil {
-		return sample{}, err
+		return Sample{}, err
 	}
-	w := startWatch()
+	w := StartWatch()
 	err = s.AddAll(r.members)
-	t := w.stop(len(r.members))
+	t := w.Stop(len(r.members))
 	r.sets[i] = s
 	return t, err
 }
@@ -112,10 +112,10 @@ func (r *caseRun) addPass(i int) (sample, error) {
 // into answers[i]: the same every round, since structures are
 // deterministic once built.
 func (r *caseRun) queryPass(keys []string, count func(int, []string) int, answers []int) pass {
-	return func(i int) (sample, error) {
-		w := startWatch()
+	return func(i int) (Sample, error) {
+		w := StartWatch()
 		answers[i] = count(i, keys)
-		return w.stop(len(keys)), nil
+		return w.Stop(len(keys)), nil
 	}
 }
 
@@ -123,7 +123,7 @@ func (r *caseRun) queryPass(keys []string, count func(int, []string) int, answer
 // each, and returns the timings indexed like the contenders.
 func (r *caseRun) rounds(phase string, idx []int, p pass) ([]Timing, error) {
 	runtime.GC()
-	samples := make([][]sample, len(r.sets))
+	samples := make([][]Sample, len(r.sets))
 	for range r.c.Reps {
 		for _, i := range idx {
 			t, err := p(i)

@@ -30,7 +30,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -94,26 +93,7 @@ func (c *Config) defaults() error {
 }
 
 // Env records where and when a report was measured.
-type Env struct {
-	compare.Env
-	GOMAXPROCS int `json:"gomaxprocs"`
-	// LoadStart and LoadEnd are the 1, 5 and 15 minute load averages
-	// from /proc/loadavg before and after the run; "unknown" elsewhere.
-	LoadStart string `json:"loadavg_start"`
-	LoadEnd   string `json:"loadavg_end"`
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
+type Env = compare.RunEnv
 
 // Result is one scenario's measured phase.
 type Result struct {
@@ -181,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{
-		Env:     Env{Env: compare.CurrentEnv(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadStart: loadAvg()},
+		Env:     compare.StartRunEnv(),
 		Clients: cfg.Clients, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(),
 		Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes,
 	}
@@ -206,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			s, r.Requests, r.Seconds, r.RPS, r.P50Us, r.P99Us)
 		rep.Results = append(rep.Results, r)
 	}
-	rep.Env.LoadEnd = loadAvg()
+	rep.Env.LoadEnd = compare.LoadAvg()
 	return rep, nil
 }
 

@@ -12,12 +12,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bloomcast/bloomcast/bench/coders"
+	"github.com/bloomcast/bloomcast/bench/compare"
 )
 
 func main() {
@@ -31,7 +33,7 @@ func main() {
 	flag.Parse()
 
 	if *render != "" {
-		if err := renderJSON(*render); err != nil {
+		if err := compare.RenderFile(os.Stdout, *render, coders.ReadJSON, coders.WriteMarkdown); err != nil {
 			fail(err)
 		}
 		return
@@ -39,7 +41,7 @@ func main() {
 
 	cfg := coders.Config{M: *m, Reps: *reps, Seed: *seed, MinPass: *minPass, Progress: os.Stderr}
 	var err error
-	if cfg.Ps, err = parseFloats(*ps); err != nil {
+	if cfg.Ps, err = compare.ParseList(*ps, parseFloat); err != nil {
 		fail(fmt.Errorf("-p: %w", err))
 	}
 	if *m == 0 {
@@ -59,7 +61,7 @@ func main() {
 		fail(err)
 	}
 	if *jsonPath != "" {
-		if err := writeJSON(*jsonPath, rep); err != nil {
+		if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return coders.WriteJSON(w, rep) }); err != nil {
 			fail(err)
 		}
 	}
@@ -73,44 +75,9 @@ func joinFloats(xs []float64) string {
 	return strings.Join(s, ",")
 }
 
-func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func renderJSON(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rep, err := coders.ReadJSON(f)
-	if err != nil {
-		return err
-	}
-	return coders.WriteMarkdown(os.Stdout, rep)
-}
-
-func writeJSON(path string, rep *coders.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := coders.WriteJSON(f, rep); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "coders:", err)
 	os.Exit(1)
 }
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

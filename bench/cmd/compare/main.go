@@ -10,9 +10,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/bloomcast/bloomcast/bench/compare"
 )
@@ -30,7 +30,7 @@ func main() {
 	flag.Parse()
 
 	if *render != "" {
-		if err := renderJSON(*render); err != nil {
+		if err := compare.RenderFile(os.Stdout, *render, compare.ReadJSON, compare.WriteMarkdown); err != nil {
 			fail(err)
 		}
 		return
@@ -38,10 +38,10 @@ func main() {
 
 	cfg := compare.Config{Reps: *reps, MinQ: *minQ, MaxQ: *maxQ, Batch: *batch, Clock: *clock, Progress: os.Stderr}
 	var err error
-	if cfg.Ns, err = parseList(*ns, strconv.Atoi); err != nil {
+	if cfg.Ns, err = compare.ParseList(*ns, strconv.Atoi); err != nil {
 		fail(fmt.Errorf("-n: %w", err))
 	}
-	if cfg.Ps, err = parseList(*ps, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
+	if cfg.Ps, err = compare.ParseList(*ps, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		fail(fmt.Errorf("-p: %w", err))
 	}
 	rep, err := compare.Run(cfg)
@@ -52,47 +52,10 @@ func main() {
 		fail(err)
 	}
 	if *jsonPath != "" {
-		if err := writeJSON(*jsonPath, rep); err != nil {
+		if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return compare.WriteJSON(w, rep) }); err != nil {
 			fail(err)
 		}
 	}
-}
-
-func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
-	var out []T
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func renderJSON(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rep, err := compare.ReadJSON(f)
-	if err != nil {
-		return err
-	}
-	return compare.WriteMarkdown(os.Stdout, rep)
-}
-
-func writeJSON(path string, rep *compare.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := compare.WriteJSON(f, rep); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func fail(err error) {

@@ -13,10 +13,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/bench/compare"
 	"github.com/bloomcast/bloomcast/bench/load"
 )
 
@@ -47,14 +49,7 @@ func main() {
 			fail(err)
 		}
 		if *jsonPath != "" {
-			f, err := os.Create(*jsonPath)
-			if err != nil {
-				fail(err)
-			}
-			if err := load.WriteJSON(f, rep); err != nil {
-				fail(err)
-			}
-			if err := f.Close(); err != nil {
+			if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return load.WriteJSON(w, rep) }); err != nil {
 				fail(err)
 			}
 		}
