@@ -87,7 +87,7 @@ func TestPositionsMatchLocate(t *testing.T) {
 		var a, b [params.MaxK]uint64
 		for i := 0; i < 5000; i++ {
 			h := f.HashString(key(i))
-			pa, pb := f.positions(h, &a), f.locate(h, &b)
+			pa, pb := f.Positions(h, &a), f.locate(h, &b)
 			for j := range pa {
 				if pa[j] != pb[j] {
 					t.Fatalf("%v: probe %d of key %d: inline %d, scheme %d", l, j, i, pa[j], pb[j])

@@ -53,7 +53,7 @@ func (c *Concurrent) AddHash(h hashing.Hash128) { c.TestAndAddHash(h) }
 func (c *Concurrent) TestAndAddHash(h hashing.Hash128) bool {
 	var buf [params.MaxK]uint64
 	present := true
-	for _, b := range c.f.positions(h, &buf) {
+	for _, b := range c.f.Positions(h, &buf) {
 		mask := uint64(1) << (b & 63)
 		if atomic.LoadUint64(&c.f.words[b>>6])&mask != 0 {
 			continue // already set: skip the locked instruction
@@ -67,7 +67,7 @@ func (c *Concurrent) TestAndAddHash(h hashing.Hash128) bool {
 // ContainsHash reports whether the key whose hash is h may be in the set.
 func (c *Concurrent) ContainsHash(h hashing.Hash128) bool {
 	var buf [params.MaxK]uint64
-	for _, b := range c.f.positions(h, &buf) {
+	for _, b := range c.f.Positions(h, &buf) {
 		if atomic.LoadUint64(&c.f.words[b>>6])&(1<<(b&63)) == 0 {
 			return false
 		}

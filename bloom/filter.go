@@ -79,19 +79,14 @@ type Config struct {
 	Folds int
 }
 
-// Filter is a Bloom filter.
+// Filter is a Bloom filter. It has the methods of its [Geometry]: Shape,
+// M, K, Layout, BlockBits, Seed, Scheme, Hash, HashString, Positions,
+// ProbeRange and Inline.
 type Filter struct {
-	words     []uint64
-	m         uint64
-	k         int
-	layout    Layout
-	blockBits uint64 // Blocked and Paged: bits per block
-	span      uint64 // Classic: m; Partitioned: bits per slice; Blocked, Paged: number of blocks
-	seed      uint64
-	scheme    hashing.Scheme
-	fast      bool // scheme is hashing.Default, whose probes run inline
-	readOnly  bool // a view over words owned by someone else (NewView)
-	count     uint64
+	geometry // where keys fall; promotes Shape, M, K, Layout, Hash, Positions, ...
+	words    []uint64
+	readOnly bool // a view over words owned by someone else (NewView)
+	count    uint64
 }
 
 // New returns an empty filter for c.
@@ -211,58 +206,8 @@ func newWords(m uint64) []uint64 { return make([]uint64, (m+63)/64) }
 
 // newFilterOver makes a filter whose bit array is words.
 func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64) *Filter {
-	if scheme == nil {
-		scheme = hashing.Default
-	}
-	f := &Filter{
-		words:     words,
-		m:         s.M,
-		k:         s.K,
-		layout:    s.Layout,
-		blockBits: s.BlockBits,
-		seed:      seed,
-		scheme:    scheme,
-		fast:      scheme.ID() == hashing.XXH3,
-	}
-	f.setSpan()
-	return f
+	return &Filter{geometry: NewGeometry(s, seed, scheme), words: words}
 }
-
-// setSpan derives the per-layout range from m, k and the block size.
-func (f *Filter) setSpan() {
-	switch f.layout {
-	case Classic:
-		f.span = f.m
-	case Partitioned:
-		f.span = f.m / uint64(f.k)
-	default:
-		f.span = f.m / f.blockBits
-	}
-}
-
-// Shape returns the filter's geometry.
-func (f *Filter) Shape() params.Shape {
-	return params.Shape{Layout: f.layout, M: f.m, K: f.k, BlockBits: f.blockBits}
-}
-
-// M returns the number of bits.
-func (f *Filter) M() uint64 { return f.m }
-
-// K returns the number of probes per key.
-func (f *Filter) K() int { return f.k }
-
-// Layout returns the layout.
-func (f *Filter) Layout() Layout { return f.layout }
-
-// BlockBits returns the block size of the Blocked and Paged layouts, 0 for
-// the others.
-func (f *Filter) BlockBits() uint64 { return f.blockBits }
-
-// Seed returns the hashing seed.
-func (f *Filter) Seed() uint64 { return f.seed }
-
-// Scheme returns the hashing scheme.
-func (f *Filter) Scheme() hashing.Scheme { return f.scheme }
 
 // Count returns the number of Add calls recorded (duplicates included;
 // after Union the sum of both counts, after Intersect the smaller one).

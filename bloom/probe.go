@@ -5,23 +5,6 @@ import (
 	"github.com/bloomcast/bloomcast/params"
 )
 
-// Hash returns key's hash under the filter's scheme and seed, for the
-// ...Hash methods of this and every compatible filter.
-func (f *Filter) Hash(key []byte) hashing.Hash128 {
-	if f.fast {
-		return hashing.SumSeed(key, f.seed)
-	}
-	return f.scheme.Sum(key, f.seed)
-}
-
-// HashString is Hash for a string key.
-func (f *Filter) HashString(key string) hashing.Hash128 {
-	if f.fast {
-		return hashing.SumStringSeed(key, f.seed)
-	}
-	return f.scheme.SumString(key, f.seed)
-}
-
 // Add inserts key.
 func (f *Filter) Add(key []byte) { f.AddHash(f.Hash(key)) }
 
@@ -82,7 +65,7 @@ func (f *Filter) TestAndAddHash(h hashing.Hash128) bool {
 	f.mustWrite("TestAndAdd")
 	var buf [params.MaxK]uint64
 	present := true
-	for _, b := range f.positions(h, &buf) {
+	for _, b := range f.Positions(h, &buf) {
 		w, mask := &f.words[b>>6], uint64(1)<<(b&63)
 		present = present && *w&mask != 0
 		*w |= mask
@@ -205,61 +188,6 @@ func (f *Filter) containsPaged(h hashing.Hash128) bool {
 		}
 	}
 	return true
-}
-
-// positions writes h's k bit positions into buf: inline for the default
-// scheme, through the Scheme interface otherwise. TestAndAdd and the
-// Concurrent form use it; Add and Contains have per-layout loops instead.
-func (f *Filter) positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
-	if !f.fast {
-		return f.locate(h, buf)
-	}
-	pos := buf[:f.k]
-	p := hashing.NewProbes(h)
-	var v uint64
-	switch f.layout {
-	case Classic:
-		for i := range pos {
-			v, p = p.Advance()
-			pos[i] = hashing.Reduce(v, f.m)
-		}
-	case Partitioned:
-		for i := range pos {
-			v, p = p.Advance()
-			pos[i] = uint64(i)*f.span + hashing.Reduce(v, f.span)
-		}
-	default:
-		base := hashing.Block(h, f.span) * f.blockBits
-		for i := range pos {
-			v, p = p.Advance()
-			pos[i] = base + hashing.Reduce(v, f.blockBits)
-		}
-	}
-	return pos
-}
-
-// locate writes h's k bit positions into buf through the Scheme interface.
-// It is the reference the inline paths are tested against, and the path for
-// schemes other than the default.
-func (f *Filter) locate(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
-	s := f.scheme
-	pos := buf[:f.k]
-	switch f.layout {
-	case Classic:
-		for i := range pos {
-			pos[i] = s.Probe(h, i, f.m)
-		}
-	case Partitioned:
-		for i := range pos {
-			pos[i] = uint64(i)*f.span + s.Probe(h, i, f.span)
-		}
-	default:
-		base := s.Block(h, f.span) * f.blockBits
-		for i := range pos {
-			pos[i] = base + s.Probe(h, i, f.blockBits)
-		}
-	}
-	return pos
 }
 
 func (f *Filter) addLocated(h hashing.Hash128) {

@@ -32,14 +32,6 @@ func NewView(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64)
 // ReadOnly reports whether f is a view made by NewView.
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
-// Positions writes the k bit positions of h into buf and returns them:
-// exactly the bits AddHash sets and ContainsHash tests. Structures built on
-// a filter's layout (counting filters, say) index their own arrays with
-// them.
-func (f *Filter) Positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
-	return f.positions(h, buf)
-}
-
 func (f *Filter) mustWrite(op string) {
 	if f.readOnly {
 		panic("bloom: " + op + " on a read-only view")

@@ -44,7 +44,7 @@ func (f *Filter) AddBatch(hs []hashing.Hash128) {
 func (f *Filter) prefetch(hs []hashing.Hash128, group *[batchGroup][params.MaxK]uint64) (pos [batchGroup][]uint64) {
 	var sink uint64
 	for j, h := range hs {
-		pos[j] = f.geo.positions(h, &group[j])
+		pos[j] = f.geo.Positions(h, &group[j])
 		if f.bits == nil {
 			for _, b := range pos[j] {
 				sink += f.counters[b>>f.perShift]

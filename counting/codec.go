@@ -27,7 +27,7 @@ func (f *Filter) FrameHeader() envelope.Header {
 	p[0] = byte(f.Layout())
 	p[1] = byte(f.width)
 	binary.LittleEndian.PutUint16(p[2:], uint16(f.K()))
-	binary.LittleEndian.PutUint32(p[4:], uint32(f.geo.blockBits))
+	binary.LittleEndian.PutUint32(p[4:], uint32(f.geo.BlockBits()))
 	binary.LittleEndian.PutUint64(p[8:], f.m)
 	binary.LittleEndian.PutUint64(p[16:], f.count)
 	if f.minInc {

@@ -1,7 +1,6 @@
 package counting
 
 import (
-	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -22,38 +21,24 @@ import (
 //   - 4-bit counters, the default, have their own loops with constant
 //     shifts and masks.
 //
-// They serve the default scheme; other schemes go through
-// geometry.positions. TestPositionsMatchBloom checks probeRange against
-// bloom's positions, and the tests that run both modes side by side check
+// They serve the default scheme, starting from bloom.Geometry.ProbeRange
+// (the ranges bloom.Geometry.Positions uses too); other schemes go
+// through Positions. The tests that run both modes side by side check
 // these loops against the filter with a view.
-
-// probeRange returns where h's probes fall in the default scheme: probe i
-// (from 0) is base + i·step + Reduce(v_i, r), as bloom places it (Classic:
-// all of [0, m); Partitioned: slice i of span; Blocked and Paged: the
-// key's block).
-func (g *geometry) probeRange(h hashing.Hash128) (base, step, r uint64) {
-	switch g.layout {
-	case bloom.Classic:
-		return 0, 0, g.m
-	case bloom.Partitioned:
-		return 0, g.span, g.span
-	}
-	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
-}
 
 // containsCounters is ContainsHash from the counters: true when every
 // counter of the key is non-zero. It stops at the first zero counter; the
 // loads do not depend on one another, so for a member the CPU has all k in
 // flight.
 func (f *Filter) containsCounters(h hashing.Hash128) bool {
-	if !f.geo.fast {
+	if !f.geo.Inline() {
 		return f.containsAt(h)
 	}
-	base, step, r := f.geo.probeRange(h)
+	base, step, r := f.geo.ProbeRange(h)
 	p := hashing.NewProbes(h)
 	counters := f.counters
 	if f.width == 4 {
-		for i := f.geo.k; i > 0; i-- {
+		for i := f.geo.K(); i > 0; i-- {
 			var v uint64
 			v, p = p.Advance()
 			b := base + hashing.Reduce(v, r)
@@ -65,7 +50,7 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 		return true
 	}
 	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
-	for i := f.geo.k; i > 0; i-- {
+	for i := f.geo.K(); i > 0; i-- {
 		var v uint64
 		v, p = p.Advance()
 		b := base + hashing.Reduce(v, r)
@@ -82,7 +67,7 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 // buffer out of containsCounters's frame.)
 func (f *Filter) containsAt(h hashing.Hash128) bool {
 	var buf [params.MaxK]uint64
-	return f.allNonZero(f.geo.positions(h, &buf))
+	return f.allNonZero(f.geo.Positions(h, &buf))
 }
 
 // addCounters is AddHash for a filter without a bit view, the default
@@ -91,11 +76,11 @@ func (f *Filter) containsAt(h hashing.Hash128) bool {
 // loads is the rare saturation, so the k misses overlap. It does not
 // count the key (AddHash does).
 func (f *Filter) addCounters(h hashing.Hash128) {
-	base, step, r := f.geo.probeRange(h)
+	base, step, r := f.geo.ProbeRange(h)
 	p := hashing.NewProbes(h)
 	counters, sat := f.counters, f.sat
 	if f.width == 4 {
-		for i := f.geo.k; i > 0; i-- {
+		for i := f.geo.K(); i > 0; i-- {
 			var v uint64
 			v, p = p.Advance()
 			b := base + hashing.Reduce(v, r)
@@ -115,7 +100,7 @@ func (f *Filter) addCounters(h hashing.Hash128) {
 		return
 	}
 	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
-	for i := f.geo.k; i > 0; i-- {
+	for i := f.geo.K(); i > 0; i-- {
 		var v uint64
 		v, p = p.Advance()
 		b := base + hashing.Reduce(v, r)
@@ -140,11 +125,11 @@ func (f *Filter) addCounters(h hashing.Hash128) {
 // are undone (from the positions, computed again: refusals are rare) and
 // the key is refused.
 func (f *Filter) removeCounters(h hashing.Hash128) error {
-	base, step, r := f.geo.probeRange(h)
+	base, step, r := f.geo.ProbeRange(h)
 	p := hashing.NewProbes(h)
 	counters := f.counters
 	max, perShift, perMask, wShift := f.max, f.perShift&63, f.perMask, f.wShift&63
-	for i := range f.geo.k {
+	for i := range f.geo.K() {
 		var v uint64
 		v, p = p.Advance()
 		b := base + hashing.Reduce(v, r)
@@ -170,7 +155,7 @@ func (f *Filter) removeCounters(h hashing.Hash128) error {
 // removeCounters).
 func (f *Filter) undoFirst(h hashing.Hash128, i int) {
 	var buf [params.MaxK]uint64
-	f.undoDecrements(f.geo.positions(h, &buf)[:i])
+	f.undoDecrements(f.geo.Positions(h, &buf)[:i])
 }
 
 // incrementCounters is incrementAll for a filter without a bit view, for

@@ -132,10 +132,10 @@ type Config struct {
 // Filter is a counting Bloom filter with a live bit view (unless built
 // with Config.NoBitView).
 type Filter struct {
-	counters []uint64      // packed counters, counter b at bits [b·width, b·width+width)
-	bits     []uint64      // the view's words: bit b set iff counter b > 0; nil without a view
-	view     *bloom.Filter // read-only view over bits; nil without a view
-	geo      geometry      // shape and hashing: where a key's counters are
+	counters []uint64       // packed counters, counter b at bits [b·width, b·width+width)
+	bits     []uint64       // the view's words: bit b set iff counter b > 0; nil without a view
+	view     *bloom.Filter  // read-only view over bits; nil without a view
+	geo      bloom.Geometry // shape and hashing: where a key's counters are
 	m        uint64
 	width    uint   // bits per counter: 4, 8 or 16
 	wShift   uint   // log2(width)
@@ -205,7 +205,7 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		counters: counters,
 		bits:     bits,
 		view:     view,
-		geo:      newGeometry(s, seed, scheme),
+		geo:      bloom.NewGeometry(s, seed, scheme),
 		m:        s.M,
 		width:    width,
 		wShift:   wShift,
@@ -300,16 +300,16 @@ func checkMax(s params.Shape) error {
 func (f *Filter) BitView() *bloom.Filter { return f.view }
 
 // Shape returns the geometry of the filter (and of its bit view).
-func (f *Filter) Shape() params.Shape { return f.geo.shape() }
+func (f *Filter) Shape() params.Shape { return f.geo.Shape() }
 
 // M returns the number of counters, which is the number of bits of the view.
 func (f *Filter) M() uint64 { return f.m }
 
 // K returns the number of probes per key.
-func (f *Filter) K() int { return f.geo.k }
+func (f *Filter) K() int { return f.geo.K() }
 
 // Layout returns the layout.
-func (f *Filter) Layout() bloom.Layout { return f.geo.layout }
+func (f *Filter) Layout() bloom.Layout { return f.geo.Layout() }
 
 // Width returns the counter width in bits (4, 8 or 16).
 func (f *Filter) Width() int { return int(f.width) }
@@ -322,10 +322,10 @@ func (f *Filter) Max() uint64 { return f.max }
 func (f *Filter) MinimalIncrease() bool { return f.minInc }
 
 // Seed returns the hashing seed.
-func (f *Filter) Seed() uint64 { return f.geo.seed }
+func (f *Filter) Seed() uint64 { return f.geo.Seed() }
 
 // Scheme returns the hashing scheme.
-func (f *Filter) Scheme() hashing.Scheme { return f.geo.scheme }
+func (f *Filter) Scheme() hashing.Scheme { return f.geo.Scheme() }
 
 // Len returns the number of keys added minus the number removed, counting
 // duplicates (a refused removal does not count).
@@ -345,10 +345,10 @@ func (f *Filter) SizeBytes() int { return 8 * (len(f.counters) + len(f.bits)) }
 
 // Hash returns key's hash under the filter's scheme and seed, for the
 // ...Hash methods of this filter, of compatible ones and of its bit view.
-func (f *Filter) Hash(key []byte) hashing.Hash128 { return f.geo.hash(key) }
+func (f *Filter) Hash(key []byte) hashing.Hash128 { return f.geo.Hash(key) }
 
 // HashString is Hash for a string key.
-func (f *Filter) HashString(key string) hashing.Hash128 { return f.geo.hashString(key) }
+func (f *Filter) HashString(key string) hashing.Hash128 { return f.geo.HashString(key) }
 
 // String summarises the filter.
 func (f *Filter) String() string {

@@ -188,7 +188,7 @@ func testRefusedRemovalChangesNothing(t *testing.T, noView bool) {
 	for i := range 2000 {
 		h := f.HashString(key(i))
 		var buf [params.MaxK]uint64
-		pos := f.geo.positions(h, &buf)
+		pos := f.geo.Positions(h, &buf)
 		if !needsMore(f, pos) {
 			continue
 		}

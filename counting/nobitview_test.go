@@ -16,7 +16,7 @@ import (
 )
 
 // TestPositionsMatchBloom checks that the filter's own probe derivation
-// (geometry, which a filter without a bit view depends on) gives exactly
+// (bloom.Geometry, which a filter without a bit view depends on) gives exactly
 // the hashes and positions of a bloom.Filter of the same shape, for every
 // layout and both schemes.
 func TestPositionsMatchBloom(t *testing.T) {
@@ -36,9 +36,9 @@ func TestPositionsMatchBloom(t *testing.T) {
 		for _, bc := range configs {
 			bc.Scheme = scheme
 			b := bloom.MustNew(bc)
-			g := newGeometry(b.Shape(), bc.Seed, scheme)
-			if g.shape() != b.Shape() {
-				t.Fatalf("%+v: shape %v, bloom %v", bc, g.shape(), b.Shape())
+			g := bloom.NewGeometry(b.Shape(), bc.Seed, scheme)
+			if g.Shape() != b.Shape() {
+				t.Fatalf("%+v: shape %v, bloom %v", bc, g.Shape(), b.Shape())
 			}
 			var want, got [params.MaxK]uint64
 			for i := range 5000 {
@@ -46,11 +46,11 @@ func TestPositionsMatchBloom(t *testing.T) {
 				if i%2 == 0 {
 					k := key(i)
 					h = b.HashString(k)
-					if g.hashString(k) != h || g.hash([]byte(k)) != h {
+					if g.HashString(k) != h || g.Hash([]byte(k)) != h {
 						t.Fatalf("%v %+v: hash of %q differs from bloom's", scheme.ID(), bc, k)
 					}
 				}
-				if w, p := b.Positions(h, &want), g.positions(h, &got); !slices.Equal(w, p) {
+				if w, p := b.Positions(h, &want), g.Positions(h, &got); !slices.Equal(w, p) {
 					t.Fatalf("%v %+v: positions %v, bloom %v", scheme.ID(), bc, p, w)
 				}
 			}

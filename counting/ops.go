@@ -38,13 +38,13 @@ func (f *Filter) CountString(key string) uint64 { return f.CountHash(f.HashStrin
 // twice), or with MinimalIncrease only those equal to their minimum. A
 // counter at Max stays there. It allocates nothing.
 func (f *Filter) AddHash(h hashing.Hash128) {
-	if f.bits == nil && !f.minInc && f.geo.fast {
+	if f.bits == nil && !f.minInc && f.geo.Inline() {
 		f.count++
 		f.addCounters(h)
 		return
 	}
 	var buf [params.MaxK]uint64
-	pos := f.geo.positions(h, &buf)
+	pos := f.geo.Positions(h, &buf)
 	f.count++
 	switch {
 	case f.minInc:
@@ -115,11 +115,11 @@ func (f *Filter) RemoveHash(h hashing.Hash128) error {
 	if f.minInc {
 		return ErrNoRemoval
 	}
-	if f.bits == nil && f.geo.fast {
+	if f.bits == nil && f.geo.Inline() {
 		return f.removeCounters(h)
 	}
 	var buf [params.MaxK]uint64
-	return f.removeAt(f.geo.positions(h, &buf))
+	return f.removeAt(f.geo.Positions(h, &buf))
 }
 
 // errAbsent is the error of a refused removal.
@@ -212,7 +212,7 @@ func (f *Filter) allNonZero(pos []uint64) bool {
 // "Max or more".
 func (f *Filter) CountHash(h hashing.Hash128) uint64 {
 	var buf [params.MaxK]uint64
-	return f.minimum(f.geo.positions(h, &buf))
+	return f.minimum(f.geo.Positions(h, &buf))
 }
 
 // minimum returns the smallest counter at pos.

@@ -1,0 +1,157 @@
+package bloom
+
+import (
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Geometry is where a filter's probes fall: its shape and its hashing
+// (scheme and seed). A Filter has one; a structure that indexes its own
+// array by a Bloom filter's positions without keeping the bits (a
+// counting filter without a bit view) holds one alone, so that both place
+// every key identically.
+type Geometry struct {
+	layout    Layout
+	m         uint64
+	k         int
+	blockBits uint64 // Blocked and Paged: bits per block
+	span      uint64 // Classic: m; Partitioned: bits per slice; Blocked, Paged: number of blocks
+	seed      uint64
+	scheme    hashing.Scheme
+	fast      bool // scheme is hashing.Default, whose probes run inline
+}
+
+// geometry lets Filter embed a Geometry under an unexported name: its
+// methods are promoted, but callers cannot replace a filter's geometry.
+type geometry = Geometry
+
+// NewGeometry returns the geometry of s with the given seed and scheme
+// (nil means hashing.Default). s must be valid (params.Shape.Validate).
+func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
+	if scheme == nil {
+		scheme = hashing.Default
+	}
+	g := Geometry{
+		layout:    s.Layout,
+		m:         s.M,
+		k:         s.K,
+		blockBits: s.BlockBits,
+		seed:      seed,
+		scheme:    scheme,
+		fast:      scheme.ID() == hashing.XXH3,
+	}
+	switch g.layout {
+	case Classic:
+		g.span = g.m
+	case Partitioned:
+		g.span = g.m / uint64(g.k)
+	default:
+		g.span = g.m / g.blockBits
+	}
+	return g
+}
+
+// Shape returns the geometry's shape.
+func (g *Geometry) Shape() params.Shape {
+	return params.Shape{Layout: g.layout, M: g.m, K: g.k, BlockBits: g.blockBits}
+}
+
+// M returns the number of bits.
+func (g *Geometry) M() uint64 { return g.m }
+
+// K returns the number of probes per key.
+func (g *Geometry) K() int { return g.k }
+
+// Layout returns the layout.
+func (g *Geometry) Layout() Layout { return g.layout }
+
+// BlockBits returns the block size of the Blocked and Paged layouts, 0 for
+// the others.
+func (g *Geometry) BlockBits() uint64 { return g.blockBits }
+
+// Seed returns the hashing seed.
+func (g *Geometry) Seed() uint64 { return g.seed }
+
+// Scheme returns the hashing scheme.
+func (g *Geometry) Scheme() hashing.Scheme { return g.scheme }
+
+// Inline reports whether the scheme is the default one, whose probes
+// ProbeRange and hashing.Probes compute inline.
+func (g *Geometry) Inline() bool { return g.fast }
+
+// Hash returns key's hash under the scheme and seed, for the ...Hash
+// methods of this and every compatible filter.
+func (g *Geometry) Hash(key []byte) hashing.Hash128 {
+	if g.fast {
+		return hashing.SumSeed(key, g.seed)
+	}
+	return g.scheme.Sum(key, g.seed)
+}
+
+// HashString is Hash for a string key.
+func (g *Geometry) HashString(key string) hashing.Hash128 {
+	if g.fast {
+		return hashing.SumStringSeed(key, g.seed)
+	}
+	return g.scheme.SumString(key, g.seed)
+}
+
+// ProbeRange returns where h's probes fall under the default scheme
+// (Inline): probe i (from 0) is base + i·step + Reduce(v_i, r), v_i the
+// i-th value of hashing.NewProbes(h). Classic: all of [0, m); Partitioned:
+// slice i; Blocked and Paged: the key's block. Hot loops that run the
+// probes themselves start from it.
+func (g *Geometry) ProbeRange(h hashing.Hash128) (base, step, r uint64) {
+	switch g.layout {
+	case Classic:
+		return 0, 0, g.m
+	case Partitioned:
+		return 0, g.span, g.span
+	}
+	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
+}
+
+// Positions writes the k bit positions of h into buf and returns them:
+// exactly the bits AddHash sets and ContainsHash tests. Structures built on
+// a filter's layout (counting filters, say) index their own arrays with
+// them. The default scheme runs inline, others through the Scheme
+// interface.
+func (g *Geometry) Positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
+	if !g.fast {
+		return g.locate(h, buf)
+	}
+	pos := buf[:g.k]
+	base, step, r := g.ProbeRange(h)
+	p := hashing.NewProbes(h)
+	var v uint64
+	for i := range pos {
+		v, p = p.Advance()
+		pos[i] = base + hashing.Reduce(v, r)
+		base += step
+	}
+	return pos
+}
+
+// locate writes h's k bit positions into buf through the Scheme interface.
+// It is the reference the inline paths are tested against, and the path for
+// schemes other than the default.
+func (g *Geometry) locate(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
+	s := g.scheme
+	pos := buf[:g.k]
+	switch g.layout {
+	case Classic:
+		for i := range pos {
+			pos[i] = s.Probe(h, i, g.m)
+		}
+	case Partitioned:
+		for i := range pos {
+			pos[i] = uint64(i)*g.span + s.Probe(h, i, g.span)
+		}
+	default:
+		base := s.Block(h, g.span) * g.blockBits
+		for i := range pos {
+			pos[i] = base + s.Probe(h, i, g.blockBits)
+		}
+	}
+	return pos
+}
