@@ -523,19 +523,6 @@ func newTiming(samples []compare.Sample, size float64) Timing {
 		}
 		return size / ns * 1e3 // bytes/ns · 10^9 / 10^6
 	}
-	t.MBps, t.WallMBps = mbps(median(t.SamplesNs)), mbps(median(t.WallSamplesNs))
+	t.MBps, t.WallMBps = mbps(compare.Median(t.SamplesNs)), mbps(compare.Median(t.WallSamplesNs))
 	return t
-}
-
-// median returns the median of xs (the mean of the middle two for an even
-// count) without reordering xs.
-func median(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -55,10 +55,10 @@ func newTiming(samples []Sample, clock string) Timing {
 	for i, s := range samples {
 		cpu[i], wall[i] = s.CPU, s.Wall
 	}
-	t := Timing{Samples: cpu, WallMedian: median(wall), WallSamples: wall}
+	t := Timing{Samples: cpu, WallMedian: Median(wall), WallSamples: wall}
 	if clock == ClockWall {
 		t.Samples = wall
 	}
-	t.Median = median(t.Samples)
+	t.Median = Median(t.Samples)
 	return t
 }

@@ -142,9 +142,9 @@ func (r *caseRun) rounds(phase string, idx []int, p pass) ([]Timing, error) {
 	return timings, nil
 }
 
-// median returns the median of xs (the mean of the middle two for an even
+// Median returns the median of xs (the mean of the middle two for an even
 // count) without reordering xs.
-func median(xs []float64) float64 {
+func Median(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	if len(s) == 0 {
 		return 0

@@ -96,7 +96,7 @@ func speedCheck(c Check, a, b Timing, sameRounds bool) Check {
 		for i := range ratios {
 			ratios[i] = b.Samples[i] / a.Samples[i]
 		}
-		c.Paired = median(ratios)
+		c.Paired = Median(ratios)
 	}
 	return c
 }
