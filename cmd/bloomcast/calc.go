@@ -94,12 +94,8 @@ func runCalc(e *env, args []string) error {
 	fs.Var(&layout, "layout", "")
 	fs.Var(&blockBits, "block-bits", "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	args, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
 	}
 	q := params.Query{N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
 	given := 0

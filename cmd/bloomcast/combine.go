@@ -103,11 +103,8 @@ func runFold(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if out == "" {
-		return usagef("missing -o OUT")
-	}
-	if len(args) != 1 {
-		return usagef("want one FILE, got %d arguments", len(args))
+	if err := oneFileToOut(out, args); err != nil {
+		return err
 	}
 	if flagSet(fs, "to") && to == 0 {
 		return usagef("--to must be at least 1")

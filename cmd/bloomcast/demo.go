@@ -91,12 +91,8 @@ func runDemo(e *env, args []string) error {
 	fs.Var(&requests, "requests", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	args, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
 	}
 	if keys < 1 || keys > maxDemoKeys {
 		return usagef("--keys must be between 1 and %d", maxDemoKeys)
@@ -106,6 +102,7 @@ func runDemo(e *env, args []string) error {
 	}
 
 	var report demoReport
+	var err error
 	report.LayoutTrial, err = layoutTrial(int(keys), float64(p), seed)
 	if err != nil {
 		return err

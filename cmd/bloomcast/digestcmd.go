@@ -64,11 +64,8 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if err != nil {
 		return err
 	}
-	if out == "" {
-		return usagef("missing -o OUT")
-	}
-	if len(args) != 1 {
-		return usagef("want one FILE, got %d arguments", len(args))
+	if err := oneFileToOut(out, args); err != nil {
+		return err
 	}
 	if codecName != "" {
 		if codec, err = digest.ParseCodec(codecName); err != nil {

@@ -21,6 +21,19 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseNoArgs is parseFlags for a command that takes no positional
+// arguments: any is a usage error.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	return nil
+}
+
 // parseFlags parses args like a Unix tool: flags may come before, between
 // or after the positional arguments, with one dash or two ("-json",
 // "--json"), their values joined by "=" or in the next argument; "--" ends

@@ -146,10 +146,7 @@ func runInspect(e *env, args []string) error {
 		bpk := f.Shape().BitsPerKey(r.Count)
 		r.BitsPerKey = &bpk
 	}
-	if r.EntropyBytes > 0 {
-		ratio := float64(r.PayloadBytes) / r.EntropyBytes
-		r.EntropyRatio = &ratio
-	}
+	r.EntropyRatio = entropyRatio(r.PayloadBytes, r.EntropyBytes)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -195,6 +192,16 @@ func runInspect(e *env, args []string) error {
 		addCountingLines(&kv, r.Counting, r.M)
 	}
 	return kv.write(e.stdout)
+}
+
+// entropyRatio is payload over entropyBytes, or nil when the entropy is
+// 0 (a constant array, which no ratio describes).
+func entropyRatio(payload int64, entropyBytes float64) *float64 {
+	if entropyBytes <= 0 {
+		return nil
+	}
+	ratio := float64(payload) / entropyBytes
+	return &ratio
 }
 
 // payloadLine describes the payload against its entropy.

@@ -36,10 +36,7 @@ func inspectDelta(e *env, path string, lf *loadedFilter, asJSON bool) error {
 		Seed: lf.header.Seed, HashSchemeID: lf.header.Scheme, Bits: d.Bits, ChangedBits: d.Changed(),
 		EncodedBytes: lf.size, PayloadBytes: d.PayloadBytes, EntropyBytes: d.EntropyBits() / 8,
 	}
-	if r.EntropyBytes > 0 {
-		ratio := float64(r.PayloadBytes) / r.EntropyBytes
-		r.EntropyRatio = &ratio
-	}
+	r.EntropyRatio = entropyRatio(int64(r.PayloadBytes), r.EntropyBytes)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}

@@ -142,6 +142,18 @@ func usagef(format string, a ...any) error {
 	return &usageError{fmt.Sprintf(format, a...)}
 }
 
+// oneFileToOut checks the arguments of a command that turns one FILE
+// into -o OUT.
+func oneFileToOut(out string, args []string) error {
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE, got %d arguments", len(args))
+	}
+	return nil
+}
+
 // exitStatus ends the command with that status and no message.
 type exitStatus int
 

@@ -189,10 +189,8 @@ func newMHTReport(p mht.Plan, c mht.Calculation) *mhtReport {
 func (e *env) mhtCalc(args []string) error {
 	fs := newFlagSet("mht calc")
 	pf := newPlanFlags(fs)
-	if rest, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	p, err := pf.plan(fs)
 	if err != nil {
@@ -243,10 +241,8 @@ func (e *env) mhtSim(args []string) error {
 	fs.Var(&trials, "trials", "")
 	fs.Var(&queries, "queries", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
-	if rest, err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	} else if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	p, err := pf.plan(fs)
 	if err != nil {

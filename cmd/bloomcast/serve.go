@@ -270,12 +270,8 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		}
 		args = append(fileArgs, args...)
 	}
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
-	}
-	if len(rest) > 0 {
-		return nil, usagef("unexpected argument %q", rest[0])
 	}
 	codec, err := digest.ParseCodec(sf.codec)
 	if err != nil {

@@ -159,12 +159,8 @@ func runTraceback(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.StringVar(&plot, "plot", "", "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	ps, err := parseRates(rates)
 	if err != nil {
@@ -363,12 +359,8 @@ func runLoops(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.StringVar(&plot, "plot", "", "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	if hops < 2 || hops > sim.MaxLoopRouters || packets < 1 || packets > 1<<32 || k > 512 {
 		return usagef("--hops must be 2 to %d, --packets positive, --k at most 512", sim.MaxLoopRouters)

@@ -66,12 +66,8 @@ func runSimCompress(e *env, args []string) error {
 	fs.StringVar(&codecName, "codec", "arith", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	codec, err := digest.ParseCodec(codecName)
 	if err != nil {

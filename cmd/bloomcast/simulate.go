@@ -145,12 +145,8 @@ func runSimulate(e *env, args []string) error {
 	fs.Float64Var(&compMemory, "compressed-memory", compMemory, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.StringVar(&plot, "plot", "", "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
 	}
 	ms, err := parseModes(modes)
 	if err != nil {

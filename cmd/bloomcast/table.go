@@ -23,12 +23,8 @@ func runTable(e *env, args []string) error {
 	fs := newFlagSet("table")
 	var markdown bool
 	fs.BoolVar(&markdown, "markdown", false, "")
-	args, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
 	}
 	rows := params.SeedTable(2, 32)
 	if markdown {
