@@ -113,18 +113,10 @@ func (h *faultLog) count(level slog.Level, msg, peer string) (n int, lastErr str
 // h instead of being discarded.
 func startFaultNode(t *testing.T, ln net.Listener, cfg NodeConfig, h slog.Handler) *testNode {
 	t.Helper()
-	tn := &testNode{ln: ln, done: make(chan error, 1), log: &syncBuffer{}}
-	cfg.AccessLog = tn.log
 	cfg.Logger = slog.New(h)
-	testNodeDefaults(&cfg)
-	n, err := NewNode(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn.Node = n
-	ctx, cancel := context.WithCancel(context.Background())
-	tn.cancel = cancel
-	go func() { tn.done <- n.Serve(ctx, ln, nil) }()
+	tn := startNode(t, ln, nil, cfg)
+	// Runs before startNode's cleanup (cleanups run last in, first
+	// out), which then finds the node stopped.
 	t.Cleanup(func() { faultStop(t, tn, 15*time.Second) })
 	return tn
 }

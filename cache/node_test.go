@@ -69,7 +69,9 @@ func startNode(t *testing.T, ln net.Listener, icpConn net.PacketConn, cfg NodeCo
 	t.Helper()
 	tn := &testNode{ln: ln, icp: icpConn, done: make(chan error, 1), log: &syncBuffer{}}
 	cfg.AccessLog = tn.log
-	cfg.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	testNodeDefaults(&cfg)
 	n, err := NewNode(cfg)
 	if err != nil {

@@ -37,24 +37,7 @@ func newDigestServer(t *testing.T, pub *Publisher) *digestServer {
 	return s
 }
 
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *stepClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func newTestDirectory(t *testing.T, clock *stepClock, peers ...PeerConfig) *Directory {
+func newTestDirectory(t *testing.T, clock *fakeClock, peers ...PeerConfig) *Directory {
 	t.Helper()
 	d, err := NewDirectory(DirectoryConfig{Peers: peers, PollInterval: time.Second, Expiry: 10 * time.Second,
 		MaxDigestBytes: 1 << 20, Now: clock.Now})
@@ -79,7 +62,7 @@ func TestDirectoryFollowsPublisher(t *testing.T) {
 	}
 	pub.Publish()
 	srv := newDigestServer(t, pub)
-	clock := &stepClock{t: time.Unix(1e9, 0)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
 	d := newTestDirectory(t, clock, PeerConfig{Name: "a", Proxy: srv.URL})
 	ctx := context.Background()
 	if got := d.Candidates(urlKey(1)); len(got) != 0 {
@@ -153,7 +136,7 @@ func TestDirectoryRefusesBadDigests(t *testing.T) {
 	pub := newTestPublisher(t, 1, 8)
 	pub.Stored(urlKey(1))
 	srv := newDigestServer(t, pub)
-	clock := &stepClock{t: time.Unix(1e9, 0)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
 	d := newTestDirectory(t, clock, PeerConfig{Name: "a", Proxy: srv.URL})
 	ctx := context.Background()
 	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
@@ -208,7 +191,7 @@ func TestDirectorySquidPeer(t *testing.T) {
 		w.Write(body)
 	}))
 	defer srv.Close()
-	clock := &stepClock{t: time.Unix(1e9, 0)}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
 	d := newTestDirectory(t, clock, PeerConfig{Name: "squid", Proxy: srv.URL, Protocol: Squid})
 	if err := d.RefreshPeer(context.Background(), d.Peers()[0]); err != nil {
 		t.Fatal(err)
