@@ -3,6 +3,7 @@ package cache
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,27 +23,17 @@ const (
 // simulations, keep separate counts).
 type nodeMetrics struct {
 	registry  *prometheus.Registry
-	requests  *prometheus.CounterVec
-	falseHits prometheus.Counter
-	bytes     *prometheus.CounterVec
 	peerAsks  *prometheus.CounterVec
 	digestIn  *prometheus.CounterVec
 	digestOut *prometheus.CounterVec
-	counts    nodeCounters // the same events as plain counters, for Node.Stats
+	// counts are the plain counters behind Node.Stats; the request
+	// metrics read them at scrape time (requestCollector), so a request
+	// is counted once.
+	counts nodeCounters
 }
 
 func newNodeMetrics(n *Node) *nodeMetrics {
 	m := &nodeMetrics{registry: prometheus.NewRegistry()}
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "bloomcast_requests_total", Help: "Client requests by outcome: local_hit, peer_hit, miss, other.",
-	}, []string{"outcome"})
-	m.falseHits = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "bloomcast_false_hit_requests_total",
-		Help: "Client requests that met at least one false hit (a peer whose summary or ICP reply said maybe answered 504), whatever their outcome.",
-	})
-	m.bytes = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "bloomcast_response_bytes_total", Help: "Bytes sent to clients, by outcome.",
-	}, []string{"outcome"})
 	m.peerAsks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_peer_requests_total",
 		Help: "Requests to peers with only-if-cached, by peer and result: hit, false_hit (504: the summary erred), error.",
@@ -53,7 +44,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	m.digestOut = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_digest_out_bytes_total", Help: "Digest bytes served to peers, by codec and kind (full, delta, squid).",
 	}, []string{"codec", "kind"})
-	m.registry.MustRegister(m.requests, m.falseHits, m.bytes, m.peerAsks, m.digestIn, m.digestOut, &icpCollector{node: n})
+	m.registry.MustRegister(&requestCollector{c: &m.counts}, m.peerAsks, m.digestIn, m.digestOut, &icpCollector{node: n})
 	gauge := func(name, help string, f func() float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 	}
@@ -83,14 +74,46 @@ func outcome(r *Record) string {
 }
 
 func (m *nodeMetrics) request(r *Record) {
-	o := outcome(r)
-	m.counts.request(o, r.Bytes)
-	m.requests.WithLabelValues(o).Inc()
+	m.counts.request(outcome(r), r.Bytes)
 	if r.FalseHits > 0 {
-		m.falseHits.Inc()
 		m.counts.falseHitRequests.Add(1)
 	}
-	m.bytes.WithLabelValues(o).Add(float64(r.Bytes))
+}
+
+// requestCollector reports the client requests, their bytes by outcome
+// and the requests that met a false hit, from the node's counters.
+type requestCollector struct{ c *nodeCounters }
+
+var (
+	requestsDesc = prometheus.NewDesc("bloomcast_requests_total",
+		"Client requests by outcome: local_hit, peer_hit, miss, other.", []string{"outcome"}, nil)
+	responseBytesDesc = prometheus.NewDesc("bloomcast_response_bytes_total",
+		"Bytes sent to clients, by outcome.", []string{"outcome"}, nil)
+	falseHitRequestsDesc = prometheus.NewDesc("bloomcast_false_hit_requests_total",
+		"Client requests that met at least one false hit (a peer whose summary or ICP reply said maybe answered 504), whatever their outcome.", nil, nil)
+)
+
+func (rc *requestCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- requestsDesc
+	ch <- responseBytesDesc
+	ch <- falseHitRequestsDesc
+}
+
+func (rc *requestCollector) Collect(ch chan<- prometheus.Metric) {
+	c := rc.c
+	for _, o := range []struct {
+		name    string
+		n, size *atomic.Uint64
+	}{
+		{OutcomeLocalHit, &c.localHits, &c.localHitBytes}, {OutcomePeerHit, &c.peerHits, &c.peerHitBytes},
+		{OutcomeMiss, &c.misses, &c.missBytes}, {OutcomeOther, &c.other, &c.otherBytes},
+	} {
+		if n := o.n.Load(); n > 0 { // as a CounterVec would: outcomes seen
+			ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue, float64(n), o.name)
+			ch <- prometheus.MustNewConstMetric(responseBytesDesc, prometheus.CounterValue, float64(o.size.Load()), o.name)
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(falseHitRequestsDesc, prometheus.CounterValue, float64(c.falseHitRequests.Load()))
 }
 
 func (m *nodeMetrics) handler() http.Handler {
@@ -145,9 +168,12 @@ func (c *icpCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *icpCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.node.Stats()
-	emitTraffic(ch, "client", s.ICPClient.Traffic)
-	emitTraffic(ch, "server", s.ICPServer.Traffic)
+	var client icp.Traffic
+	if cl := c.node.icpClientOrNil(); cl != nil {
+		client = cl.Stats().Traffic
+	}
+	emitTraffic(ch, "client", client)
+	emitTraffic(ch, "server", c.node.icpServer.Stats().Traffic)
 }
 
 func emitTraffic(ch chan<- prometheus.Metric, role string, t icp.Traffic) {
