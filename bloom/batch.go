@@ -1,34 +1,37 @@
 package bloom
 
 import (
-	"runtime"
-
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/prefetch"
 )
 
-// batchGroup is how many keys a batch operation has in flight at once:
-// enough to keep the CPU's line-fill buffers busy (10–12 outstanding misses
-// on current x86 cores), few enough that the group's lines stay in L1.
-const batchGroup = 16
+// The batch operations overlap the memory misses of many keys by group
+// prefetching (Chen, Ailamaki, Gibbons and Mowry, "Improving hash join
+// performance through prefetching", ICDE 2004): they compute where the
+// keys of the next group probe, ask the CPU to fetch those lines
+// (internal/prefetch), and meanwhile answer the current group, whose lines
+// were requested one group earlier. A single query cannot do this: its
+// first load is needed at once.
 
-// ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i. It overlaps
-// the memory misses of many keys: a first pass issues one independent load
-// per key (the first probe), a second finishes the keys that passed, now in
-// cache. out must be at least as long as hs; nothing is allocated.
+// blockedGroup is how many keys of a Blocked filter are in flight at once:
+// one line each, enough to cover a memory latency with the work of the
+// group before, few enough that the lines stay in L1 until they are used.
+const blockedGroup = 16
+
+// ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i, overlapping
+// the memory misses of many keys (see above). out must be at least as long
+// as hs; nothing is allocated.
 func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
 	out = out[:len(hs)]
-	for len(hs) > 0 {
-		n := min(len(hs), batchGroup)
-		g, o := hs[:n], out[:n]
-		for j, h := range g {
-			o[j] = f.firstProbe(h)
+	switch {
+	case !f.fast:
+		for i, h := range hs {
+			out[i] = f.containsLocated(h)
 		}
-		for j, h := range g {
-			if o[j] {
-				o[j] = f.ContainsHash(h)
-			}
-		}
-		hs, out = hs[n:], out[n:]
+	case f.layout == Blocked:
+		f.containsBatchBlocked(hs, out)
+	default:
+		f.containsBatchProbes(hs, out)
 	}
 }
 
@@ -36,39 +39,116 @@ func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
 // ContainsBatch does.
 func (f *Filter) AddBatch(hs []hashing.Hash128) {
 	f.mustWrite("AddBatch")
-	for len(hs) > 0 {
-		n := min(len(hs), batchGroup)
-		touched := false
-		for _, h := range hs[:n] {
-			touched = f.firstProbe(h) != touched
+	switch {
+	case !f.fast:
+		for _, h := range hs {
+			f.addLocated(h)
 		}
-		// Keep the loads: without a use of their result the compiler
-		// could drop them, and with them the overlap.
-		runtime.KeepAlive(touched)
-		for _, h := range hs[:n] {
-			f.AddHash(h)
+	case f.layout == Blocked:
+		f.addBatchBlocked(hs)
+	default:
+		f.addBatchProbes(hs)
+	}
+	f.count += uint64(len(hs))
+}
+
+// blockStarts writes the first bit of the block of each of the first
+// blockedGroup hashes of hs into pos and returns how many it wrote.
+func (f *Filter) blockStarts(hs []hashing.Hash128, pos *[blockedGroup]uint64) int {
+	n := min(len(hs), blockedGroup)
+	for j, h := range hs[:n] {
+		pos[j] = hashing.Block(h, f.span) * 512
+	}
+	return n
+}
+
+func (f *Filter) containsBatchBlocked(hs []hashing.Hash128, out []bool) {
+	var cur, next [blockedGroup]uint64
+	n := f.blockStarts(hs, &cur)
+	prefetch.Bits(f.words, cur[:n])
+	for n > 0 {
+		m := f.blockStarts(hs[n:], &next)
+		prefetch.Bits(f.words, next[:m])
+		for j, h := range hs[:n] {
+			out[j] = blockAllSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
 		}
-		hs = hs[n:]
+		hs, out = hs[n:], out[n:]
+		cur, n = next, m
 	}
 }
 
-// firstProbe tests h's first probe only: one load whose address does not
-// depend on any other key, so the CPU can have many in flight.
-func (f *Filter) firstProbe(h hashing.Hash128) bool {
-	if !f.fast {
-		return true
+func (f *Filter) addBatchBlocked(hs []hashing.Hash128) {
+	var cur, next [blockedGroup]uint64
+	n := f.blockStarts(hs, &cur)
+	prefetch.Bits(f.words, cur[:n])
+	for n > 0 {
+		m := f.blockStarts(hs[n:], &next)
+		prefetch.Bits(f.words, next[:m])
+		for j, h := range hs[:n] {
+			blockSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
+		}
+		hs = hs[n:]
+		cur, n = next, m
 	}
-	x := hashing.Finalize(h.Lo) // the first value of hashing.Probes
-	var b uint64
-	switch f.layout {
-	case Blocked:
-		b = hashing.Block(h, f.span)*512 + x>>55
-	case Classic:
-		b = hashing.Reduce(x, f.m)
-	case Partitioned:
-		b = hashing.Reduce(x, f.span)
-	default:
-		b = hashing.Block(h, f.span)*f.blockBits + hashing.Reduce(x, f.blockBits)
+}
+
+// probeGroup is a group of keys' probe positions in the layouts whose
+// probes fall on several lines: Classic, Partitioned, Paged.
+type probeGroup struct {
+	pos [prefetch.MaxPositions]uint64
+	n   int // keys in the group
+}
+
+// fill computes the positions of the first keys of hs, as many as fit,
+// and returns how many keys it took. k ≤ params.MaxK = MaxPositions, so a
+// group holds at least one key.
+func (g *probeGroup) fill(f *Filter, hs []hashing.Hash128) int {
+	k := f.k
+	g.n = min(len(hs), prefetch.MaxPositions/k)
+	for j, h := range hs[:g.n] {
+		f.inlinePositions(h, g.pos[j*k:(j+1)*k])
 	}
-	return f.words[b>>6]&(1<<(b&63)) != 0
+	return g.n
+}
+
+func (f *Filter) containsBatchProbes(hs []hashing.Hash128, out []bool) {
+	var cur, next probeGroup
+	words, k := f.words, f.k
+	n := cur.fill(f, hs)
+	prefetch.Bits(words, cur.pos[:n*k])
+	for n > 0 {
+		m := next.fill(f, hs[n:])
+		prefetch.Bits(words, next.pos[:m*k])
+		for j := range out[:n] {
+			out[j] = allSet(words, cur.pos[j*k:(j+1)*k])
+		}
+		hs, out = hs[n:], out[n:]
+		cur, n = next, m
+	}
+}
+
+func (f *Filter) addBatchProbes(hs []hashing.Hash128) {
+	var cur, next probeGroup
+	words, k := f.words, f.k
+	n := cur.fill(f, hs)
+	prefetch.Bits(words, cur.pos[:n*k])
+	for n > 0 {
+		m := next.fill(f, hs[n:])
+		prefetch.Bits(words, next.pos[:m*k])
+		for _, b := range cur.pos[:n*k] {
+			words[b>>6] |= 1 << (b & 63)
+		}
+		hs = hs[n:]
+		cur, n = next, m
+	}
+}
+
+// allSet reports whether every bit at pos is set.
+func allSet(words []uint64, pos []uint64) bool {
+	for _, b := range pos {
+		if words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }

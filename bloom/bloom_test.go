@@ -248,27 +248,46 @@ func TestFoldEqualsSmallerFilter(t *testing.T) {
 	}
 }
 
+// TestBatchMatchesSingle checks the batch operations against the single
+// ones across group boundaries (blocked: 16 keys; the others: 64/k keys,
+// so k = 64 makes groups of one) and lengths that are not multiples of a
+// group, for every layout, with the assembly prefetch and, under the
+// purego tag, its pure-Go twin.
 func TestBatchMatchesSingle(t *testing.T) {
 	for _, l := range layouts {
-		f := mustNew(t, Config{Layout: l, N: 5000, P: 0.01})
-		g := f.Clone()
-		hs := make([]hashing.Hash128, 5000)
-		for i := range hs {
-			hs[i] = f.HashString(key(i))
-		}
-		f.AddBatch(hs[:2500])
-		for _, h := range hs[:2500] {
-			g.AddHash(h)
-		}
-		if !f.Equal(g) || f.Count() != g.Count() {
-			t.Fatalf("%v: AddBatch differs from AddHash", l)
-		}
-		out := make([]bool, len(hs))
-		f.ContainsBatch(hs, out)
-		for i, h := range hs {
-			if out[i] != f.ContainsHash(h) {
-				t.Fatalf("%v: ContainsBatch[%d] differs", l, i)
+		for _, c := range []Config{
+			{Layout: l, N: 5000, P: 0.01},
+			{Layout: l, M: 1 << 16, K: 1},
+			{Layout: l, M: 1 << 16, K: 13},
+			{Layout: l, M: 1 << 18, K: 64},
+		} {
+			for _, n := range []int{0, 1, 15, 16, 17, 63, 2500} {
+				checkBatch(t, c, n)
 			}
+		}
+	}
+}
+
+func checkBatch(t *testing.T, c Config, n int) {
+	t.Helper()
+	f := mustNew(t, c)
+	g := f.Clone()
+	hs := make([]hashing.Hash128, 2*n+5)
+	for i := range hs {
+		hs[i] = f.HashString(key(i))
+	}
+	f.AddBatch(hs[:n])
+	for _, h := range hs[:n] {
+		g.AddHash(h)
+	}
+	if !f.Equal(g) || f.Count() != g.Count() {
+		t.Fatalf("%v k=%d n=%d: AddBatch differs from AddHash", c.Layout, f.K(), n)
+	}
+	out := make([]bool, len(hs)+3)
+	f.ContainsBatch(hs, out)
+	for i, h := range hs {
+		if out[i] != f.ContainsHash(h) {
+			t.Fatalf("%v k=%d n=%d: ContainsBatch[%d] differs", c.Layout, f.K(), n, i)
 		}
 	}
 }

@@ -121,15 +121,21 @@ func (g *Geometry) Positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint
 		return g.locate(h, buf)
 	}
 	pos := buf[:g.k]
+	g.inlinePositions(h, pos)
+	return pos
+}
+
+// inlinePositions writes h's first len(dst) positions under the default
+// scheme into dst.
+func (g *Geometry) inlinePositions(h hashing.Hash128, dst []uint64) {
 	base, step, r := g.ProbeRange(h)
 	p := hashing.NewProbes(h)
 	var v uint64
-	for i := range pos {
+	for i := range dst {
 		v, p = p.Advance()
-		pos[i] = base + hashing.Reduce(v, r)
+		dst[i] = base + hashing.Reduce(v, r)
 		base += step
 	}
-	return pos
 }
 
 // locate writes h's k bit positions into buf through the Scheme interface.

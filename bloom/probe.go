@@ -81,26 +81,51 @@ func (f *Filter) block(h hashing.Hash128) *[8]uint64 {
 	return (*[8]uint64)(f.words[i : i+8])
 }
 
-func (f *Filter) addBlocked(h hashing.Hash128) {
-	w := f.block(h)
+func (f *Filter) addBlocked(h hashing.Hash128) { blockSet(f.block(h), h, f.k) }
+
+// containsBlocked picks the probe loop by the array's size. Both were
+// measured on members and non-members, by precomputed hash and by string
+// key, from 10^5 to 2·10^7 keys at p = 1% (docs/BENCHMARKS.md):
+//
+//   - In cache, blockAllSet: an early exit costs a misprediction on almost
+//     every non-member (they leave after one to k probes at random), and
+//     testing all k bits without a branch is up to twice as fast on them
+//     and as fast on members.
+//   - Out of cache, blockHas: while the block's line is on its way, the
+//     predicted exit lets the CPU run ahead into the following queries and
+//     start their loads, which the branch-free loop's longer dependency
+//     chain does not (by hash at 2·10^7 keys: 56 against 80 ns per
+//     non-member).
+//
+// The two were even at 4·10^6 keys (5 MB), hence branchFreeBits.
+func (f *Filter) containsBlocked(h hashing.Hash128) bool {
+	if f.m <= branchFreeBits {
+		return blockAllSet(f.block(h), h, f.k)
+	}
+	return blockHas(f.block(h), h, f.k)
+}
+
+// branchFreeBits is the largest Blocked filter (4 MiB) that containsBlocked
+// queries with blockAllSet.
+const branchFreeBits = 1 << 25
+
+// blockSet sets h's k probes in its block w.
+func blockSet(w *[8]uint64, h hashing.Hash128, k int) {
 	p := hashing.NewProbes(h)
 	var v uint64
-	for i := f.k; i > 0; i-- {
+	for i := k; i > 0; i-- {
 		v, p = p.Advance()
 		b := v >> 55 // Reduce(x, 512): the top 9 bits
 		w[b>>6&7] |= 1 << (b & 63)
 	}
 }
 
-// containsBlocked tests the probes one by one and stops at the first zero.
-// A branch-free form (OR the probes into an 8-word mask, compare once) was
-// measured too: equal in cache, and about 1.7 times slower out of cache,
-// where the early loads of the block matter more than a misprediction.
-func (f *Filter) containsBlocked(h hashing.Hash128) bool {
-	w := f.block(h)
+// blockHas tests h's k probes in its block w one by one and stops at the
+// first zero.
+func blockHas(w *[8]uint64, h hashing.Hash128, k int) bool {
 	p := hashing.NewProbes(h)
 	var v uint64
-	for i := f.k; i > 0; i-- {
+	for i := k; i > 0; i-- {
 		v, p = p.Advance()
 		b := v >> 55
 		if w[b>>6&7]&(1<<(b&63)) == 0 {
@@ -108,6 +133,21 @@ func (f *Filter) containsBlocked(h hashing.Hash128) bool {
 		}
 	}
 	return true
+}
+
+// blockAllSet is blockHas without a branch per probe: it gathers the
+// complements of the k probed bits into one word's low bit. It is the
+// in-cache form of the query, and the batch's, whose lines were
+// prefetched.
+func blockAllSet(w *[8]uint64, h hashing.Hash128, k int) bool {
+	p := hashing.NewProbes(h)
+	var v, missing uint64
+	for i := k; i > 0; i-- {
+		v, p = p.Advance()
+		b := v >> 55
+		missing |= ^w[b>>6&7] >> (b & 63)
+	}
+	return missing&1 == 0
 }
 
 // The loops below copy the filter's fields into locals: Go does not hoist
