@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/zeebo/xxh3 v1.1.0
+	golang.org/x/sys v0.35.0
 )
 
 require (
@@ -17,6 +18,5 @@ require (
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/sys v0.35.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )

@@ -19,6 +19,9 @@ type Geometry struct {
 	seed      uint64
 	scheme    hashing.Scheme
 	fast      bool // scheme is hashing.Default, whose probes run inline
+	// blockedInline is fast && layout == Blocked: the path the key methods
+	// take without a call through Hash or ContainsHash.
+	blockedInline bool
 }
 
 // geometry lets Filter embed a Geometry under an unexported name: its
@@ -40,6 +43,7 @@ func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 		scheme:    scheme,
 		fast:      scheme.ID() == hashing.XXH3,
 	}
+	g.blockedInline = g.fast && g.layout == Blocked
 	switch g.layout {
 	case Classic:
 		g.span = g.m
@@ -85,7 +89,15 @@ func (g *Geometry) Hash(key []byte) hashing.Hash128 {
 	if g.fast {
 		return hashing.SumSeed(key, g.seed)
 	}
-	return g.scheme.Sum(key, g.seed)
+	return g.schemeSum(key)
+}
+
+// schemeSum and schemeSumString hash through the Scheme interface, out of
+// line, so that Hash and HashString stay small enough to inline.
+func (g *Geometry) schemeSum(key []byte) hashing.Hash128 { return g.scheme.Sum(key, g.seed) }
+
+func (g *Geometry) schemeSumString(key string) hashing.Hash128 {
+	return g.scheme.SumString(key, g.seed)
 }
 
 // HashString is Hash for a string key.
@@ -93,7 +105,7 @@ func (g *Geometry) HashString(key string) hashing.Hash128 {
 	if g.fast {
 		return hashing.SumStringSeed(key, g.seed)
 	}
-	return g.scheme.SumString(key, g.seed)
+	return g.schemeSumString(key)
 }
 
 // ProbeRange returns where h's probes fall under the default scheme

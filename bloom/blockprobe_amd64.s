@@ -1,0 +1,240 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// probeLane holds i and probeTri holds i(i+1)/2 for the probe numbers i =
+// 0..63 (params.MaxK = 64), eight per 512-bit vector: the closed form of
+// hashing.Probes, x_i = h1 + i·h2 + h3·i(i+1)/2, for eight probes at once.
+DATA probeLane<>+0(SB)/8, $0
+DATA probeLane<>+8(SB)/8, $1
+DATA probeLane<>+16(SB)/8, $2
+DATA probeLane<>+24(SB)/8, $3
+DATA probeLane<>+32(SB)/8, $4
+DATA probeLane<>+40(SB)/8, $5
+DATA probeLane<>+48(SB)/8, $6
+DATA probeLane<>+56(SB)/8, $7
+DATA probeLane<>+64(SB)/8, $8
+DATA probeLane<>+72(SB)/8, $9
+DATA probeLane<>+80(SB)/8, $10
+DATA probeLane<>+88(SB)/8, $11
+DATA probeLane<>+96(SB)/8, $12
+DATA probeLane<>+104(SB)/8, $13
+DATA probeLane<>+112(SB)/8, $14
+DATA probeLane<>+120(SB)/8, $15
+DATA probeLane<>+128(SB)/8, $16
+DATA probeLane<>+136(SB)/8, $17
+DATA probeLane<>+144(SB)/8, $18
+DATA probeLane<>+152(SB)/8, $19
+DATA probeLane<>+160(SB)/8, $20
+DATA probeLane<>+168(SB)/8, $21
+DATA probeLane<>+176(SB)/8, $22
+DATA probeLane<>+184(SB)/8, $23
+DATA probeLane<>+192(SB)/8, $24
+DATA probeLane<>+200(SB)/8, $25
+DATA probeLane<>+208(SB)/8, $26
+DATA probeLane<>+216(SB)/8, $27
+DATA probeLane<>+224(SB)/8, $28
+DATA probeLane<>+232(SB)/8, $29
+DATA probeLane<>+240(SB)/8, $30
+DATA probeLane<>+248(SB)/8, $31
+DATA probeLane<>+256(SB)/8, $32
+DATA probeLane<>+264(SB)/8, $33
+DATA probeLane<>+272(SB)/8, $34
+DATA probeLane<>+280(SB)/8, $35
+DATA probeLane<>+288(SB)/8, $36
+DATA probeLane<>+296(SB)/8, $37
+DATA probeLane<>+304(SB)/8, $38
+DATA probeLane<>+312(SB)/8, $39
+DATA probeLane<>+320(SB)/8, $40
+DATA probeLane<>+328(SB)/8, $41
+DATA probeLane<>+336(SB)/8, $42
+DATA probeLane<>+344(SB)/8, $43
+DATA probeLane<>+352(SB)/8, $44
+DATA probeLane<>+360(SB)/8, $45
+DATA probeLane<>+368(SB)/8, $46
+DATA probeLane<>+376(SB)/8, $47
+DATA probeLane<>+384(SB)/8, $48
+DATA probeLane<>+392(SB)/8, $49
+DATA probeLane<>+400(SB)/8, $50
+DATA probeLane<>+408(SB)/8, $51
+DATA probeLane<>+416(SB)/8, $52
+DATA probeLane<>+424(SB)/8, $53
+DATA probeLane<>+432(SB)/8, $54
+DATA probeLane<>+440(SB)/8, $55
+DATA probeLane<>+448(SB)/8, $56
+DATA probeLane<>+456(SB)/8, $57
+DATA probeLane<>+464(SB)/8, $58
+DATA probeLane<>+472(SB)/8, $59
+DATA probeLane<>+480(SB)/8, $60
+DATA probeLane<>+488(SB)/8, $61
+DATA probeLane<>+496(SB)/8, $62
+DATA probeLane<>+504(SB)/8, $63
+GLOBL probeLane<>(SB), RODATA|NOPTR, $512
+
+DATA probeTri<>+0(SB)/8, $0
+DATA probeTri<>+8(SB)/8, $1
+DATA probeTri<>+16(SB)/8, $3
+DATA probeTri<>+24(SB)/8, $6
+DATA probeTri<>+32(SB)/8, $10
+DATA probeTri<>+40(SB)/8, $15
+DATA probeTri<>+48(SB)/8, $21
+DATA probeTri<>+56(SB)/8, $28
+DATA probeTri<>+64(SB)/8, $36
+DATA probeTri<>+72(SB)/8, $45
+DATA probeTri<>+80(SB)/8, $55
+DATA probeTri<>+88(SB)/8, $66
+DATA probeTri<>+96(SB)/8, $78
+DATA probeTri<>+104(SB)/8, $91
+DATA probeTri<>+112(SB)/8, $105
+DATA probeTri<>+120(SB)/8, $120
+DATA probeTri<>+128(SB)/8, $136
+DATA probeTri<>+136(SB)/8, $153
+DATA probeTri<>+144(SB)/8, $171
+DATA probeTri<>+152(SB)/8, $190
+DATA probeTri<>+160(SB)/8, $210
+DATA probeTri<>+168(SB)/8, $231
+DATA probeTri<>+176(SB)/8, $253
+DATA probeTri<>+184(SB)/8, $276
+DATA probeTri<>+192(SB)/8, $300
+DATA probeTri<>+200(SB)/8, $325
+DATA probeTri<>+208(SB)/8, $351
+DATA probeTri<>+216(SB)/8, $378
+DATA probeTri<>+224(SB)/8, $406
+DATA probeTri<>+232(SB)/8, $435
+DATA probeTri<>+240(SB)/8, $465
+DATA probeTri<>+248(SB)/8, $496
+DATA probeTri<>+256(SB)/8, $528
+DATA probeTri<>+264(SB)/8, $561
+DATA probeTri<>+272(SB)/8, $595
+DATA probeTri<>+280(SB)/8, $630
+DATA probeTri<>+288(SB)/8, $666
+DATA probeTri<>+296(SB)/8, $703
+DATA probeTri<>+304(SB)/8, $741
+DATA probeTri<>+312(SB)/8, $780
+DATA probeTri<>+320(SB)/8, $820
+DATA probeTri<>+328(SB)/8, $861
+DATA probeTri<>+336(SB)/8, $903
+DATA probeTri<>+344(SB)/8, $946
+DATA probeTri<>+352(SB)/8, $990
+DATA probeTri<>+360(SB)/8, $1035
+DATA probeTri<>+368(SB)/8, $1081
+DATA probeTri<>+376(SB)/8, $1128
+DATA probeTri<>+384(SB)/8, $1176
+DATA probeTri<>+392(SB)/8, $1225
+DATA probeTri<>+400(SB)/8, $1275
+DATA probeTri<>+408(SB)/8, $1326
+DATA probeTri<>+416(SB)/8, $1378
+DATA probeTri<>+424(SB)/8, $1431
+DATA probeTri<>+432(SB)/8, $1485
+DATA probeTri<>+440(SB)/8, $1540
+DATA probeTri<>+448(SB)/8, $1596
+DATA probeTri<>+456(SB)/8, $1653
+DATA probeTri<>+464(SB)/8, $1711
+DATA probeTri<>+472(SB)/8, $1770
+DATA probeTri<>+480(SB)/8, $1830
+DATA probeTri<>+488(SB)/8, $1891
+DATA probeTri<>+496(SB)/8, $1953
+DATA probeTri<>+504(SB)/8, $2016
+GLOBL probeTri<>(SB), RODATA|NOPTR, $512
+
+// func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
+//
+// blockAllSet for sixteen probes per step, in two vectors of eight: the
+// probe values are computed in closed form (hashing.ProbeValue) in the
+// lanes, each lane's word of the block is picked from the block held in
+// one register (VPERMQ by the top three bits of the value) and shifted
+// right by the next six bits, and a lane whose low bit is zero ends the
+// query. One branch per step: for the usual k ≤ 16 the answer is a single
+// predictable branch, whatever probe finds the zero.
+TEXT ·blockAllSetAVX512(SB), NOSPLIT, $0-33
+	MOVQ w+0(FP), AX
+	MOVQ lo+8(FP), BX
+	MOVQ hi+16(FP), CX
+	MOVQ k+24(FP), DX
+
+	VMOVDQU64 (AX), Z5            // the block
+	MOVQ $0xC2B2AE3D27D4EB4F, R8  // hashing.OffsetMultiplier
+	IMULQ BX, R8                  // h3 = lo·OffsetMultiplier
+	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
+	IMULQ CX, R9                  // h2 = hi·StepMultiplier
+	MOVQ $0xD6E8FEB86659FD93, R10 // hashing.FinalMultiplier
+	MOVQ $1, R11
+
+	VPBROADCASTQ BX, Z1  // h1
+	VPBROADCASTQ R9, Z2  // h2
+	VPBROADCASTQ R8, Z3  // h3
+	VPBROADCASTQ R10, Z4 // FinalMultiplier
+	VPBROADCASTQ R11, Z6 // ones
+
+	LEAQ probeLane<>(SB), SI
+	LEAQ probeTri<>(SB), DI
+
+step:
+	// K1, K3: the lanes in use in the step's two vectors.
+	MOVQ $-1, R12
+	MOVQ DX, CX
+	CMPQ CX, $16
+	JGE  masks
+	MOVQ $1, R12
+	SHLQ CX, R12
+	DECQ R12
+
+masks:
+	KMOVB R12, K1
+	SHRQ  $8, R12
+	KMOVB R12, K3
+
+	// Probes i .. i+7 into K2 (lanes whose bit is zero).
+	VMOVDQU64 (SI), Z7
+	VMOVDQU64 (DI), Z8
+	VPMULLQ Z2, Z7, Z9  // i·h2
+	VPMULLQ Z3, Z8, Z10 // h3·i(i+1)/2
+	VPADDQ  Z1, Z9, Z9
+	VPADDQ  Z10, Z9, Z9 // x_i
+	VPSRLQ  $32, Z9, Z10
+	VPXORQ  Z10, Z9, Z9
+	VPMULLQ Z4, Z9, Z9   // v_i = Finalize(x_i)
+	VPSRLQ  $61, Z9, Z10 // word of the block: b>>6, b = v_i>>55
+	VPSLLQ  $3, Z9, Z11
+	VPSRLQ  $58, Z11, Z11 // bit of the word: b&63
+	VPERMQ  Z5, Z10, Z12
+	VPSRLVQ Z11, Z12, Z12
+	VPTESTNMQ Z6, Z12, K1, K2
+	CMPQ DX, $8
+	JLE  test
+
+	// Probes i+8 .. i+15 into K4, the same way.
+	VMOVDQU64 64(SI), Z13
+	VMOVDQU64 64(DI), Z14
+	VPMULLQ Z2, Z13, Z16
+	VPMULLQ Z3, Z14, Z17
+	VPADDQ  Z1, Z16, Z16
+	VPADDQ  Z17, Z16, Z16
+	VPSRLQ  $32, Z16, Z17
+	VPXORQ  Z17, Z16, Z16
+	VPMULLQ Z4, Z16, Z16
+	VPSRLQ  $61, Z16, Z17
+	VPSLLQ  $3, Z16, Z18
+	VPSRLQ  $58, Z18, Z18
+	VPERMQ  Z5, Z17, Z19
+	VPSRLVQ Z18, Z19, Z19
+	VPTESTNMQ Z6, Z19, K3, K4
+
+	KORB K2, K4, K2
+
+test:
+	KORTESTB K2, K2
+	JNZ  absent
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, DX
+	JG   step
+
+	VZEROUPPER
+	MOVB $1, ret+32(FP)
+	RET
+
+absent:
+	VZEROUPPER
+	MOVB $0, ret+32(FP)
+	RET
