@@ -183,26 +183,30 @@ const (
 	branchFreeBits = 1 << 25
 )
 
-// blockSet sets h's k probes in its block w.
+// blockSet sets h's k probes in its block w. Probe value v picks bit
+// v>>55 of the block (Reduce(v, 512), the top nine bits): word v>>61, bit
+// v>>55&63 of it. Reading the word straight from the top three bits saves
+// an instruction per probe over (v>>55)>>6, and the compiler sees it is
+// below 8.
 func blockSet(w *[8]uint64, h hashing.Hash128, k int) {
+	_ = w[7] // one nil check here, not one per probe
 	p := hashing.NewProbes(h)
 	var v uint64
 	for i := k; i > 0; i-- {
 		v, p = p.Advance()
-		b := v >> 55 // Reduce(x, 512): the top 9 bits
-		w[b>>6&7] |= 1 << (b & 63)
+		w[v>>61] |= 1 << (v >> 55 & 63)
 	}
 }
 
 // blockHas tests h's k probes in its block w one by one and stops at the
 // first zero.
 func blockHas(w *[8]uint64, h hashing.Hash128, k int) bool {
+	_ = w[7]
 	p := hashing.NewProbes(h)
 	var v uint64
 	for i := k; i > 0; i-- {
 		v, p = p.Advance()
-		b := v >> 55
-		if w[b>>6&7]&(1<<(b&63)) == 0 {
+		if w[v>>61]&(1<<(v>>55&63)) == 0 {
 			return false
 		}
 	}
@@ -214,12 +218,12 @@ func blockHas(w *[8]uint64, h hashing.Hash128, k int) bool {
 // in-cache form of the query, and the batch's, whose lines were
 // prefetched.
 func blockAllSet(w *[8]uint64, h hashing.Hash128, k int) bool {
+	_ = w[7]
 	p := hashing.NewProbes(h)
 	var v, missing uint64
 	for i := k; i > 0; i-- {
 		v, p = p.Advance()
-		b := v >> 55
-		missing |= ^w[b>>6&7] >> (b & 63)
+		missing |= ^w[v>>61] >> (v >> 55 & 63)
 	}
 	return missing&1 == 0
 }

@@ -56,10 +56,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func writeCase(b *strings.Builder, c Case, batch int) {
 	fmt.Fprintf(b, "### n = %s, p = %g\n\n", group(c.N), c.P)
-	fmt.Fprintf(b, "%s members, %s non-members, median of %d passes. Batch columns: bloomcast only, "+
+	fmt.Fprintf(b, "%s members, %s non-members, median of %d passes. %s"+
+		"Batch columns: bloomcast only, "+
 		"HashString then ContainsBatch over groups of %d keys (hashing included), "+
 		"members only (batch hit) and non-members only (batch miss).\n\n",
-		group(c.N), group(c.Q), c.Reps, batch)
+		group(c.N), group(c.Q), c.Reps, memberPasses(c), batch)
 	b.WriteString("| structure | add ns/key | hit ns/key | miss ns/key | batch hit ns/key | batch miss ns/key | FP rate | target | bits/key | k |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, res := range c.Results {
@@ -137,4 +138,13 @@ func group(n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// memberPasses says how often a hit pass goes over the members, when it
+// does more than once (see queryPass).
+func memberPasses(c Case) string {
+	if c.MemberPasses <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("A hit pass queries the members %d times over, as many queries as a miss pass. ", c.MemberPasses)
 }

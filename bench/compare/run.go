@@ -63,11 +63,15 @@ type Result struct {
 
 // Case is every contender at one (n, p).
 type Case struct {
-	N       int      `json:"n"`
-	Q       int      `json:"q"`
-	P       float64  `json:"p"`
-	Reps    int      `json:"reps"`
-	Results []Result `json:"results"`
+	N    int     `json:"n"`
+	Q    int     `json:"q"`
+	P    float64 `json:"p"`
+	Reps int     `json:"reps"`
+	// MemberPasses is how often a hit pass goes over the members: Q/N, so
+	// that hit and miss passes make as many queries (see queryPass). Zero
+	// in reports from before it existed, which went over them once.
+	MemberPasses int      `json:"member_passes,omitempty"`
+	Results      []Result `json:"results"`
 }
 
 // Report is a whole run.
@@ -179,6 +183,7 @@ func Run(cfg Config) (*Report, error) {
 	for _, n := range cfg.Ns {
 		for _, p := range cfg.Ps {
 			c := Case{N: n, Q: cfg.q(n), P: p, Reps: cfg.reps(n)}
+			c.MemberPasses = max(1, c.Q/n)
 			m := newCaseRun(&cfg, c, members[:n], others[:c.Q])
 			results, err := m.run()
 			if err != nil {
