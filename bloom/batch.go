@@ -65,10 +65,10 @@ func (f *Filter) blockStarts(hs []hashing.Hash128, pos *[blockedGroup]uint64) in
 func (f *Filter) containsBatchBlocked(hs []hashing.Hash128, out []bool) {
 	var cur, next [blockedGroup]uint64
 	n := f.blockStarts(hs, &cur)
-	prefetch.Bits(f.words, cur[:n])
+	prefetch.Words(f.words, cur[:n], 6)
 	for n > 0 {
 		m := f.blockStarts(hs[n:], &next)
-		prefetch.Bits(f.words, next[:m])
+		prefetch.Words(f.words, next[:m], 6)
 		for j, h := range hs[:n] {
 			out[j] = blockAllSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
 		}
@@ -80,10 +80,10 @@ func (f *Filter) containsBatchBlocked(hs []hashing.Hash128, out []bool) {
 func (f *Filter) addBatchBlocked(hs []hashing.Hash128) {
 	var cur, next [blockedGroup]uint64
 	n := f.blockStarts(hs, &cur)
-	prefetch.Bits(f.words, cur[:n])
+	prefetch.Words(f.words, cur[:n], 6)
 	for n > 0 {
 		m := f.blockStarts(hs[n:], &next)
-		prefetch.Bits(f.words, next[:m])
+		prefetch.Words(f.words, next[:m], 6)
 		for j, h := range hs[:n] {
 			blockSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
 		}
@@ -115,10 +115,10 @@ func (f *Filter) containsBatchProbes(hs []hashing.Hash128, out []bool) {
 	var cur, next probeGroup
 	words, k := f.words, f.k
 	n := cur.fill(f, hs)
-	prefetch.Bits(words, cur.pos[:n*k])
+	prefetch.Words(words, cur.pos[:n*k], 6)
 	for n > 0 {
 		m := next.fill(f, hs[n:])
-		prefetch.Bits(words, next.pos[:m*k])
+		prefetch.Words(words, next.pos[:m*k], 6)
 		for j := range out[:n] {
 			out[j] = allSet(words, cur.pos[j*k:(j+1)*k])
 		}
@@ -131,10 +131,10 @@ func (f *Filter) addBatchProbes(hs []hashing.Hash128) {
 	var cur, next probeGroup
 	words, k := f.words, f.k
 	n := cur.fill(f, hs)
-	prefetch.Bits(words, cur.pos[:n*k])
+	prefetch.Words(words, cur.pos[:n*k], 6)
 	for n > 0 {
 		m := next.fill(f, hs[n:])
-		prefetch.Bits(words, next.pos[:m*k])
+		prefetch.Words(words, next.pos[:m*k], 6)
 		for _, b := range cur.pos[:n*k] {
 			words[b>>6] |= 1 << (b & 63)
 		}

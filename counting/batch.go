@@ -2,97 +2,134 @@ package counting
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/prefetch"
 	"github.com/bloomcast/bloomcast/params"
 )
 
-// batchGroup is how many keys a batch has in flight, as in bloom: enough
-// independent memory misses to keep the line-fill buffers busy.
-const batchGroup = 16
+// The batch operations overlap the memory misses of many keys by group
+// prefetching, as bloom's do (Chen, Ailamaki, Gibbons and Mowry,
+// "Improving hash join performance through prefetching", ICDE 2004): the
+// positions of the next group of keys are computed and their counter
+// words (and bit words, with a view) requested from memory
+// (internal/prefetch) while the current group, requested one group
+// earlier, is worked through. The work on each key is exactly the single
+// operation's, in the same order, so the results are identical.
 
-// AddBatch adds every hash in hs, in order. It overlaps the memory misses
-// of a group of keys: a first pass computes each key's positions and loads
-// their counter and bit words (counter words only without a bit view),
-// with no branch on what it loads, so the CPU has the whole group's misses
-// in flight at once; a second pass does the adds on lines now in cache. It
-// allocates nothing.
-func (f *Filter) AddBatch(hs []hashing.Hash128) {
-	var group [batchGroup][params.MaxK]uint64
-	for len(hs) > 0 {
-		n := min(len(hs), batchGroup)
-		pos := f.prefetch(hs[:n], &group)
-		for j := range pos[:n] {
-			f.count++
-			switch {
-			case f.minInc:
-				f.raiseMinimum(pos[j])
-			case f.bits == nil:
-				f.incrementCounters(pos[j])
-			default:
-				f.incrementAll(pos[j])
-			}
-		}
-		hs = hs[n:]
+// posGroup holds the probe positions of a group of keys, k each: as many
+// keys as fit in prefetch.MaxPositions (params.MaxK = MaxPositions, so at
+// least one).
+type posGroup struct {
+	pos  [prefetch.MaxPositions]uint64
+	n, k int
+}
+
+// fill computes the positions of the first keys of hs, as many as fit,
+// and returns how many keys it took.
+func (g *posGroup) fill(f *Filter, hs []hashing.Hash128) int {
+	var buf [params.MaxK]uint64
+	g.k = f.geo.K()
+	g.n = min(len(hs), prefetch.MaxPositions/g.k)
+	for j, h := range hs[:g.n] {
+		copy(g.pos[j*g.k:], f.geo.Positions(h, &buf))
+	}
+	return g.n
+}
+
+// key returns the positions of the group's j-th key.
+func (g *posGroup) key(j int) []uint64 { return g.pos[j*g.k : (j+1)*g.k] }
+
+// prefetch requests the words that the group's keys touch.
+func (f *Filter) prefetch(g *posGroup) {
+	pos := g.pos[:g.n*g.k]
+	prefetch.Words(f.counters, pos, f.perShift)
+	if f.bits != nil {
+		prefetch.Words(f.bits, pos, 6)
 	}
 }
 
-// prefetch writes the positions of each hash of hs (at most batchGroup)
-// into group, loads every counter word and bit word they touch (counter
-// words only without a bit view), and returns the positions.
-func (f *Filter) prefetch(hs []hashing.Hash128, group *[batchGroup][params.MaxK]uint64) (pos [batchGroup][]uint64) {
-	var sink uint64
-	for j, h := range hs {
-		pos[j] = f.geo.Positions(h, &group[j])
-		if f.bits == nil {
-			for _, b := range pos[j] {
-				sink += f.counters[b>>f.perShift]
-			}
-			continue
-		}
-		for _, b := range pos[j] {
-			sink += f.counters[b>>f.perShift] + f.bits[b>>6]
-		}
-	}
-	// Keep the loads: without a use of their result the compiler could
-	// drop them, and with them the overlap.
-	runtime.KeepAlive(sink)
-	return pos
+// batchOp is what a batch does to each key.
+type batchOp int
+
+const (
+	batchAdd batchOp = iota
+	batchContains
+	batchCount
+	batchRemove
+)
+
+// batchOut receives a batch's answers: one of its slices, or the number
+// removed.
+type batchOut struct {
+	found   []bool
+	counts  []uint64
+	removed int
 }
 
-// ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i, overlapping
-// memory misses as bloom.Filter.ContainsBatch does (it is that method, on
-// the bit view). Without a bit view it asks key by key: the counters-only
-// query loop is short enough that the CPU already overlaps the misses of
-// consecutive keys, and a prefetching pass over a group (as CountBatch
-// makes) measured slower, out of cache and in it. out must be at least as
-// long as hs. It allocates nothing.
+// run does op to every hash of hs, in order, prefetching one group ahead.
+// (A switch per key rather than a function value: a function value would
+// take the group's positions, which then could not stay on the stack.)
+func (f *Filter) run(hs []hashing.Hash128, op batchOp, out *batchOut) {
+	var groups [2]posGroup
+	cur, next := &groups[0], &groups[1]
+	n := cur.fill(f, hs)
+	f.prefetch(cur)
+	for done := 0; n > 0; {
+		m := next.fill(f, hs[done+n:])
+		f.prefetch(next)
+		for j := range n {
+			f.do(op, cur.key(j), done+j, out)
+		}
+		done += n
+		cur, next, n = next, cur, m
+	}
+}
+
+// do does op to the key at pos, the i-th of its batch.
+func (f *Filter) do(op batchOp, pos []uint64, i int, out *batchOut) {
+	switch op {
+	case batchAdd:
+		f.count++
+		switch {
+		case f.minInc:
+			f.raiseMinimum(pos)
+		case f.bits == nil:
+			f.incrementCounters(pos)
+		default:
+			f.incrementAll(pos)
+		}
+	case batchContains:
+		out.found[i] = f.allNonZero(pos)
+	case batchCount:
+		out.counts[i] = f.minimum(pos)
+	case batchRemove:
+		if f.removeAt(pos) == nil {
+			out.removed++
+		}
+	}
+}
+
+// AddBatch adds every hash in hs, in order, as AddHash does, overlapping
+// the memory misses of many keys. It allocates nothing.
+func (f *Filter) AddBatch(hs []hashing.Hash128) { f.run(hs, batchAdd, nil) }
+
+// ContainsBatch sets out[i] to ContainsHash(hs[i]) for every i,
+// overlapping memory misses. With a bit view it is bloom.Filter's
+// ContainsBatch on the view; without one it reads the counters. out must
+// be at least as long as hs. It allocates nothing.
 func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
 	if f.view != nil {
 		f.view.ContainsBatch(hs, out)
 		return
 	}
-	out = out[:len(hs)]
-	for i, h := range hs {
-		out[i] = f.containsCounters(h)
-	}
+	f.run(hs, batchContains, &batchOut{found: out[:len(hs)]})
 }
 
 // CountBatch sets out[i] to CountHash(hs[i]) for every i, overlapping
-// memory misses as AddBatch does. out must be at least as long as hs. It
-// allocates nothing.
+// memory misses. out must be at least as long as hs. It allocates nothing.
 func (f *Filter) CountBatch(hs []hashing.Hash128, out []uint64) {
-	var group [batchGroup][params.MaxK]uint64
-	out = out[:len(hs)]
-	for len(hs) > 0 {
-		n := min(len(hs), batchGroup)
-		pos := f.prefetch(hs[:n], &group)
-		for j := range pos[:n] {
-			out[j] = f.minimum(pos[j])
-		}
-		hs, out = hs[n:], out[n:]
-	}
+	f.run(hs, batchCount, &batchOut{counts: out[:len(hs)]})
 }
 
 // RemoveBatch removes every hash in hs, in order, each as RemoveHash does:
@@ -104,20 +141,10 @@ func (f *Filter) RemoveBatch(hs []hashing.Hash128) (int, error) {
 	if f.minInc {
 		return 0, ErrNoRemoval
 	}
-	var group [batchGroup][params.MaxK]uint64
-	removed, total := 0, len(hs)
-	for len(hs) > 0 {
-		n := min(len(hs), batchGroup)
-		pos := f.prefetch(hs[:n], &group)
-		for j := range pos[:n] {
-			if f.removeAt(pos[j]) == nil {
-				removed++
-			}
-		}
-		hs = hs[n:]
+	var out batchOut
+	f.run(hs, batchRemove, &out)
+	if refused := len(hs) - out.removed; refused > 0 {
+		return out.removed, fmt.Errorf("%w: %d of %d keys refused", ErrNotPresent, refused, len(hs))
 	}
-	if refused := total - removed; refused > 0 {
-		return removed, fmt.Errorf("%w: %d of %d keys refused", ErrNotPresent, refused, total)
-	}
-	return removed, nil
+	return out.removed, nil
 }

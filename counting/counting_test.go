@@ -450,3 +450,60 @@ func testNoAllocations(t *testing.T, f *Filter) {
 		t.Fatalf("%v allocations per run", allocs)
 	}
 }
+
+// TestBatchGroups checks the batch operations against the single ones at
+// the edges of the prefetch groups (64/k keys each: k = 64 makes groups of
+// one), for every width, with and without a view, and with minimal
+// increase.
+func TestBatchGroups(t *testing.T) {
+	for _, k := range []int{1, 7, 13, 64} {
+		for _, c := range []Config{
+			{M: 1 << 14, K: k},
+			{M: 1 << 14, K: k, Width: 8, NoBitView: true},
+			{M: 1 << 14, K: k, Width: 16, MinimalIncrease: true},
+		} {
+			for _, n := range []int{0, 1, 9, 10, 65, 300} {
+				checkBatchGroups(t, c, n)
+			}
+		}
+	}
+}
+
+func checkBatchGroups(t *testing.T, c Config, n int) {
+	t.Helper()
+	f := mustNew(t, c)
+	g := f.Clone()
+	hs := make([]hashing.Hash128, n)
+	for i := range hs {
+		hs[i] = f.HashString(key(i % 200))
+	}
+	f.AddBatch(hs)
+	for _, h := range hs {
+		g.AddHash(h)
+	}
+	if !f.Equal(g) || f.Len() != g.Len() {
+		t.Fatalf("k=%d n=%d %+v: AddBatch differs from AddHash", c.K, n, c)
+	}
+	probe := make([]hashing.Hash128, n+50)
+	for i := range probe {
+		probe[i] = f.HashString(key(i + 150))
+	}
+	in, counts := make([]bool, len(probe)), make([]uint64, len(probe))
+	f.ContainsBatch(probe, in)
+	f.CountBatch(probe, counts)
+	for i, h := range probe {
+		if in[i] != f.ContainsHash(h) || counts[i] != f.CountHash(h) {
+			t.Fatalf("k=%d n=%d %+v: batch answer %d differs", c.K, n, c, i)
+		}
+	}
+	if c.MinimalIncrease {
+		return
+	}
+	removed, err := f.RemoveBatch(probe)
+	for _, h := range probe {
+		_ = g.RemoveHash(h)
+	}
+	if !f.Equal(g) {
+		t.Fatalf("k=%d n=%d: RemoveBatch differs from RemoveHash (removed %d, %v)", c.K, n, removed, err)
+	}
+}

@@ -1,7 +1,7 @@
 // Package prefetch asks the CPU to start loading memory that a batch
 // operation will read shortly, so that the misses of many keys overlap.
 //
-// Go has no prefetch intrinsic outside the runtime. On amd64 [Bits] is a
+// Go has no prefetch intrinsic outside the runtime. On amd64 [Words] is a
 // loop of PREFETCHT0 instructions in assembly (prefetch_amd64.s); with the
 // purego build tag or on other architectures it is a pure-Go twin that
 // loads the words instead (prefetch_generic.go). Both are hints: neither
@@ -16,7 +16,7 @@
 // the previous group while the lines arrive.
 package prefetch
 
-// MaxPositions bounds how many positions one call of Bits should be given:
+// MaxPositions bounds how many positions one call of Words should be given:
 // more than a few dozen outstanding lines only queue behind the CPU's
 // line-fill buffers.
 const MaxPositions = 64

@@ -2,12 +2,13 @@
 
 package prefetch
 
-// Bits hints that the words of words holding bits pos will be read soon:
-// words[p/64] for every p in pos. Every p/64 must be below len(words); the
-// hint itself never faults.
+// Words hints that words[p>>shift] will be read soon, for every p in pos:
+// shift 6 turns bit positions into word indexes, shift 4 the positions of
+// 4-bit counters. Every p>>shift must be below len(words); the hint itself
+// never faults.
 //
 //go:noescape
-func Bits(words []uint64, pos []uint64)
+func Words(words []uint64, pos []uint64, shift uint)
 
-// Assembly reports whether Bits is the PREFETCHT0 loop.
+// Assembly reports whether Words is the PREFETCHT0 loop.
 const Assembly = true

@@ -4,17 +4,18 @@ package prefetch
 
 import "runtime"
 
-// Bits hints that the words of words holding bits pos will be read soon:
-// words[p/64] for every p in pos. This pure-Go twin loads the words:
-// independent loads whose results only feed one another's XOR, so the CPU
-// can have several misses in flight, as many as its reorder window holds.
-func Bits(words []uint64, pos []uint64) {
+// Words hints that words[p>>shift] will be read soon, for every p in pos:
+// shift 6 turns bit positions into word indexes, shift 4 the positions of
+// 4-bit counters. This pure-Go twin loads the words: independent loads
+// whose results only feed one another's XOR, so the CPU can have several
+// misses in flight, as many as its reorder window holds.
+func Words(words []uint64, pos []uint64, shift uint) {
 	var x uint64
 	for _, p := range pos {
-		x ^= words[p>>6]
+		x ^= words[p>>(shift&63)]
 	}
 	runtime.KeepAlive(x)
 }
 
-// Assembly reports whether Bits is the PREFETCHT0 loop.
+// Assembly reports whether Words is the PREFETCHT0 loop.
 const Assembly = false
