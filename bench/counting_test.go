@@ -93,10 +93,10 @@ var countingContenders = []countingContender{
 }
 
 // batchContenders use bloomcast's batch API: the caller hashes a run of
-// keys, then passes the hashes to AddBatch, RemoveBatch or ContainsBatch
-// (the first two prefetch each group's counters; a counters-only
-// ContainsBatch asks key by key). With the hashing out of the way, the
-// CPU overlaps the memory misses of more keys. BoomFilters has no such
+// keys, then passes the hashes to AddBatch, RemoveBatch or ContainsBatch,
+// which prefetch the counters of one group of keys while they work on the
+// group before. With the hashing out of the way, the CPU overlaps the
+// memory misses of many keys. BoomFilters has no such
 // API, so these are a different way of calling, reported apart from the
 // key-at-a-time figures; only the interleaved benchmarks run them.
 var batchContenders = []countingContender{
@@ -105,6 +105,13 @@ var batchContenders = []countingContender{
 	}},
 	{"bloomcast-classic-noview-batch", func(n int) countingSet {
 		return &bcBatch{bcCounting: bcCounting{counting.MustNew(counting.Config{Layout: bloom.Classic, N: uint64(n), P: countingP, NoBitView: true})}}
+	}},
+	// The batch API in BoomFilters' shape: memory at most its (see
+	// bloomcast-classic-noview-boomshape).
+	{"bloomcast-classic-noview-boomshape-batch", func(n int) countingSet {
+		m := boom.OptimalM(uint(n), countingP) &^ 15
+		k := int(boom.OptimalK(countingP))
+		return &bcBatch{bcCounting: bcCounting{counting.MustNew(counting.Config{Layout: bloom.Classic, M: uint64(m), K: k, NoBitView: true})}}
 	}},
 }
 
@@ -344,12 +351,13 @@ func BenchmarkCountingVersus(b *testing.B) {
 }
 
 // BenchmarkCountingNoView is BenchmarkCountingVersus for the
-// counters-only mode, in three groups of three filters taking turns (as
+// counters-only mode, in four groups of three filters taking turns (as
 // many as BenchmarkCountingVersus has, so that the caches are shared
 // alike): "single", both layouts sized for p = 1%, key at a time;
 // "boomshape", the classic layout in BoomFilters' own shape (m, k), the
 // memory at most its, beside the classic layout sized for 1%; "batch",
-// both layouts through the batch API. Each reports ns/op, speedup over
+// both layouts through the batch API; "boomshape-batch", BoomFilters'
+// shape through the batch API beside it key at a time. Each reports ns/op, speedup over
 // BoomFilters and bits/key per contender (and found/key for misses):
 //
 //	go test -run '^$' -bench CountingNoView -benchtime 3000000x
@@ -361,6 +369,7 @@ func BenchmarkCountingNoView(b *testing.B) {
 		{"single", contenders("bloomcast-blocked-noview", "bloomcast-classic-noview", "boom")},
 		{"boomshape", contenders("bloomcast-classic-noview-boomshape", "bloomcast-classic-noview", "boom")},
 		{"batch", contenders("bloomcast-blocked-noview-batch", "bloomcast-classic-noview-batch", "boom")},
+		{"boomshape-batch", contenders("bloomcast-classic-noview-boomshape-batch", "bloomcast-classic-noview-boomshape", "boom")},
 	}
 	for _, n := range []int{100_000, 10_000_000} {
 		members, others := countingKeys(n)

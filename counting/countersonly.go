@@ -34,6 +34,9 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 	if !f.geo.Inline() {
 		return f.containsAt(h)
 	}
+	if f.width == 4 && uint64(len(f.counters)) <= branchFreeWords {
+		return f.containsCounters4InCache(h)
+	}
 	base, step, r := f.geo.ProbeRange(h)
 	p := hashing.NewProbes(h)
 	counters := f.counters
@@ -60,6 +63,33 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 		}
 	}
 	return true
+}
+
+// branchFreeWords is the largest counter array (1 MiB) that
+// containsCounters reads without an early exit.
+const branchFreeWords = 1 << 17
+
+// containsCounters4InCache is containsCounters for 4-bit counters in a
+// filter small enough to stay in cache: it reads all k counters and
+// gathers "this one is zero" into one word, with no branch. A non-member
+// leaves the early-exit loop after a random number of probes, which the
+// CPU mispredicts almost every time; in cache that misprediction is most
+// of the query's cost, while out of cache the early exit saves memory
+// traffic (as in bloom's blocked layout, which chooses the same way).
+func (f *Filter) containsCounters4InCache(h hashing.Hash128) bool {
+	base, step, r := f.geo.ProbeRange(h)
+	p := hashing.NewProbes(h)
+	counters := f.counters
+	var missing uint64
+	for i := f.geo.K(); i > 0; i-- {
+		var v uint64
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, r)
+		base += step
+		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
+		missing |= (counters[b>>4]>>(b&15<<2)&15 - 1) >> 63
+	}
+	return missing == 0
 }
 
 // containsAt is containsCounters through geometry.positions, for schemes
