@@ -96,3 +96,51 @@ func BenchmarkConcurrentAdd(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBlockForms compares the three forms of the blocked query by
+// precomputed hash, members and non-members, from in cache to far out of
+// it (docs/BENCHMARKS.md, "Query shape of the blocked layout"). It is the
+// measurement behind containsBlocked's choice; the string-key side of it
+// is cmd/compare's blocked rows.
+//
+//	go test -run '^$' -bench BlockForms -count 5 ./bloom
+func BenchmarkBlockForms(b *testing.B) {
+	forms := []struct {
+		name string
+		has  func(w *[8]uint64, h hashing.Hash128, k int) bool
+	}{
+		{"early-exit", blockHas},
+		{"branch-free", blockAllSet},
+		{"avx512", func(w *[8]uint64, h hashing.Hash128, k int) bool {
+			return blockAllSetAVX512(w, h.Lo, h.Hi, k)
+		}},
+	}
+	for _, n := range []int{100_000, 1_000_000, 20_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			f, in, out := benchFilter(b, Blocked, n)
+			for _, set := range []struct {
+				name string
+				hs   []hashing.Hash128
+			}{{"hit", in[:min(n, 2_000_000)]}, {"miss", out[:min(n, 2_000_000)]}} {
+				for _, form := range forms {
+					if form.name == "avx512" && !hasAVX512 {
+						continue
+					}
+					b.Run(set.name+"/"+form.name, func(b *testing.B) {
+						i, found := 0, 0
+						for b.Loop() {
+							h := set.hs[i]
+							if form.has(f.block(h), h, f.k) {
+								found++
+							}
+							if i++; i == len(set.hs) {
+								i = 0
+							}
+						}
+						_ = found
+					})
+				}
+			}
+		})
+	}
+}

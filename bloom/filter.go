@@ -19,6 +19,12 @@
 // filters that share a seed. Those forms allocate nothing.
 //
 // A Filter is not safe for concurrent mutation; [Concurrent] is.
+//
+// On amd64 CPUs with AVX-512 the blocked layout's queries test eight probes
+// per instruction (assembly, blockprobe_amd64.s); the batch operations
+// prefetch the lines of the next group of keys while they answer the
+// current one. Build with the purego tag for the pure-Go forms, which give
+// the same answers.
 package bloom
 
 import (

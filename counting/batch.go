@@ -70,7 +70,15 @@ type batchOut struct {
 // run does op to every hash of hs, in order, prefetching one group ahead.
 // (A switch per key rather than a function value: a function value would
 // take the group's positions, which then could not stay on the stack.)
+// A filter whose counters stay in cache gains nothing from prefetching,
+// and its single-key paths are leaner than the positions buffer (measured
+// at 10^5 keys: contains 1.4–1.6 times BoomFilters' speed through the
+// prefetching batch, 2.0–2.3 key by key), so there run asks key by key.
 func (f *Filter) run(hs []hashing.Hash128, op batchOp, out *batchOut) {
+	if uint64(len(f.counters)) <= branchFreeWords {
+		f.runSingly(hs, op, out)
+		return
+	}
 	var groups [2]posGroup
 	cur, next := &groups[0], &groups[1]
 	n := cur.fill(f, hs)
@@ -83,6 +91,25 @@ func (f *Filter) run(hs []hashing.Hash128, op batchOp, out *batchOut) {
 		}
 		done += n
 		cur, next, n = next, cur, m
+	}
+}
+
+// runSingly does op to every hash of hs, in order, through the single-key
+// methods.
+func (f *Filter) runSingly(hs []hashing.Hash128, op batchOp, out *batchOut) {
+	for i, h := range hs {
+		switch op {
+		case batchAdd:
+			f.AddHash(h)
+		case batchContains:
+			out.found[i] = f.ContainsHash(h)
+		case batchCount:
+			out.counts[i] = f.CountHash(h)
+		case batchRemove:
+			if f.RemoveHash(h) == nil {
+				out.removed++
+			}
+		}
 	}
 }
 
