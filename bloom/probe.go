@@ -48,53 +48,35 @@ func (f *Filter) TestAndAddString(key string) bool { return f.TestAndAddHash(f.H
 // AddHash inserts the key whose hash is h.
 func (f *Filter) AddHash(h hashing.Hash128) {
 	f.mustWrite("Add")
-	if f.blockedInline {
+	switch {
+	case f.blockedInline:
 		f.addBlockedHash(h)
 		return
-	}
-	f.count++
-	f.addOther(h)
-}
-
-// addOther is AddHash for every layout and scheme but the default blocked
-// one.
-func (f *Filter) addOther(h hashing.Hash128) {
-	if !f.fast {
+	case !f.fast:
 		f.addLocated(h)
-		return
-	}
-	switch f.layout {
-	case Classic:
+	case f.layout == Classic:
 		f.addClassic(h)
-	case Partitioned:
+	case f.layout == Partitioned:
 		f.addPartitioned(h)
 	default:
 		f.addPaged(h)
 	}
+	f.count++
 }
 
 // ContainsHash reports whether the key whose hash is h may be in the set.
 func (f *Filter) ContainsHash(h hashing.Hash128) bool {
-	if f.blockedInline {
+	switch {
+	case f.blockedInline:
 		return f.containsBlocked(h)
-	}
-	return f.containsOther(h)
-}
-
-// containsOther is ContainsHash for every layout and scheme but the
-// default blocked one.
-func (f *Filter) containsOther(h hashing.Hash128) bool {
-	if !f.fast {
+	case !f.fast:
 		return f.containsLocated(h)
-	}
-	switch f.layout {
-	case Classic:
+	case f.layout == Classic:
 		return f.containsClassic(h)
-	case Partitioned:
+	case f.layout == Partitioned:
 		return f.containsPartitioned(h)
-	default:
-		return f.containsPaged(h)
 	}
+	return f.containsPaged(h)
 }
 
 // The key methods above go straight from the hash to the probe loop for
