@@ -29,9 +29,9 @@ func (f *Filter) ContainsBatch(hs []hashing.Hash128, out []bool) {
 			out[i] = f.containsLocated(h)
 		}
 	case f.layout == Blocked:
-		f.containsBatchBlocked(hs, out)
+		f.batchBlocked(hs, out)
 	default:
-		f.containsBatchProbes(hs, out)
+		f.batchProbes(hs, out)
 	}
 }
 
@@ -45,9 +45,9 @@ func (f *Filter) AddBatch(hs []hashing.Hash128) {
 			f.addLocated(h)
 		}
 	case f.layout == Blocked:
-		f.addBatchBlocked(hs)
+		f.batchBlocked(hs, nil)
 	default:
-		f.addBatchProbes(hs)
+		f.batchProbes(hs, nil)
 	}
 	f.count += uint64(len(hs))
 }
@@ -62,32 +62,25 @@ func (f *Filter) blockStarts(hs []hashing.Hash128, pos *[blockedGroup]uint64) in
 	return n
 }
 
-func (f *Filter) containsBatchBlocked(hs []hashing.Hash128, out []bool) {
+// batchBlocked sets out[i] to whether hs[i] may be present or, with out
+// nil, adds every hash: one loop for both, so that the pipelining is
+// written once (the branch on out is the same for every key).
+func (f *Filter) batchBlocked(hs []hashing.Hash128, out []bool) {
 	var cur, next [blockedGroup]uint64
 	n := f.blockStarts(hs, &cur)
 	prefetch.Words(f.words, cur[:n], 6)
-	for n > 0 {
-		m := f.blockStarts(hs[n:], &next)
+	for done := 0; n > 0; {
+		m := f.blockStarts(hs[done+n:], &next)
 		prefetch.Words(f.words, next[:m], 6)
-		for j, h := range hs[:n] {
-			out[j] = blockAllSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
+		for j, h := range hs[done : done+n] {
+			w := (*[8]uint64)(f.words[cur[j]>>6:])
+			if out == nil {
+				blockSet(w, h, f.k)
+			} else {
+				out[done+j] = blockAllSet(w, h, f.k)
+			}
 		}
-		hs, out = hs[n:], out[n:]
-		cur, n = next, m
-	}
-}
-
-func (f *Filter) addBatchBlocked(hs []hashing.Hash128) {
-	var cur, next [blockedGroup]uint64
-	n := f.blockStarts(hs, &cur)
-	prefetch.Words(f.words, cur[:n], 6)
-	for n > 0 {
-		m := f.blockStarts(hs[n:], &next)
-		prefetch.Words(f.words, next[:m], 6)
-		for j, h := range hs[:n] {
-			blockSet((*[8]uint64)(f.words[cur[j]>>6:]), h, f.k)
-		}
-		hs = hs[n:]
+		done += n
 		cur, n = next, m
 	}
 }
@@ -111,35 +104,33 @@ func (g *probeGroup) fill(f *Filter, hs []hashing.Hash128) int {
 	return g.n
 }
 
-func (f *Filter) containsBatchProbes(hs []hashing.Hash128, out []bool) {
+// batchProbes is batchBlocked for the layouts whose probes fall on
+// several lines: Classic, Partitioned, Paged.
+func (f *Filter) batchProbes(hs []hashing.Hash128, out []bool) {
 	var cur, next probeGroup
 	words, k := f.words, f.k
 	n := cur.fill(f, hs)
 	prefetch.Words(words, cur.pos[:n*k], 6)
-	for n > 0 {
-		m := next.fill(f, hs[n:])
+	for done := 0; n > 0; {
+		m := next.fill(f, hs[done+n:])
 		prefetch.Words(words, next.pos[:m*k], 6)
-		for j := range out[:n] {
-			out[j] = allSet(words, cur.pos[j*k:(j+1)*k])
+		for j := range n {
+			pos := cur.pos[j*k : (j+1)*k]
+			if out == nil {
+				setAll(words, pos)
+			} else {
+				out[done+j] = allSet(words, pos)
+			}
 		}
-		hs, out = hs[n:], out[n:]
+		done += n
 		cur, n = next, m
 	}
 }
 
-func (f *Filter) addBatchProbes(hs []hashing.Hash128) {
-	var cur, next probeGroup
-	words, k := f.words, f.k
-	n := cur.fill(f, hs)
-	prefetch.Words(words, cur.pos[:n*k], 6)
-	for n > 0 {
-		m := next.fill(f, hs[n:])
-		prefetch.Words(words, next.pos[:m*k], 6)
-		for _, b := range cur.pos[:n*k] {
-			words[b>>6] |= 1 << (b & 63)
-		}
-		hs = hs[n:]
-		cur, n = next, m
+// setAll sets every bit at pos.
+func setAll(words []uint64, pos []uint64) {
+	for _, b := range pos {
+		words[b>>6] |= 1 << (b & 63)
 	}
 }
 

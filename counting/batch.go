@@ -117,15 +117,7 @@ func (f *Filter) runSingly(hs []hashing.Hash128, op batchOp, out *batchOut) {
 func (f *Filter) do(op batchOp, pos []uint64, i int, out *batchOut) {
 	switch op {
 	case batchAdd:
-		f.count++
-		switch {
-		case f.minInc:
-			f.raiseMinimum(pos)
-		case f.bits == nil:
-			f.incrementCounters(pos)
-		default:
-			f.incrementAll(pos)
-		}
+		f.addAt(pos)
 	case batchContains:
 		out.found[i] = f.allNonZero(pos)
 	case batchCount:

@@ -44,7 +44,12 @@ func (f *Filter) AddHash(h hashing.Hash128) {
 		return
 	}
 	var buf [params.MaxK]uint64
-	pos := f.geo.Positions(h, &buf)
+	f.addAt(f.geo.Positions(h, &buf))
+}
+
+// addAt counts a key and raises its counters at pos: AddHash's work once
+// the positions are known (AddBatch calls it too).
+func (f *Filter) addAt(pos []uint64) {
 	f.count++
 	switch {
 	case f.minInc:
