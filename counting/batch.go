@@ -75,7 +75,7 @@ type batchOut struct {
 // at 10^5 keys: contains 1.4–1.6 times BoomFilters' speed through the
 // prefetching batch, 2.0–2.3 key by key), so there run asks key by key.
 func (f *Filter) run(hs []hashing.Hash128, op batchOp, out *batchOut) {
-	if uint64(len(f.counters)) <= branchFreeWords {
+	if f.inCache() {
 		f.runSingly(hs, op, out)
 		return
 	}

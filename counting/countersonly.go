@@ -34,7 +34,7 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 	if !f.geo.Inline() {
 		return f.containsAt(h)
 	}
-	if f.width == 4 && uint64(len(f.counters)) <= branchFreeWords {
+	if f.width == 4 && f.inCache() {
 		return f.containsCounters4InCache(h)
 	}
 	base, step, r := f.geo.ProbeRange(h)
@@ -65,9 +65,13 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 	return true
 }
 
-// branchFreeWords is the largest counter array (1 MiB) that
-// containsCounters reads without an early exit.
-const branchFreeWords = 1 << 17
+// inCacheWords is the largest counter array (1 MiB) treated as staying in
+// cache: containsCounters reads it without an early exit, and the batches
+// go key by key instead of prefetching.
+const inCacheWords = 1 << 17
+
+// inCache reports whether the counters fit in inCacheWords.
+func (f *Filter) inCache() bool { return uint64(len(f.counters)) <= inCacheWords }
 
 // containsCounters4InCache is containsCounters for 4-bit counters in a
 // filter small enough to stay in cache: it reads all k counters and
@@ -115,16 +119,7 @@ func (f *Filter) addCounters(h hashing.Hash128) {
 			v, p = p.Advance()
 			b := base + hashing.Reduce(v, r)
 			base += step
-			sh := b & 15 << 2
-			w := &counters[b>>4]
-			c := *w >> sh & 15
-			if c >= 14 {
-				if c == 15 {
-					continue
-				}
-				sat++
-			}
-			*w += 1 << sh
+			sat += saturatingIncrement(&counters[b>>4], b&15<<2, 15)
 		}
 		f.sat = sat
 		return
@@ -135,16 +130,7 @@ func (f *Filter) addCounters(h hashing.Hash128) {
 		v, p = p.Advance()
 		b := base + hashing.Reduce(v, r)
 		base += step
-		sh := (b & perMask) << wShift & 63
-		w := &counters[b>>perShift]
-		c := *w >> sh & max
-		if c >= max-1 {
-			if c == max {
-				continue
-			}
-			sat++
-		}
-		*w += 1 << sh
+		sat += saturatingIncrement(&counters[b>>perShift], (b&perMask)<<wShift&63, max)
 	}
 	f.sat = sat
 }
@@ -195,16 +181,24 @@ func (f *Filter) incrementCounters(pos []uint64) {
 	counters, max, sat := f.counters, f.max, f.sat
 	perShift, perMask, wShift := f.perShift&63, f.perMask, f.wShift&63
 	for _, b := range pos {
-		sh := (b & perMask) << wShift & 63
-		w := &counters[b>>perShift]
-		c := *w >> sh & max
-		if c >= max-1 {
-			if c == max {
-				continue
-			}
-			sat++
-		}
-		*w += 1 << sh
+		sat += saturatingIncrement(&counters[b>>perShift], (b&perMask)<<wShift&63, max)
 	}
 	f.sat = sat
+}
+
+// saturatingIncrement adds one to the counter at shift sh of *w, whose
+// largest value is max, unless it is already there (a saturated counter is
+// sticky). It returns 1 when the counter has just reached max, for the
+// caller's count of saturated counters, and 0 otherwise. Small enough to
+// inline, so the loops above keep their constants.
+func saturatingIncrement(w *uint64, sh, max uint64) uint64 {
+	c := *w >> sh & max
+	if c == max {
+		return 0
+	}
+	*w += 1 << sh
+	if c == max-1 {
+		return 1
+	}
+	return 0
 }

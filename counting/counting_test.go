@@ -454,10 +454,10 @@ func testNoAllocations(t *testing.T, f *Filter) {
 // TestBatchGroups checks the batch operations against the single ones at
 // the edges of the prefetch groups (64/k keys each: k = 64 makes groups of
 // one), for every width, with and without a view, and with minimal
-// increase. The filters are past branchFreeWords, where the batch
+// increase. The filters are past inCacheWords, where the batch
 // prefetches; below it, it asks key by key (the first config).
 func TestBatchGroups(t *testing.T) {
-	const big = branchFreeWords*16 + 64 // 4-bit positions past the in-cache size
+	const big = inCacheWords*16 + 64 // 4-bit positions past the in-cache size
 	for _, k := range []int{1, 7, 13, 64} {
 		for _, c := range []Config{
 			{M: 1 << 14, K: k, NoBitView: true},
