@@ -2,6 +2,7 @@ package bloom
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/hugepage"
 	"math/bits"
 )
 
@@ -111,7 +112,7 @@ func foldPairs(w uint64) uint64 {
 
 // foldBits folds an m-bit array (bits past m zero) to m/2 bits.
 func foldBits(words []uint64, m uint64) []uint64 {
-	out := make([]uint64, (m/2+63)/64)
+	out := newWords(m / 2)
 	for j := range out {
 		lo := foldPairs(words[2*j])
 		var hi uint64
@@ -125,7 +126,7 @@ func foldBits(words []uint64, m uint64) []uint64 {
 
 func (f *Filter) foldSlices() {
 	s, half := f.span, f.span/2
-	out := make([]uint64, (f.m/2+63)/64)
+	out := newWords(f.m / 2)
 	for i := uint64(0); i < uint64(f.k); i++ {
 		for j := uint64(0); j < half; j++ {
 			if getBit(f.words, i*s+2*j) || getBit(f.words, i*s+2*j+1) {
@@ -138,7 +139,7 @@ func (f *Filter) foldSlices() {
 
 func (f *Filter) foldBlocks() {
 	per := f.blockBits / 64
-	out := make([]uint64, len(f.words)/2)
+	out := hugepage.Words(uint64(len(f.words) / 2))
 	for b := uint64(0); b < f.span/2; b++ {
 		dst := out[b*per : (b+1)*per]
 		for w := range dst {

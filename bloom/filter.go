@@ -30,6 +30,7 @@ package bloom
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/hugepage"
 
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
@@ -205,10 +206,9 @@ func newFilter(s params.Shape, seed uint64, scheme hashing.Scheme) *Filter {
 	return newFilterOver(s, seed, scheme, newWords(s.M))
 }
 
-// newWords allocates a zeroed bit array of m bits. (Advising transparent
-// huge pages for large arrays was measured here and made no difference
-// beyond the noise, so it is not done.)
-func newWords(m uint64) []uint64 { return make([]uint64, (m+63)/64) }
+// newWords allocates a zeroed bit array of m bits, on huge pages where the
+// system grants them (package hugepage).
+func newWords(m uint64) []uint64 { return hugepage.Words((m + 63) / 64) }
 
 // newFilterOver makes a filter whose bit array is words.
 func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64) *Filter {

@@ -3,6 +3,7 @@ package counting
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/hugepage"
 	"io"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -132,7 +133,7 @@ func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
 		return nil, fmt.Errorf("%w: payload of %d bytes, %d %d-bit counters need %d",
 			ErrCorrupt, len(payload), n, width, 8*words)
 	}
-	counters := make([]uint64, words)
+	counters := hugepage.Words(words)
 	for i := range counters {
 		counters[i] = binary.LittleEndian.Uint64(payload[8*i:])
 	}

@@ -58,6 +58,7 @@ package counting
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/hugepage"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
@@ -176,7 +177,7 @@ func MustNew(c Config) *Filter {
 // newFilter allocates a filter for a validated shape and width, with a bit
 // view if withView.
 func newFilter(s params.Shape, width uint, minInc, withView bool, seed uint64, scheme hashing.Scheme) (*Filter, error) {
-	return newFilterOver(s, width, minInc, withView, seed, scheme, make([]uint64, (s.M*uint64(width)+63)/64))
+	return newFilterOver(s, width, minInc, withView, seed, scheme, hugepage.Words((s.M*uint64(width)+63)/64))
 }
 
 // newFilterOver makes a filter whose packed counters are counters
@@ -191,7 +192,7 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 	var bits []uint64
 	var view *bloom.Filter
 	if withView {
-		bits = make([]uint64, (s.M+63)/64)
+		bits = hugepage.Words((s.M + 63) / 64)
 		var err error
 		if view, err = bloom.NewView(s, seed, scheme, bits); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
