@@ -1,6 +1,7 @@
 package counting
 
 import (
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -30,12 +31,29 @@ import (
 // counter of the key is non-zero. It stops at the first zero counter; the
 // loads do not depend on one another, so for a member the CPU has all k in
 // flight.
+//
+// With 4-bit counters in the blocked layout and AVX-512, it reads the
+// key's block, 512 counters in four cache lines, with one load per line
+// and picks the k counters out of registers (blockCountersAVX512). A load
+// per probe costs more than a load per line even when the lines are the
+// same. By precomputed hash at 10^7 keys (48 MB), one run: 4 loads, one
+// per line of the block, 57–66 ns a key; 7 loads at random words of the
+// same lines 98–117; the early-exit loop below 155–175 per member and
+// 108–120 per non-member. Another run, on a busier machine (4 loads:
+// 89 ns): the assembly 117–153 and 115–164, the Go twin blockCounters4
+// 176–198 and 161–192. In cache (10^5 keys, by string key) the assembly
+// took 44 and 47 ns (medians) against 60–65 for the Go forms.
 func (f *Filter) containsCounters(h hashing.Hash128) bool {
 	if !f.geo.Inline() {
 		return f.containsAt(h)
 	}
-	if f.width == 4 && f.inCache() {
-		return f.containsCounters4InCache(h)
+	if f.width == 4 {
+		switch {
+		case hasAVX512 && f.geo.Layout() == bloom.Blocked:
+			return blockCountersAVX512(f.counterBlock(h), h.Lo, h.Hi, f.geo.K())
+		case f.inCache():
+			return f.containsCounters4InCache(h)
+		}
 	}
 	base, step, r := f.geo.ProbeRange(h)
 	p := hashing.NewProbes(h)
@@ -92,6 +110,29 @@ func (f *Filter) containsCounters4InCache(h hashing.Hash128) bool {
 		base += step
 		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
 		missing |= (counters[b>>4]>>(b&15<<2)&15 - 1) >> 63
+	}
+	return missing == 0
+}
+
+// counterBlock returns the 32 words that hold the 512 4-bit counters of
+// h's block in the blocked layout.
+func (f *Filter) counterBlock(h hashing.Hash128) *[32]uint64 {
+	base, _, _ := f.geo.ProbeRange(h)
+	i := base >> 4
+	return (*[32]uint64)(f.counters[i : i+32])
+}
+
+// blockCounters4 reports whether the k counters of h in w, a block of 512
+// 4-bit counters, are all non-zero, reading all k without a branch: the Go
+// twin of blockCountersAVX512 (blockcounters_amd64.s). Counter b = v>>55
+// of the block is in word b>>4 = v>>59, at bit (b&15)·4 = v>>53&60.
+func blockCounters4(w *[32]uint64, h hashing.Hash128, k int) bool {
+	p := hashing.NewProbes(h)
+	var v, missing uint64
+	for i := k; i > 0; i-- {
+		v, p = p.Advance()
+		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
+		missing |= (w[v>>59]>>(v>>53&60)&15 - 1) >> 63
 	}
 	return missing == 0
 }

@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package counting
+
+import "github.com/bloomcast/bloomcast/hashing"
+
+// hasAVX512 is false: this build has no assembly.
+const hasAVX512 = false
+
+// blockCountersAVX512 stands in for the assembly of amd64 builds; with
+// hasAVX512 false it is never called.
+func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool {
+	return blockCounters4(w, hashing.Hash128{Lo: lo, Hi: hi}, k)
+}

@@ -1,0 +1,82 @@
+package counting
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// TestBlockCountersAssembly cross-checks blockCountersAVX512 against its Go
+// twin blockCounters4, and both against the layout's own positions
+// (bloom.Geometry.Positions over a one-block filter), on every k and on
+// blocks from all-zero counters to none zero.
+func TestBlockCountersAssembly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := 1; k <= params.MaxK; k++ {
+		f := MustNew(Config{Layout: bloom.Blocked, M: 512, K: k, NoBitView: true})
+		w := (*[32]uint64)(f.counters)
+		for _, nonzero := range []float64{0, 0.05, 0.3, 0.6, 0.9, 0.99, 1} {
+			for b := range uint64(512) {
+				c := uint64(0)
+				if rng.Float64() < nonzero {
+					c = 1 + rng.Uint64N(15)
+				}
+				w[b>>4] = w[b>>4]&^(15<<(b&15*4)) | c<<(b&15*4)
+			}
+			for range 200 {
+				h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+				checkBlockCounters(t, f, h)
+			}
+		}
+	}
+}
+
+func checkBlockCounters(t *testing.T, f *Filter, h hashing.Hash128) {
+	t.Helper()
+	var buf [params.MaxK]uint64
+	want := f.allNonZero(f.geo.Positions(h, &buf))
+	w, k := f.counterBlock(h), f.geo.K()
+	if got := blockCounters4(w, h, k); got != want {
+		t.Fatalf("k=%d h=%#x: Go %v, positions %v", k, h, got, want)
+	}
+	if !hasAVX512 {
+		return // a purego build or a CPU without AVX-512: no assembly
+	}
+	if got := blockCountersAVX512(w, h.Lo, h.Hi, k); got != want {
+		t.Fatalf("k=%d h=%#x: assembly %v, positions %v", k, h, got, want)
+	}
+}
+
+// TestBlockedCountersForms checks that a counters-only blocked filter,
+// which answers through the block forms above, finds every member and
+// answers every other key as a filter with a bit view does, in cache and
+// beyond it.
+func TestBlockedCountersForms(t *testing.T) {
+	for _, m := range []uint64{1 << 14, inCacheWords * 16 * 2} {
+		only := MustNew(Config{Layout: bloom.Blocked, M: m, K: 6, NoBitView: true})
+		viewed := MustNew(Config{Layout: bloom.Blocked, M: m, K: 6})
+		rng := rand.New(rand.NewPCG(5, 6))
+		n := int(m / 10)
+		for range n {
+			h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+			only.AddHash(h)
+			viewed.AddHash(h)
+		}
+		rng = rand.New(rand.NewPCG(5, 6))
+		for range n {
+			h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+			if !only.ContainsHash(h) {
+				t.Fatalf("m=%d: false negative", m)
+			}
+		}
+		for range 100_000 {
+			h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+			if got, want := only.ContainsHash(h), viewed.ContainsHash(h); got != want {
+				t.Fatalf("m=%d h=%#x: counters only %v, bit view %v", m, h, got, want)
+			}
+		}
+	}
+}
