@@ -100,8 +100,8 @@ type Filter struct {
 //
 // On Linux an array of 4 MiB or more is allocated on transparent huge pages
 // where the system grants them (internal/hugepage): out-of-cache queries then
-// miss the TLB far less, and the kernel may commit the whole array when it
-// is made rather than as it fills.
+// miss the TLB less often, and the kernel may commit the whole array when
+// it is made rather than as it fills.
 func New(c Config) (*Filter, error) {
 	shape, err := c.shape()
 	if err != nil {
