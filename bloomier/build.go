@@ -37,8 +37,8 @@ func BuildHashes(c Config, hs []hashing.Hash128, values []uint64) (*Filter, erro
 	if len(hs) != len(values) {
 		return nil, fmt.Errorf("%w: %d keys and %d values", ErrConfig, len(hs), len(values))
 	}
-	if len(hs) > MaxKeys {
-		return nil, fmt.Errorf("%w: %d keys, more than %d", ErrConfig, len(hs), MaxKeys)
+	if uint64(len(hs)) > MaxKeys {
+		return nil, fmt.Errorf("%w: %d keys, more than %d", ErrConfig, len(hs), uint64(MaxKeys))
 	}
 	for i, v := range values {
 		if v>>(c.ValueBits-1)>>1 != 0 {

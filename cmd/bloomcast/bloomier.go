@@ -228,8 +228,8 @@ func (in *entries) add(line []byte, seed uint64, at entryLine) error {
 	if err != nil {
 		return fmt.Errorf("value %q is not an unsigned 64-bit integer", line[tab+1:])
 	}
-	if len(in.values) >= bloomier.MaxKeys {
-		return fmt.Errorf("more than %d entries", bloomier.MaxKeys)
+	if uint64(len(in.values)) >= bloomier.MaxKeys {
+		return fmt.Errorf("more than %d entries", uint64(bloomier.MaxKeys))
 	}
 	if v > in.maxValue || len(in.values) == 0 {
 		in.maxValue, in.widest = max(v, in.maxValue), len(in.values)
