@@ -50,8 +50,9 @@ func checkBlockQuery(t *testing.T, w *[8]uint64, h hashing.Hash128, k int) {
 }
 
 // TestBlockedQueryForms checks that every size regime of containsBlocked
-// (in cache, AVX-512 or not, out of cache) answers as the reference loop
-// does, and finds every member.
+// and containsBlockedKeyed (in cache, AVX-512 or not, out of cache)
+// answers as the reference loop does, by hash and by key, and finds every
+// member.
 func TestBlockedQueryForms(t *testing.T) {
 	for _, m := range []uint64{1 << 16, inCacheBits * 2, branchFreeBits * 2} {
 		f := mustNew(t, Config{Layout: Blocked, M: m, K: 7})
@@ -66,6 +67,9 @@ func TestBlockedQueryForms(t *testing.T) {
 			got, want := f.ContainsHash(h), blockHas(f.block(h), h, f.k)
 			if got != want || (i < 10_000 && !got) {
 				t.Fatalf("m=%d key %d: ContainsHash %v, reference %v", m, i, got, want)
+			}
+			if keyed := f.ContainsString(key(i)); keyed != want {
+				t.Fatalf("m=%d key %d: ContainsString %v, reference %v", m, i, keyed, want)
 			}
 		}
 	}
