@@ -16,6 +16,14 @@
 // garbage-collected slice: the advice is a hint that changes no value, and
 // where the kernel declines it nothing else changes.
 //
+// The advice belongs to the address range, not to the slice. When the
+// garbage collector frees a filter's array, the Go heap reuses the range
+// for other objects of the process, which the kernel may then back with
+// huge pages too: a bits-and-blooms filter of 2·10^7 keys built after a
+// bloomcast filter of that size was freed had 96% of its pages huge, and
+// none when built first (docs/BENCHMARKS.md, session 6). Huge pages change
+// no value, only the memory a range takes, in whole 2 MiB pages.
+//
 // Measured on a 2-vCPU Sapphire Rapids VM (docs/BENCHMARKS.md): a
 // counters-only counting filter of 10^7 keys (48 MB) answered string keys
 // 12–25% faster against BoomFilters' in two paired runs; the gain is
