@@ -101,6 +101,98 @@ absent:
 	MOVB $0, ret+32(FP)
 	RET
 
+// func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
+//
+// classicCounters4 for eight probes per step, with 4-bit counters in the
+// classic layout: the probe values as in blockCountersAVX512, each reduced
+// to a counter b = ⌊v·r/2^64⌋ of the r < 2^32 counters in c (from 32-bit
+// products: (⌊v/2^32⌋·r + ⌊(v mod 2^32)·r/2^32⌋) / 2^32, floored, is
+// exactly that), the lanes' words gathered with one VPGATHERQQ and
+// shifted to the counter. A step issues its eight loads at once and has
+// one branch; in cache that replaces some two hundred scalar instructions
+// for the usual k of about 7 with about thirty.
+TEXT ·classicCountersAVX512(SB), NOSPLIT, $0-57
+	MOVQ c_base+0(FP), AX
+	MOVQ r+24(FP), R13
+	MOVQ lo+32(FP), BX
+	MOVQ hi+40(FP), CX
+	MOVQ k+48(FP), DX
+
+	MOVQ $0xC2B2AE3D27D4EB4F, R8  // hashing.OffsetMultiplier
+	IMULQ BX, R8                  // h3 = lo·OffsetMultiplier
+	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
+	IMULQ CX, R9                  // h2 = hi·StepMultiplier
+	MOVQ $0xD6E8FEB86659FD93, R10 // hashing.FinalMultiplier
+
+	VPBROADCASTQ BX, Z1  // h1
+	VPBROADCASTQ R9, Z2  // h2
+	VPBROADCASTQ R8, Z3  // h3
+	VPBROADCASTQ R10, Z4 // FinalMultiplier
+	MOVQ $60, R11
+	VPBROADCASTQ R11, Z5 // (b&15)·4
+	MOVQ $15, R11
+	VPBROADCASTQ R11, Z6 // a counter's bits
+	VPBROADCASTQ R13, Z15 // r
+
+	LEAQ countersLane<>(SB), SI
+	LEAQ countersTri<>(SB), DI
+
+cstep:
+	// K1: the lanes in use.
+	MOVQ $0xFF, R12
+	CMPQ DX, $8
+	JGE  cmask
+	MOVQ $1, R12
+	MOVQ DX, CX
+	SHLQ CX, R12
+	DECQ R12
+
+cmask:
+	KMOVB R12, K1
+
+	VMOVDQU64 (SI), Z7
+	VMOVDQU64 (DI), Z8
+	VPMULLQ Z2, Z7, Z9  // i·h2
+	VPMULLQ Z3, Z8, Z10 // h3·i(i+1)/2
+	VPADDQ  Z1, Z9, Z9
+	VPADDQ  Z10, Z9, Z9 // x_i
+	VPSRLQ  $32, Z9, Z10
+	VPXORQ  Z10, Z9, Z9
+	VPMULLQ Z4, Z9, Z9 // v_i = Finalize(x_i)
+
+	VPSRLQ   $32, Z9, Z10
+	VPMULUDQ Z15, Z10, Z10 // ⌊v/2^32⌋·r
+	VPMULUDQ Z15, Z9, Z11  // (v mod 2^32)·r
+	VPSRLQ   $32, Z11, Z11
+	VPADDQ   Z11, Z10, Z10
+	VPSRLQ   $32, Z10, Z10 // b
+
+	VPSRLQ $4, Z10, Z11    // the counter's word
+	VPSLLQ $2, Z10, Z12
+	VPANDQ Z5, Z12, Z12    // its bit in the word
+	KMOVB  K1, K3          // the gather clears its mask
+	VPXORQ Z13, Z13, Z13
+	VPGATHERQQ (AX)(Z11*8), K3, Z13
+
+	VPSRLVQ   Z12, Z13, Z13
+	VPTESTNMQ Z6, Z13, K1, K2 // lanes in use whose counter is zero
+	KORTESTB  K2, K2
+	JNZ       cabsent
+
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, DX
+	JG   cstep
+
+	VZEROUPPER
+	MOVB $1, ret+56(FP)
+	RET
+
+cabsent:
+	VZEROUPPER
+	MOVB $0, ret+56(FP)
+	RET
+
 // countersLane holds i and countersTri i(i+1)/2 for the probe numbers
 // i = 0..63 (params.MaxK = 64), eight per 512-bit vector.
 DATA countersLane<>+0(SB)/8, $0

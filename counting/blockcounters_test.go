@@ -80,3 +80,93 @@ func TestBlockedCountersForms(t *testing.T) {
 		}
 	}
 }
+
+// TestClassicCountersAssembly cross-checks classicCountersAVX512 against
+// its Go twin classicCounters4, and both against the layout's own
+// positions, on every k, on counter arrays of sizes that are and are not
+// multiples of a word's 16 counters and at the largest size the assembly
+// takes, from all-zero counters to none zero.
+func TestClassicCountersAssembly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, m := range []uint64{1, 17, 1000, 4093, 65536} {
+		for k := 1; k <= params.MaxK; k++ {
+			f := MustNew(Config{Layout: bloom.Classic, M: m, K: k, NoBitView: true})
+			for _, nonzero := range []float64{0, 0.3, 0.9, 0.99, 1} {
+				fillCounters(rng, f, nonzero)
+				for range 100 {
+					checkClassicCounters(t, f, hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()})
+				}
+			}
+		}
+	}
+	checkClassicCountersLarge(t, rng)
+}
+
+// checkClassicCountersLarge checks the assembly at the largest counter
+// count it takes, 2^32 − 1, where its reduction from 32-bit products must
+// still reach every counter. The array is 2 GiB of address space, but only
+// the pages of the probed counters are ever written: a key's counters are
+// set, the key found, one of them cleared, the key refused.
+func checkClassicCountersLarge(t *testing.T, rng *rand.Rand) {
+	const m, k = 1<<32 - 1, 8
+	c := make([]uint64, (m+15)/16)
+	for range 300 {
+		h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+		var pos [k]uint64
+		p := hashing.NewProbes(h)
+		for i := range pos {
+			var v uint64
+			v, p = p.Advance()
+			pos[i] = hashing.Reduce(v, m)
+			c[pos[i]>>4] |= 1 << (pos[i] & 15 * 4)
+		}
+		cleared := pos[rng.IntN(k)]
+		for _, want := range []bool{true, false} {
+			if !want {
+				c[cleared>>4] &^= 15 << (cleared & 15 * 4)
+			}
+			if got := classicCounters4(c, m, h, k); got != want {
+				t.Fatalf("m=2^32−1 h=%#x: Go %v, want %v", h, got, want)
+			}
+			if hasAVX512 {
+				if got := classicCountersAVX512(c, m, h.Lo, h.Hi, k); got != want {
+					t.Fatalf("m=2^32−1 h=%#x: assembly %v, want %v", h, got, want)
+				}
+			}
+		}
+		for _, b := range pos {
+			c[b>>4] = 0
+		}
+	}
+}
+
+// fillCounters sets each counter of f to a random non-zero value with
+// probability nonzero, and to zero otherwise.
+func fillCounters(rng *rand.Rand, f *Filter, nonzero float64) {
+	for b := range f.geo.M() {
+		c := uint64(0)
+		if rng.Float64() < nonzero {
+			c = 1 + rng.Uint64N(15)
+		}
+		f.counters[b>>4] = f.counters[b>>4]&^(15<<(b&15*4)) | c<<(b&15*4)
+	}
+}
+
+func checkClassicCounters(t *testing.T, f *Filter, h hashing.Hash128) {
+	t.Helper()
+	var buf [params.MaxK]uint64
+	want := f.allNonZero(f.geo.Positions(h, &buf))
+	m, k := f.geo.M(), f.geo.K()
+	if got := classicCounters4(f.counters, m, h, k); got != want {
+		t.Fatalf("m=%d k=%d h=%#x: Go %v, positions %v", m, k, h, got, want)
+	}
+	if got := f.ContainsHash(h); got != want {
+		t.Fatalf("m=%d k=%d h=%#x: ContainsHash %v, positions %v", m, k, h, got, want)
+	}
+	if !hasAVX512 {
+		return // a purego build or a CPU without AVX-512: no assembly
+	}
+	if got := classicCountersAVX512(f.counters, m, h.Lo, h.Hi, k); got != want {
+		t.Fatalf("m=%d k=%d h=%#x: assembly %v, positions %v", m, k, h, got, want)
+	}
+}

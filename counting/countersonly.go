@@ -43,14 +43,31 @@ import (
 // 89 ns): the assembly 117–153 and 115–164, the Go twin blockCounters4
 // 176–198 and 161–192. In cache (10^5 keys, by string key) the assembly
 // took 44 and 47 ns (medians) against 60–65 for the Go forms.
+//
+// With 4-bit counters in the classic layout and AVX-512 (fewer than 2^32
+// counters), it computes eight probes per vector and gathers their words
+// with one instruction (classicCountersAVX512): the loads of all k probes
+// leave at once, and the query takes about thirty instructions instead of
+// some two hundred. By precomputed hash, BoomFilters' shape (k = 7, 9.585
+// counters a key), 7 interleaved rounds, medians: at 10^5 keys 23.5 ns
+// against 38.3 for the loop below, members and non-members alike; at 10^7
+// (48 MB) 132 against 211 ns per member and 123 against 141 per
+// non-member, although the loop stops at the first zero and the gather
+// never does. Without AVX-512, in cache, classicCounters4 is the loop
+// below without the block offsets of the other layouts (3–12% faster).
 func (f *Filter) containsCounters(h hashing.Hash128) bool {
 	if !f.geo.Inline() {
 		return f.containsAt(h)
 	}
 	if f.width == 4 {
+		classic := f.geo.Layout() == bloom.Classic
 		switch {
 		case hasAVX512 && f.geo.Layout() == bloom.Blocked:
 			return blockCountersAVX512(f.counterBlock(h), h.Lo, h.Hi, f.geo.K())
+		case hasAVX512 && classic && f.geo.M() < 1<<32:
+			return classicCountersAVX512(f.counters, f.geo.M(), h.Lo, h.Hi, f.geo.K())
+		case classic && f.inCache():
+			return classicCounters4(f.counters, f.geo.M(), h, f.geo.K())
 		case f.inCache():
 			return f.containsCounters4InCache(h)
 		}
@@ -110,6 +127,24 @@ func (f *Filter) containsCounters4InCache(h hashing.Hash128) bool {
 		base += step
 		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
 		missing |= (counters[b>>4]>>(b&15<<2)&15 - 1) >> 63
+	}
+	return missing == 0
+}
+
+// classicCounters4 reports whether the k counters of h among the r 4-bit
+// counters of c, in the classic layout, are all non-zero, reading all k
+// without a branch: the Go twin of classicCountersAVX512
+// (blockcounters_amd64.s), and containsCounters4InCache without the other
+// layouts' block offsets.
+func classicCounters4(c []uint64, r uint64, h hashing.Hash128, k int) bool {
+	p := hashing.NewProbes(h)
+	var missing uint64
+	for i := k; i > 0; i-- {
+		var v uint64
+		v, p = p.Advance()
+		b := hashing.Reduce(v, r)
+		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
+		missing |= (c[b>>4]>>(b&15<<2)&15 - 1) >> 63
 	}
 	return missing == 0
 }
