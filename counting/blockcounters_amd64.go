@@ -19,8 +19,8 @@ func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool
 
 // classicCountersAVX512 is classicCounters4 in AVX-512 assembly
 // (blockcounters_amd64.s): the r counters of c, 2^4 ≤ r < 2^32 and
-// len(c) = ⌈r/16⌉, eight probes per step with one gather. k must be at
-// least 1. TestClassicCountersAssembly cross-checks the two.
+// len(c) = ⌈r/16⌉, eight probes per step, gathered four at a time. k must
+// be at least 1. TestClassicCountersAssembly cross-checks the two.
 //
 //go:noescape
 func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
