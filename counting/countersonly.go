@@ -63,9 +63,10 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 		return f.containsAt(h)
 	}
 	if f.width == 4 {
-		classic := f.geo.Layout() == bloom.Classic
+		layout := f.geo.Layout()
+		classic := layout == bloom.Classic
 		switch {
-		case hasAVX512 && f.geo.Layout() == bloom.Blocked:
+		case hasAVX512 && layout == bloom.Blocked:
 			return blockCountersAVX512(f.counterBlock(h), h.Lo, h.Hi, f.geo.K())
 		case hasAVX512 && classic && f.geo.M() < 1<<32:
 			return classicCountersAVX512(f.counters, f.geo.M(), h.Lo, h.Hi, f.geo.K())
