@@ -574,21 +574,27 @@ func fetch(c *http.Client, target string) error {
 // byte, so the next request could otherwise overtake the store (and the
 // publication after it): each node counts a request when it is done with
 // it, and every request is either one of the trace's or one a node sent
-// to a peer, counted by the sender when the answer came.
+// to a peer, counted by the sender when the answer came. Likewise an ICP
+// server counts its reply after sending it, when the peer that asked may
+// already have moved on: settle also waits until every query a server
+// received has its reply (or its failure) counted.
 func settle(nodes []*clusterNode, sent uint64) error {
 	deadline := time.Now().Add(time.Minute)
 	for spins := 0; ; spins++ {
-		var done, asked uint64
+		var done, asked, icpQueries, icpAnswered uint64
 		for _, cn := range nodes {
 			s := cn.node.Stats()
 			done += s.LocalHits + s.PeerHits + s.Misses + s.Other
 			asked += s.PeerAskHits + s.PeerAskFalseHits + s.PeerAskErrors
+			icp := s.ICPServer
+			icpQueries += icp.Queries
+			icpAnswered += icp.Hits + icp.Misses + icp.NoFetch + icp.Denied + icp.Errors + icp.SendFailures
 		}
-		if done >= sent+asked {
+		if done >= sent+asked && icpAnswered >= icpQueries {
 			return nil
 		}
 		if spins > 100 && time.Now().After(deadline) {
-			return fmt.Errorf("%d requests sent, %d to peers, %d finished after a minute", sent, asked, done)
+			return fmt.Errorf("%d requests sent, %d to peers, %d finished, %d of %d ICP queries answered after a minute", sent, asked, done, icpAnswered, icpQueries)
 		}
 		if spins < 100 {
 			runtime.Gosched()
