@@ -2,6 +2,36 @@
 
 #include "textflag.h"
 
+// Both queries below compute hashing.Probes' values in closed form, eight
+// per vector: x_i = h1 + i·h2 + h3·i(i+1)/2 and v_i = Finalize(x_i).
+//
+// PROBESETUP takes h1 = lo from BX and hi from CX and leaves h1, h2 =
+// hi·StepMultiplier, h3 = lo·OffsetMultiplier and FinalMultiplier
+// broadcast in Z1–Z4. Clobbers R8–R10.
+#define PROBESETUP \
+	MOVQ $0xC2B2AE3D27D4EB4F, R8 \
+	IMULQ BX, R8 \
+	MOVQ $0x9E3779B97F4A7C15, R9 \
+	IMULQ CX, R9 \
+	MOVQ $0xD6E8FEB86659FD93, R10 \
+	VPBROADCASTQ BX, Z1 \
+	VPBROADCASTQ R9, Z2 \
+	VPBROADCASTQ R8, Z3 \
+	VPBROADCASTQ R10, Z4
+
+// PROBES leaves in Z9 the values v_i of the eight probe numbers whose i
+// and i(i+1)/2 are at (SI) and (DI). Clobbers Z7, Z8, Z10.
+#define PROBES \
+	VMOVDQU64 (SI), Z7 \
+	VMOVDQU64 (DI), Z8 \
+	VPMULLQ Z2, Z7, Z9 \
+	VPMULLQ Z3, Z8, Z10 \
+	VPADDQ  Z1, Z9, Z9 \
+	VPADDQ  Z10, Z9, Z9 \
+	VPSRLQ  $32, Z9, Z10 \
+	VPXORQ  Z10, Z9, Z9 \
+	VPMULLQ Z4, Z9, Z9
+
 // func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool
 //
 // blockCounters4 for eight probes per step: the block's 512 4-bit counters
@@ -26,16 +56,7 @@ TEXT ·blockCountersAVX512(SB), NOSPLIT, $0-33
 	VMOVDQU64 128(AX), Z22
 	VMOVDQU64 192(AX), Z23
 
-	MOVQ $0xC2B2AE3D27D4EB4F, R8  // hashing.OffsetMultiplier
-	IMULQ BX, R8                  // h3 = lo·OffsetMultiplier
-	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
-	IMULQ CX, R9                  // h2 = hi·StepMultiplier
-	MOVQ $0xD6E8FEB86659FD93, R10 // hashing.FinalMultiplier
-
-	VPBROADCASTQ BX, Z1  // h1
-	VPBROADCASTQ R9, Z2  // h2
-	VPBROADCASTQ R8, Z3  // h3
-	VPBROADCASTQ R10, Z4 // FinalMultiplier
+	PROBESETUP
 	MOVQ $60, R11
 	VPBROADCASTQ R11, Z5 // (b&15)·4 = (v>>53)&60
 	MOVQ $15, R11
@@ -59,15 +80,7 @@ step:
 mask:
 	KMOVB R12, K1
 
-	VMOVDQU64 (SI), Z7
-	VMOVDQU64 (DI), Z8
-	VPMULLQ Z2, Z7, Z9  // i·h2
-	VPMULLQ Z3, Z8, Z10 // h3·i(i+1)/2
-	VPADDQ  Z1, Z9, Z9
-	VPADDQ  Z10, Z9, Z9 // x_i
-	VPSRLQ  $32, Z9, Z10
-	VPXORQ  Z10, Z9, Z9
-	VPMULLQ Z4, Z9, Z9 // v_i = Finalize(x_i)
+	PROBES
 
 	VPSRLQ $59, Z9, Z10 // word of the block, b>>4
 	VPSRLQ $53, Z9, Z11
@@ -118,16 +131,7 @@ TEXT ·classicCountersAVX512(SB), NOSPLIT, $0-57
 	MOVQ hi+40(FP), CX
 	MOVQ k+48(FP), DX
 
-	MOVQ $0xC2B2AE3D27D4EB4F, R8  // hashing.OffsetMultiplier
-	IMULQ BX, R8                  // h3 = lo·OffsetMultiplier
-	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
-	IMULQ CX, R9                  // h2 = hi·StepMultiplier
-	MOVQ $0xD6E8FEB86659FD93, R10 // hashing.FinalMultiplier
-
-	VPBROADCASTQ BX, Z1  // h1
-	VPBROADCASTQ R9, Z2  // h2
-	VPBROADCASTQ R8, Z3  // h3
-	VPBROADCASTQ R10, Z4 // FinalMultiplier
+	PROBESETUP
 	MOVQ $60, R11
 	VPBROADCASTQ R11, Z5 // (b&15)·4
 	MOVQ $15, R11
@@ -154,15 +158,7 @@ cstep:
 cmask:
 	KMOVB R12, K1
 
-	VMOVDQU64 (SI), Z7
-	VMOVDQU64 (DI), Z8
-	VPMULLQ Z2, Z7, Z9  // i·h2
-	VPMULLQ Z3, Z8, Z10 // h3·i(i+1)/2
-	VPADDQ  Z1, Z9, Z9
-	VPADDQ  Z10, Z9, Z9 // x_i
-	VPSRLQ  $32, Z9, Z10
-	VPXORQ  Z10, Z9, Z9
-	VPMULLQ Z4, Z9, Z9 // v_i = Finalize(x_i)
+	PROBES
 
 	VPSRLQ   $32, Z9, Z10
 	VPMULUDQ Z15, Z10, Z10 // ⌊v/2^32⌋·r
