@@ -56,24 +56,6 @@ type testNode struct {
 	log    *syncBuffer
 }
 
-// icpSettled waits until every ICP query n's server received has its
-// reply counted. The server counts a reply after sending it, so the peer
-// that asked can have its answer, and move on, first.
-func (n *testNode) icpSettled(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s := n.Stats().ICPServer
-		if s.Hits+s.Misses+s.NoFetch+s.Denied+s.Errors+s.SendFailures >= s.Queries {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ICP server: %d queries, not all answered after 5 s: %+v", s.Queries, s)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func listen(t *testing.T, addr string) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
@@ -297,7 +279,11 @@ func TestNodeICPRoute(t *testing.T) {
 	if body, _ := a.get(t, origin.URL+"/obj/2"); body != "object /obj/2" {
 		t.Fatalf("ICP miss: %q", body)
 	}
-	b.icpSettled(t)
+	// b counts each reply after sending it (icp.ServerStats.Answered).
+	waitFor(t, 5*time.Second, "b's ICP replies to be counted", func() bool {
+		s := b.Stats().ICPServer
+		return s.Answered() >= s.Queries
+	})
 	sa, sb := a.Stats(), b.Stats()
 	if sa.ICPClient.MessagesSent != 2 || sa.ICPClient.Queries != 2 || sa.PeerHits != 1 || sa.Misses != 1 {
 		t.Errorf("a: %+v", sa)

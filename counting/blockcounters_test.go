@@ -109,16 +109,14 @@ func TestClassicCountersAssembly(t *testing.T) {
 // set, the key found, one of them cleared, the key refused.
 func checkClassicCountersLarge(t *testing.T, rng *rand.Rand) {
 	const m, k = 1<<32 - 1, 8
+	geo := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: m, K: k}, 0, nil)
 	c := make([]uint64, (m+15)/16)
 	for range 300 {
 		h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
-		var pos [k]uint64
-		p := hashing.NewProbes(h)
-		for i := range pos {
-			var v uint64
-			v, p = p.Advance()
-			pos[i] = hashing.Reduce(v, m)
-			c[pos[i]>>4] |= 1 << (pos[i] & 15 * 4)
+		var buf [params.MaxK]uint64
+		pos := geo.Positions(h, &buf)
+		for _, b := range pos {
+			c[b>>4] |= 1 << (b & 15 * 4)
 		}
 		cleared := pos[rng.IntN(k)]
 		for _, want := range []bool{true, false} {
@@ -148,7 +146,8 @@ func fillCounters(rng *rand.Rand, f *Filter, nonzero float64) {
 		if rng.Float64() < nonzero {
 			c = 1 + rng.Uint64N(15)
 		}
-		f.counters[b>>4] = f.counters[b>>4]&^(15<<(b&15*4)) | c<<(b&15*4)
+		i, sh := f.locate(b)
+		f.counters[i] = f.counters[i]&^(f.max<<sh) | c<<sh
 	}
 }
 

@@ -48,6 +48,15 @@ type ServerStats struct {
 	SendFailures uint64 // replies the socket refused
 }
 
+// Answered is the number of queries the server has finished with: the
+// replies of every opcode and the replies that could not be sent. A reply
+// is counted after the socket has taken it, so the peer that asked can
+// have its answer before it shows here; once the server is idle, Answered
+// equals Queries.
+func (s ServerStats) Answered() uint64 {
+	return s.Hits + s.Misses + s.NoFetch + s.Denied + s.Errors + s.SendFailures
+}
+
 type serverCounters struct {
 	traffic
 	queries, hits, misses, noFetch, denied, errs, malformed, ignored, sendFailures atomic.Uint64

@@ -586,9 +586,8 @@ func settle(nodes []*clusterNode, sent uint64) error {
 			s := cn.node.Stats()
 			done += s.LocalHits + s.PeerHits + s.Misses + s.Other
 			asked += s.PeerAskHits + s.PeerAskFalseHits + s.PeerAskErrors
-			icp := s.ICPServer
-			icpQueries += icp.Queries
-			icpAnswered += icp.Hits + icp.Misses + icp.NoFetch + icp.Denied + icp.Errors + icp.SendFailures
+			icpQueries += s.ICPServer.Queries
+			icpAnswered += s.ICPServer.Answered()
 		}
 		if done >= sent+asked && icpAnswered >= icpQueries {
 			return nil
