@@ -41,7 +41,8 @@ func TestSizeMeetsTargetAndIsMinimal(t *testing.T) {
 }
 
 // checkSized checks that s is valid, reaches p, and that no k reaches p
-// one granule lower, and no smaller k reaches it at the same M.
+// one granule lower, and no smaller k reaches it at the same M; for
+// Blocked, that no larger k reaches it with BlockedProbeSlack less memory.
 func checkSized(t *testing.T, s params.Shape, n uint64, p float64) {
 	t.Helper()
 	if err := s.Validate(); err != nil {
@@ -58,7 +59,15 @@ func checkSized(t *testing.T, s params.Shape, n uint64, p float64) {
 		if k < s.K && onGrid && lower.Validate() == nil && lower.FalsePositive(n) <= p {
 			t.Errorf("%v n=%d p=%g: k=%d reaches p with the same M", s, n, p, k)
 		}
-		if lower.M = smaller(s, k); lower.M == 0 {
+		if lower.M = smaller(s, k); s.Layout == params.Blocked && k > s.K {
+			// More probes may take less memory, but not less than
+			// 1/(1+BlockedProbeSlack) of it (less one block, for rounding).
+			lower.M = 0
+			if m := uint64(float64(s.M) / (1 + params.BlockedProbeSlack)); m > s.BlockBits {
+				lower.M = smaller(params.Shape{Layout: s.Layout, M: m - s.BlockBits, BlockBits: s.BlockBits}, k)
+			}
+		}
+		if lower.M == 0 {
 			continue
 		}
 		if f := lower.FalsePositive(n); f <= p {

@@ -29,5 +29,5 @@ func Example_main() {
 	// [true false]
 	// true true
 	// 1048576 true
-	// m=15545856 k=9 p=0.001000
+	// m=15661056 k=8 p=0.001000
 }
