@@ -79,6 +79,40 @@ func TestInlinePathsMatchScheme(t *testing.T) {
 	}
 }
 
+// The key methods take shortcuts to the probe loops; for members and
+// non-members alike they must answer as ContainsHash and as the interface
+// path do, for every k (the classic-family loop reads two probes at once,
+// so k = 1, 2 and 3 are edges).
+func TestKeyMethodsMatchContainsHash(t *testing.T) {
+	for _, l := range layouts {
+		for _, k := range []int{1, 2, 3, 7, 64} {
+			c := Config{Layout: l, M: 64 * 40, K: k}
+			fast := mustNew(t, c)
+			c.Scheme = slowScheme{hashing.Default}
+			slow := mustNew(t, c)
+			for i := 0; i < 200; i++ {
+				fast.AddString(key(i))
+				slow.AddString(key(i))
+			}
+			found := 0
+			for i := 0; i < 3000; i++ {
+				s := key(i)
+				want := fast.ContainsHash(fast.HashString(s))
+				if fast.ContainsString(s) != want || fast.Contains([]byte(s)) != want ||
+					slow.ContainsString(s) != want || slow.Contains([]byte(s)) != want {
+					t.Fatalf("%v k=%d: key %q: the key methods and ContainsHash differ", l, k, s)
+				}
+				if want {
+					found++
+				}
+			}
+			if found == 3000 || found < 200 {
+				t.Fatalf("%v k=%d: %d of 3000 keys found: the test needs members and non-members", l, k, found)
+			}
+		}
+	}
+}
+
 func xor1(h hashing.Hash128) hashing.Hash128 { return hashing.Hash128{Lo: h.Lo ^ 0x5bd1e995, Hi: h.Hi} }
 
 func TestPositionsMatchLocate(t *testing.T) {
