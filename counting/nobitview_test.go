@@ -117,6 +117,10 @@ func (d *differential) agree(what string) {
 		if o.ContainsHash(h) != in || inV[i] != in || inO[i] != in {
 			t.Fatalf("%s: key %d: Contains %t, counters only %t, batch %t %t", what, i, in, o.ContainsHash(h), inV[i], inO[i])
 		}
+		// The key methods take their own shortcuts (d.hs[i] is key(i)'s hash).
+		if s := key(i); v.ContainsString(s) != in || o.ContainsString(s) != in || v.Contains([]byte(s)) != in || o.Contains([]byte(s)) != in {
+			t.Fatalf("%s: key %d: the key methods differ from ContainsHash (%t)", what, i, in)
+		}
 		c := v.CountHash(h)
 		if o.CountHash(h) != c || cV[i] != c || cO[i] != c || (c != 0) != in {
 			t.Fatalf("%s: key %d: Count %d, counters only %d, batch %d %d", what, i, c, o.CountHash(h), cV[i], cO[i])

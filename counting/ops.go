@@ -21,10 +21,32 @@ func (f *Filter) RemoveString(key string) error { return f.RemoveHash(f.HashStri
 
 // Contains reports whether key may be in the set: false means certainly
 // not.
-func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(f.Hash(key)) }
+//
+// It goes from the key to the probe loop in as few calls as it can (the
+// bit view's own key path, or the counters' under the default scheme), as
+// bloom's key methods do and for their reason: a query out of cache costs
+// about one memory latency, and how much of the next key's hashing and
+// loading overlaps it depends on how few instructions stand between them.
+func (f *Filter) Contains(key []byte) bool {
+	switch {
+	case f.view != nil:
+		return f.view.Contains(key)
+	case f.geo.Inline():
+		return f.containsCounters(hashing.SumSeed(key, f.geo.Seed()))
+	}
+	return f.containsAt(f.Hash(key))
+}
 
 // ContainsString is Contains for a string key.
-func (f *Filter) ContainsString(key string) bool { return f.ContainsHash(f.HashString(key)) }
+func (f *Filter) ContainsString(key string) bool {
+	switch {
+	case f.view != nil:
+		return f.view.ContainsString(key)
+	case f.geo.Inline():
+		return f.containsCounters(hashing.SumStringSeed(key, f.geo.Seed()))
+	}
+	return f.containsAt(f.HashString(key))
+}
 
 // Count estimates how many times key was added (and not removed). See
 // CountHash.
