@@ -159,6 +159,9 @@ func checkClassicCounters(t *testing.T, f *Filter, h hashing.Hash128) {
 	if got := classicCounters4(f.counters, m, h, k); got != want {
 		t.Fatalf("m=%d k=%d h=%#x: Go %v, positions %v", m, k, h, got, want)
 	}
+	if got := classicPair4(f.counters, m, h, k); got != want {
+		t.Fatalf("m=%d k=%d h=%#x: pair first %v, positions %v", m, k, h, got, want)
+	}
 	if got := f.ContainsHash(h); got != want {
 		t.Fatalf("m=%d k=%d h=%#x: ContainsHash %v, positions %v", m, k, h, got, want)
 	}

@@ -144,6 +144,7 @@ type Filter struct {
 	perMask  uint64 // counters per word − 1
 	max      uint64 // the largest counter value, 2^width − 1; sticky
 	minInc   bool
+	pairKeys bool   // the key methods run classicPair4 (see Contains)
 	count    uint64 // keys added minus keys removed
 	sat      uint64 // counters at max
 	track    tracker
@@ -207,11 +208,12 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 	for 1<<wShift != width {
 		wShift++
 	}
+	geo := bloom.NewGeometry(s, seed, scheme)
 	return &Filter{
 		counters: counters,
 		bits:     bits,
 		view:     view,
-		geo:      bloom.NewGeometry(s, seed, scheme),
+		geo:      geo,
 		m:        s.M,
 		width:    width,
 		wShift:   wShift,
@@ -219,6 +221,7 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		perMask:  64/uint64(width) - 1,
 		max:      1<<width - 1,
 		minInc:   minInc,
+		pairKeys: view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
 	}, nil
 }
 
