@@ -56,7 +56,8 @@ type Solution struct {
 // k, it derives the rest for each layout (or for q.Layout alone) and
 // predicts the false-positive rate with [Shape.FalsePositive]:
 //
-//   - n, p: the smallest shape, m and k together ([Size]);
+//   - n, p: the smallest shape, m and k together ([Size]; for Blocked, the
+//     fewest probes within [BlockedProbeSlack] of it);
 //   - n, p, k: the smallest m for that k;
 //   - n, m: the k with the lowest rate;
 //   - m, p: the largest n that some k keeps at or below p, and that k;

@@ -23,9 +23,11 @@ the false-positive rate of each shape:
   -n -m       the best k                     -n -m -k   the rate
   -n -k       the m at which k is optimal    -m -k      the n at which k is optimal
 
-m is rounded up to each layout's granularity, as build rounds it. With -n,
--m and -p all given, p is a check: the "meets p" column says whether each
-shape reaches it.
+For blocked, -n -p takes the fewest probes whose m is within 1% of the
+smallest (at p = 0.001, k = 8 for 0.7% more bits than k = 9), as build
+and the library do. m is rounded up to each layout's granularity, as
+build rounds it. With -n, -m and -p all given, p is a check: the "meets
+p" column says whether each shape reaches it.
 
 flags:
   -n N             number of distinct keys
