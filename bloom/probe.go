@@ -281,9 +281,9 @@ func (f *Filter) addPaged(h hashing.Hash128) {
 // two bits clear three times in four and leaves after the pair; testing
 // probe by probe, it leaves after the first probe or the second at random,
 // a branch the CPU mispredicts about half the time, and each misprediction
-// costs as much as an in-cache query's probes. (Reading three or four
-// words first cost a non-member more loads than it saved: 13% slower than
-// the pair at 2·10^7 keys.) By string key, medians of 31 interleaved
+// costs as much as an in-cache query's probes. (Reading four words first
+// cost a non-member more loads than it saved: 13% slower than the pair at
+// 2·10^7 keys, classic layout.) By string key, medians of 31 interleaved
 // rounds of the same keys, against the probe-by-probe loop, in the three
 // layouts at p = 1%: at 10^5 keys (in cache) non-members 17–31% faster,
 // members the same (±3%); at 2·10^7 (out of cache) non-members 5–8%
