@@ -85,7 +85,7 @@ func (f *Filter) containsCounters(h hashing.Hash128) bool {
 			v, p = p.Advance()
 			b := base + hashing.Reduce(v, r)
 			base += step
-			if counters[b>>4]>>(b&15<<2)&15 == 0 {
+			if counter4(counters, b) == 0 {
 				return false
 			}
 		}
@@ -120,7 +120,7 @@ func classicPair4(c []uint64, r uint64, h hashing.Hash128, k int) bool {
 		w, p = p.Advance()
 		b0, b1 := hashing.Reduce(v, r), hashing.Reduce(w, r)
 		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
-		c0, c1 := c[b0>>4]>>(b0&15<<2)&15, c[b1>>4]>>(b1&15<<2)&15
+		c0, c1 := counter4(c, b0), counter4(c, b1)
 		if ((c0-1)|(c1-1))>>63 != 0 {
 			return false
 		}
@@ -129,12 +129,16 @@ func classicPair4(c []uint64, r uint64, h hashing.Hash128, k int) bool {
 	for ; k > 0; k-- {
 		v, p = p.Advance()
 		b := hashing.Reduce(v, r)
-		if c[b>>4]>>(b&15<<2)&15 == 0 {
+		if counter4(c, b) == 0 {
 			return false
 		}
 	}
 	return true
 }
+
+// counter4 returns counter b of c, an array of 4-bit counters: sixteen to
+// a word, counter b at bits (b mod 16)·4 of word b/16.
+func counter4(c []uint64, b uint64) uint64 { return c[b>>4] >> (b & 15 << 2) & 15 }
 
 // inCacheWords is the largest counter array (1 MiB) treated as staying in
 // cache: containsCounters reads it without an early exit, and the batches
@@ -162,7 +166,7 @@ func (f *Filter) containsCounters4InCache(h hashing.Hash128) bool {
 		b := base + hashing.Reduce(v, r)
 		base += step
 		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
-		missing |= (counters[b>>4]>>(b&15<<2)&15 - 1) >> 63
+		missing |= (counter4(counters, b) - 1) >> 63
 	}
 	return missing == 0
 }
@@ -180,7 +184,7 @@ func classicCounters4(c []uint64, r uint64, h hashing.Hash128, k int) bool {
 		v, p = p.Advance()
 		b := hashing.Reduce(v, r)
 		// c−1 wraps to 2^64−1 exactly when the counter c is zero.
-		missing |= (c[b>>4]>>(b&15<<2)&15 - 1) >> 63
+		missing |= (counter4(c, b) - 1) >> 63
 	}
 	return missing == 0
 }

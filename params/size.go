@@ -36,8 +36,12 @@ func Size(layout Layout, n uint64, p float64, blockBits uint64) (Shape, error) {
 		return Shape{}, err
 	}
 	var best Shape
+	var sized [MaxK + 1]Shape      // the smallest shape per k tried; M = 0 if none fits
 	consider := func(k int) bool { // reports whether k is the best so far
 		s, found := sizeForK(layout, n, p, b, k)
+		if found {
+			sized[k] = s
+		}
 		if found && (best.M == 0 || s.M < best.M || s.M == best.M && s.K < best.K) {
 			best = s
 			return true
@@ -55,7 +59,7 @@ func Size(layout Layout, n uint64, p float64, blockBits uint64) (Shape, error) {
 		return Shape{}, invalidf("no %v filter of at most 2^62 bits reaches p = %g for n = %d", layout, p, n)
 	}
 	if layout == Blocked {
-		best = fewerProbes(best, n, p)
+		best = fewerProbes(best, &sized, n, p)
 	}
 	return best, nil
 }
@@ -77,12 +81,16 @@ const BlockedProbeSlack = 0.01
 // at most BlockedProbeSlack above best.M, best being the smallest. The
 // smallest M for k grows as k falls below best.K (the rate is
 // quasi-convex in k, as Size assumes), so the walk down stops at the first
-// k that needs more.
-func fewerProbes(best Shape, n uint64, p float64) Shape {
+// k that needs more. sized holds the shapes Size's walk already found; a
+// k it did not try is sized here.
+func fewerProbes(best Shape, sized *[MaxK + 1]Shape, n uint64, p float64) Shape {
 	bound := best.M + uint64(float64(best.M)*BlockedProbeSlack)
 	choice := best
 	for k := best.K - 1; k >= 1; k-- {
-		s, found := sizeForK(Blocked, n, p, best.BlockBits, k)
+		s, found := sized[k], sized[k].M != 0
+		if !found {
+			s, found = sizeForK(Blocked, n, p, best.BlockBits, k)
+		}
 		if !found || s.M > bound {
 			break
 		}
