@@ -2,7 +2,12 @@
 
 package counting
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
+	"golang.org/x/sys/cpu"
+)
 
 // hasAVX512 reports whether this CPU and OS run blockCountersAVX512, which
 // needs AVX-512 F (512-bit registers, VPERMI2Q, VPSRLVQ) and DQ (VPMULLQ,
@@ -24,3 +29,23 @@ func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool
 //
 //go:noescape
 func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
+
+// blockCountersKeyAVX512 is blockCountersAVX512 for the key of n bytes at
+// key, MinLen ≤ n ≤ MaxLen of internal/xxh3asm, which it hashes itself
+// with t's seed (blockcounters_amd64.s): the nblocks blocks of 32 words
+// from c are the filter's counters. TestBlockCountersKey cross-checks it
+// with hashing the key and blockCounters4.
+//
+//go:noescape
+func blockCountersKeyAVX512(c *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+
+// blockCountersKey is blockCountersKeyAVX512 for a key as a byte slice;
+// the caller checks its length and that c holds nblocks whole blocks.
+func blockCountersKey(c []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
+	return blockCountersKeyAVX512(unsafe.SliceData(c), nblocks, unsafe.SliceData(key), len(key), t, k)
+}
+
+// blockCountersKeyString is blockCountersKey for a string key.
+func blockCountersKeyString(c []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
+	return blockCountersKeyAVX512(unsafe.SliceData(c), nblocks, unsafe.StringData(key), len(key), t, k)
+}

@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "xxh3_amd64.h"
 
 // Both queries below compute hashing.Probes' values in closed form, eight
 // per vector: x_i = h1 + i·h2 + h3·i(i+1)/2 and v_i = Finalize(x_i).
@@ -32,6 +33,64 @@
 	VPXORQ  Z10, Z9, Z9 \
 	VPMULLQ Z4, Z9, Z9
 
+// BLOCK_COUNTERS is the body of blockCountersAVX512: it reads the block
+// of 512 4-bit counters at AX, one load per line, computes the probes of
+// the hash in BX (low) and CX (high), DX of them (k ≥ 1), and jumps to the
+// function's label absent at the first step that finds a zero counter;
+// it falls through when all are non-zero. Clobbers AX–DX, SI, DI,
+// R8–R12, Z1–Z14, Z20–Z24 and K1–K4. Uses the labels step and mask, so it
+// appears at most once in a function.
+//
+// Registers: Z20–Z23 the block's four lines; Z5 = 60, for a counter's bit
+// in its word, (b&15)·4 = (v>>53)&60; Z6 = 15, a counter's bits; Z24 = 16,
+// to test for words ≥ 16, the block's second half; K1 the lanes in use in
+// the step. Each lane's word, b>>4 = v>>59, is picked from words 0..15 and
+// from 16..31 by two permutes (VPERMI2Q reads the low four bits of the
+// index), then the right one by bit 4 (VPBLENDMQ); K2 gets the lanes in
+// use whose counter is zero.
+#define BLOCK_COUNTERS \
+	VMOVDQU64 (AX), Z20 \
+	VMOVDQU64 64(AX), Z21 \
+	VMOVDQU64 128(AX), Z22 \
+	VMOVDQU64 192(AX), Z23 \
+	PROBESETUP \
+	MOVQ $60, R11 \
+	VPBROADCASTQ R11, Z5 \
+	MOVQ $15, R11 \
+	VPBROADCASTQ R11, Z6 \
+	MOVQ $16, R11 \
+	VPBROADCASTQ R11, Z24 \
+	LEAQ countersLane<>(SB), SI \
+	LEAQ countersTri<>(SB), DI \
+step: \
+	MOVQ $0xFF, R12 \
+	CMPQ DX, $8 \
+	JGE  mask \
+	MOVQ $1, R12 \
+	MOVQ DX, CX \
+	SHLQ CX, R12 \
+	DECQ R12 \
+mask: \
+	KMOVB R12, K1 \
+	PROBES \
+	VPSRLQ $59, Z9, Z10 \
+	VPSRLQ $53, Z9, Z11 \
+	VPANDQ Z5, Z11, Z11 \
+	VMOVDQA64 Z10, Z12 \
+	VPERMI2Q  Z21, Z20, Z12 \
+	VMOVDQA64 Z10, Z13 \
+	VPERMI2Q  Z23, Z22, Z13 \
+	VPTESTMQ  Z24, Z10, K4 \
+	VPBLENDMQ Z13, Z12, K4, Z14 \
+	VPSRLVQ   Z11, Z14, Z14 \
+	VPTESTNMQ Z6, Z14, K1, K2 \
+	KORTESTB  K2, K2 \
+	JNZ       absent \
+	ADDQ $64, SI \
+	ADDQ $64, DI \
+	SUBQ $8, DX \
+	JG   step
+
 // func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool
 //
 // blockCounters4 for eight probes per step: the block's 512 4-bit counters
@@ -50,60 +109,7 @@ TEXT ·blockCountersAVX512(SB), NOSPLIT, $0-33
 	MOVQ hi+16(FP), CX
 	MOVQ k+24(FP), DX
 
-	// The block, one load per line.
-	VMOVDQU64 (AX), Z20
-	VMOVDQU64 64(AX), Z21
-	VMOVDQU64 128(AX), Z22
-	VMOVDQU64 192(AX), Z23
-
-	PROBESETUP
-	MOVQ $60, R11
-	VPBROADCASTQ R11, Z5 // (b&15)·4 = (v>>53)&60
-	MOVQ $15, R11
-	VPBROADCASTQ R11, Z6 // a counter's bits
-	MOVQ $16, R11
-	VPBROADCASTQ R11, Z24 // word ≥ 16: the block's second half
-
-	LEAQ countersLane<>(SB), SI
-	LEAQ countersTri<>(SB), DI
-
-step:
-	// K1: the lanes in use.
-	MOVQ $0xFF, R12
-	CMPQ DX, $8
-	JGE  mask
-	MOVQ $1, R12
-	MOVQ DX, CX
-	SHLQ CX, R12
-	DECQ R12
-
-mask:
-	KMOVB R12, K1
-
-	PROBES
-
-	VPSRLQ $59, Z9, Z10 // word of the block, b>>4
-	VPSRLQ $53, Z9, Z11
-	VPANDQ Z5, Z11, Z11 // bit of the counter in its word
-
-	// The word: from words 0..15 and from 16..31 (VPERMI2Q reads the low
-	// four bits of the index), then the right one by bit 4.
-	VMOVDQA64 Z10, Z12
-	VPERMI2Q  Z21, Z20, Z12
-	VMOVDQA64 Z10, Z13
-	VPERMI2Q  Z23, Z22, Z13
-	VPTESTMQ  Z24, Z10, K4
-	VPBLENDMQ Z13, Z12, K4, Z14
-
-	VPSRLVQ   Z11, Z14, Z14
-	VPTESTNMQ Z6, Z14, K1, K2 // lanes in use whose counter is zero
-	KORTESTB  K2, K2
-	JNZ       absent
-
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, DX
-	JG   step
+	BLOCK_COUNTERS
 
 	VZEROUPPER
 	MOVB $1, ret+32(FP)
@@ -112,6 +118,38 @@ mask:
 absent:
 	VZEROUPPER
 	MOVB $0, ret+32(FP)
+	RET
+
+// func blockCountersKeyAVX512(c *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+//
+// blockCountersAVX512 for a key of n bytes, 17 ≤ n ≤ 128, hashed here
+// (XXH3_MID, the hash of hashing.SumSeed under t's seed): the key's block
+// is block ⌊hi·nblocks/2^64⌋ (hashing.Block) of the nblocks blocks of 32
+// words from c. One routine from the key to the answer, so that out of
+// cache the next key's load is as few instructions away as it can be (see
+// internal/xxh3asm).
+TEXT ·blockCountersKeyAVX512(SB), NOSPLIT, $0-49
+	MOVQ key+16(FP), SI
+	MOVQ n+24(FP), R8
+	MOVQ t+32(FP), R9
+	XXH3_MID
+
+	MOVQ CX, AX
+	MULQ nblocks+8(FP) // DX = the block
+	SHLQ $8, DX        // 256 bytes a block
+	ADDQ c+0(FP), DX
+	MOVQ DX, AX
+	MOVQ k+40(FP), DX
+
+	BLOCK_COUNTERS
+
+	VZEROUPPER
+	MOVB $1, ret+48(FP)
+	RET
+
+absent:
+	VZEROUPPER
+	MOVB $0, ret+48(FP)
 	RET
 
 // func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool

@@ -172,3 +172,42 @@ func checkClassicCounters(t *testing.T, f *Filter, h hashing.Hash128) {
 		t.Fatalf("m=%d k=%d h=%#x: assembly %v, positions %v", m, k, h, got, want)
 	}
 }
+
+// TestBlockCountersKey cross-checks the key methods of a counters-only
+// blocked filter, which hash a key of 17 to 128 bytes in assembly
+// (blockCountersKey), against hashing the key and ContainsHash: on every
+// key length from 0 to 200 (those outside 17..128 take the other path),
+// as []byte and as string, with random seeds, on k from 1 to 64 (more
+// than one step of eight probes), over filters of one to 1000 blocks at
+// fills where both answers are common.
+func TestBlockCountersKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	key := make([]byte, 200)
+	for _, k := range []int{1, 2, 6, 7, 8, 9, 16, 17, 33, 64} {
+		for _, blocks := range []uint64{1, 3, 1000} {
+			seed := rng.Uint64()
+			f := MustNew(Config{Layout: bloom.Blocked, M: 512 * blocks, K: k, NoBitView: true, Seed: seed})
+			if hasAVX512 && f.blockKeys == nil {
+				t.Fatal("a counters-only blocked filter with AVX-512 does not take the assembly")
+			}
+			for range blocks * 512 / uint64(k) / 2 {
+				f.AddHash(hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()})
+			}
+			for n := range len(key) + 1 {
+				for range 20 {
+					b := key[len(key)-n:] // ends where the buffer does
+					for i := range b {
+						b[i] = byte(rng.Uint32())
+					}
+					want := f.ContainsHash(f.Hash(b))
+					if got := f.Contains(b); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: Contains %v, ContainsHash %v", k, blocks, n, b, got, want)
+					}
+					if got := f.ContainsString(string(b)); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: ContainsString %v, ContainsHash %v", k, blocks, n, b, got, want)
+					}
+				}
+			}
+		}
+	}
+}

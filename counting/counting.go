@@ -55,10 +55,13 @@
 // A Filter is not safe for concurrent use while it is being modified.
 package counting
 
+//go:generate cp ../internal/xxh3asm/xxh3_amd64.h .
+
 import (
 	"errors"
 	"fmt"
 	"github.com/bloomcast/bloomcast/internal/hugepage"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
@@ -144,10 +147,14 @@ type Filter struct {
 	perMask  uint64 // counters per word − 1
 	max      uint64 // the largest counter value, 2^width − 1; sticky
 	minInc   bool
-	pairKeys bool   // the key methods run classicPair4 (see Contains)
-	count    uint64 // keys added minus keys removed
-	sat      uint64 // counters at max
-	track    tracker
+	pairKeys bool // the key methods run classicPair4 (see Contains)
+	// blockKeys, when not nil, is the keyed secret for the key methods'
+	// assembly, blockCountersKey (see Contains), over nblocks blocks.
+	blockKeys *xxh3asm.Keyed
+	nblocks   uint64
+	count     uint64 // keys added minus keys removed
+	sat       uint64 // counters at max
+	track     tracker
 }
 
 // New returns an empty counting filter for c.
@@ -209,19 +216,27 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		wShift++
 	}
 	geo := bloom.NewGeometry(s, seed, scheme)
+	var blockKeys *xxh3asm.Keyed
+	if hasAVX512 && view == nil && width == 4 && s.Layout == bloom.Blocked && geo.Inline() &&
+		s.BlockBits == 512 && uint64(len(counters)) == s.M/16 {
+		t := xxh3asm.NewKeyed(geo.Seed())
+		blockKeys = &t
+	}
 	return &Filter{
-		counters: counters,
-		bits:     bits,
-		view:     view,
-		geo:      geo,
-		m:        s.M,
-		width:    width,
-		wShift:   wShift,
-		perShift: 6 - wShift,
-		perMask:  64/uint64(width) - 1,
-		max:      1<<width - 1,
-		minInc:   minInc,
-		pairKeys: view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
+		counters:  counters,
+		bits:      bits,
+		view:      view,
+		geo:       geo,
+		m:         s.M,
+		width:     width,
+		wShift:    wShift,
+		perShift:  6 - wShift,
+		perMask:   64/uint64(width) - 1,
+		max:       1<<width - 1,
+		minInc:    minInc,
+		pairKeys:  view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
+		blockKeys: blockKeys,
+		nblocks:   s.M / 512,
 	}, nil
 }
 

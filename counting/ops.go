@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -35,8 +36,17 @@ func (f *Filter) RemoveString(key string) error { return f.RemoveHash(f.HashStri
 // of cache, forms of the same loop that differed only in their calls
 // ranged from 1.0 to 1.3 times the gather's speed on non-members, which
 // says more about this machine than about the loops.)
+//
+// With 4-bit counters in the blocked layout, no bit view and AVX-512, a
+// key of 17 to 128 bytes goes to one assembly routine that hashes it and
+// queries its block (blockCountersKey; internal/xxh3asm says why). Against
+// hashing.SumSeed and then blockCountersAVX512, by 45-byte key in
+// BoomFilters' memory, medians of interleaved rounds: at 10^7 keys
+// (48 MB) 129 against 228 ns per non-member, at 10^5 31 against 33.
 func (f *Filter) Contains(key []byte) bool {
 	switch {
+	case f.blockKeys != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
+		return blockCountersKey(f.counters, f.nblocks, key, f.blockKeys, f.geo.K())
 	case f.pairKeys:
 		return classicPair4(f.counters, f.m, hashing.SumSeed(key, f.geo.Seed()), f.geo.K())
 	case f.view != nil:
@@ -50,6 +60,8 @@ func (f *Filter) Contains(key []byte) bool {
 // ContainsString is Contains for a string key.
 func (f *Filter) ContainsString(key string) bool {
 	switch {
+	case f.blockKeys != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
+		return blockCountersKeyString(f.counters, f.nblocks, key, f.blockKeys, f.geo.K())
 	case f.pairKeys:
 		return classicPair4(f.counters, f.m, hashing.SumStringSeed(key, f.geo.Seed()), f.geo.K())
 	case f.view != nil:
