@@ -2,7 +2,12 @@
 
 package bloom
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
+	"golang.org/x/sys/cpu"
+)
 
 // hasAVX512 reports whether this CPU and OS run blockAllSetAVX512, which
 // needs AVX-512 F (512-bit registers, VPERMQ, VPSRLVQ) and DQ (VPMULLQ,
@@ -17,3 +22,42 @@ var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 //
 //go:noescape
 func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
+
+// blockAllSetKeyAVX512 is blockAllSetAVX512 for the key of n bytes at key,
+// MinLen ≤ n ≤ MaxLen of internal/xxh3asm, which it hashes itself with t's
+// seed (blockprobe_amd64.s): the nblocks blocks of 8 words from words are
+// the filter's bits. TestBlockedKeyAssembly cross-checks it with hashing
+// the key and ContainsHash.
+//
+//go:noescape
+func blockAllSetKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+
+// blockAllSetKey is blockAllSetKeyAVX512 for a key as a byte slice; the
+// caller checks its length and that words holds nblocks whole blocks.
+func blockAllSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
+	return blockAllSetKeyAVX512(unsafe.SliceData(words), nblocks, unsafe.SliceData(key), len(key), t, k)
+}
+
+// blockAllSetKeyString is blockAllSetKey for a string key.
+func blockAllSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
+	return blockAllSetKeyAVX512(unsafe.SliceData(words), nblocks, unsafe.StringData(key), len(key), t, k)
+}
+
+// blockSetKeyAsm is blockSet for the key of n bytes at key, MinLen ≤ n ≤
+// MaxLen of internal/xxh3asm, hashed with t's seed, in the nblocks blocks
+// of 8 words from words (blockprobe_amd64.s). TestBlockedKeyAssembly
+// cross-checks it with hashing the key and AddHash.
+//
+//go:noescape
+func blockSetKeyAsm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
+
+// blockSetKey is blockSetKeyAsm for a key as a byte slice; the caller
+// checks its length and that words holds nblocks whole blocks.
+func blockSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) {
+	blockSetKeyAsm(unsafe.SliceData(words), nblocks, unsafe.SliceData(key), len(key), t, k)
+}
+
+// blockSetKeyString is blockSetKey for a string key.
+func blockSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) {
+	blockSetKeyAsm(unsafe.SliceData(words), nblocks, unsafe.StringData(key), len(key), t, k)
+}

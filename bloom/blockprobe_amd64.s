@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "xxh3_amd64.h"
 
 // probeLane holds i and probeTri holds i(i+1)/2 for the probe numbers i =
 // 0..63 (params.MaxK = 64), eight per 512-bit vector: the closed form of
@@ -137,6 +138,87 @@ DATA probeTri<>+496(SB)/8, $1953
 DATA probeTri<>+504(SB)/8, $2016
 GLOBL probeTri<>(SB), RODATA|NOPTR, $512
 
+// BLOCK_ALL_SET is the body of blockAllSetAVX512: it reads the 512-bit
+// block at AX, computes the probes of the hash in BX (low) and CX (high),
+// DX of them (k ≥ 1), and jumps to the function's label absent at the
+// first step that finds a zero bit; it falls through when all are set.
+// Clobbers AX–DX, SI, DI, R8–R12, Z1–Z19 and K1–K4. Uses the labels step,
+// masks and test, so it appears at most once in a function.
+//
+// Registers: Z5 the block; Z1–Z4 h1, h2 = hi·StepMultiplier, h3 =
+// lo·OffsetMultiplier and hashing.FinalMultiplier, broadcast; Z6 ones; K1
+// and K3 the lanes in use in the step's two vectors of eight probes. A
+// lane's probe value v_i = Finalize(x_i) gives bit b = v_i>>55 of the
+// block: word b>>6 (the top three bits, VPERMQ), bit b&63 (the next six,
+// VPSRLVQ); K2 and K4 get the lanes in use whose bit is zero.
+#define BLOCK_ALL_SET \
+	VMOVDQU64 (AX), Z5 \
+	MOVQ $0xC2B2AE3D27D4EB4F, R8 \
+	IMULQ BX, R8 \
+	MOVQ $0x9E3779B97F4A7C15, R9 \
+	IMULQ CX, R9 \
+	MOVQ $0xD6E8FEB86659FD93, R10 \
+	MOVQ $1, R11 \
+	VPBROADCASTQ BX, Z1 \
+	VPBROADCASTQ R9, Z2 \
+	VPBROADCASTQ R8, Z3 \
+	VPBROADCASTQ R10, Z4 \
+	VPBROADCASTQ R11, Z6 \
+	LEAQ probeLane<>(SB), SI \
+	LEAQ probeTri<>(SB), DI \
+step: \
+	MOVQ $-1, R12 \
+	MOVQ DX, CX \
+	CMPQ CX, $16 \
+	JGE  masks \
+	MOVQ $1, R12 \
+	SHLQ CX, R12 \
+	DECQ R12 \
+masks: \
+	KMOVB R12, K1 \
+	SHRQ  $8, R12 \
+	KMOVB R12, K3 \
+	VMOVDQU64 (SI), Z7 \
+	VMOVDQU64 (DI), Z8 \
+	VPMULLQ Z2, Z7, Z9 \
+	VPMULLQ Z3, Z8, Z10 \
+	VPADDQ  Z1, Z9, Z9 \
+	VPADDQ  Z10, Z9, Z9 \
+	VPSRLQ  $32, Z9, Z10 \
+	VPXORQ  Z10, Z9, Z9 \
+	VPMULLQ Z4, Z9, Z9 \
+	VPSRLQ  $61, Z9, Z10 \
+	VPSLLQ  $3, Z9, Z11 \
+	VPSRLQ  $58, Z11, Z11 \
+	VPERMQ  Z5, Z10, Z12 \
+	VPSRLVQ Z11, Z12, Z12 \
+	VPTESTNMQ Z6, Z12, K1, K2 \
+	CMPQ DX, $8 \
+	JLE  test \
+	VMOVDQU64 64(SI), Z13 \
+	VMOVDQU64 64(DI), Z14 \
+	VPMULLQ Z2, Z13, Z16 \
+	VPMULLQ Z3, Z14, Z17 \
+	VPADDQ  Z1, Z16, Z16 \
+	VPADDQ  Z17, Z16, Z16 \
+	VPSRLQ  $32, Z16, Z17 \
+	VPXORQ  Z17, Z16, Z16 \
+	VPMULLQ Z4, Z16, Z16 \
+	VPSRLQ  $61, Z16, Z17 \
+	VPSLLQ  $3, Z16, Z18 \
+	VPSRLQ  $58, Z18, Z18 \
+	VPERMQ  Z5, Z17, Z19 \
+	VPSRLVQ Z18, Z19, Z19 \
+	VPTESTNMQ Z6, Z19, K3, K4 \
+	KORB K2, K4, K2 \
+test: \
+	KORTESTB K2, K2 \
+	JNZ  absent \
+	ADDQ $128, SI \
+	ADDQ $128, DI \
+	SUBQ $16, DX \
+	JG   step
+
 // func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
 //
 // blockAllSet for sixteen probes per step, in two vectors of eight: the
@@ -152,83 +234,7 @@ TEXT ·blockAllSetAVX512(SB), NOSPLIT, $0-33
 	MOVQ hi+16(FP), CX
 	MOVQ k+24(FP), DX
 
-	VMOVDQU64 (AX), Z5            // the block
-	MOVQ $0xC2B2AE3D27D4EB4F, R8  // hashing.OffsetMultiplier
-	IMULQ BX, R8                  // h3 = lo·OffsetMultiplier
-	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
-	IMULQ CX, R9                  // h2 = hi·StepMultiplier
-	MOVQ $0xD6E8FEB86659FD93, R10 // hashing.FinalMultiplier
-	MOVQ $1, R11
-
-	VPBROADCASTQ BX, Z1  // h1
-	VPBROADCASTQ R9, Z2  // h2
-	VPBROADCASTQ R8, Z3  // h3
-	VPBROADCASTQ R10, Z4 // FinalMultiplier
-	VPBROADCASTQ R11, Z6 // ones
-
-	LEAQ probeLane<>(SB), SI
-	LEAQ probeTri<>(SB), DI
-
-step:
-	// K1, K3: the lanes in use in the step's two vectors.
-	MOVQ $-1, R12
-	MOVQ DX, CX
-	CMPQ CX, $16
-	JGE  masks
-	MOVQ $1, R12
-	SHLQ CX, R12
-	DECQ R12
-
-masks:
-	KMOVB R12, K1
-	SHRQ  $8, R12
-	KMOVB R12, K3
-
-	// Probes i .. i+7 into K2 (lanes whose bit is zero).
-	VMOVDQU64 (SI), Z7
-	VMOVDQU64 (DI), Z8
-	VPMULLQ Z2, Z7, Z9  // i·h2
-	VPMULLQ Z3, Z8, Z10 // h3·i(i+1)/2
-	VPADDQ  Z1, Z9, Z9
-	VPADDQ  Z10, Z9, Z9 // x_i
-	VPSRLQ  $32, Z9, Z10
-	VPXORQ  Z10, Z9, Z9
-	VPMULLQ Z4, Z9, Z9   // v_i = Finalize(x_i)
-	VPSRLQ  $61, Z9, Z10 // word of the block: b>>6, b = v_i>>55
-	VPSLLQ  $3, Z9, Z11
-	VPSRLQ  $58, Z11, Z11 // bit of the word: b&63
-	VPERMQ  Z5, Z10, Z12
-	VPSRLVQ Z11, Z12, Z12
-	VPTESTNMQ Z6, Z12, K1, K2
-	CMPQ DX, $8
-	JLE  test
-
-	// Probes i+8 .. i+15 into K4, the same way.
-	VMOVDQU64 64(SI), Z13
-	VMOVDQU64 64(DI), Z14
-	VPMULLQ Z2, Z13, Z16
-	VPMULLQ Z3, Z14, Z17
-	VPADDQ  Z1, Z16, Z16
-	VPADDQ  Z17, Z16, Z16
-	VPSRLQ  $32, Z16, Z17
-	VPXORQ  Z17, Z16, Z16
-	VPMULLQ Z4, Z16, Z16
-	VPSRLQ  $61, Z16, Z17
-	VPSLLQ  $3, Z16, Z18
-	VPSRLQ  $58, Z18, Z18
-	VPERMQ  Z5, Z17, Z19
-	VPSRLVQ Z18, Z19, Z19
-	VPTESTNMQ Z6, Z19, K3, K4
-
-	KORB K2, K4, K2
-
-test:
-	KORTESTB K2, K2
-	JNZ  absent
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $16, DX
-	JG   step
+	BLOCK_ALL_SET
 
 	VZEROUPPER
 	MOVB $1, ret+32(FP)
@@ -237,4 +243,82 @@ test:
 absent:
 	VZEROUPPER
 	MOVB $0, ret+32(FP)
+	RET
+
+// func blockAllSetKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+//
+// blockAllSetAVX512 for a key of n bytes, 17 ≤ n ≤ 128, hashed here
+// (XXH3_MID, the hash of hashing.SumSeed under t's seed): the key's block
+// is block ⌊hi·nblocks/2^64⌋ (hashing.Block) of the nblocks blocks of 8
+// words from words. One routine from the key to the answer, so that out of
+// cache the next key's load is as few instructions away as it can be (see
+// internal/xxh3asm).
+TEXT ·blockAllSetKeyAVX512(SB), NOSPLIT, $0-49
+	MOVQ key+16(FP), SI
+	MOVQ n+24(FP), R8
+	MOVQ t+32(FP), R9
+	XXH3_MID
+
+	MOVQ CX, AX
+	MULQ nblocks+8(FP) // DX = the block
+	SHLQ $6, DX        // 64 bytes a block
+	ADDQ words+0(FP), DX
+	MOVQ DX, AX
+	MOVQ k+40(FP), DX
+
+	BLOCK_ALL_SET
+
+	VZEROUPPER
+	MOVB $1, ret+48(FP)
+	RET
+
+absent:
+	VZEROUPPER
+	MOVB $0, ret+48(FP)
+	RET
+
+// func blockSetKeyAsm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
+//
+// blockSet for a key of n bytes, 17 ≤ n ≤ 128, hashed here as in
+// blockAllSetKeyAVX512: it sets the key's k bits in its block, one probe
+// at a time (hashing.Probes: v = Finalize(x), then x += y, y += z), bit
+// v>>55 of the block, in word v>>61 at bit (v>>55)&63. It needs no vector
+// unit: the probes only write, and a scalar loop of them is as short as
+// any.
+TEXT ·blockSetKeyAsm(SB), NOSPLIT, $0-48
+	MOVQ key+16(FP), SI
+	MOVQ n+24(FP), R8
+	MOVQ t+32(FP), R9
+	XXH3_MID
+
+	MOVQ CX, AX
+	MULQ nblocks+8(FP) // DX = the block
+	SHLQ $6, DX        // 64 bytes a block
+	ADDQ words+0(FP), DX
+	MOVQ DX, DI
+
+	MOVQ BX, R8                  // x = h1 = lo
+	MOVQ $0xC2B2AE3D27D4EB4F, R10 // hashing.OffsetMultiplier
+	IMULQ BX, R10                // z = h3
+	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
+	IMULQ CX, R9
+	ADDQ R10, R9                 // y = hi·StepMultiplier + z
+	MOVQ $0xD6E8FEB86659FD93, R11 // hashing.FinalMultiplier
+	MOVQ k+40(FP), R12
+
+set:
+	MOVQ  R8, AX
+	SHRQ  $32, AX
+	XORQ  R8, AX
+	IMULQ R11, AX // v = Finalize(x)
+	ADDQ  R9, R8
+	ADDQ  R10, R9
+	MOVQ  AX, CX
+	SHRQ  $55, CX // the bit of the block; SHLQ takes it mod 64
+	SHRQ  $61, AX // its word
+	MOVL  $1, DX
+	SHLQ  CX, DX
+	ORQ   DX, (DI)(AX*8)
+	DECQ  R12
+	JNZ   set
 	RET

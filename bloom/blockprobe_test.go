@@ -74,3 +74,57 @@ func TestBlockedQueryForms(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedKeyAssembly checks the key methods of blocked filters, which
+// hash a key of 17 to 128 bytes in assembly (blockAllSetKey,
+// blockSetKey), against hashing the key and the hash methods: on every key
+// length from 0 to 200 (those outside 17..128 take the Go path), as []byte
+// and as string, with random seeds, on k from 1 to 64, over one to 1000
+// blocks. Add by key and AddHash of the key's hash must set the same
+// bits; Contains and ContainsString must answer as ContainsHash, at fills
+// where both answers are common.
+func TestBlockedKeyAssembly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	key := make([]byte, 200)
+	for _, k := range []int{1, 2, 7, 8, 9, 16, 17, 33, 64} {
+		for _, blocks := range []uint64{1, 3, 1000} {
+			seed := rng.Uint64()
+			byKey := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
+			byHash := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
+			if hasAVX512 && byKey.keyed == nil {
+				t.Fatal("a blocked filter with AVX-512 does not take the assembly")
+			}
+			fill := blocks * 512 / uint64(k) / 2
+			for n := range len(key) + 1 {
+				b := key[len(key)-n:] // ends where the buffer does
+				for range 20 {
+					for i := range b {
+						b[i] = byte(rng.Uint32())
+					}
+					if rng.Uint64N(uint64(len(key)+1)*20) < fill {
+						if n%2 == 0 {
+							byKey.Add(b)
+						} else {
+							byKey.AddString(string(b))
+						}
+						byHash.AddHash(byHash.Hash(b))
+						continue
+					}
+					want := byHash.ContainsHash(byHash.Hash(b))
+					if got := byKey.Contains(b); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: Contains %v, ContainsHash %v", k, blocks, n, b, got, want)
+					}
+					if got := byKey.ContainsString(string(b)); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: ContainsString %v, ContainsHash %v", k, blocks, n, b, got, want)
+					}
+				}
+			}
+			if !byKey.Equal(byHash) {
+				t.Fatalf("k=%d blocks=%d: Add by key and AddHash set different bits", k, blocks)
+			}
+			if byKey.Count() != byHash.Count() {
+				t.Fatalf("k=%d blocks=%d: counts %d and %d", k, blocks, byKey.Count(), byHash.Count())
+			}
+		}
+	}
+}

@@ -27,6 +27,8 @@
 // the same answers.
 package bloom
 
+//go:generate cp ../internal/xxh3asm/xxh3_amd64.h .
+
 import (
 	"errors"
 	"fmt"

@@ -2,6 +2,7 @@ package bloom
 
 import (
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -22,6 +23,10 @@ type Geometry struct {
 	// blockedInline is fast && layout == Blocked: the path the key methods
 	// take without a call through Hash or ContainsHash.
 	blockedInline bool
+	// keyed, when not nil, is the seed-keyed secret with which the key
+	// methods of a blocked filter hash a key of 17 to 128 bytes in
+	// assembly (blockAllSetKey; see Filter.Contains).
+	keyed *xxh3asm.Keyed
 }
 
 // geometry lets Filter embed a Geometry under an unexported name: its
@@ -44,6 +49,10 @@ func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 		fast:      scheme.ID() == hashing.XXH3,
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
+	if g.blockedInline && hasAVX512 && g.blockBits == 512 {
+		t := xxh3asm.NewKeyed(seed)
+		g.keyed = &t
+	}
 	switch g.layout {
 	case Classic:
 		g.span = g.m

@@ -2,11 +2,17 @@ package bloom
 
 import (
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
 )
 
 // Add inserts key.
 func (f *Filter) Add(key []byte) {
+	if f.keyed != nil && !f.readOnly && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen {
+		f.count++
+		blockSetKey(f.words, f.span, key, f.keyed, f.k)
+		return
+	}
 	if f.blockedInline && !f.readOnly {
 		f.addBlockedHash(hashing.SumSeed(key, f.seed))
 		return
@@ -16,6 +22,11 @@ func (f *Filter) Add(key []byte) {
 
 // AddString inserts key.
 func (f *Filter) AddString(key string) {
+	if f.keyed != nil && !f.readOnly && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen {
+		f.count++
+		blockSetKeyString(f.words, f.span, key, f.keyed, f.k)
+		return
+	}
 	if f.blockedInline && !f.readOnly {
 		f.addBlockedHash(hashing.SumStringSeed(key, f.seed))
 		return
@@ -26,6 +37,8 @@ func (f *Filter) AddString(key string) {
 // Contains reports whether key may be in the set: false means certainly not.
 func (f *Filter) Contains(key []byte) bool {
 	switch {
+	case f.keyed != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
+		return blockAllSetKey(f.words, f.span, key, f.keyed, f.k)
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumSeed(key, f.seed))
 	case f.fast:
@@ -37,6 +50,8 @@ func (f *Filter) Contains(key []byte) bool {
 // ContainsString is Contains for a string key.
 func (f *Filter) ContainsString(key string) bool {
 	switch {
+	case f.keyed != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
+		return blockAllSetKeyString(f.words, f.span, key, f.keyed, f.k)
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumStringSeed(key, f.seed))
 	case f.fast:
@@ -93,6 +108,16 @@ func (f *Filter) ContainsHash(h hashing.Hash128) bool {
 // to the code between two keys' loads, not only with its length: in
 // counting, forms of one loop that differed only in their calls ranged
 // over 30% on non-members. They are this machine's, a shared 2-vCPU VM.)
+//
+// In the blocked layout with AVX-512, a key of 17 to 128 bytes goes to one
+// assembly routine that hashes it and answers (blockAllSetKey) or sets its
+// bits (blockSetKey), with no call and no spilled register between the
+// hash and the block (internal/xxh3asm says why that counts). Against
+// hashing.SumSeed and then containsBlockedKeyed, by 45-byte key, medians
+// of 40 interleaved rounds, one run: at 2·10^7 keys, p = 1%, 124 against
+// 197 ns per member and 125 against 140 per non-member; p = 0.1%, 118
+// against 156 and 118 against 126; at 10^5 keys 5–20% faster. Adds by key
+// were 3–8% faster.
 
 // containsBlockedKeyed is containsBlocked for a hash just computed from a
 // key. In and near the cache it runs the AVX-512 form where the CPU has it:
