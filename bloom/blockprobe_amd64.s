@@ -254,15 +254,7 @@ absent:
 // cache the next key's load is as few instructions away as it can be (see
 // internal/xxh3asm).
 TEXT ·blockAllSetKeyAVX512(SB), NOSPLIT, $0-49
-	MOVQ key+16(FP), SI
-	MOVQ n+24(FP), R8
-	MOVQ t+32(FP), R9
-	XXH3_MID
-
-	MOVQ CX, AX
-	MULQ nblocks+8(FP) // DX = the block
-	SHLQ $6, DX        // 64 bytes a block
-	ADDQ words+0(FP), DX
+	XXH3_KEY_BLOCK(6) // 64 bytes a block
 	MOVQ DX, AX
 	MOVQ k+40(FP), DX
 
@@ -286,15 +278,7 @@ absent:
 // unit: the probes only write, and a scalar loop of them is as short as
 // any.
 TEXT ·blockSetKeyAsm(SB), NOSPLIT, $0-48
-	MOVQ key+16(FP), SI
-	MOVQ n+24(FP), R8
-	MOVQ t+32(FP), R9
-	XXH3_MID
-
-	MOVQ CX, AX
-	MULQ nblocks+8(FP) // DX = the block
-	SHLQ $6, DX        // 64 bytes a block
-	ADDQ words+0(FP), DX
+	XXH3_KEY_BLOCK(6) // 64 bytes a block
 	MOVQ DX, DI
 
 	MOVQ BX, R8                  // x = h1 = lo

@@ -96,3 +96,22 @@ xxh3r0: \
 	NEGQ AX \
 	MOVQ R12, BX \
 	MOVQ AX, CX
+
+// XXH3_KEY_BLOCK(shift) starts a routine declared as
+//
+//	func f(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, ...)
+//
+// (those five arguments first, at those offsets): it hashes the n bytes
+// at key with XXH3_MID and leaves in DX the address of the key's block,
+// block ⌊hi·nblocks/2^64⌋ (hashing.Block) of nblocks blocks of 2^shift
+// bytes from words, with the hash's low half in BX and high half in CX.
+// Clobbers what XXH3_MID does and SI, R9.
+#define XXH3_KEY_BLOCK(shift) \
+	MOVQ key+16(FP), SI \
+	MOVQ n+24(FP), R8 \
+	MOVQ t+32(FP), R9 \
+	XXH3_MID \
+	MOVQ CX, AX \
+	MULQ nblocks+8(FP) \
+	SHLQ $shift, DX \
+	ADDQ words+0(FP), DX

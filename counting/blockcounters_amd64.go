@@ -33,11 +33,11 @@ func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
 // blockCountersKeyAVX512 is blockCountersAVX512 for the key of n bytes at
 // key, MinLen ≤ n ≤ MaxLen of internal/xxh3asm, which it hashes itself
 // with t's seed (blockcounters_amd64.s): the nblocks blocks of 32 words
-// from c are the filter's counters. TestBlockCountersKey cross-checks it
+// from words are the filter's counters. TestBlockCountersKey cross-checks it
 // with hashing the key and blockCounters4.
 //
 //go:noescape
-func blockCountersKeyAVX512(c *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+func blockCountersKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 
 // blockCountersKey is blockCountersKeyAVX512 for a key as a byte slice;
 // the caller checks its length and that c holds nblocks whole blocks.

@@ -120,24 +120,16 @@ absent:
 	MOVB $0, ret+32(FP)
 	RET
 
-// func blockCountersKeyAVX512(c *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+// func blockCountersKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 //
 // blockCountersAVX512 for a key of n bytes, 17 ≤ n ≤ 128, hashed here
 // (XXH3_MID, the hash of hashing.SumSeed under t's seed): the key's block
 // is block ⌊hi·nblocks/2^64⌋ (hashing.Block) of the nblocks blocks of 32
-// words from c. One routine from the key to the answer, so that out of
+// words from words. One routine from the key to the answer, so that out of
 // cache the next key's load is as few instructions away as it can be (see
 // internal/xxh3asm).
 TEXT ·blockCountersKeyAVX512(SB), NOSPLIT, $0-49
-	MOVQ key+16(FP), SI
-	MOVQ n+24(FP), R8
-	MOVQ t+32(FP), R9
-	XXH3_MID
-
-	MOVQ CX, AX
-	MULQ nblocks+8(FP) // DX = the block
-	SHLQ $8, DX        // 256 bytes a block
-	ADDQ c+0(FP), DX
+	XXH3_KEY_BLOCK(8) // 256 bytes a block
 	MOVQ DX, AX
 	MOVQ k+40(FP), DX
 

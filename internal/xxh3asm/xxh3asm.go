@@ -7,11 +7,14 @@
 // answers a query by key at the speed of its memory misses, and how many
 // of those overlap depends on how many instructions separate one key's
 // load from the next key's, since the CPU's out-of-order window holds a
-// few hundred. hashing.SumSeed, a call that spills every live register
-// around it, then the query, another call, took about 250 instructions a
-// key; the macro and the query in one routine take about 120. By key at
-// 10^7 keys in a counters-only counting filter (48 MB), non-members: 155
-// against 245 ns (docs/BENCHMARKS.md, session 8).
+// few hundred (fewer while the sibling hyperthread runs: it shares them).
+// hashing.SumSeed (a call, around which Go spills every live register),
+// then the query (another call) took about 250 instructions a key; the
+// macro and the query in one routine take about 120. By 45-byte key,
+// medians of interleaved rounds, one run each: a counters-only counting
+// filter of 10^7 keys (48 MB) answered non-members in 129 against 228 ns,
+// a blocked Bloom filter of 2·10^7 keys at p = 1% members in 124 against
+// 197 ns (docs/BENCHMARKS.md, session 8).
 //
 // The macro computes exactly hashing.SumSeed (XXH3-128 with a seed, the
 // project's hash); TestSumMatchesHashing checks it on every length it
