@@ -61,3 +61,28 @@ func blockSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k
 func blockSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) {
 	blockSetKeyAsm(unsafe.SliceData(words), nblocks, unsafe.StringData(key), len(key), t, k)
 }
+
+// hasKeyAsm reports that this build has rangeHasKeyAsm, which needs no
+// more than the amd64 base instruction set.
+const hasKeyAsm = true
+
+// rangeHasKeyAsm is containsRange for the key of n bytes at key, MinLen ≤
+// n ≤ MaxLen of internal/xxh3asm, hashed with t's seed, in the classic
+// (step 0, r = m) or partitioned layout (step = r = the slice's bits)
+// (blockprobe_amd64.s). TestRangeKeyAssembly cross-checks it with hashing
+// the key and ContainsHash.
+//
+//go:noescape
+func rangeHasKeyAsm(words *uint64, r uint64, key *byte, n int, t *xxh3asm.Keyed, k int, step uint64) bool
+
+// rangeHasKey is rangeHasKeyAsm for a key as a byte slice; the caller
+// checks its length and that words holds the k·step + r bits the probes
+// reach.
+func rangeHasKey(words []uint64, r, step uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
+	return rangeHasKeyAsm(unsafe.SliceData(words), r, unsafe.SliceData(key), len(key), t, k, step)
+}
+
+// rangeHasKeyString is rangeHasKey for a string key.
+func rangeHasKeyString(words []uint64, r, step uint64, key string, t *xxh3asm.Keyed, k int) bool {
+	return rangeHasKeyAsm(unsafe.SliceData(words), r, unsafe.StringData(key), len(key), t, k, step)
+}

@@ -306,3 +306,75 @@ set:
 	DECQ  R12
 	JNZ   set
 	RET
+
+// RANGE_PROBE(dst, step) computes the next probe of the sequence in R8
+// (x), R9 (y), R10 (z) with R11 = hashing.FinalMultiplier, its bit b =
+// BX + ⌊v·SI/2^64⌋ (BX the probe's base, then advanced by step, a memory
+// operand), and leaves in dst the word of b shifted right by b mod 64, so
+// that dst's low bit is the bit. Clobbers AX, CX, DX.
+#define RANGE_PROBE(dst, step) \
+	MOVQ  R8, AX \
+	SHRQ  $32, AX \
+	XORQ  R8, AX \
+	IMULQ R11, AX \
+	ADDQ  R9, R8 \
+	ADDQ  R10, R9 \
+	MULQ  SI \
+	ADDQ  BX, DX \
+	ADDQ  step, BX \
+	MOVQ  DX, CX \
+	SHRQ  $6, DX \
+	MOVQ  (DI)(DX*8), dst \
+	SHRQ  CX, dst
+
+// func rangeHasKeyAsm(words *uint64, r uint64, key *byte, n int, t *xxh3asm.Keyed, k int, step uint64) bool
+//
+// containsRange for a key of n bytes, 17 ≤ n ≤ 128, hashed here
+// (XXH3_MID), in the classic (step 0, r = m) or partitioned (step = r =
+// the slice) layout: probe i is bit i·step + ⌊v_i·r/2^64⌋. As
+// containsRange, it reads the first two probes' words before testing
+// either, then the others one by one with an early exit. Scalar only:
+// the probes go to memory one by one, and a vector unit would not make
+// the misses fewer.
+TEXT ·rangeHasKeyAsm(SB), NOSPLIT, $0-57
+	MOVQ key+16(FP), SI
+	MOVQ n+24(FP), R8
+	MOVQ t+32(FP), R9
+	XXH3_MID
+
+	MOVQ BX, R8                   // x = h1 = lo
+	MOVQ $0xC2B2AE3D27D4EB4F, R10 // hashing.OffsetMultiplier
+	IMULQ BX, R10                 // z = h3
+	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
+	IMULQ CX, R9
+	ADDQ R10, R9                  // y = hi·StepMultiplier + z
+	MOVQ $0xD6E8FEB86659FD93, R11 // hashing.FinalMultiplier
+	MOVQ words+0(FP), DI
+	MOVQ r+8(FP), SI
+	MOVQ k+40(FP), R12
+	XORL BX, BX                   // the first probe's base
+
+	CMPQ R12, $2
+	JLT  probe
+	RANGE_PROBE(R13, step+48(FP))
+	RANGE_PROBE(AX, step+48(FP))
+	ANDQ R13, AX
+	TESTQ $1, AX
+	JZ   rabsent
+	SUBQ $2, R12
+	JZ   rpresent
+
+probe:
+	RANGE_PROBE(AX, step+48(FP))
+	TESTQ $1, AX
+	JZ   rabsent
+	DECQ R12
+	JNZ  probe
+
+rpresent:
+	MOVB $1, ret+56(FP)
+	RET
+
+rabsent:
+	MOVB $0, ret+56(FP)
+	RET

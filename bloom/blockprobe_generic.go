@@ -47,3 +47,32 @@ func blockSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Ke
 	i := hashing.Block(h, nblocks) * 8
 	blockSet((*[8]uint64)(words[i:i+8]), h, k)
 }
+
+// hasKeyAsm is false: this build has no assembly.
+const hasKeyAsm = false
+
+// rangeHasKey stands in for the assembly of amd64 builds: the key hashed
+// with t's seed, then its k probes, probe i at bit i·step +
+// Reduce(v_i, r). With hasKeyAsm false it is never called.
+func rangeHasKey(words []uint64, r, step uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
+	return rangeHas(words, r, step, hashing.SumSeed(key, t.Seed()), k)
+}
+
+// rangeHasKeyString is rangeHasKey for a string key.
+func rangeHasKeyString(words []uint64, r, step uint64, key string, t *xxh3asm.Keyed, k int) bool {
+	return rangeHas(words, r, step, hashing.SumStringSeed(key, t.Seed()), k)
+}
+
+func rangeHas(words []uint64, r, step uint64, h hashing.Hash128, k int) bool {
+	p := hashing.NewProbes(h)
+	var base, v uint64
+	for ; k > 0; k-- {
+		v, p = p.Advance()
+		b := base + hashing.Reduce(v, r)
+		base += step
+		if words[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}

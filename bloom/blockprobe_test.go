@@ -128,3 +128,42 @@ func TestBlockedKeyAssembly(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeKeyAssembly checks the key queries of classic and partitioned
+// filters, which hash a key of 17 to 128 bytes in assembly
+// (rangeHasKey), against hashing the key and ContainsHash: on every key
+// length from 0 to 200, as []byte and as string, with random seeds, on k
+// from 1 to 64, over sizes that are and are not multiples of 64, at fills
+// where both answers are common.
+func TestRangeKeyAssembly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	key := make([]byte, 200)
+	for _, layout := range []Layout{Classic, Partitioned} {
+		for _, k := range []int{1, 2, 3, 7, 16, 64} {
+			for _, m := range []uint64{64 * uint64(k), 6400 + 64*uint64(k), 100_003 * uint64(k)} {
+				f := MustNew(Config{Layout: layout, M: m, K: k, Seed: rng.Uint64()})
+				if hasKeyAsm && f.keyPath != keyRange {
+					t.Fatalf("%v: the key methods do not take the assembly", layout)
+				}
+				for range f.M() / uint64(k) / 2 {
+					f.AddHash(hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()})
+				}
+				for n := range len(key) + 1 {
+					b := key[len(key)-n:] // ends where the buffer does
+					for range 10 {
+						for i := range b {
+							b[i] = byte(rng.Uint32())
+						}
+						want := f.ContainsHash(f.Hash(b))
+						if got := f.Contains(b); got != want {
+							t.Fatalf("%v k=%d m=%d n=%d key %x: Contains %v, ContainsHash %v", layout, k, f.M(), n, b, got, want)
+						}
+						if got := f.ContainsString(string(b)); got != want {
+							t.Fatalf("%v k=%d m=%d n=%d key %x: ContainsString %v, ContainsHash %v", layout, k, f.M(), n, b, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -24,10 +24,21 @@ type Geometry struct {
 	// take without a call through Hash or ContainsHash.
 	blockedInline bool
 	// keyed, when not nil, is the seed-keyed secret with which the key
-	// methods of a blocked filter hash a key of 17 to 128 bytes in
-	// assembly (blockAllSetKey; see Filter.Contains).
-	keyed *xxh3asm.Keyed
+	// methods hash a key of 17 to 128 bytes in assembly, on the path
+	// keyPath names (see Filter.Contains).
+	keyed   *xxh3asm.Keyed
+	keyPath keyPath
 }
+
+// keyPath is the assembly routine a filter's key methods run for a key of
+// 17 to 128 bytes.
+type keyPath uint8
+
+const (
+	keyGo      keyPath = iota // none: hash, then the Go or hash-taking query
+	keyBlocked                // blockAllSetKey and blockSetKey (AVX-512)
+	keyRange                  // rangeHasKey: classic and partitioned queries
+)
 
 // geometry lets Filter embed a Geometry under an unexported name: its
 // methods are promoted, but callers cannot replace a filter's geometry.
@@ -49,7 +60,13 @@ func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 		fast:      scheme.ID() == hashing.XXH3,
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
-	if g.blockedInline && hasAVX512 && g.blockBits == 512 {
+	switch {
+	case g.blockedInline && hasAVX512 && g.blockBits == 512:
+		g.keyPath = keyBlocked
+	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):
+		g.keyPath = keyRange
+	}
+	if g.keyPath != keyGo {
 		t := xxh3asm.NewKeyed(seed)
 		g.keyed = &t
 	}
@@ -130,6 +147,15 @@ func (g *Geometry) ProbeRange(h hashing.Hash128) (base, step, r uint64) {
 		return 0, g.span, g.span
 	}
 	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
+}
+
+// rangeStep is ProbeRange's step in the classic (0) and partitioned (the
+// slice) layouts, whose range r is span in both.
+func (g *Geometry) rangeStep() uint64 {
+	if g.layout == Partitioned {
+		return g.span
+	}
+	return 0
 }
 
 // Positions writes the k bit positions of h into buf and returns them:
