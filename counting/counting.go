@@ -60,11 +60,11 @@ package counting
 import (
 	"errors"
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/hugepage"
-	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/hugepage"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
 )
 
