@@ -32,15 +32,15 @@ func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
 //go:noescape
 func blockAllSetKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 
-// blockAllSetKey is blockAllSetKeyAVX512 for a key as a byte slice; the
-// caller checks its length and that words holds nblocks whole blocks.
-func blockAllSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	return blockAllSetKeyAVX512(unsafe.SliceData(words), nblocks, unsafe.SliceData(key), len(key), t, k)
+// blockAllSetKey is blockAllSetKeyAVX512 for f (keyPath keyBlocked) and
+// a key of MinLen to MaxLen bytes.
+func (f *Filter) blockAllSetKey(key []byte) bool {
+	return blockAllSetKeyAVX512(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
 }
 
 // blockAllSetKeyString is blockAllSetKey for a string key.
-func blockAllSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	return blockAllSetKeyAVX512(unsafe.SliceData(words), nblocks, unsafe.StringData(key), len(key), t, k)
+func (f *Filter) blockAllSetKeyString(key string) bool {
+	return blockAllSetKeyAVX512(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k)
 }
 
 // blockSetKeyAsm is blockSet for the key of n bytes at key, MinLen ≤ n ≤
@@ -51,15 +51,15 @@ func blockAllSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm
 //go:noescape
 func blockSetKeyAsm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
 
-// blockSetKey is blockSetKeyAsm for a key as a byte slice; the caller
-// checks its length and that words holds nblocks whole blocks.
-func blockSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) {
-	blockSetKeyAsm(unsafe.SliceData(words), nblocks, unsafe.SliceData(key), len(key), t, k)
+// blockSetKey is blockSetKeyAsm for f (keyPath keyBlocked) and a key of
+// MinLen to MaxLen bytes. It does not count the key.
+func (f *Filter) blockSetKey(key []byte) {
+	blockSetKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
 }
 
 // blockSetKeyString is blockSetKey for a string key.
-func blockSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) {
-	blockSetKeyAsm(unsafe.SliceData(words), nblocks, unsafe.StringData(key), len(key), t, k)
+func (f *Filter) blockSetKeyString(key string) {
+	blockSetKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k)
 }
 
 // hasKeyAsm reports that this build has rangeHasKeyAsm, which needs no
@@ -75,14 +75,14 @@ const hasKeyAsm = true
 //go:noescape
 func rangeHasKeyAsm(words *uint64, r uint64, key *byte, n int, t *xxh3asm.Keyed, k int, step uint64) bool
 
-// rangeHasKey is rangeHasKeyAsm for a key as a byte slice; the caller
-// checks its length and that words holds the k·step + r bits the probes
-// reach.
-func rangeHasKey(words []uint64, r, step uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	return rangeHasKeyAsm(unsafe.SliceData(words), r, unsafe.SliceData(key), len(key), t, k, step)
+// rangeHasKey is rangeHasKeyAsm for f (keyPath keyRange), a key of MinLen
+// to MaxLen bytes and f's rangeStep (an argument, which keeps this wrapper
+// small enough to inline).
+func (f *Filter) rangeHasKey(key []byte, step uint64) bool {
+	return rangeHasKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k, step)
 }
 
 // rangeHasKeyString is rangeHasKey for a string key.
-func rangeHasKeyString(words []uint64, r, step uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	return rangeHasKeyAsm(unsafe.SliceData(words), r, unsafe.StringData(key), len(key), t, k, step)
+func (f *Filter) rangeHasKeyString(key string, step uint64) bool {
+	return rangeHasKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k, step)
 }

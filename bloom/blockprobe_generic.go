@@ -2,10 +2,7 @@
 
 package bloom
 
-import (
-	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/internal/xxh3asm"
-)
+import "github.com/bloomcast/bloomcast/hashing"
 
 // hasAVX512 is false: this build has no assembly.
 const hasAVX512 = false
@@ -17,62 +14,42 @@ func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool {
 }
 
 // blockAllSetKey stands in for the assembly of amd64 builds: the key
-// hashed with t's seed, then blockAllSet on its block. With hasAVX512
-// false it is never called.
-func blockAllSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	h := hashing.SumSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 8
-	return blockAllSet((*[8]uint64)(words[i:i+8]), h, k)
+// hashed, then blockAllSet on its block. With hasAVX512 false it is never
+// called.
+func (f *Filter) blockAllSetKey(key []byte) bool {
+	h := hashing.SumSeed(key, f.seed)
+	return blockAllSet(f.block(h), h, f.k)
 }
 
 // blockAllSetKeyString is blockAllSetKey for a string key.
-func blockAllSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	h := hashing.SumStringSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 8
-	return blockAllSet((*[8]uint64)(words[i:i+8]), h, k)
+func (f *Filter) blockAllSetKeyString(key string) bool {
+	h := hashing.SumStringSeed(key, f.seed)
+	return blockAllSet(f.block(h), h, f.k)
 }
 
-// blockSetKey stands in for the assembly of amd64 builds: the key hashed
-// with t's seed, then blockSet on its block. With hasAVX512 false it is
-// never called.
-func blockSetKey(words []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) {
-	h := hashing.SumSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 8
-	blockSet((*[8]uint64)(words[i:i+8]), h, k)
+// blockSetKey stands in for the assembly of amd64 builds: the key hashed,
+// then blockSet on its block. With hasAVX512 false it is never called.
+func (f *Filter) blockSetKey(key []byte) {
+	h := hashing.SumSeed(key, f.seed)
+	blockSet(f.block(h), h, f.k)
 }
 
 // blockSetKeyString is blockSetKey for a string key.
-func blockSetKeyString(words []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) {
-	h := hashing.SumStringSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 8
-	blockSet((*[8]uint64)(words[i:i+8]), h, k)
+func (f *Filter) blockSetKeyString(key string) {
+	h := hashing.SumStringSeed(key, f.seed)
+	blockSet(f.block(h), h, f.k)
 }
 
 // hasKeyAsm is false: this build has no assembly.
 const hasKeyAsm = false
 
-// rangeHasKey stands in for the assembly of amd64 builds: the key hashed
-// with t's seed, then its k probes, probe i at bit i·step +
-// Reduce(v_i, r). With hasKeyAsm false it is never called.
-func rangeHasKey(words []uint64, r, step uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	return rangeHas(words, r, step, hashing.SumSeed(key, t.Seed()), k)
+// rangeHasKey stands in for the assembly of amd64 builds: the key hashed,
+// then containsRange. With hasKeyAsm false it is never called.
+func (f *Filter) rangeHasKey(key []byte, _ uint64) bool {
+	return f.containsRange(hashing.SumSeed(key, f.seed))
 }
 
 // rangeHasKeyString is rangeHasKey for a string key.
-func rangeHasKeyString(words []uint64, r, step uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	return rangeHas(words, r, step, hashing.SumStringSeed(key, t.Seed()), k)
-}
-
-func rangeHas(words []uint64, r, step uint64, h hashing.Hash128, k int) bool {
-	p := hashing.NewProbes(h)
-	var base, v uint64
-	for ; k > 0; k-- {
-		v, p = p.Advance()
-		b := base + hashing.Reduce(v, r)
-		base += step
-		if words[b>>6]&(1<<(b&63)) == 0 {
-			return false
-		}
-	}
-	return true
+func (f *Filter) rangeHasKeyString(key string, _ uint64) bool {
+	return f.containsRange(hashing.SumStringSeed(key, f.seed))
 }

@@ -61,7 +61,7 @@ func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
 	switch {
-	case g.blockedInline && hasAVX512 && g.blockBits == 512:
+	case g.blockedInline && hasAVX512:
 		g.keyPath = keyBlocked
 	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):
 		g.keyPath = keyRange
@@ -148,6 +148,12 @@ func (g *Geometry) ProbeRange(h hashing.Hash128) (base, step, r uint64) {
 	}
 	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
 }
+
+// KeyedSecret returns the table with which the key methods hash a key of
+// internal/xxh3asm's lengths in assembly, or nil when they do not. It is
+// for this module's packages that index their own arrays by the
+// geometry's blocks (counting), so that the table is made once.
+func (g *Geometry) KeyedSecret() *xxh3asm.Keyed { return g.keyed }
 
 // rangeStep is ProbeRange's step in the classic (0) and partitioned (the
 // slice) layouts, whose range r is span in both.

@@ -8,9 +8,9 @@ import (
 
 // Add inserts key.
 func (f *Filter) Add(key []byte) {
-	if f.keyPath == keyBlocked && !f.readOnly && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen {
+	if f.keyPath == keyBlocked && !f.readOnly && xxh3asm.Fits(len(key)) {
 		f.count++
-		blockSetKey(f.words, f.span, key, f.keyed, f.k)
+		f.blockSetKey(key)
 		return
 	}
 	if f.blockedInline && !f.readOnly {
@@ -22,9 +22,9 @@ func (f *Filter) Add(key []byte) {
 
 // AddString inserts key.
 func (f *Filter) AddString(key string) {
-	if f.keyPath == keyBlocked && !f.readOnly && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen {
+	if f.keyPath == keyBlocked && !f.readOnly && xxh3asm.Fits(len(key)) {
 		f.count++
-		blockSetKeyString(f.words, f.span, key, f.keyed, f.k)
+		f.blockSetKeyString(key)
 		return
 	}
 	if f.blockedInline && !f.readOnly {
@@ -37,11 +37,10 @@ func (f *Filter) AddString(key string) {
 // Contains reports whether key may be in the set: false means certainly not.
 func (f *Filter) Contains(key []byte) bool {
 	switch {
-	case f.keyPath != keyGo && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
-		if f.keyPath == keyBlocked {
-			return blockAllSetKey(f.words, f.span, key, f.keyed, f.k)
-		}
-		return rangeHasKey(f.words, f.span, f.rangeStep(), key, f.keyed, f.k)
+	case f.keyPath == keyBlocked && xxh3asm.Fits(len(key)):
+		return f.blockAllSetKey(key)
+	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
+		return f.rangeHasKey(key, f.rangeStep())
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumSeed(key, f.seed))
 	case f.fast:
@@ -53,11 +52,10 @@ func (f *Filter) Contains(key []byte) bool {
 // ContainsString is Contains for a string key.
 func (f *Filter) ContainsString(key string) bool {
 	switch {
-	case f.keyPath != keyGo && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
-		if f.keyPath == keyBlocked {
-			return blockAllSetKeyString(f.words, f.span, key, f.keyed, f.k)
-		}
-		return rangeHasKeyString(f.words, f.span, f.rangeStep(), key, f.keyed, f.k)
+	case f.keyPath == keyBlocked && xxh3asm.Fits(len(key)):
+		return f.blockAllSetKeyString(key)
+	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
+		return f.rangeHasKeyString(key, f.rangeStep())
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumStringSeed(key, f.seed))
 	case f.fast:

@@ -39,13 +39,14 @@ func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
 //go:noescape
 func blockCountersKeyAVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 
-// blockCountersKey is blockCountersKeyAVX512 for a key as a byte slice;
-// the caller checks its length and that c holds nblocks whole blocks.
-func blockCountersKey(c []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	return blockCountersKeyAVX512(unsafe.SliceData(c), nblocks, unsafe.SliceData(key), len(key), t, k)
+// blockCountersKey is blockCountersKeyAVX512 for f (blockKeys not nil)
+// and a key of MinLen to MaxLen bytes. A block is 512 counters, so there
+// are f.m/512 blocks.
+func (f *Filter) blockCountersKey(key []byte) bool {
+	return blockCountersKeyAVX512(unsafe.SliceData(f.counters), f.m>>9, unsafe.SliceData(key), len(key), f.blockKeys, f.geo.K())
 }
 
 // blockCountersKeyString is blockCountersKey for a string key.
-func blockCountersKeyString(c []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	return blockCountersKeyAVX512(unsafe.SliceData(c), nblocks, unsafe.StringData(key), len(key), t, k)
+func (f *Filter) blockCountersKeyString(key string) bool {
+	return blockCountersKeyAVX512(unsafe.SliceData(f.counters), f.m>>9, unsafe.StringData(key), len(key), f.blockKeys, f.geo.K())
 }

@@ -2,10 +2,7 @@
 
 package counting
 
-import (
-	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/internal/xxh3asm"
-)
+import "github.com/bloomcast/bloomcast/hashing"
 
 // hasAVX512 is false: this build has no assembly.
 const hasAVX512 = false
@@ -23,17 +20,15 @@ func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool {
 }
 
 // blockCountersKey stands in for the assembly of amd64 builds: the key
-// hashed with t's seed, then blockCounters4 on its block. With hasAVX512
-// false it is never called.
-func blockCountersKey(c []uint64, nblocks uint64, key []byte, t *xxh3asm.Keyed, k int) bool {
-	h := hashing.SumSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 32
-	return blockCounters4((*[32]uint64)(c[i:i+32]), h, k)
+// hashed, then blockCounters4 on its block. With hasAVX512 false it is
+// never called.
+func (f *Filter) blockCountersKey(key []byte) bool {
+	h := hashing.SumSeed(key, f.geo.Seed())
+	return blockCounters4(f.counterBlock(h), h, f.geo.K())
 }
 
 // blockCountersKeyString is blockCountersKey for a string key.
-func blockCountersKeyString(c []uint64, nblocks uint64, key string, t *xxh3asm.Keyed, k int) bool {
-	h := hashing.SumStringSeed(key, t.Seed())
-	i := hashing.Block(h, nblocks) * 32
-	return blockCounters4((*[32]uint64)(c[i:i+32]), h, k)
+func (f *Filter) blockCountersKeyString(key string) bool {
+	h := hashing.SumStringSeed(key, f.geo.Seed())
+	return blockCounters4(f.counterBlock(h), h, f.geo.K())
 }

@@ -148,10 +148,9 @@ type Filter struct {
 	max      uint64 // the largest counter value, 2^width − 1; sticky
 	minInc   bool
 	pairKeys bool // the key methods run classicPair4 (see Contains)
-	// blockKeys, when not nil, is the keyed secret for the key methods'
-	// assembly, blockCountersKey (see Contains), over nblocks blocks.
+	// blockKeys, when not nil, is geo's keyed secret, and the key methods
+	// run blockCountersKey with it (see Contains).
 	blockKeys *xxh3asm.Keyed
-	nblocks   uint64
 	count     uint64 // keys added minus keys removed
 	sat       uint64 // counters at max
 	track     tracker
@@ -216,12 +215,6 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		wShift++
 	}
 	geo := bloom.NewGeometry(s, seed, scheme)
-	var blockKeys *xxh3asm.Keyed
-	if hasAVX512 && view == nil && width == 4 && s.Layout == bloom.Blocked && geo.Inline() &&
-		s.BlockBits == 512 && uint64(len(counters)) == s.M/16 {
-		t := xxh3asm.NewKeyed(geo.Seed())
-		blockKeys = &t
-	}
 	return &Filter{
 		counters:  counters,
 		bits:      bits,
@@ -235,9 +228,19 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		max:       1<<width - 1,
 		minInc:    minInc,
 		pairKeys:  view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
-		blockKeys: blockKeys,
-		nblocks:   s.M / 512,
+		blockKeys: blockKeys(geo, width, view == nil),
 	}, nil
+}
+
+// blockKeys returns the keyed secret for blockCountersKey when a filter of
+// geometry g, with counters of the given width and no bit view, runs it:
+// 4-bit counters in the blocked layout, where the geometry has the
+// secret (the default scheme, with AVX-512, as the routine needs too).
+func blockKeys(g bloom.Geometry, width uint, noView bool) *xxh3asm.Keyed {
+	if !hasAVX512 || !noView || width != 4 || g.Layout() != bloom.Blocked {
+		return nil
+	}
+	return g.KeyedSecret()
 }
 
 // shape sizes the filter as bloom.Config does: (N, P) through params.Size,

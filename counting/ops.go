@@ -45,8 +45,8 @@ func (f *Filter) RemoveString(key string) error { return f.RemoveHash(f.HashStri
 // (48 MB) 129 against 228 ns per non-member, at 10^5 31 against 33.
 func (f *Filter) Contains(key []byte) bool {
 	switch {
-	case f.blockKeys != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
-		return blockCountersKey(f.counters, f.nblocks, key, f.blockKeys, f.geo.K())
+	case f.blockKeys != nil && xxh3asm.Fits(len(key)):
+		return f.blockCountersKey(key)
 	case f.pairKeys:
 		return classicPair4(f.counters, f.m, hashing.SumSeed(key, f.geo.Seed()), f.geo.K())
 	case f.view != nil:
@@ -60,8 +60,8 @@ func (f *Filter) Contains(key []byte) bool {
 // ContainsString is Contains for a string key.
 func (f *Filter) ContainsString(key string) bool {
 	switch {
-	case f.blockKeys != nil && len(key) >= xxh3asm.MinLen && len(key) <= xxh3asm.MaxLen:
-		return blockCountersKeyString(f.counters, f.nblocks, key, f.blockKeys, f.geo.K())
+	case f.blockKeys != nil && xxh3asm.Fits(len(key)):
+		return f.blockCountersKeyString(key)
 	case f.pairKeys:
 		return classicPair4(f.counters, f.m, hashing.SumStringSeed(key, f.geo.Seed()), f.geo.K())
 	case f.view != nil:

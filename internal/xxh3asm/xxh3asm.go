@@ -58,5 +58,5 @@ const (
 	MaxLen = 128
 )
 
-// Seed returns the seed k was keyed with.
-func (k *Keyed) Seed() uint64 { return k[16] }
+// Fits reports whether the macro hashes a key of n bytes.
+func Fits(n int) bool { return n >= MinLen && n <= MaxLen }
