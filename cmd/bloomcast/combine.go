@@ -1,25 +1,23 @@
 package main
 
-import (
-	"fmt"
-
-	"github.com/bloomcast/bloomcast/bloom"
-)
-
 var unionCommand = &command{
 	name:    "union",
 	summary: "OR compatible filters together",
 	usage: `usage: bloomcast union -o OUT A B [FILE...]
 
 Write the union (bitwise OR) of the filters to OUT: a key added to any of
-them is reported present. The filters must be compatible: same layout,
-m, k, block size, hashing scheme and seed.
+them is reported present. The filters must be of one kind and
+compatible: same layout, m, k, block size, hashing scheme and seed
+(counting filters also the counter width and mode; Squid digests the
+mask size). OUT is of the first filter's kind, codec and sequence:
+counting filters are merged (their counters summed), Squid digests stay
+Squid digests (masks OR-ed, the count estimated from the bits).
 
 flags:
   -o OUT   output file (required; "-" for standard output)
 `,
 	run: func(e *env, args []string) error {
-		return combine(e, "union", args, (*bloom.Filter).Union)
+		return combine(e, "union", args, false)
 	},
 }
 
@@ -30,20 +28,23 @@ var intersectCommand = &command{
 
 Write the intersection (bitwise AND) of the filters to OUT: a key added to
 all of them is reported present, and the false-positive rate is at most
-that of any input. The filters must be compatible: same layout, m, k,
-block size, hashing scheme and seed.
+that of any input. The filters must be Bloom filters or Squid digests,
+of one kind and compatible: same layout, m, k, block size, hashing scheme
+and seed. OUT is of the first filter's kind, codec and sequence. Counting
+filters have no intersection: refused.
 
 flags:
   -o OUT   output file (required; "-" for standard output)
 `,
 	run: func(e *env, args []string) error {
-		return combine(e, "intersect", args, (*bloom.Filter).Intersect)
+		return combine(e, "intersect", args, true)
 	},
 }
 
-// combine folds the filters named in args into the first with op and
-// writes the result. It holds at most two filters in memory.
-func combine(e *env, name string, args []string, op func(f, g *bloom.Filter) error) error {
+// combine folds the filters named in args into the first, by union or
+// intersection, and writes the result as the first's kind and codec. It
+// holds at most two filters in memory.
+func combine(e *env, name string, args []string, intersect bool) error {
 	fs := newFlagSet(name)
 	var out string
 	fs.StringVar(&out, "o", "", "")
@@ -66,14 +67,11 @@ func combine(e *env, name string, args []string, op func(f, g *bloom.Filter) err
 		if err != nil {
 			return err
 		}
-		if err := first.filter.Compatible(next.filter); err != nil {
-			return fileErr(path, fmt.Errorf("cannot combine with %s: %w", displayName(inputs[0]), err))
-		}
-		if err := op(first.filter, next.filter); err != nil {
+		if err := first.combineWith(next, intersect); err != nil {
 			return fileErr(path, err)
 		}
 	}
-	return e.writeFilter(out, first.filter)
+	return e.writeBack(out, first)
 }
 
 var foldCommand = &command{
@@ -84,7 +82,9 @@ var foldCommand = &command{
 Halve the filter in FILE by OR-ing neighbouring bits (classic, partitioned)
 or blocks (blocked, paged) and write it to OUT: once, or with --to as many
 times as it takes to reach at most BITS bits. No key is lost; the
-false-positive rate rises to that of the smaller filter.
+false-positive rate rises to that of the smaller filter. OUT keeps FILE's
+codec and sequence. Counting filters and Squid digests do not fold (a
+Squid digest's positions are taken modulo its size): refused, exit 2.
 
 flags:
   --to BITS   fold until the filter has at most BITS bits
@@ -113,6 +113,9 @@ func runFold(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := lf.foldable(); err != nil {
+		return fileErr(args[0], err)
+	}
 	if to == 0 {
 		err = lf.filter.Fold()
 	} else {
@@ -121,5 +124,5 @@ func runFold(e *env, args []string) error {
 	if err != nil {
 		return fileErr(args[0], err)
 	}
-	return e.writeFilter(out, lf.filter)
+	return e.writeBack(out, lf)
 }

@@ -82,10 +82,13 @@ var addCommand = &command{
 	usage: `usage: bloomcast add FILTER [KEY...]
 
 Add each KEY, or each line of standard input when no KEY is given (a
-trailing "\r" is dropped and empty lines are skipped), to the Bloom or
-counting filter in the file FILTER, and write it back atomically (a
-temporary file in the same directory, then a rename). Adding a key twice
-to a counting filter counts it twice.
+trailing "\r" is dropped and empty lines are skipped), to the Bloom
+filter, counting filter or Squid cache digest in the file FILTER, and
+write it back atomically (a temporary file in the same directory, then a
+rename) as the same kind, with the same codec and sequence number. Adding
+a key twice to a counting filter counts it twice. To a Squid digest each
+KEY is a URL requested with GET: its Squid store key is added, and a key
+that is not an absolute URL is an error (nothing is written).
 `,
 	run: runAdd,
 }
@@ -148,15 +151,20 @@ func runAdd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var target io.WriterTo = lf.filter
-	add := lf.filter.Add
-	if cf := lf.counting; cf != nil {
-		target, add = cf, cf.Add
+	add := lf.adder()
+	var addErr error
+	err = e.eachKey(keys, func(key []byte) {
+		if addErr == nil {
+			addErr = add(key)
+		}
+	})
+	if err == nil && addErr != nil {
+		err = fileErr(lf.path, addErr)
 	}
-	if err := e.eachKey(keys, add); err != nil {
+	if err != nil {
 		return err
 	}
-	return e.writeFilter(lf.path, target)
+	return e.writeBack(lf.path, lf)
 }
 
 func runRemove(e *env, args []string) error {
@@ -166,7 +174,7 @@ func runRemove(e *env, args []string) error {
 	}
 	cf := lf.counting
 	if cf == nil {
-		return fileErr(lf.path, errors.New("holds a Bloom filter, which cannot remove keys; build it with --counting"))
+		return fileErr(lf.path, fmt.Errorf("holds %s, which cannot remove keys; build a counting filter (--counting)", lf.kind()))
 	}
 	if cf.MinimalIncrease() {
 		return fileErr(lf.path, counting.ErrNoRemoval)
@@ -190,7 +198,7 @@ func runRemove(e *env, args []string) error {
 			displayName(lf.path), refused, total, first)
 		return exitStatus(1)
 	}
-	return e.writeFilter(lf.path, cf)
+	return e.writeBack(lf.path, lf)
 }
 
 func runCount(e *env, args []string) error {

@@ -194,21 +194,18 @@ func TestInspectCounting(t *testing.T) {
 	}
 }
 
-// TestCountingBitViewCombines: union and fold read a counting filter's bit
-// view and write a Bloom filter.
-func TestCountingBitViewCombines(t *testing.T) {
+// TestCountingKindsDoNotMix: a counting filter combines only with
+// counting filters, and does not fold; both refusals leave OUT unwritten.
+func TestCountingKindsDoNotMix(t *testing.T) {
 	dir := t.TempDir()
 	c := filepath.Join(dir, "c.bcf")
 	b := filepath.Join(dir, "b.bf")
 	u := filepath.Join(dir, "u.bf")
 	ok(t, "a\nb\n", "build", "--counting", "-m", "4096", "-k", "3", "-o", c)
 	ok(t, "c\n", "build", "-m", "4096", "-k", "3", "-o", b)
-	ok(t, "", "union", "-o", u, c, b)
-	if r := inspectJSON(t, u); r.Type != "bloom" {
-		t.Fatalf("union wrote a %s", r.Type)
+	failsWith(t, b+": a Bloom filter, and "+c+" is a counting filter", "union", "-o", u, c, b)
+	failsWith(t, c+": a counting filter cannot be folded", "fold", "-o", u, c)
+	if _, err := os.Stat(u); !os.IsNotExist(err) {
+		t.Fatalf("a refused command wrote OUT: %v", err)
 	}
-	if answers, code := queryAll(t, u, []string{"a", "b", "c"}); code != 0 {
-		t.Fatalf("union lost keys: %q", answers)
-	}
-	ok(t, "", "fold", "-o", filepath.Join(dir, "f.bf"), c)
 }

@@ -165,7 +165,8 @@ number, contents, shape, seed or scheme) is refused with exit status 2:
 fetch a full digest instead.
 
 flags:
-  --codec C   codec of the output: raw (default), auto, arith or fast
+  --codec C   codec of the output: auto, raw, arith or fast (default:
+              BASE's)
   -o OUT      output file (default "-", standard output)
 `,
 	run: runPatch,
@@ -173,9 +174,9 @@ flags:
 
 func runPatch(e *env, args []string) error {
 	fs := newFlagSet("patch")
-	out, codecName := "-", "raw"
+	out, codecName := "-", ""
 	fs.StringVar(&out, "o", "-", "")
-	fs.StringVar(&codecName, "codec", "raw", "")
+	fs.StringVar(&codecName, "codec", "", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -183,13 +184,18 @@ func runPatch(e *env, args []string) error {
 	if len(args) != 2 {
 		return usagef("want BASE and DELTA, got %d arguments", len(args))
 	}
-	codec, err := digest.ParseCodec(codecName)
-	if err != nil {
-		return usagef("--codec: %v", err)
+	codec := digest.Raw
+	if codecName != "" {
+		if codec, err = digest.ParseCodec(codecName); err != nil {
+			return usagef("--codec: %v", err)
+		}
 	}
 	base, err := e.openFilter(args[0])
 	if err != nil {
 		return err
+	}
+	if codecName == "" {
+		codec = base.codec()
 	}
 	if base.squid != nil {
 		return fileErr(args[0], errors.New("a Squid cache digest: patch applies bloomcast deltas"))

@@ -23,9 +23,9 @@ type loadedFilter struct {
 	header envelope.Header // the frame's header
 	size   int64           // bytes of the encoding
 	// filter is the Bloom filter: the file's own, or for a counting
-	// filter a writable copy of its bit view, so that every command that
-	// reads Bloom filters also reads counting ones (and union, fold and
-	// the like write the bit view out as a Bloom filter).
+	// filter a copy of its bit view, so that every command that reads
+	// Bloom filters also reads counting ones (commands that write write
+	// the counting filter, see kind.go).
 	filter *bloom.Filter
 	// counting is the counting filter, nil for a Bloom filter file.
 	counting *counting.Filter
