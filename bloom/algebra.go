@@ -7,11 +7,15 @@ import (
 )
 
 // Union makes f the union of f and g (bitwise OR). A key added to either
-// is then reported present by f. The filters must be Compatible.
+// is then reported present by f. The filters must be Compatible. The
+// union of a filter with itself leaves it, and its count, unchanged.
 func (f *Filter) Union(g *Filter) error {
 	f.mustWrite("Union")
 	if err := f.Compatible(g); err != nil {
 		return err
+	}
+	if g == f {
+		return nil // f ∪ f = f: adding the count to itself would double it
 	}
 	for i, w := range g.words {
 		f.words[i] |= w

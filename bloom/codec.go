@@ -16,8 +16,13 @@ const paramsSize = 24
 
 // FrameHeader returns the header of the filter's frame with the raw codec:
 // what [Filter.AppendBinary] writes before the words. Package digest
-// changes the codec and sequence and codes the words itself.
+// changes the codec and sequence and codes the words itself. A zero
+// Filter's header has M = 0 and scheme 0, which no decoder accepts.
 func (f *Filter) FrameHeader() envelope.Header {
+	var scheme uint8
+	if f.scheme != nil {
+		scheme = uint8(f.scheme.ID())
+	}
 	p := make([]byte, paramsSize)
 	p[0] = byte(f.layout)
 	binary.LittleEndian.PutUint16(p[2:], uint16(f.k))
@@ -27,7 +32,7 @@ func (f *Filter) FrameHeader() envelope.Header {
 	return envelope.Header{
 		Type:   envelope.TypeBloom,
 		Codec:  envelope.CodecRaw,
-		Scheme: uint8(f.scheme.ID()),
+		Scheme: scheme,
 		Seed:   f.seed,
 		Params: p,
 	}
@@ -41,6 +46,9 @@ func (f *Filter) EncodedSize() int {
 // AppendBinary appends the filter's encoding (the bloomcast frame with the
 // raw codec, docs/FORMAT.md) to b.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	if f.scheme == nil {
+		return b, ErrZero
+	}
 	return envelope.AppendWords(b, f.FrameHeader(), f.words)
 }
 
@@ -51,6 +59,9 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the bit array.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if f.scheme == nil {
+		return 0, ErrZero
+	}
 	return envelope.WriteWords(w, f.FrameHeader(), f.words)
 }
 

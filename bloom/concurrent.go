@@ -14,6 +14,10 @@ import (
 //
 // It keeps no count of adds (a shared counter would be the one contended
 // line); Snapshot records the estimated count instead.
+//
+// The zero Concurrent is not usable (make one with NewConcurrent): its
+// per-key methods panic with a message naming the fix, Snapshot returns
+// a zero Filter.
 type Concurrent struct {
 	f Filter
 }
@@ -88,5 +92,6 @@ func (c *Concurrent) Snapshot() *Filter {
 		g.words[i] = atomic.LoadUint64(&c.f.words[i])
 	}
 	g.count = uint64(g.EstimateCount() + 0.5)
+	g.ownKeyed()
 	return &g
 }

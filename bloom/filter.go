@@ -53,18 +53,32 @@ const (
 // 128 GiB).
 const MaxBits = 1 << 40
 
+// MaxPageBits is the largest page of the Paged layout that New accepts:
+// 2^24 bits, a 2 MiB huge page. The layout's point is one page per key;
+// a page larger than the TLB's largest covers nothing more, and since a
+// filter has at least one page, a larger page would make even a filter of
+// ten keys allocate it whole (BlockBits = 2^40 asked for 128 GiB).
+const MaxPageBits = 1 << 24
+
 // Errors. Functions wrap them with details; test with errors.Is.
 var (
 	ErrConfig       = errors.New("bloom: invalid configuration")
 	ErrIncompatible = errors.New("bloom: incompatible filters")
 	ErrFold         = errors.New("bloom: cannot fold")
 	ErrCorrupt      = errors.New("bloom: corrupt encoding")
+	// ErrZero is returned by the methods of a zero Filter, and for a nil
+	// *Filter argument, that return an error.
+	ErrZero = errors.New("bloom: zero or nil Filter; use New")
 )
 
 // Config describes a filter. Give either N and P (the filter is sized for
 // at most N keys at false-positive rate P, k chosen by params.Size), or M
 // (and optionally K; with K zero it is chosen for N keys, or for M/10 keys
-// if N is zero as well).
+// if N is zero as well). Giving both M and P is an error: a fixed size
+// cannot promise a rate.
+//
+// The zero Config is not valid (New returns ErrConfig): it gives neither
+// N and P nor M.
 type Config struct {
 	Layout Layout  // zero means Classic
 	N      uint64  // expected number of keys
@@ -72,8 +86,8 @@ type Config struct {
 	M      uint64  // bits; rounded up to the layout's granularity
 	K      int     // probes per key, 1..params.MaxK
 	// BlockBits is the page size of the Paged layout in bits, a multiple
-	// of 64; zero means params.DefaultPageBits (4 KiB). Other layouts
-	// ignore it.
+	// of 64 and at most MaxPageBits; zero means params.DefaultPageBits
+	// (4 KiB). Other layouts ignore it.
 	BlockBits uint64
 	// Seed is the hashing seed, recorded in the encoding. A secret seed
 	// keeps adversaries from crafting keys that collide.
@@ -90,7 +104,14 @@ type Config struct {
 
 // Filter is a Bloom filter. It has the methods of its [Geometry]: Shape,
 // M, K, Layout, BlockBits, Seed, Scheme, Hash, HashString, Positions,
-// ProbeRange and Inline.
+// ProbeRange and Inline (stable API; Geometry says why).
+//
+// The zero Filter is not usable: make one with New, NewView or a decoder.
+// On a zero Filter the methods that return an error return ErrZero; the
+// per-key methods (Add, Contains and their forms), which have no error to
+// return, panic with "bloom: zero Geometry or Filter; use NewGeometry or
+// New", at no cost on their paths for a filter made by New; the
+// accessors and estimates return zeros.
 type Filter struct {
 	geometry // where keys fall; promotes Shape, M, K, Layout, Hash, Positions, ...
 	words    []uint64
@@ -137,8 +158,14 @@ func (c Config) shape() (params.Shape, error) {
 		if block == 0 {
 			block = params.DefaultPageBits
 		}
+		if block > MaxPageBits {
+			return params.Shape{}, fmt.Errorf("%w: BlockBits = %d exceeds MaxPageBits = %d", ErrConfig, block, MaxPageBits)
+		}
 	default:
 		block = 0
+	}
+	if c.M != 0 && c.P != 0 {
+		return params.Shape{}, fmt.Errorf("%w: give either N and P, or M (and K); M = %d with P = %g", ErrConfig, c.M, c.P)
 	}
 	if c.M == 0 {
 		if c.N == 0 || !(c.P > 0 && c.P < 1) {
@@ -219,7 +246,7 @@ func newWords(m uint64) []uint64 { return hugepage.Words((m + 63) / 64) }
 
 // newFilterOver makes a filter whose bit array is words.
 func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []uint64) *Filter {
-	return &Filter{geometry: NewGeometry(s, seed, scheme), words: words}
+	return &Filter{geometry: newGeometry(s, seed, scheme), words: words}
 }
 
 // Count returns the number of Add calls recorded (duplicates included;
@@ -246,17 +273,20 @@ func (f *Filter) Clear() {
 	f.count = 0
 }
 
-// Clone returns an independent copy.
+// Clone returns an independent copy: it shares no memory with f, so no
+// change to one (or to what its methods return) changes the other. The
+// clone of a read-only view is writable.
 func (f *Filter) Clone() *Filter {
 	g := *f
 	g.words = newWords(f.m)
 	copy(g.words, f.words)
 	g.readOnly = false
+	g.ownKeyed()
 	return &g
 }
 
 // Equal reports whether g has the same geometry, hashing and bits as f.
-// Counts are not compared.
+// Counts are not compared. A nil or zero filter equals none.
 func (f *Filter) Equal(g *Filter) bool {
 	if f.Compatible(g) != nil {
 		return false
@@ -271,9 +301,11 @@ func (f *Filter) Equal(g *Filter) bool {
 
 // Compatible returns nil if g can be combined with f (Union, Intersect):
 // same layout, size, probes, block size, scheme and seed. The error says
-// which differs.
+// which differs; it is ErrZero if either is nil or a zero Filter.
 func (f *Filter) Compatible(g *Filter) error {
 	switch {
+	case g == nil || f.scheme == nil || g.scheme == nil:
+		return ErrZero
 	case f.layout != g.layout:
 		return fmt.Errorf("%w: layout %s vs %s", ErrIncompatible, f.layout, g.layout)
 	case f.m != g.m:

@@ -1,6 +1,8 @@
 package bloom
 
 import (
+	"fmt"
+
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
@@ -11,6 +13,18 @@ import (
 // array by a Bloom filter's positions without keeping the bits (a
 // counting filter without a bit view) holds one alone, so that both place
 // every key identically.
+//
+// Geometry, [NewGeometry], [Geometry.Positions], [Geometry.ProbeRange] and
+// [Geometry.Inline] are stable API, not internal hooks: they are how a
+// structure of its own (counters, fingerprints, a sketch per bit) places
+// keys exactly where a Bloom filter of the same shape and seed does, so
+// that the two can be compared, projected or published as one digest.
+// The positions they give are part of the wire format (docs/FORMAT.md):
+// they change only with a new format version.
+//
+// The zero Geometry is not usable: its hashing methods panic with
+// "bloom: zero Geometry; use NewGeometry or New". A Geometry holds no
+// mutable state, so copies of one share nothing that can change.
 type Geometry struct {
 	layout    Layout
 	m         uint64
@@ -44,9 +58,25 @@ const (
 // methods are promoted, but callers cannot replace a filter's geometry.
 type geometry = Geometry
 
+// errZeroGeometry is the panic of a hashing method called on a zero
+// Geometry or Filter: there is no scheme to hash with.
+const errZeroGeometry = "bloom: zero Geometry or Filter; use NewGeometry or New"
+
 // NewGeometry returns the geometry of s with the given seed and scheme
-// (nil means hashing.Default). s must be valid (params.Shape.Validate).
-func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
+// (nil means hashing.Default). It fails with ErrConfig if s is not valid
+// (params.Shape.Validate) or exceeds MaxBits.
+func NewGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) (Geometry, error) {
+	if err := s.Validate(); err != nil {
+		return Geometry{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := checkMax(s); err != nil {
+		return Geometry{}, err
+	}
+	return newGeometry(s, seed, scheme), nil
+}
+
+// newGeometry is NewGeometry for a validated shape.
+func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 	if scheme == nil {
 		scheme = hashing.Default
 	}
@@ -120,10 +150,23 @@ func (g *Geometry) Hash(key []byte) hashing.Hash128 {
 
 // schemeSum and schemeSumString hash through the Scheme interface, out of
 // line, so that Hash and HashString stay small enough to inline.
-func (g *Geometry) schemeSum(key []byte) hashing.Hash128 { return g.scheme.Sum(key, g.seed) }
+// A zero Geometry has no scheme and takes this path too: the check costs
+// nothing on the default scheme's.
+func (g *Geometry) schemeSum(key []byte) hashing.Hash128 {
+	g.mustHaveScheme()
+	return g.scheme.Sum(key, g.seed)
+}
 
 func (g *Geometry) schemeSumString(key string) hashing.Hash128 {
+	g.mustHaveScheme()
 	return g.scheme.SumString(key, g.seed)
+}
+
+// mustHaveScheme panics, naming the fix, on a zero Geometry.
+func (g *Geometry) mustHaveScheme() {
+	if g.scheme == nil {
+		panic(errZeroGeometry)
+	}
 }
 
 // HashString is Hash for a string key.
@@ -149,11 +192,14 @@ func (g *Geometry) ProbeRange(h hashing.Hash128) (base, step, r uint64) {
 	return hashing.Block(h, g.span) * g.blockBits, 0, g.blockBits
 }
 
-// KeyedSecret returns the table with which the key methods hash a key of
-// internal/xxh3asm's lengths in assembly, or nil when they do not. It is
-// for this module's packages that index their own arrays by the
-// geometry's blocks (counting), so that the table is made once.
-func (g *Geometry) KeyedSecret() *xxh3asm.Keyed { return g.keyed }
+// ownKeyed gives g a keyed table of its own, so that a copy of a
+// geometry (Clone, Snapshot) shares no memory with the original.
+func (g *Geometry) ownKeyed() {
+	if g.keyed != nil {
+		t := *g.keyed
+		g.keyed = &t
+	}
+}
 
 // rangeStep is ProbeRange's step in the classic (0) and partitioned (the
 // slice) layouts, whose range r is span in both.
@@ -168,8 +214,11 @@ func (g *Geometry) rangeStep() uint64 {
 // exactly the bits AddHash sets and ContainsHash tests. Structures built on
 // a filter's layout (counting filters, say) index their own arrays with
 // them. The default scheme runs inline, others through the Scheme
-// interface.
+// interface. buf must not be nil.
 func (g *Geometry) Positions(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
+	if buf == nil {
+		panic("bloom: Positions with a nil buffer; pass a *[params.MaxK]uint64")
+	}
 	if !g.fast {
 		return g.locate(h, buf)
 	}
@@ -195,6 +244,7 @@ func (g *Geometry) inlinePositions(h hashing.Hash128, dst []uint64) {
 // It is the reference the inline paths are tested against, and the path for
 // schemes other than the default.
 func (g *Geometry) locate(h hashing.Hash128, buf *[params.MaxK]uint64) []uint64 {
+	g.mustHaveScheme()
 	s := g.scheme
 	pos := buf[:g.k]
 	switch g.layout {

@@ -115,8 +115,8 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if cfg.History == 0 {
 		cfg.History = 16
 	}
-	if cfg.MaxAge < 0 || cfg.History < 1 {
-		return nil, fmt.Errorf("%w: digest max age %v, history %d", ErrConfig, cfg.MaxAge, cfg.History)
+	if cfg.MaxAge < MinInterval || cfg.History < 1 {
+		return nil, fmt.Errorf("%w: digest max age %v (want ≥ %v), history %d", ErrConfig, cfg.MaxAge, MinInterval, cfg.History)
 	}
 	if cfg.Filter.NoBitView {
 		return nil, fmt.Errorf("%w: the digest filter needs its bit view (counting.Config.NoBitView is set)", ErrConfig)

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -222,5 +223,28 @@ func TestPublisherConfig(t *testing.T) {
 		if _, err := NewPublisher(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+// TestDurationsHaveLowerBounds: a MaxAge of a few nanoseconds once passed
+// validation and then panicked in time.NewTicker inside Run's goroutine,
+// killing the node; every duration is now checked in its constructor.
+func TestDurationsHaveLowerBounds(t *testing.T) {
+	filter := counting.Config{N: 100, P: 0.01}
+	for _, age := range []time.Duration{1, 3, -time.Second} {
+		if _, err := NewPublisher(PublisherConfig{Filter: filter, MaxAge: age}); !errors.Is(err, ErrConfig) {
+			t.Errorf("MaxAge %v: %v, want ErrConfig", age, err)
+		}
+	}
+	for _, c := range []DirectoryConfig{{PollInterval: 1}, {Expiry: 2}, {PollInterval: -1}} {
+		if _, err := NewDirectory(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", c, err)
+		}
+	}
+	if _, err := NewSquidDigest(SquidDigestConfig{Capacity: 10, MaskDelay: 1}); !errors.Is(err, ErrConfig) {
+		t.Errorf("mask delay 1 ns: %v, want ErrConfig", err)
+	}
+	if _, err := NewNode(NodeConfig{PeerTimeout: 5}); !errors.Is(err, ErrConfig) {
+		t.Errorf("peer timeout 5 ns: %v, want ErrConfig", err)
 	}
 }

@@ -61,8 +61,9 @@ func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
 	if cfg.MaskDelay == 0 {
 		cfg.MaskDelay = 100 * time.Millisecond
 	}
-	if cfg.Lifetime < 0 {
-		return nil, fmt.Errorf("%w: squid digest lifetime %v", ErrConfig, cfg.Lifetime)
+	if cfg.Lifetime < time.Second || cfg.MaskDelay < MinInterval {
+		return nil, fmt.Errorf("%w: squid digest lifetime %v (want ≥ 1s), mask delay %v (want ≥ %v)",
+			ErrConfig, cfg.Lifetime, cfg.MaskDelay, MinInterval)
 	}
 	empty, err := squid.New(cfg.Capacity, cfg.BitsPerEntry)
 	if err != nil {

@@ -209,8 +209,12 @@ func (cfg *NodeConfig) defaults() error {
 	switch {
 	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
-	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0 || cfg.PeerTimeout < 0 || cfg.ICPTimeout < 0:
-		return fmt.Errorf("%w: negative size or timeout", ErrConfig)
+	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
+		return fmt.Errorf("%w: negative size", ErrConfig)
+	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < MinInterval,
+		cfg.ICPTimeout < 0 || cfg.ICPTimeout > 0 && cfg.ICPTimeout < MinInterval:
+		return fmt.Errorf("%w: peer timeout %v, ICP timeout %v (want 0 for the default, or ≥ %v)",
+			ErrConfig, cfg.PeerTimeout, cfg.ICPTimeout, MinInterval)
 	case !(cfg.BitsPerEntry >= 1 && cfg.BitsPerEntry <= 4096) || cfg.Capacity > 1<<32:
 		return fmt.Errorf("%w: %g bits per entry for %d objects", ErrConfig, cfg.BitsPerEntry, cfg.Capacity)
 	case cfg.HashFunctions < 0:

@@ -142,8 +142,9 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 	if cfg.MaxDigestBytes == 0 {
 		cfg.MaxDigestBytes = 64 << 20
 	}
-	if cfg.PollInterval < 0 || cfg.Expiry < 0 || cfg.MaxDigestBytes < 0 {
-		return nil, fmt.Errorf("%w: poll %v, expiry %v, max digest %d", ErrConfig, cfg.PollInterval, cfg.Expiry, cfg.MaxDigestBytes)
+	if cfg.PollInterval < MinInterval || cfg.Expiry < MinInterval || cfg.MaxDigestBytes < 0 {
+		return nil, fmt.Errorf("%w: poll %v, expiry %v (want ≥ %v), max digest %d", ErrConfig,
+			cfg.PollInterval, cfg.Expiry, MinInterval, cfg.MaxDigestBytes)
 	}
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 10 * time.Second}

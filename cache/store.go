@@ -1,6 +1,9 @@
 package cache
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Errors of the stores. Functions wrap them with details; test with
 // errors.Is.
@@ -10,6 +13,12 @@ var (
 	ErrCorrupt  = errors.New("cache: corrupt entry")
 	ErrClosed   = errors.New("cache: store closed")
 )
+
+// MinInterval is the shortest duration any of this package's configurations
+// accepts (a digest's MaxAge, a directory's PollInterval and Expiry, a
+// node's timeouts): shorter ones cannot be meant, and some would reach
+// time.NewTicker as zero, which panics in a goroutine and kills the node.
+const MinInterval = time.Millisecond
 
 // Store holds entries by key ([Key], which is the entry's URL) under a
 // byte budget, evicting the least recently used to stay within it. Both

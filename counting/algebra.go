@@ -11,6 +11,8 @@ import (
 // Whether the filters keep a bit view does not matter.
 func (f *Filter) Compatible(g *Filter) error {
 	switch {
+	case g == nil || f.counters == nil || g.counters == nil:
+		return ErrZero
 	case f.Shape() != g.Shape():
 		return fmt.Errorf("%w: %v vs %v", ErrIncompatible, f.Shape(), g.Shape())
 	case f.Scheme().ID() != g.Scheme().ID():
@@ -129,7 +131,10 @@ func (f *Filter) covers(g *Filter) (uint64, bool) {
 // Clone returns an independent copy, with a bit view if f has one. Change
 // tracking is not copied: the clone starts unmarked.
 func (f *Filter) Clone() *Filter {
-	g, _ := newFilter(f.Shape(), f.width, f.minInc, f.view != nil, f.Seed(), f.Scheme())
+	g, err := newFilter(f.Shape(), f.width, f.minInc, f.view != nil, f.Seed(), f.Scheme())
+	if err != nil {
+		return &Filter{} // f is a zero Filter: its clone is one too
+	}
 	copy(g.counters, f.counters)
 	copy(g.bits, f.bits)
 	g.count, g.sat = f.count, f.sat

@@ -109,7 +109,10 @@ func TestClassicCountersAssembly(t *testing.T) {
 // set, the key found, one of them cleared, the key refused.
 func checkClassicCountersLarge(t *testing.T, rng *rand.Rand) {
 	const m, k = 1<<32 - 1, 8
-	geo := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: m, K: k}, 0, nil)
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: m, K: k}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := make([]uint64, (m+15)/16)
 	for range 300 {
 		h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}

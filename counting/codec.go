@@ -24,6 +24,10 @@ const flagMinimalIncrease = 1
 // what [Filter.AppendBinary] writes before the counters. Package digest
 // changes the codec and sequence and codes the counters itself.
 func (f *Filter) FrameHeader() envelope.Header {
+	var scheme uint8 // a zero Filter's: its M = 0 makes the frame invalid anyway
+	if s := f.Scheme(); s != nil {
+		scheme = uint8(s.ID())
+	}
 	p := make([]byte, paramsSize)
 	p[0] = byte(f.Layout())
 	p[1] = byte(f.width)
@@ -37,7 +41,7 @@ func (f *Filter) FrameHeader() envelope.Header {
 	return envelope.Header{
 		Type:   envelope.TypeCounting,
 		Codec:  envelope.CodecRaw,
-		Scheme: uint8(f.Scheme().ID()),
+		Scheme: scheme,
 		Seed:   f.Seed(),
 		Params: p,
 	}
@@ -56,6 +60,9 @@ func (f *Filter) EncodedSize() int {
 // from the counters. A filter without a bit view (Config.NoBitView)
 // encodes exactly as one with a view: the format does not record it.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	if f.counters == nil {
+		return b, ErrZero
+	}
 	return envelope.AppendWords(b, f.FrameHeader(), f.counters)
 }
 
@@ -66,6 +73,9 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the counters.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if f.counters == nil {
+		return 0, ErrZero
+	}
 	return envelope.WriteWords(w, f.FrameHeader(), f.counters)
 }
 

@@ -74,9 +74,12 @@ var (
 	ErrNotPresent   = errors.New("counting: key not present")
 	ErrNoRemoval    = errors.New("counting: minimal-increase filters cannot remove keys")
 	ErrIncompatible = errors.New("counting: incompatible filters")
-	ErrNotSubset    = errors.New("counting: not a sub-multiset")
-	ErrNoMark       = errors.New("counting: no mark set")
-	ErrCorrupt      = errors.New("counting: corrupt encoding")
+	// ErrZero is returned by the methods of a zero Filter, and for a nil
+	// *Filter argument, that return an error.
+	ErrZero      = errors.New("counting: zero or nil Filter; use New")
+	ErrNotSubset = errors.New("counting: not a sub-multiset")
+	ErrNoMark    = errors.New("counting: no mark set")
+	ErrCorrupt   = errors.New("counting: corrupt encoding")
 	// ErrNoBitView is returned by the change tracking (ChangedWords,
 	// ChangedBits) of a filter built with Config.NoBitView.
 	ErrNoBitView = errors.New("counting: filter has no bit view (Config.NoBitView)")
@@ -88,15 +91,17 @@ const DefaultWidth = 4
 
 // Config describes a counting filter. The shape (Layout, N, P, M, K,
 // BlockBits) is chosen exactly as [bloom.Config] chooses it, so the bit
-// view has the shape a bloom.Filter of the same configuration would have.
+// view has the shape a bloom.Filter of the same configuration would have
+// (M with P is an error here too). The zero Config is not valid.
 type Config struct {
 	Layout bloom.Layout // zero means Classic
 	N      uint64       // expected number of distinct keys
 	P      float64      // target false-positive rate, in (0, 1)
 	M      uint64       // counters (= bits of the view); rounded up to the layout's granularity
 	K      int          // probes per key, 1..params.MaxK
-	// BlockBits is the page size of the Paged layout, a multiple of 64;
-	// zero means params.DefaultPageBits. Other layouts ignore it.
+	// BlockBits is the page size of the Paged layout, a multiple of 64 and
+	// at most bloom.MaxPageBits; zero means params.DefaultPageBits. Other
+	// layouts ignore it.
 	BlockBits uint64
 	// Width is the counter size in bits: 4, 8 or 16; zero means 4.
 	Width int
@@ -135,6 +140,13 @@ type Config struct {
 
 // Filter is a counting Bloom filter with a live bit view (unless built
 // with Config.NoBitView).
+//
+// The zero Filter is not usable: make one with New or a decoder. On a
+// zero Filter the methods that return an error return ErrZero, Clone
+// returns another zero Filter, and the per-key methods (Add, Contains,
+// Count, Remove and their forms), which have no error to return, panic
+// with a message naming the fix, at no cost on their paths for a filter
+// made by New.
 type Filter struct {
 	counters []uint64       // packed counters, counter b at bits [b·width, b·width+width)
 	bits     []uint64       // the view's words: bit b set iff counter b > 0; nil without a view
@@ -214,7 +226,10 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 	for 1<<wShift != width {
 		wShift++
 	}
-	geo := bloom.NewGeometry(s, seed, scheme)
+	geo, err := bloom.NewGeometry(s, seed, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	return &Filter{
 		counters:  counters,
 		bits:      bits,
@@ -234,13 +249,16 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 
 // blockKeys returns the keyed secret for blockCountersKey when a filter of
 // geometry g, with counters of the given width and no bit view, runs it:
-// 4-bit counters in the blocked layout, where the geometry has the
-// secret (the default scheme, with AVX-512, as the routine needs too).
+// 4-bit counters in the blocked layout under the default scheme, with
+// AVX-512, as the routine needs. Each filter (and each clone) builds its
+// own table from the seed (17 words), so that no two filters share one
+// and no exported method hands one out.
 func blockKeys(g bloom.Geometry, width uint, noView bool) *xxh3asm.Keyed {
-	if !hasAVX512 || !noView || width != 4 || g.Layout() != bloom.Blocked {
+	if !hasAVX512 || !noView || width != 4 || g.Layout() != bloom.Blocked || !g.Inline() {
 		return nil
 	}
-	return g.KeyedSecret()
+	t := xxh3asm.NewKeyed(g.Seed())
+	return &t
 }
 
 // shape sizes the filter as bloom.Config does: (N, P) through params.Size,
@@ -254,6 +272,12 @@ func (c Config) shape() (params.Shape, error) {
 		return params.Shape{}, fmt.Errorf("%w: unknown layout %d", ErrConfig, layout)
 	}
 	block := blockBits(layout, c.BlockBits)
+	if block > bloom.MaxPageBits {
+		return params.Shape{}, fmt.Errorf("%w: BlockBits = %d exceeds bloom.MaxPageBits = %d", ErrConfig, block, bloom.MaxPageBits)
+	}
+	if c.M != 0 && c.P != 0 {
+		return params.Shape{}, fmt.Errorf("%w: give either N and P, or M (and K); M = %d with P = %g", ErrConfig, c.M, c.P)
+	}
 	if c.M == 0 {
 		if c.N == 0 || !(c.P > 0 && c.P < 1) {
 			return params.Shape{}, fmt.Errorf("%w: give N ≥ 1 and 0 < P < 1, or M", ErrConfig)

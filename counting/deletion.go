@@ -22,6 +22,9 @@ import (
 //     so its false-positive rate only rises.
 //
 // Use a [Filter] when a present key must never be reported absent.
+//
+// The zero DeletionFilter is not usable (make one with NewDeletion): its
+// methods panic with "counting: zero DeletionFilter; use NewDeletion".
 type DeletionFilter struct {
 	added, removed *bloom.Filter
 }
@@ -37,36 +40,39 @@ func NewDeletion(c bloom.Config) (*DeletionFilter, error) {
 }
 
 // Add inserts key.
-func (d *DeletionFilter) Add(key []byte) { d.AddHash(d.added.Hash(key)) }
+func (d *DeletionFilter) Add(key []byte) { d.AddHash(d.hasher().Hash(key)) }
 
 // AddString inserts key.
-func (d *DeletionFilter) AddString(key string) { d.AddHash(d.added.HashString(key)) }
+func (d *DeletionFilter) AddString(key string) { d.AddHash(d.hasher().HashString(key)) }
 
 // Remove deletes key, for good: it is reported absent from now on, even
 // if it is added again.
-func (d *DeletionFilter) Remove(key []byte) { d.RemoveHash(d.added.Hash(key)) }
+func (d *DeletionFilter) Remove(key []byte) { d.RemoveHash(d.hasher().Hash(key)) }
 
 // RemoveString deletes key for good.
-func (d *DeletionFilter) RemoveString(key string) { d.RemoveHash(d.added.HashString(key)) }
+func (d *DeletionFilter) RemoveString(key string) { d.RemoveHash(d.hasher().HashString(key)) }
 
 // Contains reports whether key is probably present: added and not removed.
 // Unlike a Bloom filter's, both answers can be wrong (see the type).
-func (d *DeletionFilter) Contains(key []byte) bool { return d.ContainsHash(d.added.Hash(key)) }
+func (d *DeletionFilter) Contains(key []byte) bool { return d.ContainsHash(d.hasher().Hash(key)) }
 
 // ContainsString is Contains for a string key.
 func (d *DeletionFilter) ContainsString(key string) bool {
-	return d.ContainsHash(d.added.HashString(key))
+	return d.ContainsHash(d.hasher().HashString(key))
 }
 
 // AddHash inserts the key whose hash is h.
-func (d *DeletionFilter) AddHash(h hashing.Hash128) { d.added.AddHash(h) }
+func (d *DeletionFilter) AddHash(h hashing.Hash128) { d.hasher().AddHash(h) }
 
 // RemoveHash deletes the key whose hash is h for good.
-func (d *DeletionFilter) RemoveHash(h hashing.Hash128) { d.removed.AddHash(h) }
+func (d *DeletionFilter) RemoveHash(h hashing.Hash128) {
+	d.hasher()
+	d.removed.AddHash(h)
+}
 
 // ContainsHash reports whether the key whose hash is h is probably present.
 func (d *DeletionFilter) ContainsHash(h hashing.Hash128) bool {
-	return d.added.ContainsHash(h) && !d.removed.ContainsHash(h)
+	return d.hasher().ContainsHash(h) && !d.removed.ContainsHash(h)
 }
 
 // Added returns the filter of added keys. It aliases d.
@@ -74,3 +80,12 @@ func (d *DeletionFilter) Added() *bloom.Filter { return d.added }
 
 // Removed returns the filter of removed keys. It aliases d.
 func (d *DeletionFilter) Removed() *bloom.Filter { return d.removed }
+
+// hasher returns the added filter, whose geometry hashes keys, or panics
+// naming the fix on a zero DeletionFilter.
+func (d *DeletionFilter) hasher() *bloom.Filter {
+	if d.added == nil {
+		panic("counting: zero DeletionFilter; use NewDeletion")
+	}
+	return d.added
+}

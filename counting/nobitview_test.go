@@ -36,7 +36,10 @@ func TestPositionsMatchBloom(t *testing.T) {
 		for _, bc := range configs {
 			bc.Scheme = scheme
 			b := bloom.MustNew(bc)
-			g := bloom.NewGeometry(b.Shape(), bc.Seed, scheme)
+			g, err := bloom.NewGeometry(b.Shape(), bc.Seed, scheme)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if g.Shape() != b.Shape() {
 				t.Fatalf("%+v: shape %v, bloom %v", bc, g.Shape(), b.Shape())
 			}

@@ -66,6 +66,9 @@ func ParseCodec(s string) (Codec, error) {
 
 // Digest is a structure as it travels: a Bloom filter or a counting filter
 // (exactly one is set) and the sequence number of its publication.
+//
+// The zero Digest holds no filter: its Filter is nil, and the encoders
+// return ErrEmpty for it (and for a nil *Digest).
 type Digest struct {
 	Sequence uint64
 	Bloom    *bloom.Filter
@@ -99,13 +102,21 @@ type payload struct {
 
 func (d *Digest) payload() (payload, error) {
 	switch {
+	case d == nil:
+		return payload{}, fmt.Errorf("%w: nil Digest", ErrEmpty)
 	case d.Bloom != nil && d.Counting != nil:
 		return payload{}, fmt.Errorf("%w: both a Bloom and a counting filter set", ErrEmpty)
 	case d.Bloom != nil:
 		f := d.Bloom
+		if f.Scheme() == nil {
+			return payload{}, fmt.Errorf("%w: zero bloom.Filter", ErrEmpty)
+		}
 		return payload{header: f.FrameHeader(), words: f.Words(), bits: f.M()}, nil
 	case d.Counting != nil:
 		f := d.Counting
+		if f.Counters() == nil {
+			return payload{}, fmt.Errorf("%w: zero counting.Filter", ErrEmpty)
+		}
 		w := uint(f.Width())
 		return payload{header: f.FrameHeader(), words: f.Counters(), bits: f.M() * uint64(w), width: w}, nil
 	}

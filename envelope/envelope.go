@@ -107,7 +107,9 @@ var (
 	ErrInvalid   = errors.New("envelope: invalid field")
 )
 
-// Header is the fixed part of a frame plus the structure parameters.
+// Header is the fixed part of a frame plus the structure parameters. The
+// zero Header is a valid value (type 0, no parameters) that the decoders
+// of bloom, counting and digest refuse.
 type Header struct {
 	Version  uint16 // set by the decoder; the encoder always writes Version
 	Type     Type
@@ -150,6 +152,9 @@ func UpdateChecksum(crc uint32, b []byte) uint32 { return crc32.Update(crc, cast
 // bytes of payload and then calls [AppendTrailer] with the offset where the
 // frame began.
 func AppendHeader(dst []byte, h *Header, payloadLen uint64) ([]byte, error) {
+	if h == nil {
+		return dst, fmt.Errorf("%w: nil Header", ErrInvalid)
+	}
 	if len(h.Params) > MaxParams {
 		return dst, fmt.Errorf("%w: %d bytes of parameters (max %d)", ErrTooLarge, len(h.Params), MaxParams)
 	}

@@ -9,6 +9,9 @@ import (
 // Writer writes one frame to an io.Writer, computing the checksum as the
 // payload streams through, so a large structure need not be copied into one
 // buffer first.
+//
+// The zero Writer is not usable: its Write and Close return an error
+// (make one with NewWriter).
 type Writer struct {
 	w   io.Writer
 	crc uint32
@@ -16,21 +19,30 @@ type Writer struct {
 	err error
 }
 
+// errZeroWriter is the error of a zero Writer.
+var errZeroWriter = fmt.Errorf("%w: zero Writer; use NewWriter", ErrInvalid)
+
 // NewWriter writes the frame header for a payload of payloadLen bytes and
 // returns a Writer for the payload. The caller writes exactly payloadLen
 // bytes and then calls Close.
 func NewWriter(w io.Writer, h *Header, payloadLen uint64) (*Writer, error) {
+	if w == nil || h == nil {
+		return nil, fmt.Errorf("%w: nil io.Writer or Header", ErrInvalid)
+	}
 	head, err := AppendHeader(make([]byte, 0, HeaderSize+len(h.Params)), h, payloadLen)
 	if err != nil {
 		return nil, err
 	}
 	fw := &Writer{w: w}
-	fw.Write(head)
+	_, _ = fw.Write(head) // a failure is kept in fw.err, returned below
 	return fw, fw.err
 }
 
 // Write writes payload bytes.
 func (fw *Writer) Write(p []byte) (int, error) {
+	if fw.w == nil && fw.err == nil {
+		fw.err = errZeroWriter
+	}
 	if fw.err != nil {
 		return 0, fw.err
 	}
@@ -45,7 +57,7 @@ func (fw *Writer) Write(p []byte) (int, error) {
 func (fw *Writer) Close() error {
 	var t [TrailerSize]byte
 	binary.LittleEndian.PutUint32(t[:], fw.crc)
-	fw.Write(t[:])
+	_, _ = fw.Write(t[:]) // a failure is kept in fw.err, returned below
 	return fw.err
 }
 
