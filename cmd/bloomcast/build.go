@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -64,7 +63,6 @@ func runBuild(e *env, args []string) error {
 	layout := layoutValue{layout: params.Blocked}
 	var seed uint64
 	var out string
-	var quiet bool
 	var kind filterKind
 	kind.flags(fs)
 	var squidOut bool
@@ -79,8 +77,7 @@ func runBuild(e *env, args []string) error {
 	fs.Var(&blockBits, "block-bits", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
 	fs.StringVar(&out, "o", "", "")
-	fs.BoolVar(&quiet, "quiet", false, "")
-	fs.BoolVar(&quiet, "q", false, "")
+	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -111,7 +108,7 @@ func runBuild(e *env, args []string) error {
 		q.P = float64(p)
 	}
 	src := e.keys(inputs)
-	if !quiet && isTerminal(e.stderr) {
+	if !e.quiet && isTerminal(e.stderr) {
 		src.withProgress(e.stderr)
 	}
 
@@ -149,15 +146,13 @@ func runBuild(e *env, args []string) error {
 		f.AddBatch(batch)
 	}
 
-	if !quiet {
-		switch {
-		case !solved.Meets:
-			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: predicted false-positive rate %s for %d keys exceeds -p %s\n",
-				outputName(out), rate(solved.FalsePositive), solved.N, rate(q.P))
-		case n != 0 && keysAdded(f) > uint64(n):
-			fmt.Fprintf(e.stderr, "bloomcast: warning: %s: %d keys added (duplicates included), more than -n %d\n",
-				outputName(out), keysAdded(f), uint64(n))
-		}
+	switch {
+	case !solved.Meets:
+		e.warnf("%s: predicted false-positive rate %s for %d keys exceeds -p %s",
+			outputName(out), rate(solved.FalsePositive), solved.N, rate(q.P))
+	case n != 0 && keysAdded(f) > uint64(n):
+		e.warnf("%s: %d keys added (duplicates included), more than -n %d",
+			outputName(out), keysAdded(f), uint64(n))
 	}
 	return e.writeFilter(out, f)
 }

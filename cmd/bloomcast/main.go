@@ -33,6 +33,8 @@ type env struct {
 	// ctx, when set (by tests), ends long-running commands such as serve;
 	// otherwise they stop on SIGINT or SIGTERM.
 	ctx context.Context
+	// quiet silences warnings (see warnf); set by -q or --quiet.
+	quiet bool
 }
 
 // A command is one subcommand of bloomcast.

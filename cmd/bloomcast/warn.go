@@ -1,0 +1,27 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+)
+
+// Warnings are for things that worked but may not be what the user
+// meant (input that looks binary, a filter sized too small): one line on
+// standard error, "bloomcast: warning: …", and the command goes on and
+// exits 0. -q or --quiet, on every command that can warn, silences them.
+
+// quietFlag registers -q and --quiet on fs: they set e.quiet, which
+// silences warnings (and build's progress display).
+func (e *env) quietFlag(fs *flag.FlagSet) {
+	fs.BoolVar(&e.quiet, "quiet", false, "")
+	fs.BoolVar(&e.quiet, "q", false, "")
+}
+
+// warnf prints a one-line warning on standard error unless e.quiet is set.
+// The format should name the file the warning is about.
+func (e *env) warnf(format string, a ...any) {
+	if e.quiet {
+		return
+	}
+	fmt.Fprintf(e.stderr, "bloomcast: warning: "+format+"\n", a...)
+}
