@@ -99,7 +99,7 @@ func BenchmarkConcurrentAdd(b *testing.B) {
 
 // BenchmarkBlockForms compares the three forms of the blocked query by
 // precomputed hash, members and non-members, from in cache to far out of
-// it (docs/BENCHMARKS.md, "Query shape of the blocked layout"). It is the
+// it (docs/BENCHMARKS.md, "Why the blocked query looks as it does"). It is the
 // measurement behind containsBlocked's choice; the string-key side of it
 // is cmd/compare's blocked rows.
 //

@@ -145,7 +145,7 @@ func (f *Filter) ContainsHash(h hashing.Hash128) bool {
 // (medians of six rounds each, ns per key, early exit against AVX-512):
 // 4·10^6 keys at p = 1% (5 MB), 109 against 148 per member and 109 against
 // 132 per non-member; 2·10^7 at p = 1%, 124 against 134 and 114 against
-// 128 (an earlier run: 150 against 162 and 128 against 180); 2·10^7 at
+// 128 (150 against 162 and 128 against 180 under more load); 2·10^7 at
 // p = 0.1%, 169 against 158 and 120 against 148.
 func (f *Filter) containsBlockedKeyed(h hashing.Hash128) bool {
 	switch {

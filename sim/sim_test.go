@@ -121,7 +121,7 @@ func TestLayoutTrialDeterministic(t *testing.T) {
 	}
 	for i := range a {
 		if a[i].Shape != b[i].Shape || a[i].FalsePositives != b[i].FalsePositives || a[i].FillRatio != b[i].FillRatio {
-			t.Errorf("run 1 %+v, run 2 %+v", a[i], b[i])
+			t.Errorf("first replay %+v, second %+v", a[i], b[i])
 		}
 	}
 }

@@ -81,7 +81,7 @@ func TestTracebackDeterministic(t *testing.T) {
 	b, _ := sim.Traceback(cfg)
 	for i := range a {
 		if a[i] != b[i] {
-			t.Errorf("run 1 %+v\nrun 2 %+v", a[i], b[i])
+			t.Errorf("first replay %+v\nsecond %+v", a[i], b[i])
 		}
 	}
 	cfg.Seed = 5

@@ -21,10 +21,10 @@
 // for other objects of the process, which the kernel may then back with
 // huge pages too: a bits-and-blooms filter of 2·10^7 keys built after a
 // bloomcast filter of that size was freed had 96% of its pages huge, and
-// none when built first (docs/BENCHMARKS.md, session 6). Huge pages change
+// none when built first. Huge pages change
 // no value, only the memory a range takes, in whole 2 MiB pages.
 //
-// Measured on a 2-vCPU Sapphire Rapids VM (docs/BENCHMARKS.md): a
+// Measured on the 2-vCPU Sapphire Rapids VM of docs/BENCHMARKS.md: a
 // counters-only counting filter of 10^7 keys (48 MB) answered string keys
 // 12–25% faster against BoomFilters' in two paired runs; the gain is
 // smaller for arrays of a few tens of megabytes, whose page-table entries

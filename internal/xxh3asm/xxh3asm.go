@@ -14,7 +14,7 @@
 // medians of interleaved rounds, one run each: a counters-only counting
 // filter of 10^7 keys (48 MB) answered non-members in 129 against 228 ns,
 // a blocked Bloom filter of 2·10^7 keys at p = 1% members in 124 against
-// 197 ns (docs/BENCHMARKS.md, session 8).
+// 197 ns (docs/BENCHMARKS.md, "Why the blocked query looks as it does").
 //
 // The macro computes exactly hashing.SumSeed (XXH3-128 with a seed, the
 // project's hash); TestSumMatchesHashing checks it on every length it
