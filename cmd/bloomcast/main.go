@@ -99,6 +99,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, mainUsage())
 		return 0
+	case "-version", "--version":
+		args = append([]string{versionCommand.name}, args[1:]...)
 	}
 	c := lookup(args[0])
 	if c == nil {
@@ -219,7 +221,8 @@ commands:
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
 	b.WriteString(`
-Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags.
+Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags,
+and "bloomcast --version" for the version.
 Exit status: 0 on success, 1 when query finds a key absent or remove
 refuses one, 2 on error.
 `)

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -559,7 +563,72 @@ func TestDemo(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	if v := ok(t, "", "version"); !strings.HasPrefix(v, "bloomcast ") || !strings.Contains(v, "go1.") {
+	v := ok(t, "", "version")
+	if !strings.HasPrefix(v, "bloomcast ") || !strings.Contains(v, "\ngo go1.") {
 		t.Errorf("version: %q", v)
+	}
+	if w := ok(t, "", "--version"); w != v {
+		t.Errorf("--version printed %q, version %q", w, v)
+	}
+}
+
+// TestVersionText checks the report for the builds users make: "go
+// install …@vX" (a module version, no version control stamp) and a
+// build in a checkout (a pseudo-version and the commit, maybe modified).
+func TestVersionText(t *testing.T) {
+	goLine := "go " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	for _, c := range []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"no build information", nil, "bloomcast (devel)\n" + goLine},
+		{"go install @v1.2.3", &debug.BuildInfo{Main: debug.Module{Path: "github.com/bloomcast/bloomcast", Version: "v1.2.3"}},
+			"bloomcast v1.2.3\n" + goLine},
+		{"checkout, modified", &debug.BuildInfo{
+			Main: debug.Module{Version: "v0.0.0-20261125113732-37f5e623a6e8+dirty"},
+			Settings: []debug.BuildSetting{
+				{Key: "vcs", Value: "git"},
+				{Key: "vcs.revision", Value: "37f5e623a6e8de4998eb7bb7fc2f0892d06cbbdd"},
+				{Key: "vcs.time", Value: "2026-11-25T11:37:32Z"},
+				{Key: "vcs.modified", Value: "true"},
+			}},
+			"bloomcast v0.0.0-20261125113732-37f5e623a6e8+dirty\nrevision 37f5e623a6e8de4998eb7bb7fc2f0892d06cbbdd 2026-11-25T11:37:32Z modified\n" + goLine},
+		{"checkout, clean, no VCS time", &debug.BuildInfo{
+			Main:     debug.Module{Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}},
+			"bloomcast (devel)\nrevision abc\n" + goLine},
+	} {
+		if got := versionText(c.info); got != c.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestVersionOfBinary builds bloomcast and checks that "--version" and
+// "version" print the module version and revision that "go version -m"
+// reads from the same binary.
+func TestVersionOfBinary(t *testing.T) {
+	bin := bloomcastBinary(t)
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out2, err := exec.Command(bin, "version").Output()
+	if err != nil || string(out2) != string(out) {
+		t.Fatalf("version: %q, %v; --version: %q", out2, err, out)
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(out), "\n")
+	if want := "bloomcast " + info.Main.Version; lines[0] != want {
+		t.Errorf("first line %q, want %q", lines[0], want)
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && !strings.Contains(string(out), "revision "+s.Value) {
+			t.Errorf("%q does not name revision %s", out, s.Value)
+		}
 	}
 }

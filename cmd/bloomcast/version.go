@@ -4,38 +4,51 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // version is the release, set at link time with
-// -ldflags "-X main.version=v1.2.3"; otherwise the module's version is
-// used.
+// -ldflags "-X main.version=v1.2.3"; otherwise the main module's version
+// from the build information is used.
 var version string
 
 var versionCommand = &command{
 	name:    "version",
-	summary: "print the version",
+	summary: "print the version (also: bloomcast --version)",
 	usage: `usage: bloomcast version
+       bloomcast --version
 
-Print bloomcast's version, the source revision when known, and the Go
-release and platform it was built with.
+Print bloomcast's version and where it was built from, as the Go build
+information records them:
+
+  bloomcast VERSION            the module version: vX.Y.Z for
+                               "go install github.com/bloomcast/bloomcast/cmd/bloomcast@vX.Y.Z",
+                               a pseudo-version (v0.0.0-DATE-REVISION) or
+                               "(devel)" for a build in a checkout
+  revision REV TIME [modified] the commit a checkout was built from, its
+                               time, and "modified" if the work tree had
+                               uncommitted changes (absent when Go did not
+                               stamp version control information)
+  go RELEASE OS/ARCH           the Go release and the platform
 `,
 	run: func(e *env, args []string) error {
 		fs := newFlagSet("version")
-		args, err := parseFlags(fs, args)
-		if err != nil {
+		if err := parseNoArgs(fs, args); err != nil {
 			return err
 		}
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
-		_, err = fmt.Fprintln(e.stdout, versionString())
+		info, _ := debug.ReadBuildInfo()
+		_, err := fmt.Fprint(e.stdout, versionText(info))
 		return err
 	},
 }
 
-func versionString() string {
-	v, rev, dirty := version, "", false
-	if info, ok := debug.ReadBuildInfo(); ok {
+// versionText renders the version report from info, which may be nil
+// (a binary built without module support).
+func versionText(info *debug.BuildInfo) string {
+	v := version
+	var rev, when string
+	modified := false
+	if info != nil {
 		if v == "" {
 			v = info.Main.Version
 		}
@@ -43,20 +56,28 @@ func versionString() string {
 			switch s.Key {
 			case "vcs.revision":
 				rev = s.Value
+			case "vcs.time":
+				when = s.Value
 			case "vcs.modified":
-				dirty = s.Value == "true"
+				modified = s.Value == "true"
 			}
 		}
 	}
 	if v == "" {
 		v = "(devel)"
 	}
-	s := "bloomcast " + v
+	var b strings.Builder
+	fmt.Fprintf(&b, "bloomcast %s\n", v)
 	if rev != "" {
-		s += " " + rev[:min(len(rev), 12)]
-		if dirty {
-			s += "+dirty"
+		b.WriteString("revision " + rev)
+		if when != "" {
+			b.WriteString(" " + when)
 		}
+		if modified {
+			b.WriteString(" modified")
+		}
+		b.WriteString("\n")
 	}
-	return fmt.Sprintf("%s %s %s/%s", s, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return b.String()
 }
