@@ -85,13 +85,29 @@ func (f *Filter) Fold() error {
 	return nil
 }
 
+// Folds returns how many times in a row Fold succeeds: the number of
+// times the layout's range (bits, bits per slice, or blocks) halves to a
+// whole number. Config.Folds sets a lower bound at construction.
+func (f *Filter) Folds() int {
+	if f.span == 0 {
+		return 0
+	}
+	return bits.TrailingZeros64(f.span)
+}
+
 // FoldTo folds repeatedly until the filter has at most maxBits bits. It
-// checks first and changes nothing if the target cannot be reached.
+// checks first and changes nothing if the target cannot be reached: a
+// filter reaches 1/2^Folds() of its size, no further.
 func (f *Filter) FoldTo(maxBits uint64) error {
 	folds := 0
 	for m, span := f.m, f.span; m > maxBits; folds++ {
 		if span < 2 || span%2 != 0 {
-			return fmt.Errorf("%w: cannot reach %d bits from %d (stuck at %d)", ErrFold, maxBits, f.m, m)
+			unit := "blocks"
+			if f.layout == Classic || f.layout == Partitioned {
+				unit = "bits per range"
+			}
+			return fmt.Errorf("%w: %d bits is out of reach from %d: the filter halves %d times, to %d bits at least (%d %s)",
+				ErrFold, maxBits, f.m, f.Folds(), m, span, unit)
 		}
 		m, span = m/2, span/2
 	}

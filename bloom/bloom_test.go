@@ -483,6 +483,12 @@ func TestConfigFolds(t *testing.T) {
 			if f.M() < base.M() || f.K() != base.K() {
 				t.Fatalf("%v: Folds changed the shape beyond M: %d/%d vs %d/%d", l, f.M(), f.K(), base.M(), base.K())
 			}
+			if f.Folds() < 5 {
+				t.Fatalf("%v %+v: Folds() = %d, want ≥ 5", l, c, f.Folds())
+			}
+			if err := f.Clone().FoldTo(f.M() >> 6); f.Folds() == 5 && !errors.Is(err, ErrFold) {
+				t.Fatalf("%v %+v: FoldTo past Folds(): %v", l, c, err)
+			}
 			for i := 0; i < 5; i++ {
 				if err := f.Fold(); err != nil {
 					t.Fatalf("%v %+v: fold %d: %v", l, c, i+1, err)

@@ -95,12 +95,21 @@ type Config struct {
 	// Scheme derives hashes and probes; nil means hashing.Default, which
 	// the filter runs inline.
 	Scheme hashing.Scheme
-	// Folds is how many times the filter must be able to halve (Fold):
-	// M is rounded up so that the layout's range (bits, bits per slice,
-	// or blocks) is a multiple of 2^Folds. A sender that builds large and
-	// folds to fit a message sets it; it costs at most 2^Folds − 1 units.
+	// Folds is how many times the filter must be able to halve (Fold,
+	// FoldTo): M is rounded up so that the layout's range (bits, bits per
+	// slice, or blocks) is a multiple of 2^Folds. Zero leaves M as sized,
+	// which may not halve even once (an odd number of blocks). A sender
+	// that builds large and folds to fit a message sets it; DefaultFolds
+	// is what bloomcast build uses. It costs at most 2^Folds − 1 units of
+	// the range (blocks, for Blocked and Paged), so with DefaultFolds at
+	// most 1% more bits for filters of 1500 units or more.
 	Folds int
 }
+
+// DefaultFolds is the folding headroom bloomcast build gives every filter
+// unless told otherwise (Config.Folds): the filter can be folded to 1/16
+// of its size.
+const DefaultFolds = 4
 
 // Filter is a Bloom filter. It has the methods of its [Geometry]: Shape,
 // M, K, Layout, BlockBits, Seed, Scheme, Hash, HashString, Positions,

@@ -12,7 +12,8 @@ var buildCommand = &command{
 	name:    "build",
 	summary: "build a filter from keys, one per line",
 	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
-                       [--seed S] [--counting [--width W] [--minimal-increase]]
+                       [--seed S] [--folds F]
+                       [--counting [--width W] [--minimal-increase]]
                        [--quiet] -o OUT [FILE...]
        bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] -o OUT [FILE...]
 
@@ -29,6 +30,13 @@ the number of distinct keys. Any other mix is solved as "bloomcast calc"
 solves it: -n -k gives the smallest m for that k at P, -n -m the best k.
 -p is ignored with -m unless given explicitly.
 
+Folding headroom: m is then rounded up so that the filter can be halved
+F times ("bloomcast fold", down to 1/2^F of its size): its number of bits
+(classic), bits per slice (partitioned) or blocks (blocked, paged) is made
+a multiple of 2^F. The default F = 4 (1/16) adds at most 15 of those
+units: under 1% of the bits for a filter of 1500 units or more (blocked:
+96 KiB). Counting filters do not fold and are not rounded.
+
 flags:
   -n N             number of distinct keys to size for
   -p P             target false-positive rate (default 0.01)
@@ -37,6 +45,8 @@ flags:
   --layout L       classic, partitioned, blocked or paged (default blocked)
   --block-bits B   page size of the paged layout in bits (default 32768)
   --seed S         hashing seed, decimal or 0x-hex (default 0)
+  --folds F        folding headroom: the filter can be halved F times,
+                   0..32 (default 4)
   --counting       build a counting filter (one counter per bit position,
                    keys can be removed; see "bloomcast remove")
   --width W        counter width of a counting filter: 4, 8 or 16 bits
@@ -62,6 +72,7 @@ func runBuild(e *env, args []string) error {
 	var k probesValue
 	layout := layoutValue{layout: params.Blocked}
 	var seed uint64
+	var folds countValue = bloom.DefaultFolds
 	var out string
 	var kind filterKind
 	kind.flags(fs)
@@ -76,6 +87,7 @@ func runBuild(e *env, args []string) error {
 	fs.Var(&layout, "layout", "")
 	fs.Var(&blockBits, "block-bits", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
+	fs.Var(&folds, "folds", "")
 	fs.StringVar(&out, "o", "", "")
 	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
@@ -86,7 +98,7 @@ func runBuild(e *env, args []string) error {
 		return usagef("missing -o OUT")
 	}
 	if squidOut {
-		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "counting"} {
+		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "folds", "counting"} {
 			if flagSet(fs, f) {
 				return usagef("--%s does not apply to a Squid digest (its shape is Squid's)", f)
 			}
@@ -101,6 +113,15 @@ func runBuild(e *env, args []string) error {
 	}
 	if err := kind.check(fs); err != nil {
 		return err
+	}
+	if folds > 32 {
+		return usagef("--folds must be 0..32")
+	}
+	if kind.counting {
+		if flagSet(fs, "folds") {
+			return usagef("--folds does not apply to a counting filter (counting filters do not fold)")
+		}
+		folds = 0
 	}
 
 	q := params.Query{N: uint64(n), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
@@ -124,12 +145,12 @@ func runBuild(e *env, args []string) error {
 			return err
 		}
 		q.N = max(1, distinctHashes(hs))
-		if f, solved, err = newSizedFilter(q, seed, kind); err != nil {
+		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
 		}
 		f.AddBatch(hs)
 	} else {
-		if f, solved, err = newSizedFilter(q, seed, kind); err != nil {
+		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
 		}
 		batch := make([]hashing.Hash128, 0, 1024)
@@ -158,9 +179,9 @@ func runBuild(e *env, args []string) error {
 }
 
 // newSizedFilter returns an empty filter of the kind asked for and of the
-// shape params.Solve gives for q (which names one layout), and that
-// answer.
-func newSizedFilter(q params.Query, seed uint64, kind filterKind) (buildTarget, params.Solved, error) {
+// shape params.Solve gives for q (which names one layout), m rounded up
+// for the folds (bloom.Config.Folds), and that answer.
+func newSizedFilter(q params.Query, seed uint64, folds int, kind filterKind) (buildTarget, params.Solved, error) {
 	sol, err := params.Solve(q)
 	if err != nil {
 		return nil, params.Solved{}, err
@@ -170,7 +191,7 @@ func newSizedFilter(q params.Query, seed uint64, kind filterKind) (buildTarget, 
 		f, err := kind.newCounting(s.Shape, seed)
 		return f, s, err
 	}
-	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed})
+	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed, Folds: folds})
 	if err != nil {
 		return nil, s, err
 	}

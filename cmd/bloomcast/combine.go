@@ -1,5 +1,12 @@
 package main
 
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/bloom"
+)
+
 var unionCommand = &command{
 	name:    "union",
 	summary: "OR compatible filters together",
@@ -83,8 +90,12 @@ Halve the filter in FILE by OR-ing neighbouring bits (classic, partitioned)
 or blocks (blocked, paged) and write it to OUT: once, or with --to as many
 times as it takes to reach at most BITS bits. No key is lost; the
 false-positive rate rises to that of the smaller filter. OUT keeps FILE's
-codec and sequence. Counting filters and Squid digests do not fold (a
-Squid digest's positions are taken modulo its size): refused, exit 2.
+codec and sequence; its count stays what FILE records (the same keys are
+in it). A filter halves as many times as its bits, bits per slice or
+blocks halve to a whole number ("folds" in "bloomcast inspect"); "bloomcast
+build" makes filters that fold at least 4 times (to 1/16), more with
+--folds. Counting filters and Squid digests do not fold (a Squid digest's
+positions are taken modulo its size): refused, exit 2.
 
 flags:
   --to BITS   fold until the filter has at most BITS bits
@@ -122,6 +133,9 @@ func runFold(e *env, args []string) error {
 		err = lf.filter.FoldTo(uint64(to))
 	}
 	if err != nil {
+		if errors.Is(err, bloom.ErrFold) {
+			err = fmt.Errorf("%w; \"bloomcast build --folds F\" makes filters that halve F times", err)
+		}
 		return fileErr(args[0], err)
 	}
 	return e.writeBack(out, lf)

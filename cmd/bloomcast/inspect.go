@@ -62,6 +62,9 @@ type inspectReport struct {
 	FalsePositiveRate          float64  `json:"false_positive_rate"`
 	PredictedFalsePositiveRate float64  `json:"predicted_false_positive_rate"`
 	BitsPerKey                 *float64 `json:"bits_per_key"` // null for an empty filter
+	// Folds is how many times "bloomcast fold" can halve the filter; 0
+	// for counting filters and Squid digests, which do not fold.
+	Folds int `json:"folds"`
 	// Counting is present for counting filters only.
 	Counting *countingReport `json:"counting,omitempty"`
 	// Squid is present for Squid Cache Digests only.
@@ -125,6 +128,9 @@ func runInspect(e *env, args []string) error {
 		FalsePositiveRate:          f.FalsePositiveRate(),
 		PredictedFalsePositiveRate: f.Shape().FalsePositive(f.Count()),
 	}
+	if lf.foldable() == nil {
+		r.Folds = f.Folds()
+	}
 	if cf := lf.counting; cf != nil {
 		r.SizeBytes = cf.SizeBytes()
 		r.Count = cf.Len()
@@ -183,6 +189,7 @@ func runInspect(e *env, args []string) error {
 	} else {
 		kv.add("bits per key", "- (empty filter)")
 	}
+	kv.add("folds", foldsLine(r))
 	if s := r.Squid; s != nil {
 		kv.add("squid versions", fmt.Sprintf("%d (requires %d)", s.Version, s.RequiredVersion))
 		kv.add("squid capacity", fmt.Sprintf("%d entries at %d bits each, %d deletions", s.Capacity, s.BitsPerEntry, s.DelCount))
@@ -210,4 +217,15 @@ func payloadLine(payload int64, entropyBytes float64, ratio *float64) string {
 		return fmt.Sprintf("%d bytes (the content has no entropy: constant)", payload)
 	}
 	return fmt.Sprintf("%d bytes, %.4f × the entropy bound of %.0f bytes", payload, *ratio, entropyBytes)
+}
+
+// foldsLine says how far "bloomcast fold" can halve the filter.
+func foldsLine(r inspectReport) string {
+	switch {
+	case r.Squid != nil || r.Counting != nil:
+		return "- (does not fold)"
+	case r.Folds == 0:
+		return "0 (cannot be halved)"
+	}
+	return fmt.Sprintf("%d (halves down to %d bits, 1/%d)", r.Folds, r.M>>r.Folds, uint64(1)<<r.Folds)
 }

@@ -162,12 +162,14 @@ func TestBuildSizing(t *testing.T) {
 	// Duplicates do not count when the filter is sized from the keys.
 	input := writeFile(t, filepath.Join(dir, "keys.txt"), lines+strings.Join(keys[:1000], "\n")+"\n")
 	out := filepath.Join(dir, "f.bf")
+	// Sized by params.Size, then rounded up for four folds (bloomcast
+	// build --folds, default bloom.DefaultFolds).
 	size := func(l params.Layout, n uint64, p float64) params.Shape {
 		s, err := params.Size(l, n, p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return foldRounded(s)
 	}
 	for _, c := range []struct {
 		args []string
@@ -177,7 +179,8 @@ func TestBuildSizing(t *testing.T) {
 		{[]string{"-n", "10_000", "--layout", "classic"}, size(params.Classic, 10_000, 0.01)},
 		{[]string{}, size(params.Blocked, 3000, 0.01)},
 		{[]string{"-p", "1e-4", "--layout", "partitioned"}, size(params.Partitioned, 3000, 1e-4)},
-		{[]string{"-m", "100000", "-k", "5", "--layout", "paged", "--block-bits", "4096"}, params.Shape{Layout: params.Paged, M: 102400, K: 5, BlockBits: 4096}},
+		{[]string{"-m", "100000", "-k", "5", "--layout", "paged", "--block-bits", "4096"}, params.Shape{Layout: params.Paged, M: 131072, K: 5, BlockBits: 4096}},
+		{[]string{"-m", "100000", "-k", "5", "--layout", "paged", "--block-bits", "4096", "--folds", "0"}, params.Shape{Layout: params.Paged, M: 102400, K: 5, BlockBits: 4096}},
 		{[]string{"-m", "64000", "--layout", "classic"}, params.Shape{Layout: params.Classic, M: 64000, K: params.OptimalK(64000, 3000)}},
 	} {
 		ok(t, "", append(append([]string{"build", "-o", out}, c.args...), input)...)
@@ -272,6 +275,7 @@ func TestInspectJSON(t *testing.T) {
 
 	r := inspectJSON(t, out)
 	want, _ := params.Size(params.Blocked, 20_000, 0.01, 0)
+	want = foldRounded(want)
 	fi, _ := os.Stat(out)
 	switch {
 	case r.FormatVersion != 1 || r.Type != "bloom" || r.Codec != "raw" || r.HashScheme != "xxh3" || r.HashSchemeID != 1 || r.Seed != 42:
@@ -442,7 +446,7 @@ func TestUnionIntersectFold(t *testing.T) {
 		t.Errorf("intersect with one filter: %+v", r)
 	}
 	odd := filepath.Join(dir, "odd.bf")
-	ok(t, "x\n", "build", "-m", "1536", "-k", "4", "--layout", "blocked", "-o", odd) // three blocks
+	ok(t, "x\n", "build", "-m", "1536", "-k", "4", "--layout", "blocked", "--folds", "0", "-o", odd) // three blocks
 	failsWith(t, odd+": bloom: cannot fold", "fold", "-o", f, odd)
 }
 
@@ -631,4 +635,18 @@ func TestVersionOfBinary(t *testing.T) {
 			t.Errorf("%q does not name revision %s", out, s.Value)
 		}
 	}
+}
+
+// foldRounded is s with m rounded up as build rounds it by default: the
+// range (bits, bits per slice or blocks) a multiple of 16.
+func foldRounded(s params.Shape) params.Shape {
+	unit := uint64(16)
+	switch s.Layout {
+	case params.Partitioned:
+		unit *= uint64(s.K)
+	case params.Blocked, params.Paged:
+		unit *= s.BlockBits
+	}
+	s.M = (s.M + unit - 1) / unit * unit
+	return s
 }
