@@ -36,8 +36,10 @@ type NodeConfig struct {
 	Listen string
 	// ICPListen is the ICP (UDP) address; empty means no ICP.
 	ICPListen string
-	// Name is the node's pseudonym in Via headers; empty means
-	// DefaultVia.
+	// Name is the node's pseudonym in Via and X-Cache headers; empty
+	// means the host name (os.Hostname), or DefaultVia when it has none.
+	// A peer of that name, or at the Listen address, is refused: it
+	// would be this node.
 	Name string
 
 	// MemoryBytes is the memory cache's budget; 0 means 256 MiB.
@@ -206,7 +208,15 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Name == "" {
+		cfg.Name = hostName()
+	}
+	if err := checkSelfPeers(cfg); err != nil {
+		return err
+	}
 	switch {
+	case !isToken(cfg.Name):
+		return fmt.Errorf("%w: name %q (want letters, digits, dots or dashes: it goes in Via headers)", ErrConfig, cfg.Name)
 	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -294,7 +295,9 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, k
 		h[k] = vs
 	}
 	addVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
-	h.Set("X-Cache", "MISS from "+p.via)
+	// A peer's X-Cache stays, and this proxy's comes after it, as Squid
+	// appends its own to the ones it received.
+	h["X-Cache"] = append(slices.Clip(h.Values("X-Cache")), "MISS from "+p.via)
 	w.WriteHeader(resp.StatusCode)
 	if r.Method == http.MethodHead {
 		return false

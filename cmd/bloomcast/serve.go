@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,16 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/digest"
 )
 
 var serveCommand = &command{
 	name:    "serve",
 	summary: "run a summary-cache node: a caching proxy sharing digests with its peers",
-	usage: `usage: bloomcast serve [--config FILE] [flags]
+	usage: `usage: bloomcast serve [--config FILE] [--check-config] [flags]
 
 Run a caching HTTP forward proxy that publishes a compressed digest of its
 contents (a Bloom filter, kept exact by a counting filter) and fetches its
@@ -41,29 +38,39 @@ SIGINT or SIGTERM stops it gracefully: requests in flight finish first.
 
 The config FILE holds one flag per line, "name value" (or "name = value"),
 # comments; flags on the command line come after it and win (a --peer on
-the command line adds a peer).
+the command line adds a peer). A value that means nothing (a size, count,
+duration or threshold of 0, a negative duration, an empty list, a peer
+that is this node) is refused with the flag's name, and the file and line
+when it comes from the FILE.
 
 flags:
+  --check-config         check the configuration, print "ok" and exit (status
+                         0), or print the first error and exit with status 2
   --listen ADDR          proxy address (default 127.0.0.1:3128)
   --icp ADDR             ICP (UDP) address, e.g. 127.0.0.1:3130 (default none)
-  --name NAME            pseudonym in Via headers (default bloomcast)
+  --name NAME            the node's name in Via and X-Cache headers (default:
+                         the host name); a peer's X-Cache is kept, this
+                         node's added after it
   --memory SIZE          memory cache budget (default 256MiB)
   --disk DIR             keep the cache on disk in DIR instead (survives
                          restarts)
   --disk-size SIZE       disk cache budget (default 1GiB)
-  --max-object SIZE      largest object stored (default 4MiB)
-  --capacity N           objects the digests are sized for (default 100000)
+  --max-object SIZE      largest object stored, at most the cache's budget
+                         (default 4MiB)
+  --capacity N           objects the digests are sized for, at least 1
+                         (default 100000)
   --bits-per-entry X     digest bits per object, m/n (default 16)
-  --hash-functions K     the digest's k (default: the best for
+  --hash-functions K     the digest's k, 1 to 64 (default: the best for
                          --bits-per-entry; "bloomcast calc --compressed"
                          gives a larger m/n and a smaller k that code
                          smaller at the same rate)
   --threshold F          fraction of the cache changed that publishes a new
-                         digest (default 0.01)
+                         digest, in (0, 1] (default 0.01)
   --max-digest-age DUR   publish at least this often when anything changed
                          (default 5m)
   --codec C              digest codec: fast, arith, raw or auto (default fast)
-  --squid-bits N         bits per entry of the Squid digest (default 5)
+  --squid-bits N         bits per entry of the Squid digest, 1 to 255
+                         (default 5)
   --peer SPEC            a peer; repeat for more. SPEC is the peer's proxy URL,
                          or comma-separated key=value pairs: proxy=URL,
                          name=NAME, protocol=bloomcast|squid, digest=URL,
@@ -71,7 +78,8 @@ flags:
   --route R              how misses are routed: digest, icp or none
                          (default digest)
   --poll DUR             how often peers' digests are fetched (default 30s)
-  --peer-expiry DUR      drop a silent peer's digest after (default 4 polls)
+  --peer-expiry DUR      drop a silent peer's digest after, at least --poll
+                         (default 4 polls)
   --max-digest SIZE      largest digest accepted from a peer (default 64MiB)
   --no-delta             always fetch peers' full digests, never deltas
   --peer-timeout DUR     wait for a peer's response headers (default 5s)
@@ -186,22 +194,13 @@ func (p *prefixList) Set(s string) error {
 	return nil
 }
 
-// serveFlags are serve's flags, bound to a NodeConfig.
-type serveFlags struct {
-	cfg                       cache.NodeConfig
-	memory, disk, obj, maxDig byteSize
-	capacity                  countValue
-	squidBits                 countValue
-	codec, accessLog, level   string
-	format, config            string
-	peers                     peerList
-	allowClients, allowPeers  prefixList
-}
-
 func runServe(e *env, args []string) error {
 	sf, err := parseServeFlags(args)
 	if err != nil {
 		return err
+	}
+	if sf.checkConfig {
+		return checkOnly(e, sf)
 	}
 	logger, err := newLogger(e.stderr, sf.level, sf.format)
 	if err != nil {
@@ -228,117 +227,6 @@ func runServe(e *env, args []string) error {
 		defer stop()
 	}
 	return n.ListenAndServe(ctx)
-}
-
-// parseServeFlags reads the config file, if any, then the command line.
-func parseServeFlags(args []string) (*serveFlags, error) {
-	sf := &serveFlags{codec: "fast", level: "info", format: "text"}
-	fs := newFlagSet("serve")
-	c := &sf.cfg
-	fs.StringVar(&sf.config, "config", "", "")
-	fs.StringVar(&c.Listen, "listen", "127.0.0.1:3128", "")
-	fs.StringVar(&c.ICPListen, "icp", "", "")
-	fs.StringVar(&c.Name, "name", "", "")
-	fs.Var(&sf.memory, "memory", "")
-	fs.StringVar(&c.DiskDir, "disk", "", "")
-	fs.Var(&sf.disk, "disk-size", "")
-	fs.Var(&sf.obj, "max-object", "")
-	fs.Var(&sf.capacity, "capacity", "")
-	fs.Float64Var(&c.BitsPerEntry, "bits-per-entry", 16, "")
-	fs.IntVar(&c.HashFunctions, "hash-functions", 0, "")
-	fs.Float64Var(&c.Threshold, "threshold", 0.01, "")
-	fs.DurationVar(&c.MaxDigestAge, "max-digest-age", 5*time.Minute, "")
-	fs.StringVar(&sf.codec, "codec", "fast", "")
-	fs.Var(&sf.squidBits, "squid-bits", "")
-	fs.Var(&sf.peers, "peer", "")
-	fs.StringVar(&c.Route, "route", cache.RouteDigest, "")
-	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
-	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
-	fs.Var(&sf.maxDig, "max-digest", "")
-	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
-	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
-	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
-	fs.Var(&sf.allowClients, "allow-clients", "")
-	fs.Var(&sf.allowPeers, "allow-peers", "")
-	fs.StringVar(&sf.accessLog, "access-log", "", "")
-	fs.StringVar(&sf.level, "log-level", "info", "")
-	fs.StringVar(&sf.format, "log-format", "text", "")
-	if path := configFlag(args); path != "" {
-		fileArgs, err := readConfigFile(path)
-		if err != nil {
-			return nil, err
-		}
-		args = append(fileArgs, args...)
-	}
-	if err := parseNoArgs(fs, args); err != nil {
-		return nil, err
-	}
-	codec, err := digest.ParseCodec(sf.codec)
-	if err != nil {
-		return nil, usagef("--codec: %v", err)
-	}
-	if sf.squidBits > 255 {
-		return nil, usagef("--squid-bits: at most 255")
-	}
-	c.Codec, c.Peers = codec, sf.peers
-	c.MemoryBytes, c.DiskBytes, c.MaxObjectBytes, c.MaxDigestBytes = int64(sf.memory), int64(sf.disk), int64(sf.obj), int64(sf.maxDig)
-	c.Capacity, c.SquidBitsPerEntry = uint64(sf.capacity), uint8(sf.squidBits)
-	c.AllowClients, c.AllowPeers = sf.allowClients, sf.allowPeers
-	return sf, nil
-}
-
-// configFlag finds --config on the command line.
-func configFlag(args []string) string {
-	for i, a := range args {
-		if a == "--" {
-			return ""
-		}
-		name := strings.TrimLeft(a, "-")
-		if v, ok := strings.CutPrefix(name, "config="); ok && strings.HasPrefix(a, "-") {
-			return v
-		}
-		if name == "config" && strings.HasPrefix(a, "-") && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return ""
-}
-
-// readConfigFile turns "name value" lines into flags.
-func readConfigFile(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fileErr(path, err)
-	}
-	defer f.Close()
-	var args []string
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = strings.TrimSpace(text[:i])
-		}
-		if text == "" {
-			continue
-		}
-		name, value := text, ""
-		if i := strings.IndexAny(text, " \t="); i >= 0 {
-			name, value = text[:i], strings.TrimSpace(text[i:])
-			value = strings.TrimSpace(strings.TrimPrefix(value, "="))
-		}
-		if name == "config" {
-			return nil, fileErr(path, fmt.Errorf("line %d: a config file cannot include another", line))
-		}
-		if value == "" {
-			args = append(args, "--"+name)
-		} else {
-			args = append(args, "--"+name, value)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fileErr(path, err)
-	}
-	return args, nil
 }
 
 // newLogger builds the node's slog logger on w.

@@ -52,9 +52,9 @@ allow-peers 10.0.0.0/8, 192.168.1.7
 			t.Errorf("%q: accepted", bad)
 		}
 	}
-	usageFails(t, "serve: --log-level", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
-	failsWith(t, "cache: invalid configuration: route", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
-	failsWith(t, "cache: invalid configuration: -1 hash functions", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --log-level loud: want debug, info, warn or error", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --route pigeon: want digest, icp or none", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --hash-functions -1: want a whole number from 1 to 64", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
 }
 
 // freeAddr returns a loopback address that was free a moment ago.
