@@ -97,3 +97,21 @@ func ExampleParseLayout() {
 	// Output:
 	// blocked <nil> layout(9)
 }
+
+// The survey's bound for 8-bit counters, 9.34·10⁻⁵⁴⁷ per counter, is far
+// below the smallest float64; its logarithm is not.
+func ExampleSurveyOverflowLog10() {
+	fmt.Printf("%.2f\n", params.SurveyOverflowLog10(1, 1<<4))
+	fmt.Printf("%.2f\n", params.SurveyOverflowLog10(1, 1<<8))
+	// Output:
+	// -14.86
+	// -546.03
+}
+
+// The largest count of a counting filter of 10^7 counters holding 10^6
+// keys with 6 probes each, by Fan et al.'s asymptote.
+func ExampleExpectedMaxCount() {
+	fmt.Printf("%.2f\n", params.ExpectedMaxCount(10_000_000, 1_000_000, 6))
+	// Output:
+	// 9.03
+}

@@ -43,6 +43,9 @@ flags:
                    sent in Z bits per key (see "bloomcast calc --compressed -h")
   --compressed     with -n and -p: the compressed filter with the smallest
                    message at rate P
+  --counting       with -n and -m: the counters' expected maximum and the
+                   overflow bound of each counter width
+                   (see "bloomcast calc --counting -h")
 `,
 	run: runCalc,
 }
@@ -79,6 +82,9 @@ type calcShape struct {
 func runCalc(e *env, args []string) error {
 	if wantsFPSet(args) { // calc_fpset.go
 		return runCalcFPSet(e, args)
+	}
+	if wantsCounting(args) { // calc_counting.go
+		return runCalcCounting(e, args)
 	}
 	if wantsTransmit(args) { // calc_transmit.go
 		return runCalcTransmit(e, args)

@@ -238,8 +238,11 @@ type countingReport struct {
 	Saturated       uint64 `json:"saturated"`
 	// OverflowBound is params.OverflowBound at the recorded count: an
 	// upper bound on the chance that some counter had to saturate.
-	OverflowBound float64        `json:"overflow_bound"`
-	Histogram     []histogramBin `json:"histogram"` // values held by at least one counter
+	OverflowBound float64 `json:"overflow_bound"`
+	// OverflowBoundLog10 is its base-10 logarithm, computed as one
+	// (params.OverflowLog10): finite where the bound underflows to 0.
+	OverflowBoundLog10 float64        `json:"overflow_bound_log10"`
+	Histogram          []histogramBin `json:"histogram"` // values held by at least one counter
 }
 
 type histogramBin struct {
@@ -249,12 +252,13 @@ type histogramBin struct {
 
 func inspectCounting(cf *counting.Filter) *countingReport {
 	r := &countingReport{
-		CounterWidth:    cf.Width(),
-		MaxCount:        cf.Max(),
-		MinimalIncrease: cf.MinimalIncrease(),
-		Saturated:       cf.Saturated(),
-		OverflowBound:   min(1, params.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
-		Histogram:       []histogramBin{},
+		CounterWidth:       cf.Width(),
+		MaxCount:           cf.Max(),
+		MinimalIncrease:    cf.MinimalIncrease(),
+		Saturated:          cf.Saturated(),
+		OverflowBound:      min(1, params.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
+		OverflowBoundLog10: min(0, params.OverflowLog10(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
+		Histogram:          []histogramBin{},
 	}
 	for v, n := range cf.Histogram() {
 		if n != 0 {
@@ -272,7 +276,11 @@ func addCountingLines(kv *keyValues, r *countingReport, m uint64) {
 	}
 	kv.add("counters", fmt.Sprintf("%d-bit (max %d), %s", r.CounterWidth, r.MaxCount, mode))
 	kv.add("saturated", fmt.Sprintf("%d counters stuck at %d", r.Saturated, r.MaxCount))
-	kv.add("overflow bound", rate(r.OverflowBound)+fmt.Sprintf(" = Pr(some counter reaches %d) at the recorded count, at most", r.MaxCount+1))
+	bound := rate(r.OverflowBound)
+	if r.OverflowBound < 1e-300 {
+		bound = fmt.Sprintf("10^%.2f", r.OverflowBoundLog10)
+	}
+	kv.add("overflow bound", bound+fmt.Sprintf(" = Pr(some counter reaches %d) at the recorded count, at most", r.MaxCount+1))
 	label, digits := "counter values", len(strconv.FormatUint(r.MaxCount, 10))
 	for _, b := range r.Histogram {
 		kv.add(label, fmt.Sprintf("%*d: %d counters (%.4g%%)", digits, b.Value, b.Counters, 100*float64(b.Counters)/float64(m)))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 func TestBuildCounting(t *testing.T) {
@@ -186,6 +189,20 @@ func TestInspectCounting(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("inspect text lacks %q:\n%s", want, text)
 		}
+	}
+	if want := params.OverflowLog10(r.M, 4000, r.K, 16); c.OverflowBoundLog10 != want || math.Abs(c.OverflowBoundLog10-math.Log10(c.OverflowBound)) > 1e-9 {
+		t.Errorf("overflow_bound_log10 %g, want %g = log10 %g", c.OverflowBoundLog10, want, c.OverflowBound)
+	}
+	// With 16-bit counters the bound underflows a float64; its logarithm
+	// does not, and the text prints it as a power of ten.
+	wide := filepath.Join(dir, "w.bcf")
+	ok(t, lines, "build", "--counting", "--width", "16", "-q", "-n", "2000", "-o", wide)
+	w := inspectJSON(t, wide).Counting
+	if w.OverflowBound != 0 || w.OverflowBoundLog10 > -10000 || math.IsInf(w.OverflowBoundLog10, 0) {
+		t.Errorf("16-bit counters: overflow bound %g, log10 %g", w.OverflowBound, w.OverflowBoundLog10)
+	}
+	if text := ok(t, "", "inspect", wide); !strings.Contains(text, fmt.Sprintf("overflow bound       10^%.2f = Pr(some counter reaches 65536)", w.OverflowBoundLog10)) {
+		t.Errorf("inspect text of 16-bit counters:\n%s", text)
 	}
 	// A Bloom filter's JSON has no counting part.
 	ok(t, lines, "build", "-o", filepath.Join(dir, "b.bf"))

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+// calc --counting: counter sizing for counting filters. runCalc hands its
+// arguments here when they include --counting.
+
+// countingSimWork is the most insertions calc --counting simulates in all
+// (sim.MaxCountLimit; a variable so that a test can lower it).
+var countingSimWork float64 = sim.MaxCountLimit
+
+const calcCountingUsage = `usage: bloomcast calc --counting -n N -m M [-k K] [--trials T] [--seed S]
+                      [--json]
+
+Size the counters of a counting Bloom filter of M counters holding N keys
+with K probes each (default: the best k for N and M).
+
+calc prints the asymptotic expected maximum count of Fan, Cao, Almeida and
+Broder ("Summary cache", after Knuth): Γ⁻¹(M)·(1 + ln(K·N/M)/ln Γ⁻¹(M)),
+without its O(1/ln² Γ⁻¹(M)) term, which makes it run one to two counts
+above the real maximum near the optimal load; beside it, the mean largest
+count of T real counting filters (classic layout, keys 0..N−1 hashed with
+seeds S, S+1, ...; at most 2^25 insertions in all, so T shrinks for large
+N·K, and no simulation above 2^25 counters).
+
+Then, for each counter width t = 2..16 bits (a counter overflows at
+j = 2^t), log10 of two bounds on Pr(any counter ≥ j):
+  survey   M·(1.885/j)^j, the form of the Broder–Mitzenmacher survey,
+           valid for K ≤ ln2·M/N (1.885 ≈ e·ln 2)
+  at load  M·(e·K·N/(j·M))^j, Fan et al.'s bound for this N and K
+Both are computed as logarithms: at 8 bits the survey's bound is
+10^−546.03·M, far below the smallest float64. bloomcast's counting filters
+have 4-, 8- and 16-bit counters.
+
+flags:
+  -n N          number of distinct keys (required)
+  -m M          counters (required)
+  -k K          probes per key (default: the best k for N and M)
+  --trials T    filters simulated (default 10; 0: no simulation)
+  --seed S      hashing seed of the first simulated filter (default 1)
+  --json        print one JSON object instead of a table
+`
+
+// wantsCounting reports whether calc's arguments ask for counter sizing.
+func wantsCounting(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-counting", "--counting":
+			return true
+		}
+	}
+	return false
+}
+
+// countingWidth is one counter width in calc --counting's output.
+type countingWidth struct {
+	Bits        int     `json:"bits"`
+	OverflowsAt uint64  `json:"overflows_at"`
+	Log10P      float64 `json:"log10_probability"`   // the survey's form
+	Log10AtLoad float64 `json:"log10_bound_at_load"` // Fan et al.'s, this n and k
+}
+
+// calcCountingReport is calc --counting's JSON output.
+type calcCountingReport struct {
+	N    uint64  `json:"n"`
+	M    uint64  `json:"m"`
+	K    int     `json:"k"`
+	Load float64 `json:"load"` // k·n/m, the mean count
+	// SurveyApplies is k ≤ ln2·m/n, where the survey's form bounds.
+	SurveyApplies    bool     `json:"survey_bound_applies"`
+	ExpectedMaxCount float64  `json:"expected_max_count"`
+	SimulatedMax     *float64 `json:"simulated_max_count"` // null without a simulation
+	SimulatedMaxima  []uint64 `json:"simulated_maxima"`
+	Trials           int      `json:"trials"`
+	Seed             uint64   `json:"seed"`
+	// SmallestWidth is the narrowest width whose at-load bound is below
+	// 10^−6 (0 when none up to 16 bits is).
+	SmallestWidth int             `json:"smallest_width"`
+	Overflow      []countingWidth `json:"overflow"`
+}
+
+func runCalcCounting(e *env, args []string) error {
+	fs := newFlagSet("calc")
+	var n, m, trials, seed countValue
+	var k probesValue
+	var asJSON, counting bool
+	trials, seed = 10, 1
+	fs.Var(&n, "n", "")
+	fs.Var(&m, "m", "")
+	fs.Var(&k, "k", "")
+	fs.Var(&trials, "trials", "")
+	fs.Var(&seed, "seed", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&counting, "counting", false, "")
+	rest, err := parseFlags(fs, args)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(e.stdout, calcCountingUsage)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return usagef("unexpected argument %q", rest[0])
+	case n == 0 || m == 0:
+		return usagef("--counting needs -n N and -m M")
+	case m < 2:
+		return usagef("--counting needs -m of at least 2")
+	}
+	if k == 0 {
+		k = probesValue(params.OptimalK(uint64(m), uint64(n)))
+	}
+	r := counterSizing(uint64(n), uint64(m), int(k))
+	if trials > 0 && uint64(m) <= sim.MaxCountLimit {
+		t := min(uint64(trials), uint64(countingSimWork/(float64(n)*float64(k))))
+		if t > 0 {
+			res, err := sim.MaxCount(sim.MaxCountConfig{M: r.M, N: r.N, K: r.K, Trials: int(t), Seed: uint64(seed)})
+			if err != nil {
+				return err
+			}
+			r.SimulatedMax, r.SimulatedMaxima, r.Trials, r.Seed = &res.Mean, res.Max, int(t), uint64(seed)
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	return printCounting(e, r)
+}
+
+// counterSizing computes calc --counting's bounds.
+func counterSizing(n, m uint64, k int) calcCountingReport {
+	load := float64(k) * float64(n) / float64(m)
+	r := calcCountingReport{
+		N: n, M: m, K: k, Load: load,
+		SurveyApplies:    load <= math.Ln2,
+		ExpectedMaxCount: params.ExpectedMaxCount(m, n, k),
+		SimulatedMaxima:  []uint64{},
+	}
+	for t := 2; t <= 16; t++ {
+		j := 1 << t
+		w := countingWidth{Bits: t, OverflowsAt: uint64(j),
+			Log10P:      params.SurveyOverflowLog10(m, j),
+			Log10AtLoad: params.OverflowLog10(m, n, k, j),
+		}
+		if r.SmallestWidth == 0 && w.Log10AtLoad < -6 {
+			r.SmallestWidth = t
+		}
+		r.Overflow = append(r.Overflow, w)
+	}
+	return r
+}
+
+func printCounting(e *env, r calcCountingReport) error {
+	fmt.Fprintf(e.stdout, "counting filter: n = %d keys, m = %d counters, k = %d (mean count k·n/m = %.4f)\n\n", r.N, r.M, r.K, r.Load)
+	fmt.Fprintf(e.stdout, "expected maximum count   %.3f  (Fan et al.'s asymptote)\n", r.ExpectedMaxCount)
+	if r.SimulatedMax != nil {
+		fmt.Fprintf(e.stdout, "simulated maximum count  %.3f  (mean of %d filters, seeds %d..%d: %v)\n", *r.SimulatedMax, r.Trials, r.Seed, r.Seed+uint64(r.Trials)-1, r.SimulatedMaxima)
+	} else {
+		fmt.Fprintln(e.stdout, "simulated maximum count  -      (not simulated: --trials 0, or beyond 2^25 counters or insertions)")
+	}
+	fmt.Fprintln(e.stdout)
+	var t textTable
+	t.add("bits", "overflows at", "log10 Pr, survey", "log10 Pr, at load")
+	for _, w := range r.Overflow {
+		t.add(strconv.Itoa(w.Bits), strconv.FormatUint(w.OverflowsAt, 10),
+			strconv.FormatFloat(w.Log10P, 'f', 2, 64), strconv.FormatFloat(w.Log10AtLoad, 'f', 2, 64))
+	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(e.stdout, "log10 of the bounds on Pr(any counter ≥ j): survey m·(1.885/j)^j, at load m·(e·k·n/(j·m))^j; 0 or more bounds nothing.")
+	if !r.SurveyApplies {
+		fmt.Fprintf(e.stdout, "k·n/m = %.4f is above ln 2: the survey's form assumes k ≤ ln2·m/n and does not bound this filter.\n", r.Load)
+	}
+	if r.SmallestWidth != 0 {
+		fmt.Fprintf(e.stdout, "%d-bit counters overflow with probability below 10^-6 at this load.\n", r.SmallestWidth)
+	} else {
+		fmt.Fprintln(e.stdout, "no counter width up to 16 bits keeps the bound at this load below 10^-6.")
+	}
+	return nil
+}
