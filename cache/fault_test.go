@@ -425,8 +425,66 @@ func TestFaultPeerKilled(t *testing.T) {
 	if proxied.Load() == 0 {
 		faultWait(t, 2*time.Second, "a to poll b's address", func() bool { return polls.Load() > 0 })
 	}
+	// The client's transport may hold a connection it dialled and never
+	// used; the server counts it as active for its first 5 s
+	// (http.Server.Shutdown), which would hold up a's stop.
+	client.CloseIdleConnections()
 	faultStop(t, a, 5*time.Second)
 	faultStop(t, b, 5*time.Second)
+}
+
+// TestFaultPeerDownAskedOnce kills a peer whose digest claims the objects
+// clients then ask for: the first request finds it down (a refused
+// connection) and goes to the origin, and the node asks the peer nothing
+// more until a digest poll reaches it again, long before its view would
+// expire; once a poll does, the peer is asked again.
+func TestFaultPeerDownAskedOnce(t *testing.T) {
+	origin := newTestOrigin(t)
+	lnB := &faultListener{Listener: listen(t, "127.0.0.1:0")}
+	b := startNode(t, lnB, nil, NodeConfig{Manual: true})
+	a := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Manual: true, PeerTimeout: time.Second,
+		Peers: []PeerConfig{{Name: "b", Proxy: b.url()}}})
+	ctx := faultCtx(t, 10*time.Second)
+	path := func(i int) string { return fmt.Sprintf("/obj/down/%d", i) }
+	for i := range 10 {
+		b.get(t, origin.URL+path(i))
+	}
+	b.Publisher().Publish()
+	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	lnB.kill()
+	faultStop(t, b, 5*time.Second)
+	client := faultClient(t, a)
+	for i := range 10 {
+		faultGet(t, client, origin, path(i), time.Second)
+		if n := origin.count(path(i)); n != 2 {
+			t.Errorf("%s: the origin served it %d times, want 2", path(i), n)
+		}
+	}
+	if n := faultMetric(t, a, `bloomcast_peer_requests_total{peer="b",result="error"}`); n != 1 {
+		t.Errorf("the down peer was asked %d times, want once", n)
+	}
+	if !faultStatus(t, a.Directory(), "b").HasView {
+		t.Error("the down peer's view was dropped before its expiry")
+	}
+	// A failed poll keeps it out; a poll that reaches it brings it back.
+	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err == nil {
+		t.Fatal("a poll of the down peer succeeded")
+	}
+	b2 := startNode(t, listen(t, lnB.Addr().String()), nil, NodeConfig{Manual: true})
+	b2.get(t, origin.URL+path(20))
+	b2.Publisher().Publish()
+	if faultCandidate(a.Directory(), faultKey(t, origin.URL+path(20)), "b") {
+		t.Fatal("the peer is a candidate again before a poll reached it")
+	}
+	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	faultGet(t, client, origin, path(20), time.Second)
+	if n := origin.count(path(20)); n != 1 {
+		t.Errorf("after the peer came back, the origin served its object %d times, want 1 (a peer hit)", n)
+	}
 }
 
 // TestFaultPeerRestarted restarts a peer with an empty cache: the node

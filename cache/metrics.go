@@ -56,6 +56,11 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		func() float64 { return n.publisher.Stats().FalsePos })
 	gauge("bloomcast_digest_sequence", "Sequence number of the published digest.", func() float64 { return float64(n.publisher.Stats().Sequence) })
 	gauge("bloomcast_digest_bytes", "Size of the published full digest.", func() float64 { return float64(n.publisher.Stats().DigestBytes) })
+	gauge("bloomcast_digest_age_seconds",
+		"Seconds since the current digest was published: changes made since then (bloomcast_digest_pending_changes) reach peers at the next publication.",
+		func() float64 { return n.publisher.now().Sub(n.publisher.Stats().Published).Seconds() })
+	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
+		func() float64 { return float64(n.publisher.Stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory})
 	return m
 }

@@ -84,6 +84,9 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *Forward) (*http.Response, PeerOutcome, 
 	outcome := PeerError
 	switch {
 	case err != nil:
+		if connectFailed(err) {
+			p.unreachableNow() // asked no more until a digest poll reaches it
+		}
 		err = fmt.Errorf("peer %s: %w", p.name, err)
 	case resp.StatusCode == http.StatusGatewayTimeout:
 		outcome = PeerFalseHit

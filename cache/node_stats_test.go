@@ -2,7 +2,9 @@ package cache
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestNodeStats checks the plain counters of Node.Stats against what a
@@ -55,5 +57,37 @@ func TestNodeStats(t *testing.T) {
 		// Served bytes count the response header too; fetched bytes
 		// are the frames.
 		t.Errorf("b's digests served %+v, a fetched %d bytes", sb, sa.DigestInFullBytes)
+	}
+}
+
+// TestNodeDigestAgeMetric checks /metrics' age of the published digest
+// and its pending changes against a clock the test moves.
+func TestNodeDigestAgeMetric(t *testing.T) {
+	origin := newTestOrigin(t)
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Manual: true, Now: clock})
+	if got := n.metric(t, "bloomcast_digest_age_seconds"); got != "0" {
+		t.Fatalf("age at start: %q, want 0", got)
+	}
+	advance(90 * time.Second)
+	n.get(t, origin.URL+"/obj/1")
+	if got := n.metric(t, "bloomcast_digest_age_seconds"); got != "90" {
+		t.Errorf("age after 90 s: %q", got)
+	}
+	if got := n.metric(t, "bloomcast_digest_pending_changes"); got != "1" {
+		t.Errorf("pending after one store: %q, want 1", got)
+	}
+	if err := n.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	advance(2 * time.Second)
+	if got := n.metric(t, "bloomcast_digest_age_seconds"); got != "2" {
+		t.Errorf("age 2 s after a publication: %q", got)
+	}
+	if got := n.metric(t, "bloomcast_digest_pending_changes"); got != "0" {
+		t.Errorf("pending after the publication: %q, want 0", got)
 	}
 }

@@ -128,7 +128,8 @@ func (tn *testNode) metric(t *testing.T, sample string) string {
 }
 
 // testNodeDefaults sets what every test node shares: hourly polling (the
-// tests refresh by hand), an 8 MiB cache unless set, 1000 objects.
+// tests refresh by hand), an 8 MiB cache unless set, 1000 objects unless
+// set.
 func testNodeDefaults(cfg *NodeConfig) {
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = time.Hour
@@ -136,7 +137,9 @@ func testNodeDefaults(cfg *NodeConfig) {
 	if cfg.MemoryBytes == 0 {
 		cfg.MemoryBytes = 8 << 20
 	}
-	cfg.Capacity = 1000
+	if cfg.Capacity == 0 {
+		cfg.Capacity = 1000
+	}
 }
 
 func TestNodesShareDigests(t *testing.T) {

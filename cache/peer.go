@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -116,8 +117,12 @@ type Peer struct {
 	view    *peerView
 	contact time.Time // last successful answer
 	fails   int       // consecutive failures
-	lastErr error
-	fetches struct{ full, delta, notModified, resync, refused uint64 }
+	// unreachable: the last connection to the peer (a digest poll or a
+	// request for an object) could not be made; it is no candidate until
+	// a poll reaches it again.
+	unreachable bool
+	lastErr     error
+	fetches     struct{ full, delta, notModified, resync, refused uint64 }
 }
 
 // peerView is a peer's summary as last fetched.
@@ -201,7 +206,9 @@ func (p *Peer) Config() PeerConfig { return p.cfg }
 
 // Candidates returns the peers whose current view says key may be there,
 // in configured order. A view older than the expiry (the peer has not
-// answered for that long) is dropped and the peer is skipped.
+// answered for that long) is dropped and the peer is skipped; so is a
+// peer that could not be connected to at the last attempt (it is down),
+// until a digest poll reaches it again.
 func (d *Directory) Candidates(key string) []*Peer {
 	var out []*Peer
 	var squidKey [16]byte
@@ -209,13 +216,16 @@ func (d *Directory) Candidates(key string) []*Peer {
 	now := d.now()
 	for _, p := range d.peers {
 		p.mu.RLock()
-		v, contact := p.view, p.contact
+		v, contact, down := p.view, p.contact, p.unreachable
 		p.mu.RUnlock()
 		if v == nil {
 			continue
 		}
 		if now.Sub(contact) > d.cfg.Expiry {
 			p.expire(d.log)
+			continue
+		}
+		if down {
 			continue
 		}
 		var maybe bool
@@ -303,11 +313,30 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 	if err != nil {
 		p.fails++
 		p.lastErr = err
+		if connectFailed(err) {
+			p.unreachable = true
+		}
 		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", p.cfg.DigestURL, "err", err)
 		return err
 	}
-	p.fails, p.lastErr, p.contact = 0, nil, d.now()
+	p.fails, p.lastErr, p.contact, p.unreachable = 0, nil, d.now(), false
 	return nil
+}
+
+// connectFailed reports whether err is a failure to connect (the peer is
+// down or cut off), not a slow or a bad answer.
+func connectFailed(err error) bool {
+	var op *net.OpError
+	// Through a proxy the transport wraps the dial error in a
+	// "proxyconnect" one.
+	return errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect")
+}
+
+// unreachableNow marks the peer down after a failed connection.
+func (p *Peer) unreachableNow() {
+	p.mu.Lock()
+	p.unreachable = true
+	p.mu.Unlock()
 }
 
 // fetch makes one request; conditional asks for a delta or a 304.

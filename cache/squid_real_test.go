@@ -2,7 +2,6 @@ package cache
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -25,12 +24,31 @@ import (
 // squid binary is installed: .ci/run installs Debian's squid and sets it.
 const requireSquidEnv = "BLOOMCAST_REQUIRE_SQUID"
 
-// TestRealSquid runs a real Squid (Debian's squid 5.x) beside a node:
-// (a) Squid, with the node as a digest sibling, fetches the node's Squid
-// digest, finds it usable, and sends a request for an object the node
-// holds to the node (CD_SIBLING_HIT in Squid's access log); (b) the node,
-// with that Squid as its peer, decodes Squid's own store digest and gets a
-// peer hit from it.
+// squidObjects is the number of objects in each set of TestRealSquid.
+const squidObjects = 200
+
+// TestRealSquid runs a real Squid (Debian's squid 5.x) beside a node, both
+// peering by digest, and counts the routing in both access logs:
+//
+//   - Squid routes to the node: the node holds 200 objects when Squid
+//     first fetches its Squid digest; Squid sends at least 99% of them to
+//     the node (CD_SIBLING_HIT in Squid's log, a hit in the node's);
+//   - the node routes to Squid: Squid caches 200 objects; once its store
+//     digest (rebuilt every 2 s here) holds them, the node's view (polled
+//     every second) does, and at least 99% go to Squid;
+//   - Squid restarts while the node polls it: while Squid is down every
+//     request through the node is answered and none goes to Squid; after
+//     the restart the node's view holds what Squid still holds within one
+//     digest period (Squid's rebuild period plus the node's poll), and at
+//     least 99% of those objects go to Squid;
+//   - the node restarts while Squid polls it, with --disk (its objects
+//     survive) and with an empty memory cache: while it is down every
+//     request through Squid is answered and none is routed to the node;
+//     after a disk restart Squid routes at least 99% of the node's
+//     objects to it again; after a memory restart Squid's clients are
+//     still answered (the node answers Squid's now false hits with 504).
+//
+// The counts are logged (go test -v -run TestRealSquid ./cache).
 func TestRealSquid(t *testing.T) {
 	bin, err := exec.LookPath("squid")
 	if err != nil {
@@ -45,67 +63,314 @@ func TestRealSquid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Squid")
 	}
-	origin, hits := squidTestOrigin(t)
+	origin := newSquidTestOrigin(t)
 	nodeLn := listen(t, "127.0.0.1:0")
+	nodeAddr := nodeLn.Addr().String()
 	squidAddr := freeLoopbackAddr(t)
-	node := startNode(t, nodeLn, nil, NodeConfig{Manual: true,
-		Peers: []PeerConfig{{Name: "squid", Proxy: "http://" + squidAddr, Protocol: Squid}}})
-	// The node holds a1 before Squid first fetches its digest.
-	a1 := origin.URL + "/a1"
-	node.get(t, a1)
-	node.Publisher().Publish()
-
-	sq := startSquid(t, bin, squidAddr, nodeLn.Addr().String())
+	cfg := NodeConfig{DiskDir: t.TempDir(), Capacity: 10000, PollInterval: time.Second, PeerTimeout: time.Second,
+		Peers: []PeerConfig{{Name: "squid", Proxy: "http://" + squidAddr, Protocol: Squid}}}
+	node := startNode(t, nodeLn, nil, cfg)
+	viaNode := proxyClient(nodeAddr)
 	viaSquid := proxyClient(squidAddr)
+	obj := func(set string, i int) string { return fmt.Sprintf("%s/%s/%d", origin.URL, set, i) }
+	// fetch GETs objects from..to-1 of set through c; every one must come
+	// back whole.
+	fetch := func(c *http.Client, set string, from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			if body := mustGet(t, c, obj(set, i)); body != "object /"+set+"/"+strconv.Itoa(i) {
+				t.Fatalf("%s: body %q", obj(set, i), body)
+			}
+		}
+	}
+	// count returns how many of objects from..to-1 of set have a line in
+	// log (at or after byte offset off) that ok accepts.
+	count := func(log string, off int, set string, from, to int, ok func(accessLine) bool) int {
+		seen := map[string]bool{}
+		for _, l := range parseAccessLog(log[min(off, len(log)):]) {
+			if ok(l) {
+				seen[l.url] = true
+			}
+		}
+		n := 0
+		for i := from; i < to; i++ {
+			if seen[obj(set, i)] {
+				n++
+			}
+		}
+		return n
+	}
+	routedBySquid := func(l accessLine) bool { return l.hier == "CD_SIBLING_HIT" && l.status == 200 }
+	routedByNode := func(l accessLine) bool { return l.hier == "CD_SIBLING_HIT" && l.peer == "squid" && l.status == 200 }
+	servedHit := func(l accessLine) bool { return strings.Contains(l.code, "HIT") && l.status == 200 }
+	notRouted := func(l accessLine) bool { return l.hier != "CD_SIBLING_HIT" && l.status == 200 }
+	atLeast := func(what string, got, of int) {
+		t.Helper()
+		t.Logf("%s: %d of %d", what, got, of)
+		if got*100 < of*99 {
+			t.Errorf("%s: %d of %d, want at least 99%%", what, got, of)
+		}
+	}
+	// squidLog waits until Squid's access log (buffered) has a line for
+	// each of the n objects of set from offset off, and returns it.
+	squidLog := func(sq *squidProcess, off int, set string, from, to int) string {
+		t.Helper()
+		var text string
+		waitFor(t, 10*time.Second, "Squid's access log to show set "+set, func() bool {
+			b, _ := os.ReadFile(sq.accessLog)
+			text = string(b)
+			return count(text, off, set, from, to, func(accessLine) bool { return true }) == to-from
+		})
+		return text
+	}
+	logSize := func(sq *squidProcess) int {
+		fi, err := os.Stat(sq.accessLog)
+		if err != nil {
+			return 0
+		}
+		return int(fi.Size())
+	}
+	key := func(set string, i int) string { k, _ := Key(obj(set, i)); return k }
+	inNodeView := func(set string, from, to int) int {
+		n := 0
+		for i := from; i < to; i++ {
+			if len(node.Directory().Candidates(key(set, i))) == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	const n = squidObjects
 
-	// (a) The first request makes Squid want the digest; then it must be
-	// usable, and a1 must go to the node.
+	// Squid routes to the node. The node holds set a (and the probes of
+	// its restarts, p and q) before Squid first fetches its digest.
+	fetch(viaNode, "a", 0, n)
+	sq := startSquid(t, bin, squidAddr, nodeAddr)
 	mustGet(t, viaSquid, origin.URL+"/warm")
 	waitFor(t, 20*time.Second, "Squid to find the node's digest usable", func() bool {
 		return strings.Contains(squidMgr(t, squidAddr, "digest_stats"), "usable: yes")
 	})
-	mustGet(t, viaSquid, a1)
-	waitFor(t, 5*time.Second, "CD_SIBLING_HIT for a1 in Squid's access log", func() bool {
-		return logHas(sq.accessLog, "CD_SIBLING_HIT", "/a1")
-	})
-	if n := hits("/a1"); n != 1 {
-		t.Fatalf("the origin served a1 %d times; the node should have answered Squid", n)
-	}
+	off, nodeOff := logSize(sq), len(node.log.String())
+	fetch(viaSquid, "a", 0, n)
+	text := squidLog(sq, off, "a", 0, n)
+	atLeast("Squid to the node: routed by Squid's digest (Squid's log)", count(text, off, "a", 0, n, routedBySquid), n)
+	atLeast("Squid to the node: served as hits (the node's log)", count(node.log.String(), nodeOff, "a", 0, n, servedHit), n)
 
-	// (b) Squid caches b1; once its store digest (rebuilt every few
-	// seconds here) holds it, the node's view does, and a request through
-	// the node is a peer hit from Squid.
-	b1 := origin.URL + "/b1"
-	mustGet(t, viaSquid, b1)
-	key, _ := Key(b1)
-	peer := node.Directory().Peers()[0]
-	waitFor(t, 30*time.Second, "the node's view of Squid's digest to hold b1", func() bool {
-		node.Directory().RefreshPeer(context.Background(), peer)
-		return len(node.Directory().Candidates(key)) == 1
+	// The node routes to Squid.
+	fetch(viaSquid, "b", 0, n)
+	waitFor(t, 30*time.Second, "the node's view of Squid's digest to hold set b", func() bool {
+		return inNodeView("b", 0, n) == n
 	})
-	if body, _ := node.get(t, b1); body != "object /b1" {
-		t.Fatalf("b1 through the node: %q", body)
+	off, nodeOff = logSize(sq), len(node.log.String())
+	fetch(viaNode, "b", 0, n)
+	text = squidLog(sq, off, "b", 0, n)
+	atLeast("the node to Squid: routed by the node's view (the node's log)", count(node.log.String(), nodeOff, "b", 0, n, routedByNode), n)
+	atLeast("the node to Squid: served as hits (Squid's log)", count(text, off, "b", 0, n, servedHit), n)
+
+	// Squid restarts while the node polls it. Squid holds set c; the
+	// node holds sets d and e (and the probes p) for the node's restarts
+	// below, which Squid's digest of the node, fetched anew after its
+	// restart, will hold.
+	fetch(viaSquid, "c", 0, n)
+	fetch(viaNode, "d", 0, n)
+	fetch(viaNode, "e", 0, n)
+	fetch(viaNode, "p", 0, 20)
+	waitFor(t, 30*time.Second, "the node's view of Squid's digest to hold set c", func() bool {
+		return inNodeView("c", 0, n) == n
+	})
+	peerErrors := func() int {
+		v, _ := strconv.Atoi(node.metric(t, `bloomcast_peer_requests_total{peer="squid",result="error"}`))
+		return v
 	}
-	if !strings.Contains(node.log.String(), "CD_SIBLING_HIT/squid") || hits("/b1") != 1 {
-		t.Fatalf("b1 was not a peer hit from Squid (origin served it %d times); node log:\n%s", hits("/b1"), node.log)
+	errorsBefore := peerErrors()
+	sq.stop(t)
+	const down = 20 // objects asked for while the peer is down
+	nodeOff = len(node.log.String())
+	// Half at once (the node still has its view: the first request finds
+	// Squid gone and goes to the origin, the others do not try Squid),
+	// half once the view has expired.
+	fetch(viaNode, "c", 0, down/2)
+	stopped := time.Now()
+	waitFor(t, 10*time.Second, "the node's view of the stopped Squid to expire", func() bool {
+		node.Directory().Candidates(key("c", 0))
+		return !node.Directory().Status()[0].HasView
+	})
+	t.Logf("Squid down: the node's view of it expired %v after the stop", time.Since(stopped).Round(100*time.Millisecond))
+	fetch(viaNode, "c", down/2, down)
+	if got := count(node.log.String(), nodeOff, "c", 0, down, notRouted); got != down {
+		t.Errorf("Squid down: %d of %d requests through the node answered without Squid", got, down)
+	}
+	// The first request finds Squid gone; the node asks it nothing more.
+	if n := peerErrors() - errorsBefore; n > 1 {
+		t.Errorf("Squid down: the node asked it %d times, want at most once", n)
+	}
+	t.Logf("Squid down: %d of %d requests through the node answered, none routed to Squid (%d connection refused)",
+		down, down, peerErrors()-errorsBefore)
+	sq.start(t)
+	restarted := time.Now()
+	// What Squid still holds: only-if-cached answers 504 for the rest.
+	var held []int
+	for i := down; i < n; i++ {
+		resp, err := viaSquidOnlyIfCached(viaSquid, obj("c", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp == http.StatusOK {
+			held = append(held, i)
+		}
+	}
+	t.Logf("Squid restarted holding %d of %d objects of set c", len(held), n-down)
+	heldInView := func() int {
+		k := 0
+		for _, i := range held {
+			if len(node.Directory().Candidates(key("c", i))) == 1 {
+				k++
+			}
+		}
+		return k
+	}
+	// One digest period: Squid's rebuild (2 s) and the node's poll (1 s),
+	// with room for Squid's start.
+	waitFor(t, 15*time.Second, "the node's view to hold what the restarted Squid holds", func() bool {
+		return heldInView() == len(held)
+	})
+	t.Logf("Squid restarted: the node's view held its objects %v after the restart", time.Since(restarted).Round(100*time.Millisecond))
+	off, nodeOff = logSize(sq), len(node.log.String())
+	for _, i := range held {
+		fetch(viaNode, "c", i, i+1)
+	}
+	routed := 0
+	lines := parseAccessLog(node.log.String()[nodeOff:])
+	for _, i := range held {
+		for _, l := range lines {
+			if l.url == obj("c", i) && routedByNode(l) {
+				routed++
+				break
+			}
+		}
+	}
+	atLeast("Squid restarted: the node to Squid, of the objects Squid still holds (the node's log)", routed, len(held))
+
+	// The node restarts with --disk while Squid polls it: Squid's digest
+	// of the node, fetched after Squid's restart, holds sets d and e.
+	mustGet(t, viaSquid, origin.URL+"/warm2")
+	waitFor(t, 20*time.Second, "the restarted Squid to find the node's digest usable", func() bool {
+		return strings.Contains(squidMgr(t, squidAddr, "digest_stats"), "usable: yes")
+	})
+	node.stop()
+	off = logSize(sq)
+	fetch(viaSquid, "d", 0, down)
+	text = squidLog(sq, off, "d", 0, down)
+	if got := count(text, off, "d", 0, down, notRouted); got != down {
+		t.Errorf("node down: %d of %d requests through Squid answered without the node", got, down)
+	}
+	t.Logf("node down (disk): %d of %d requests through Squid answered, none routed to the node", down, down)
+	node = startNode(t, listen(t, nodeAddr), nil, cfg)
+	restarted = time.Now()
+	// Squid goes direct for a while after a peer failed (its connections
+	// to the old process, its probe of a dead peer): the probes p show
+	// when it routes to the node again.
+	probe := 0
+	waitFor(t, 15*time.Second, "Squid to route to the restarted node", func() bool {
+		if probe == 20 {
+			t.Fatal("20 probes, none routed to the node")
+		}
+		o := logSize(sq)
+		fetch(viaSquid, "p", probe, probe+1)
+		probe++
+		return count(squidLog(sq, o, "p", probe-1, probe), o, "p", probe-1, probe, routedBySquid) == 1
+	})
+	t.Logf("node restarted (disk): Squid routed to it again %v after the restart (%d probes)", time.Since(restarted).Round(100*time.Millisecond), probe)
+	off, nodeOff = logSize(sq), len(node.log.String())
+	fetch(viaSquid, "d", down, n)
+	text = squidLog(sq, off, "d", down, n)
+	atLeast("node restarted (disk): Squid to the node (Squid's log)", count(text, off, "d", down, n, routedBySquid), n-down)
+	atLeast("node restarted (disk): served as hits (the node's log)", count(node.log.String(), nodeOff, "d", down, n, servedHit), n-down)
+
+	// The node restarts with an empty memory cache.
+	node.stop()
+	off = logSize(sq)
+	fetch(viaSquid, "e", 0, down)
+	text = squidLog(sq, off, "e", 0, down)
+	if got := count(text, off, "e", 0, down, notRouted); got != down {
+		t.Errorf("node down: %d of %d requests through Squid answered without the node", got, down)
+	}
+	t.Logf("node down (memory): %d of %d requests through Squid answered, none routed to the node", down, down)
+	mem := cfg
+	mem.DiskDir = ""
+	node = startNode(t, listen(t, nodeAddr), nil, mem)
+	off, nodeOff = logSize(sq), len(node.log.String())
+	fetch(viaSquid, "e", down, n)
+	text = squidLog(sq, off, "e", down, n)
+	t.Logf("node restarted (memory): Squid's log: %d of %d by its stale digest to the node, %d answered otherwise; the node answered %d with 504",
+		count(text, off, "e", down, n, routedBySquid), n-down, count(text, off, "e", down, n, notRouted),
+		count(node.log.String(), nodeOff, "e", down, n, func(l accessLine) bool { return l.status == 504 }))
+	// The node answered Squid's false hits without fetching: each object
+	// came from the origin once for the node before its restart and once
+	// for Squid after it.
+	for i := down; i < n; i++ {
+		if c := origin.count(fmt.Sprintf("/e/%d", i)); c != 2 {
+			t.Errorf("/e/%d: the origin served it %d times, want 2", i, c)
+		}
 	}
 }
 
-// squidTestOrigin serves cacheable objects and counts requests per path.
-func squidTestOrigin(t *testing.T) (*httptest.Server, func(string) int64) {
-	var counts [256]atomic.Int64
-	paths := map[string]int{"/warm": 0, "/a1": 1, "/b1": 2}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if i, ok := paths[r.URL.Path]; ok {
-			counts[i].Add(1)
+// viaSquidOnlyIfCached asks for target with only-if-cached and returns
+// the status.
+func viaSquidOnlyIfCached(c *http.Client, target string) (int, error) {
+	req, err := http.NewRequest(http.MethodGet, target, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Cache-Control", "only-if-cached")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// accessLine is one line of a Squid-format access log (Squid's or the
+// node's).
+type accessLine struct {
+	code   string // TCP_MISS, ...
+	status int
+	url    string
+	hier   string // HIER_DIRECT, CD_SIBLING_HIT, ...
+	peer   string // the host or peer name after the hierarchy code
+}
+
+func parseAccessLog(text string) []accessLine {
+	var out []accessLine
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 10 {
+			continue
 		}
+		code, status, _ := strings.Cut(f[3], "/")
+		st, _ := strconv.Atoi(status)
+		hier, peer, _ := strings.Cut(f[8], "/")
+		out = append(out, accessLine{code: code, status: st, url: f[6], hier: hier, peer: peer})
+	}
+	return out
+}
+
+// newSquidTestOrigin serves cacheable objects (an hour fresh, modified
+// three days ago) and counts requests per path.
+func newSquidTestOrigin(t *testing.T) *testOrigin {
+	o := &testOrigin{}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := o.hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
 		w.Header().Set("Cache-Control", "max-age=3600")
 		w.Header().Set("Last-Modified", time.Now().Add(-72*time.Hour).UTC().Format(http.TimeFormat))
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintf(w, "object %s", r.URL.Path)
 	}))
-	t.Cleanup(srv.Close)
-	return srv, func(p string) int64 { return counts[paths[p]].Load() }
+	t.Cleanup(o.Close)
+	return o
 }
 
 func freeLoopbackAddr(t *testing.T) string {
@@ -115,13 +380,15 @@ func freeLoopbackAddr(t *testing.T) string {
 }
 
 type squidProcess struct {
-	cmd       *exec.Cmd
-	accessLog string
-	cacheLog  string
+	bin, addr, conf string
+	accessLog       string
+	cacheLog        string
+	cmd             *exec.Cmd
+	exited          chan struct{}
 }
 
 // startSquid writes a configuration and runs squid in the foreground
-// until the test ends.
+// until the test ends (stop and start restart it on the same cache_dir).
 func startSquid(t *testing.T, bin, addr, nodeAddr string) *squidProcess {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "bloomcast-squid-")
@@ -130,7 +397,7 @@ func startSquid(t *testing.T, bin, addr, nodeAddr string) *squidProcess {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	nodeHost, nodePort, _ := net.SplitHostPort(nodeAddr)
-	sq := &squidProcess{accessLog: filepath.Join(dir, "access.log"), cacheLog: filepath.Join(dir, "cache.log")}
+	sq := &squidProcess{bin: bin, addr: addr, accessLog: filepath.Join(dir, "access.log"), cacheLog: filepath.Join(dir, "cache.log")}
 	conf := fmt.Sprintf(`http_port %s
 icp_port 0
 htcp_port 0
@@ -140,7 +407,7 @@ cache_log %s
 access_log stdio:%s squid
 cache_mem 16 MB
 # Squid builds its store digest from its cache_dirs, not from memory.
-cache_dir ufs %s 20 4 16
+cache_dir ufs %s 50 4 16
 # The node: a sibling whose digest Squid fetches (no no-digest), asked
 # over HTTP only (no-query: no ICP).
 cache_peer %s sibling %s 0 no-query name=bloomcast
@@ -157,47 +424,64 @@ digest_rewrite_period 2 seconds
 refresh_pattern . 60 50%% 4320
 shutdown_lifetime 1 second
 `, addr, sq.cacheLog, sq.accessLog, filepath.Join(dir, "cache"), nodeHost, nodePort)
-	confPath := filepath.Join(dir, "squid.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+	sq.conf = filepath.Join(dir, "squid.conf")
+	if err := os.WriteFile(sq.conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	chownToSquidUser(t, dir)
 	// -z creates the cache_dir's swap directories and exits.
-	if out, err := exec.Command(bin, "-N", "-z", "-f", confPath).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "-N", "-z", "-f", sq.conf).CombinedOutput(); err != nil {
 		t.Fatalf("squid -z: %v\n%s", err, out)
 	}
-	sq.cmd = exec.Command(bin, "-N", "-f", confPath)
-	sq.cmd.Stdout, sq.cmd.Stderr = io.Discard, io.Discard
-	if err := sq.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { sq.cmd.Wait(); close(exited) }()
+	sq.start(t)
 	t.Cleanup(func() {
-		sq.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			sq.cmd.Process.Kill()
-			<-exited
-		}
+		sq.stop(t)
 		if t.Failed() {
 			if b, err := os.ReadFile(sq.cacheLog); err == nil {
 				t.Logf("squid cache.log:\n%s", tail(string(b), 40))
 			}
 			if b, err := os.ReadFile(sq.accessLog); err == nil {
-				t.Logf("squid access.log:\n%s", b)
+				t.Logf("squid access.log (end):\n%s", tail(string(b), 60))
 			}
 		}
 	})
-	waitFor(t, 20*time.Second, "squid to listen on "+addr, func() bool {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
+	return sq
+}
+
+// start runs squid and waits until it listens.
+func (sq *squidProcess) start(t *testing.T) {
+	t.Helper()
+	sq.cmd = exec.Command(sq.bin, "-N", "-f", sq.conf)
+	sq.cmd.Stdout, sq.cmd.Stderr = io.Discard, io.Discard
+	if err := sq.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	sq.exited = exited
+	go func() { sq.cmd.Wait(); close(exited) }()
+	waitFor(t, 20*time.Second, "squid to listen on "+sq.addr, func() bool {
+		c, err := net.DialTimeout("tcp", sq.addr, time.Second)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
 	})
-	return sq
+}
+
+// stop ends squid (SIGTERM; it writes its store index and exits after
+// shutdown_lifetime) and waits until its port is closed.
+func (sq *squidProcess) stop(t *testing.T) {
+	if sq.exited == nil {
+		return
+	}
+	sq.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-sq.exited:
+	case <-time.After(10 * time.Second):
+		sq.cmd.Process.Kill()
+		<-sq.exited
+	}
+	sq.exited = nil
 }
 
 // chownToSquidUser gives the directory to Squid's unprivileged user when
