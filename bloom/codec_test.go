@@ -2,16 +2,12 @@ package bloom
 
 import (
 	"bytes"
-	"errors"
-	"flag"
-	"os"
 	"testing"
 	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // goldenFilters are small filters whose encodings testdata pins byte for byte.
 func goldenFilters(t testing.TB) map[string]*Filter {
@@ -34,23 +30,11 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, f := range goldenFilters(t) {
-		path := "testdata/golden-" + name + ".bin"
 		got, err := f.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: encoding changed; if deliberate, bump envelope.Version and keep reading the old one", name)
-		}
+		want := codectest.Golden(t, name, got)
 		g, err := Decode(want, envelope.Limits{})
 		if err != nil || !g.Equal(f) || g.Count() != f.Count() {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -95,36 +79,11 @@ func TestRoundTrips(t *testing.T) {
 }
 
 func TestDecodeRejectsCorruption(t *testing.T) {
-	f := goldenFilters(t)["classic"]
-	good, _ := f.MarshalBinary()
-	for i := range good {
-		bad := bytes.Clone(good)
-		bad[i] ^= 0x10
-		if _, err := Decode(bad, envelope.Limits{}); err == nil {
-			t.Errorf("flipping a bit of byte %d went unnoticed", i)
-		}
-	}
-	for n := 0; n < len(good); n++ {
-		if _, err := Decode(good[:n], envelope.Limits{}); !errors.Is(err, envelope.ErrTruncated) {
-			t.Errorf("truncated to %d bytes: %v", n, err)
-		}
-	}
-	if _, err := Decode(good, envelope.Limits{MaxPayload: 8}); !errors.Is(err, envelope.ErrTooLarge) {
-		t.Errorf("over the limit: %v", err)
-	}
-}
-
-// reframe rewrites the parameters or payload of a valid frame and fixes the
-// checksum, to reach the structure-level checks behind the CRC.
-func reframe(t *testing.T, frame []byte, edit func(h *envelope.Header, payload []byte) []byte) []byte {
-	h, payload, err := envelope.Parse(frame, envelope.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Params = bytes.Clone(h.Params)
-	payload = edit(&h, bytes.Clone(payload))
-	b, _ := envelope.AppendHeader(nil, &h, uint64(len(payload)))
-	return envelope.AppendTrailer(append(b, payload...), 0)
+	good, _ := goldenFilters(t)["classic"].MarshalBinary()
+	codectest.RejectsCorruption(t, "classic", good, 8, func(b []byte, l envelope.Limits) error {
+		_, err := Decode(b, l)
+		return err
+	})
 }
 
 func TestDecodeValidatesFields(t *testing.T) {
@@ -143,7 +102,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"blocked k > 64": func(h *envelope.Header, p []byte) []byte { h.Params[2] = 65; return p },
 	}
 	for name, edit := range cases {
-		if _, err := Decode(reframe(t, good, edit), envelope.Limits{}); err == nil {
+		if _, err := Decode(codectest.Reframe(t, good, edit), envelope.Limits{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		} else if !bytes.HasPrefix([]byte(err.Error()), []byte("bloom: ")) {
 			t.Errorf("%s: error %q lacks the package prefix", name, err)

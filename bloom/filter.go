@@ -27,7 +27,7 @@
 // the same answers.
 package bloom
 
-//go:generate cp ../internal/xxh3asm/xxh3_amd64.h .
+//go:generate go run ../internal/xxh3asm/genheader
 
 import (
 	"errors"

@@ -1,8 +1,10 @@
+// Code generated from internal/xxh3asm/xxh3_amd64.h by internal/xxh3asm/genheader (go generate); DO NOT EDIT.
 // Code shared by the amd64 assembly of bloom, counting and
-// internal/xxh3asm, which each hold a byte-identical copy of this file
-// (the assembler includes headers from a package's own directory only).
-// The copy in internal/xxh3asm is the original: edit it, then run
-// go generate ./bloom ./counting, and TestHeaderCopies checks the copies.
+// internal/xxh3asm. The assembler includes headers from a package's own
+// directory only, so bloom and counting hold copies that
+// internal/xxh3asm/genheader writes from this file, the one source: edit
+// it, then run go generate ./bloom ./counting (CI fails when a copy
+// differs from what the generator writes).
 //
 // XXH3_MID hashes the n bytes at SI, 17 ≤ n ≤ 128, with XXH3-128 and a
 // seed, exactly as hashing.SumSeed does (XXH3 by Yann Collet; the

@@ -3,17 +3,14 @@ package counting
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // goldenFilters are small filters whose encodings testdata pins byte for
 // byte: "a" added three times, "b" twice, "c" and "http://www.example.com/"
@@ -46,23 +43,11 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, f := range goldenFilters(t) {
-		path := "testdata/golden-" + name + ".bin"
 		got, err := f.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: encoding changed; if deliberate, bump envelope.Version and keep reading the old one", name)
-		}
+		want := codectest.Golden(t, name, got)
 		g, err := Decode(want, envelope.Limits{})
 		if err != nil || !g.Equal(f) || g.Len() != f.Len() || g.Saturated() != f.Saturated() {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -112,21 +97,10 @@ func TestRoundTrips(t *testing.T) {
 
 func TestDecodeRejectsCorruption(t *testing.T) {
 	good, _ := goldenFilters(t)["classic4"].MarshalBinary()
-	for i := range good {
-		bad := bytes.Clone(good)
-		bad[i] ^= 0x10
-		if _, err := Decode(bad, envelope.Limits{}); err == nil {
-			t.Errorf("flipping a bit of byte %d went unnoticed", i)
-		}
-	}
-	for n := 0; n < len(good); n++ {
-		if _, err := Decode(good[:n], envelope.Limits{}); !errors.Is(err, envelope.ErrTruncated) {
-			t.Errorf("truncated to %d bytes: %v", n, err)
-		}
-	}
-	if _, err := Decode(good, envelope.Limits{MaxPayload: 8}); !errors.Is(err, envelope.ErrTooLarge) {
-		t.Errorf("over the limit: %v", err)
-	}
+	codectest.RejectsCorruption(t, "classic4", good, 8, func(b []byte, l envelope.Limits) error {
+		_, err := Decode(b, l)
+		return err
+	})
 	if _, _, err := Read(bytes.NewReader(good[:50]), envelope.Limits{}); !errors.Is(err, envelope.ErrTruncated) {
 		t.Errorf("Read of a truncated frame: %v", err)
 	}
@@ -134,19 +108,6 @@ func TestDecodeRejectsCorruption(t *testing.T) {
 	if _, err := Decode(bf, envelope.Limits{}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a bloom frame: %v", err)
 	}
-}
-
-// reframe rewrites the parameters or payload of a valid frame and fixes the
-// checksum, to reach the structure-level checks behind the CRC.
-func reframe(t *testing.T, frame []byte, edit func(h *envelope.Header, payload []byte) []byte) []byte {
-	h, payload, err := envelope.Parse(frame, envelope.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Params = bytes.Clone(h.Params)
-	payload = edit(&h, bytes.Clone(payload))
-	b, _ := envelope.AppendHeader(nil, &h, uint64(len(payload)))
-	return envelope.AppendTrailer(append(b, payload...), 0)
 }
 
 func TestDecodeValidatesFields(t *testing.T) {
@@ -177,7 +138,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"partitioned m 40": func(h *envelope.Header, p []byte) []byte { h.Params[0] = 2; h.Params[2] = 7; return p },
 	}
 	for name, e := range cases {
-		if _, err := Decode(reframe(t, good, e), envelope.Limits{}); err == nil {
+		if _, err := Decode(codectest.Reframe(t, good, e), envelope.Limits{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		} else if !strings.HasPrefix(err.Error(), "counting: ") {
 			t.Errorf("%s: error %q lacks the package prefix", name, err)
@@ -185,7 +146,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 	}
 	// m = 2^40, the largest allowed, with a small payload: refused before
 	// the counters are allocated.
-	huge := reframe(t, good, func(h *envelope.Header, p []byte) []byte { h.Params[8], h.Params[13] = 0, 1; return p })
+	huge := codectest.Reframe(t, good, func(h *envelope.Header, p []byte) []byte { h.Params[8], h.Params[13] = 0, 1; return p })
 	if _, err := Decode(huge, envelope.Limits{}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("m = 2^40 with a 24-byte payload: %v", err)
 	}

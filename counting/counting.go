@@ -55,7 +55,7 @@
 // A Filter is not safe for concurrent use while it is being modified.
 package counting
 
-//go:generate cp ../internal/xxh3asm/xxh3_amd64.h .
+//go:generate go run ../internal/xxh3asm/genheader
 
 import (
 	"errors"

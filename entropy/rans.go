@@ -1,5 +1,7 @@
 package entropy
 
+//go:generate go run ./internal/ransgen -o rans_loops.go
+
 import (
 	"encoding/binary"
 	"math"

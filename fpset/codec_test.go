@@ -3,16 +3,13 @@ package fpset
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // goldenSets are small sets whose encodings testdata pins byte for byte.
 func goldenSets(t testing.TB) map[string]interface {
@@ -37,23 +34,11 @@ func goldenSets(t testing.TB) map[string]interface {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, s := range goldenSets(t) {
-		path := "testdata/golden-" + name + ".bin"
 		got, err := s.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: encoding changed; if deliberate, bump envelope.Version and keep reading the old one", name)
-		}
+		want := codectest.Golden(t, name, got)
 		d, err := Decode(want, envelope.Limits{})
 		if err != nil || d.Len() != 4 || !d.ContainsString("http://www.example.com/") {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -140,36 +125,11 @@ func checkDecodesEverywhere(t *testing.T, name string, b []byte, s *Set) {
 func TestDecodeRejectsCorruption(t *testing.T) {
 	for name, s := range goldenSets(t) {
 		good, _ := s.MarshalBinary()
-		for i := range good {
-			bad := bytes.Clone(good)
-			bad[i] ^= 0x10
-			if _, err := Decode(bad, envelope.Limits{}); err == nil {
-				t.Errorf("%s: flipping a bit of byte %d went unnoticed", name, i)
-			}
-		}
-		for n := 0; n < len(good); n++ {
-			if _, err := Decode(good[:n], envelope.Limits{}); !errors.Is(err, envelope.ErrTruncated) {
-				t.Errorf("%s: truncated to %d bytes: %v", name, n, err)
-			}
-		}
-		if _, err := Decode(good, envelope.Limits{MaxPayload: 4}); !errors.Is(err, envelope.ErrTooLarge) {
-			t.Errorf("%s: over the limit: %v", name, err)
-		}
+		codectest.RejectsCorruption(t, name, good, 4, func(b []byte, l envelope.Limits) error {
+			_, err := Decode(b, l)
+			return err
+		})
 	}
-}
-
-// reframe rewrites the parameters or payload of a valid frame and fixes the
-// checksum, to reach the checks behind the CRC.
-func reframe(t *testing.T, frame []byte, edit func(h *envelope.Header, payload []byte) []byte) []byte {
-	t.Helper()
-	h, payload, err := envelope.Parse(frame, envelope.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Params = bytes.Clone(h.Params)
-	payload = edit(&h, bytes.Clone(payload))
-	b, _ := envelope.AppendHeader(nil, &h, uint64(len(payload)))
-	return envelope.AppendTrailer(append(b, payload...), 0)
 }
 
 func TestDecodeValidatesFields(t *testing.T) {
@@ -207,7 +167,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"rice zeros":      {rice, func(h *envelope.Header, p []byte) []byte { return make([]byte, len(p)) }},
 	}
 	for name, c := range cases {
-		_, err := Decode(reframe(t, c.frame, c.edit), envelope.Limits{})
+		_, err := Decode(codectest.Reframe(t, c.frame, c.edit), envelope.Limits{})
 		if !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "fpset: ") {
 			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
 		}

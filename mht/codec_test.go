@@ -3,16 +3,13 @@ package mht
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"testing"
 	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/codectest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 var goldenKeys = []string{"a", "b", "c", "http://www.example.com/", "d", "e", "f", "g"}
 
@@ -48,31 +45,13 @@ func goldenSummaries(t testing.TB) map[string]Summary {
 	return out
 }
 
-func checkGolden(t *testing.T, name string, got []byte) []byte {
-	t.Helper()
-	path := "testdata/golden-" + name + ".bin"
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s: encoding changed; if deliberate, bump envelope.Version and keep reading the old one", name)
-	}
-	return want
-}
-
 func TestGoldenEncodings(t *testing.T) {
 	tb := goldenTable(t)
 	b, err := tb.MarshalBinary()
 	if err != nil || len(b) != tb.EncodedSize() {
 		t.Fatal(err, len(b), tb.EncodedSize())
 	}
-	want := checkGolden(t, "table", b)
+	want := codectest.Golden(t, "table", b)
 	g, err := Decode(want, envelope.Limits{})
 	if err != nil || g.Len() != tb.Len() || g.Deleted() != 1 || g.Seed() != tb.Seed() {
 		t.Fatalf("decoding the golden table: %v", err)
@@ -88,7 +67,7 @@ func TestGoldenEncodings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := checkGolden(t, name, b)
+		want := codectest.Golden(t, name, b)
 		d, err := DecodeSummary(want, envelope.Limits{})
 		if err != nil || d.Kind() != s.Kind() || d.Count() != s.Count() || d.Bits() != s.Bits() {
 			t.Fatalf("%s: decoding the golden file: %v", name, err)
