@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,6 +47,10 @@ flags:
   --counting       with -n and -m: the counters' expected maximum and the
                    overflow bound of each counter width
                    (see "bloomcast calc --counting -h")
+
+--fpset, --transmit, --compressed and --counting choose a mode with flags
+of its own (its -h lists them); a flag that means nothing in the mode
+given is refused in one line that says which flag it needs.
 `,
 	run: runCalc,
 }
@@ -80,13 +85,27 @@ type calcShape struct {
 }
 
 func runCalc(e *env, args []string) error {
-	if wantsFPSet(args) { // calc_fpset.go
-		return runCalcFPSet(e, args)
+	mode, err := calcModeOf(args) // calc_flags.go
+	if errors.Is(err, errHelp) {
+		switch {
+		case wantsCounting(args):
+			mode = modeCounting
+		case wantsFPSet(args):
+			mode = modeFPSet
+		case wantsTransmit(args):
+			mode = modeTransmit
+		default:
+			return errHelp
+		}
+	} else if err != nil {
+		return err
 	}
-	if wantsCounting(args) { // calc_counting.go
+	switch mode {
+	case modeCounting: // calc_counting.go
 		return runCalcCounting(e, args)
-	}
-	if wantsTransmit(args) { // calc_transmit.go
+	case modeFPSet: // calc_fpset.go
+		return runCalcFPSet(e, args)
+	case modeTransmit, modeCompressed: // calc_transmit.go
 		return runCalcTransmit(e, args)
 	}
 	fs := newFlagSet("calc")
@@ -104,6 +123,12 @@ func runCalc(e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	switch {
+	case blockBits%64 != 0:
+		return fmt.Errorf("calc: --block-bits %d: want a positive multiple of 64", blockBits)
+	case blockBits != 0 && layout.layout != params.Paged && layout.layout != 0:
+		return fmt.Errorf("calc: --block-bits is the page size of the paged layout; it means nothing with --layout %s", layout.layout)
 	}
 	q := params.Query{N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
 	given := 0

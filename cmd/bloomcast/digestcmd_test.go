@@ -129,7 +129,7 @@ func TestCalcTransmit(t *testing.T) {
 	if !strings.Contains(text, "the smallest message") || !strings.Contains(text, "delta/n") {
 		t.Fatalf("calc --compressed:\n%s", text)
 	}
-	usageFails(t, "calc: give either --transmit Z or -p P --compressed", "calc", "-n", "10", "--transmit", "8", "--compressed", "-p", "0.1")
+	failsWith(t, "calc: give either --transmit Z or -p P --compressed", "calc", "-n", "10", "--transmit", "8", "--compressed", "-p", "0.1")
 	usageFails(t, "calc: calc --transmit and --compressed need -n N", "calc", "--transmit", "8")
 	if !strings.Contains(ok(t, "", "calc", "--compressed", "-h"), "Compressed Bloom") {
 		t.Fatal("calc --compressed -h does not print its usage")
