@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
 )
 
 func ExampleFilter() {
@@ -94,4 +95,21 @@ func ExampleDeletionFilter() {
 	d.RemoveString("a")
 	fmt.Println(d.ContainsString("a"), d.ContainsString("b"))
 	// Output: false true
+}
+
+func ExampleDecodeDeletion() {
+	d, err := counting.NewDeletion(bloom.Config{Layout: bloom.Classic, N: 100, P: 0.01})
+	if err != nil {
+		panic(err)
+	}
+	d.AddString("kept")
+	d.AddString("gone")
+	d.RemoveString("gone")
+	b, _ := d.MarshalBinary()
+	e, err := counting.DecodeDeletion(b, envelope.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(e.ContainsString("kept"), e.ContainsString("gone"), e.Added().Count(), e.Removed().Count())
+	// Output: true false 2 1
 }

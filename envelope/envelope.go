@@ -39,15 +39,16 @@ type Type uint8
 
 // Structure types.
 const (
-	TypeBloom     Type = 1 // a bloom.Filter, any layout
-	TypeCounting  Type = 2 // a counting.Filter: packed counters, any layout
-	TypeFPSet     Type = 3 // an fpset set of fingerprints: sorted or Rice-coded
-	TypeBloomier  Type = 4 // a bloomier.Filter: a static function with false positives
-	TypeDelta     Type = 5 // a digest delta: the XOR of two versions of a structure
-	TypeMHT       Type = 6 // an mht.Table: a multilevel hash table's buckets
-	TypeMHTInterp Type = 7 // an mht interpolation-search summary
-	TypeMHTFilter Type = 8 // an mht single-filter summary (plain or counting) or Song et al. counters
-	TypeMHTMBF    Type = 9 // an mht multiple-Bloom-filter summary (plain or counting)
+	TypeBloom     Type = 1  // a bloom.Filter, any layout
+	TypeCounting  Type = 2  // a counting.Filter: packed counters, any layout
+	TypeFPSet     Type = 3  // an fpset set of fingerprints: sorted or Rice-coded
+	TypeBloomier  Type = 4  // a bloomier.Filter: a static function with false positives
+	TypeDelta     Type = 5  // a digest delta: the XOR of two versions of a structure
+	TypeMHT       Type = 6  // an mht.Table: a multilevel hash table's buckets
+	TypeMHTInterp Type = 7  // an mht interpolation-search summary
+	TypeMHTFilter Type = 8  // an mht single-filter summary (plain or counting) or Song et al. counters
+	TypeMHTMBF    Type = 9  // an mht multiple-Bloom-filter summary (plain or counting)
+	TypeDeletion  Type = 10 // a counting.DeletionFilter: two Bloom filters, added and removed
 )
 
 func (t Type) String() string {
@@ -70,6 +71,8 @@ func (t Type) String() string {
 		return "mht-filter"
 	case TypeMHTMBF:
 		return "mht-mbf"
+	case TypeDeletion:
+		return "deletion"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

@@ -13,8 +13,10 @@ var buildCommand = &command{
 	summary: "build a filter from keys, one per line",
 	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
                        [--seed S] [--folds F]
-                       [--counting [--width W] [--minimal-increase]]
+                       [--counting [--width W] [--minimal-increase] | --deletion]
                        [--quiet] -o OUT [FILE...]
+       bloomcast build --fpset [-n N] [-p P | --bits B | -c C] [--count-bits W]
+                       [--rice] [--seed S] [--quiet] -o OUT [FILE...]
        bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
@@ -54,6 +56,13 @@ flags:
   --minimal-increase
                    counting filter whose adds raise only the smallest
                    counters: better counts, no removal
+  --deletion       build a deletion filter: a second Bloom filter of the
+                   same shape holds the keys removed ("bloomcast remove");
+                   a key is present when in the first and not the second,
+                   so a removed key is gone for good, and a kept key that
+                   the second filter matches by chance is lost
+  --fpset          build a set of fingerprints instead (see "Fingerprint
+                   sets" below)
   --squid          write a Squid Cache Digest (version 5) instead: the keys
                    are URLs requested with GET, -n is the digest's capacity
                    (default: the number of keys), the layout is Squid's
@@ -61,11 +70,21 @@ flags:
                    bits per entry of a Squid digest (default 5, Squid's)
   -o OUT           output file (required)
   -q, --quiet      no progress display on a terminal, no warnings
+
+Fingerprint sets (--fpset): a b-bit hash of each distinct key, sorted
+(queried by interpolation search), or with --rice Golomb–Rice coded for
+transmission. The width is the narrowest with a rate of at most -p P for N
+keys, --bits B, or ceil(C·log2 N) with -c C (default 2), as "bloomcast calc
+--fpset" sizes it; without -n, N is the number of distinct keys read.
+--count-bits W keeps a count of W bits per fingerprint (a multiset).
 `,
 	run: runBuild,
 }
 
 func runBuild(e *env, args []string) error {
+	if wantsFPSet(args) {
+		return runBuildFPSet(e, args)
+	}
 	fs := newFlagSet("build")
 	var n, m, blockBits countValue
 	p := rateValue(0.01)
@@ -98,7 +117,7 @@ func runBuild(e *env, args []string) error {
 		return usagef("missing -o OUT")
 	}
 	if squidOut {
-		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "folds", "counting"} {
+		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "folds", "counting", "deletion"} {
 			if flagSet(fs, f) {
 				return usagef("--%s does not apply to a Squid digest (its shape is Squid's)", f)
 			}
@@ -194,6 +213,10 @@ func newSizedFilter(q params.Query, seed uint64, folds int, kind filterKind) (bu
 	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed, Folds: folds})
 	if err != nil {
 		return nil, s, err
+	}
+	if kind.deletion {
+		d, err := newDeletionTarget(f)
+		return d, s, err
 	}
 	return f, s, nil
 }

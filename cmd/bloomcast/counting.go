@@ -28,12 +28,15 @@ func keysAdded(f buildTarget) uint64 {
 		return f.Count()
 	case *counting.Filter:
 		return f.Len()
+	case deletionTarget:
+		return f.Added().Count()
 	}
 	return 0
 }
 
 // filterKind holds build's flags that choose a counting filter.
 type filterKind struct {
+	deletion bool // a deletion filter: two Bloom filters, added and removed
 	counting bool
 	width    widthValue
 	minInc   bool
@@ -42,6 +45,7 @@ type filterKind struct {
 func (k *filterKind) flags(fs *flag.FlagSet) {
 	k.width = 4
 	fs.BoolVar(&k.counting, "counting", false, "")
+	fs.BoolVar(&k.deletion, "deletion", false, "")
 	fs.Var(&k.width, "width", "")
 	fs.BoolVar(&k.minInc, "minimal-increase", false, "")
 }
@@ -50,6 +54,9 @@ func (k *filterKind) flags(fs *flag.FlagSet) {
 func (k *filterKind) check(fs *flag.FlagSet) error {
 	if !k.counting && (flagSet(fs, "width") || k.minInc) {
 		return usagef("--width and --minimal-increase describe a counting filter; add --counting")
+	}
+	if k.counting && k.deletion {
+		return usagef("--counting and --deletion are two kinds of filter; give one")
 	}
 	return nil
 }
@@ -83,7 +90,8 @@ var addCommand = &command{
 
 Add each KEY, or each line of standard input when no KEY is given (a
 trailing "\r" is dropped and empty lines are skipped), to the Bloom
-filter, counting filter or Squid cache digest in the file FILTER, and
+filter, counting filter, deletion filter (its filter of added keys) or
+Squid cache digest in the file FILTER, and
 write it back atomically (a temporary file in the same directory, then a
 rename) as the same kind, with the same codec and sequence number. Adding
 a key twice to a counting filter counts it twice. To a Squid digest each
@@ -95,7 +103,7 @@ that is not an absolute URL is an error (nothing is written).
 
 var removeCommand = &command{
 	name:    "remove",
-	summary: "remove keys from a counting filter file in place",
+	summary: "remove keys from a counting or deletion filter file in place",
 	usage: `usage: bloomcast remove FILTER [KEY...]
 
 Remove one occurrence of each KEY, or of each line of standard input when
@@ -105,6 +113,10 @@ counters is zero, so it was never added, or was removed as often as it was
 added), nothing is written, the file stays byte for byte as it was, and
 the exit status is 1. A filter built with --minimal-increase cannot remove
 keys.
+
+From a deletion filter (build --deletion) each KEY goes to the filter of
+removed keys, for good; a key that the filter of added keys does not hold
+is refused in the same all-or-nothing way.
 
 Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
 error.
@@ -142,7 +154,10 @@ func (e *env) openInPlace(name string, args []string) (*loadedFilter, []string, 
 	if args[0] == "-" {
 		return nil, nil, usagef("FILTER is changed in place, so it must be a file")
 	}
-	lf, err := e.openFilter(args[0])
+	lf, err := e.openAny(args[0])
+	if err == nil && lf.other != nil && lf.other.deletion == nil {
+		err = errNotChangeable(lf)
+	}
 	return lf, args[1:], err
 }
 
@@ -171,6 +186,9 @@ func runRemove(e *env, args []string) error {
 	lf, keys, err := e.openInPlace("remove", args)
 	if err != nil {
 		return err
+	}
+	if lf.other != nil {
+		return e.removeFromDeletion(lf, keys)
 	}
 	cf := lf.counting
 	if cf == nil {

@@ -25,7 +25,10 @@ the recorded count, and the histogram of counter values; its bits are
 those of its bit view (the non-zero counters), and m counts counters.
 For a delta digest: the sequences and checksum it names, the structure it
 updates, the bits it changes and its size against the entropy of the
-changes.
+changes. For a deletion filter: the shape, both filters' keys, set bits
+and fills, and the rate of false deletions (kept keys reported absent).
+For a fingerprint set, a Bloomier filter, a multilevel hash table or a
+summary: the frame and the structure's own parameters and sizes.
 
 flags:
   --json   print one JSON object instead of text
@@ -102,6 +105,9 @@ func runInspect(e *env, args []string) error {
 	}
 	if lf.delta != nil {
 		return inspectDelta(e, args[0], lf, asJSON)
+	}
+	if lf.other != nil {
+		return inspectStructure(e, args[0], lf, asJSON)
 	}
 	f, h := lf.filter, lf.header
 	r := inspectReport{

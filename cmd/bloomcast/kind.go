@@ -19,6 +19,8 @@ import (
 // kind names what lf holds, for messages.
 func (lf *loadedFilter) kind() string {
 	switch {
+	case lf.other != nil:
+		return lf.other.kind()
 	case lf.squid != nil:
 		return "a Squid cache digest"
 	case lf.counting != nil:
@@ -44,6 +46,9 @@ func (lf *loadedFilter) encoding(codec digest.Codec) (io.WriterTo, error) {
 	if lf.squid != nil {
 		return lf.squid, nil
 	}
+	if lf.other != nil {
+		return lf.other.writer()
+	}
 	b, err := digest.Encode(lf.digest(), codec)
 	if err != nil {
 		return nil, fileErr(lf.path, err)
@@ -67,6 +72,9 @@ func (e *env) writeBack(out string, lf *loadedFilter) error {
 // --squid), else the key's bytes.
 func (lf *loadedFilter) adder() func(key []byte) error {
 	switch {
+	case lf.other != nil:
+		d := lf.other.deletion
+		return func(key []byte) error { d.Add(key); return nil }
 	case lf.squid != nil:
 		d := lf.squid
 		return func(key []byte) error {

@@ -32,9 +32,12 @@ const mhtFlags = `flags:
 
 var mhtCommand = &command{
 	name:    "mht",
-	summary: "multilevel hash tables and their summaries: calculate, simulate",
+	summary: "multilevel hash tables: build, get, calculate, simulate",
 	usage: `usage: bloomcast mht calc [FLAGS]
        bloomcast mht sim [FLAGS] [--trials T] [--queries Q] [--seed S]
+       bloomcast mht build [--levels D] [--first F] [--ratio R | --sizes LIST]
+                           [--seed S] -o OUT [FILE...]
+       bloomcast mht get [-v] FILE [KEY...]
 
 A multilevel hash table (Broder and Karlin) has d sub-tables of decreasing
 sizes, one item per bucket; an item goes to the first sub-table whose
@@ -52,18 +55,37 @@ buckets a lookup reads. sim inserts N random items T times, builds every
 summary, looks up every stored item and Q absent ones, and prints the
 measured figures beside the calculated ones.
 
+build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
+key is everything before the last tab; a trailing "\r" is dropped and
+empty lines are skipped) from the FILEs in turn or from standard input,
+inserts them into a table of D sub-tables of F·N, F·N·R, … buckets (N the
+number of lines; or of the sizes in LIST), and writes it to OUT
+atomically ("-o -": standard output). A key given twice keeps its last
+value. A crisis (an item whose D buckets are all full) is an error that
+names its line. get prints, for each KEY (or each line of standard input
+when no KEY is given), its value or "absent"; exit status 1 when any key
+is absent. "bloomcast inspect" describes a table, "bloomcast query" asks
+it whether keys are present.
+
 ` + mhtFlags + `  --trials T        sim: tables built (default 10)
   --queries Q       sim: absent keys looked up per table (default 100000)
-  --seed S          sim: seed of the random items (default 1)
+  --seed S          sim: seed of the random items (default 1); build: the
+                    table's hashing seed (default 0)
+  -o OUT            build: output file (required)
+  -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
 `,
 	run: runMHT,
 }
 
 func runMHT(e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("missing calc or sim")
+		return usagef("missing calc, sim, build or get")
 	}
 	switch args[0] {
+	case "build":
+		return e.mhtBuild(args[1:])
+	case "get":
+		return e.mhtGet(args[1:])
 	case "calc":
 		return e.mhtCalc(args[1:])
 	case "sim":
@@ -71,7 +93,7 @@ func runMHT(e *env, args []string) error {
 	case "-h", "-help", "--help", "help":
 		return errHelp
 	}
-	return usagef("unknown subcommand %q: want calc or sim", args[0])
+	return usagef("unknown subcommand %q: want calc, sim, build or get", args[0])
 }
 
 // planFlags are the flags that describe a plan.

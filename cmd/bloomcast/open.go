@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,6 +34,10 @@ type loadedFilter struct {
 	// delta is set, and filter is nil, for a delta digest (only open
 	// returns those; openFilter refuses them).
 	delta *digest.Delta
+	// other is set, and filter is nil, for any other structure: a
+	// deletion filter, a fingerprint set, a Bloomier filter, a multilevel
+	// hash table or summary (structs.go; openFilter refuses those).
+	other *structure
 	// entropyBits is the structure's m·H(p̂) (or the counters' order-0
 	// entropy), the yardstick inspect compares the payload with.
 	entropyBits float64
@@ -62,6 +65,9 @@ func (lf *loadedFilter) payloadBytes() int64 {
 // a key that is not an absolute URL is hashed as given, and so is absent
 // from any digest a Squid made).
 func (lf *loadedFilter) contains(key []byte) bool {
+	if lf.other != nil {
+		return lf.other.contains(key)
+	}
 	if lf.squid == nil {
 		return lf.filter.Contains(key)
 	}
@@ -77,11 +83,9 @@ func (lf *loadedFilter) contains(key []byte) bool {
 // type plugs in at this one place. Compressed digests are read directly;
 // a delta digest is refused with a pointer to patch.
 func (e *env) openFilter(path string) (*loadedFilter, error) {
-	lf, err := e.open(path)
-	if err == nil && lf.delta != nil {
-		d := lf.delta
-		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
-			d.BaseSequence, d.Sequence))
+	lf, err := e.openAny(path)
+	if err == nil && lf.other != nil {
+		err = refuseStructure(lf)
 	}
 	if err != nil {
 		return nil, err
@@ -148,7 +152,7 @@ func (e *env) open(path string) (*loadedFilter, error) {
 	case envelope.TypeDelta:
 		lf.delta, err = digest.DeltaFromFrame(h, payload, lim)
 	default:
-		err = fmt.Errorf("holds a %v, not a Bloom filter", h.Type)
+		lf.other, err = openStructure(h, payload)
 	}
 	if err != nil {
 		return nil, fileErr(path, err)

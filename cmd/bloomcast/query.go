@@ -13,6 +13,13 @@ one line per key: "maybe" if the key may be in the set, "no" if it
 certainly is not. FILTER may be "-" (standard input) when the keys are
 arguments.
 
+FILTER may hold any structure bloomcast writes: a Bloom, counting or
+deletion filter (present: in the added filter and not in the removed
+one), a Squid cache digest, a fingerprint set, a Bloomier filter or a
+multilevel hash table (present: the key has a value), or a summary of
+one (present: the summary names a sub-table; keys are hashed with seed
+0, as the summary's frame says).
+
 flags:
   -v, --keys   print KEY<TAB>maybe or KEY<TAB>no
 
@@ -36,7 +43,7 @@ func runQuery(e *env, args []string) error {
 	if args[0] == "-" && len(args) == 1 {
 		return usagef("the filter is read from standard input, so give the keys as arguments")
 	}
-	lf, err := e.openFilter(args[0])
+	lf, err := e.openAny(args[0])
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/mht"
+)
+
+// structure is a file that holds no Bloom or counting filter: a
+// deletion filter, a fingerprint set, a Bloomier filter, a multilevel
+// hash table or one of its summaries. query and inspect read every one;
+// add and remove change a deletion filter; the other commands refuse
+// them (openFilter).
+type structure struct {
+	deletion *counting.DeletionFilter
+	sorted   *fpset.Sorted     // a fingerprint set in form 1
+	rice     *fpset.Compressed // a fingerprint set in form 2
+	bloomier *bloomier.Filter
+	table    *mht.Table
+	summary  mht.Summary
+}
+
+// openStructure decodes a frame of any type but bloom, counting and
+// delta.
+func openStructure(h envelope.Header, payload []byte) (*structure, error) {
+	s := &structure{}
+	var err error
+	switch h.Type {
+	case envelope.TypeDeletion:
+		s.deletion, err = counting.DeletionFromFrame(h, payload)
+	case envelope.TypeFPSet:
+		if len(h.Params) > 0 && h.Params[0] == 2 {
+			s.rice, err = fpset.CompressedFromFrame(h, payload)
+		} else {
+			s.sorted, err = fpset.FromFrame(h, payload)
+		}
+	case envelope.TypeBloomier:
+		s.bloomier, err = bloomier.FromFrame(h, payload)
+	case envelope.TypeMHT:
+		s.table, err = mht.FromFrame(h, payload)
+	case envelope.TypeMHTInterp, envelope.TypeMHTFilter, envelope.TypeMHTMBF:
+		s.summary, err = mht.SummaryFromFrame(h, payload)
+	default:
+		err = fmt.Errorf("holds a structure of %v, which this bloomcast does not know", h.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// kind names what s holds, for messages.
+func (s *structure) kind() string {
+	switch {
+	case s.deletion != nil:
+		return "a deletion filter"
+	case s.sorted != nil, s.rice != nil:
+		return "a fingerprint set"
+	case s.bloomier != nil:
+		return "a Bloomier filter"
+	case s.table != nil:
+		return "a multilevel hash table"
+	}
+	return "a multilevel-hash-table summary"
+}
+
+// contains answers query: is key (probably) in the set? A deletion
+// filter: in the added filter and not in the removed one; a Bloomier
+// filter or a table: the key has a value; a summary: it names a
+// sub-table for the key, hashed with seed 0 as summary frames are.
+func (s *structure) contains(key []byte) bool {
+	switch {
+	case s.deletion != nil:
+		return s.deletion.Contains(key)
+	case s.sorted != nil:
+		return s.sorted.Contains(key)
+	case s.rice != nil:
+		return s.rice.Contains(key)
+	case s.bloomier != nil:
+		_, ok := s.bloomier.Get(key)
+		return ok
+	case s.table != nil:
+		_, ok := s.table.Get(s.table.Hash(key))
+		return ok
+	}
+	return s.summary.Type(hashing.SumSeed(key, 0)) > 0
+}
+
+// writer returns what writing s back writes; only a deletion filter is
+// ever changed in place.
+func (s *structure) writer() (io.WriterTo, error) {
+	if s.deletion == nil {
+		return nil, fmt.Errorf("%s is not changed by bloomcast", s.kind())
+	}
+	return s.deletion, nil
+}
+
+// openAny reads the file at path as open does, and refuses a delta
+// digest: query and inspect take every structure.
+func (e *env) openAny(path string) (*loadedFilter, error) {
+	lf, err := e.open(path)
+	if err == nil && lf.delta != nil {
+		d := lf.delta
+		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
+			d.BaseSequence, d.Sequence))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lf, nil
+}
+
+// refuseStructure is openFilter's answer to a structure that is not a
+// Bloom or counting filter.
+func refuseStructure(lf *loadedFilter) error {
+	what := "only query and inspect read it"
+	if lf.other.deletion != nil {
+		what = "only query, inspect, add and remove read it"
+	}
+	return fileErr(lf.path, fmt.Errorf("holds %s, not a Bloom filter: %s", lf.other.kind(), what))
+}
+
+// deletionTarget is build's target for --deletion: keys go to the added
+// filter.
+type deletionTarget struct{ *counting.DeletionFilter }
+
+func (d deletionTarget) Hash(key []byte) hashing.Hash128 { return d.Added().Hash(key) }
+func (d deletionTarget) AddBatch(hs []hashing.Hash128)   { d.Added().AddBatch(hs) }
+
+// newDeletionTarget is an empty deletion filter whose halves have the
+// shape of f.
+func newDeletionTarget(f *bloom.Filter) (deletionTarget, error) {
+	d, err := counting.NewDeletion(bloom.Config{Layout: f.Layout(), M: f.M(), K: f.K(), BlockBits: f.BlockBits(), Seed: f.Seed()})
+	return deletionTarget{d}, err
+}
+
+// removeFromDeletion is remove for a deletion filter: every key goes to
+// the removed filter, all or nothing: a key the added filter does not
+// hold is refused (it was never added), and then nothing is written.
+func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
+	d := lf.other.deletion
+	var refused, total int
+	var first string
+	var hs []hashing.Hash128
+	err := e.eachKey(keys, func(key []byte) {
+		total++
+		h := d.Added().Hash(key)
+		if !d.Added().ContainsHash(h) {
+			if refused == 0 {
+				first = string(key)
+			}
+			refused++
+			return
+		}
+		hs = append(hs, h)
+	})
+	if err != nil {
+		return err
+	}
+	if refused > 0 {
+		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys never added (the first: %q); nothing removed, file unchanged\n",
+			displayName(lf.path), refused, total, first)
+		return exitStatus(1)
+	}
+	for _, h := range hs {
+		d.RemoveHash(h)
+	}
+	return e.writeBack(lf.path, lf)
+}
+
+// structureReport is inspect's report on a structure other than a Bloom
+// or counting filter; its JSON form is a stable interface for scripts.
+// Exactly one of the kind-specific parts is present.
+type structureReport struct {
+	File          string `json:"file"`
+	FormatVersion uint16 `json:"format_version"`
+	Type          string `json:"type"`
+	Codec         string `json:"codec"`
+	Sequence      uint64 `json:"sequence"`
+	HashScheme    string `json:"hash_scheme"`
+	Seed          uint64 `json:"seed"`
+	EncodedBytes  int64  `json:"encoded_bytes"`
+	PayloadBytes  int64  `json:"payload_bytes"`
+
+	Deletion *deletionReport  `json:"deletion,omitempty"`
+	FPSet    *fpsetFileReport `json:"fpset,omitempty"`
+	Bloomier *bloomierReport  `json:"bloomier,omitempty"`
+	MHT      *mhtTableReport  `json:"mht,omitempty"`
+	Summary  *summaryReport   `json:"summary,omitempty"`
+}
+
+type deletionReport struct {
+	Layout         string  `json:"layout"`
+	M              uint64  `json:"m"`
+	K              int     `json:"k"`
+	BlockBits      uint64  `json:"block_bits"`
+	Added          uint64  `json:"added"`
+	Removed        uint64  `json:"removed"`
+	AddedSetBits   uint64  `json:"added_set_bits"`
+	RemovedSetBits uint64  `json:"removed_set_bits"`
+	AddedFill      float64 `json:"added_fill"`
+	RemovedFill    float64 `json:"removed_fill"`
+	// FalsePositiveRate is the added filter's rate from its bits (an
+	// absent key is also reported absent if the removed filter holds it,
+	// so this bounds the filter's rate from above).
+	FalsePositiveRate float64 `json:"false_positive_rate"`
+	// FalseDeletionRate is the fraction of keys added and not removed
+	// that the filter reports absent: the removed filter's rate.
+	FalseDeletionRate float64 `json:"false_deletion_rate"`
+}
+
+type fpsetFileReport struct {
+	Form              string  `json:"form"` // "sorted" or "rice"
+	Bits              int     `json:"bits"`
+	CountBits         int     `json:"count_bits"`
+	RiceK             int     `json:"rice_k"`
+	Fingerprints      uint64  `json:"fingerprints"`
+	Total             uint64  `json:"total"`
+	BitsPerKey        float64 `json:"bits_per_key"`
+	FalsePositiveRate float64 `json:"false_positive_rate"`
+}
+
+type mhtTableReport struct {
+	Levels    int      `json:"levels"`
+	Sizes     []uint64 `json:"sizes"`
+	Buckets   uint64   `json:"buckets"`
+	Items     int      `json:"items"`
+	Deleted   int      `json:"deleted"`
+	Occupancy []uint64 `json:"occupancy"`
+}
+
+type summaryReport struct {
+	Kind      string `json:"kind"`
+	Levels    int    `json:"levels"`
+	Items     uint64 `json:"items"`
+	Bits      uint64 `json:"bits"`
+	CanRemove bool   `json:"can_remove"`
+}
+
+// inspectStructure is inspect for a structure.
+func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error {
+	h, s := lf.header, lf.other
+	r := structureReport{
+		File: path, FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
+		Sequence: h.Sequence, HashScheme: schemeNames[hashing.SchemeID(h.Scheme)], Seed: h.Seed,
+		EncodedBytes: lf.size, PayloadBytes: lf.payloadBytes(),
+	}
+	if r.HashScheme == "" {
+		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
+	}
+	switch {
+	case s.deletion != nil:
+		a, rm := s.deletion.Added(), s.deletion.Removed()
+		r.Deletion = &deletionReport{
+			Layout: a.Layout().String(), M: a.M(), K: a.K(), BlockBits: a.BlockBits(),
+			Added: a.Count(), Removed: rm.Count(), AddedSetBits: a.SetBits(), RemovedSetBits: rm.SetBits(),
+			AddedFill: a.FillRatio(), RemovedFill: rm.FillRatio(),
+			FalsePositiveRate: a.FalsePositiveRate(), FalseDeletionRate: s.deletion.FalseDeletionRate(),
+		}
+	case s.sorted != nil:
+		t := s.sorted
+		r.FPSet = &fpsetFileReport{Form: "sorted", Bits: t.Bits(), CountBits: t.CountBits(), Fingerprints: t.Len(),
+			Total: t.Total(), FalsePositiveRate: t.FalsePositiveRate()}
+		if t.Len() > 0 {
+			r.FPSet.BitsPerKey = float64(t.SizeBits()) / float64(t.Len())
+		}
+	case s.rice != nil:
+		t := s.rice
+		r.FPSet = &fpsetFileReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
+			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
+	case s.bloomier != nil:
+		f := s.bloomier
+		r.Bloomier = &bloomierReport{
+			Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
+			Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
+			BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
+		}
+	case s.table != nil:
+		t := s.table
+		r.MHT = &mhtTableReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
+			Deleted: t.Deleted(), Occupancy: t.Occupancy()}
+	default:
+		m := s.summary
+		r.Summary = &summaryReport{Kind: m.Kind().String(), Levels: m.Levels(), Items: m.Count(), Bits: m.Bits(), CanRemove: m.CanRemove()}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	var kv keyValues
+	kv.add("file", displayName(r.File))
+	kv.add("format version", strconv.Itoa(int(r.FormatVersion)))
+	kv.add("structure", r.Type)
+	kv.add("codec", r.Codec)
+	kv.add("sequence", strconv.FormatUint(r.Sequence, 10))
+	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, h.Scheme, r.Seed))
+	kv.add("size", fmt.Sprintf("%d bytes encoded (%s), payload %d bytes", r.EncodedBytes, humanBytes(r.EncodedBytes), r.PayloadBytes))
+	switch {
+	case r.Deletion != nil:
+		d := r.Deletion
+		kv.add("layout", d.Layout)
+		kv.add("m", fmt.Sprintf("%d bits in each of two filters", d.M))
+		kv.add("k", strconv.Itoa(d.K))
+		if d.BlockBits != 0 {
+			kv.add("block bits", strconv.FormatUint(d.BlockBits, 10))
+		}
+		kv.add("added", fmt.Sprintf("%d keys, %d bits set, fill %.4f", d.Added, d.AddedSetBits, d.AddedFill))
+		kv.add("removed", fmt.Sprintf("%d keys, %d bits set, fill %.4f", d.Removed, d.RemovedSetBits, d.RemovedFill))
+		kv.add("false-positive rate", rate(d.FalsePositiveRate)+" at most, from the added filter's bits")
+		kv.add("false deletions", rate(d.FalseDeletionRate)+" of the keys kept are reported absent (the removed filter's rate)")
+	case r.FPSet != nil:
+		f := r.FPSet
+		form := "sorted (interpolation search)"
+		if f.Form == "rice" {
+			form = fmt.Sprintf("Rice-coded gaps, k = %d", f.RiceK)
+		}
+		kv.add("form", form)
+		kv.add("fingerprints", fmt.Sprintf("%d of %d bits (%d keys with multiplicity)", f.Fingerprints, f.Bits, f.Total))
+		if f.CountBits > 0 {
+			kv.add("counts", fmt.Sprintf("%d bits each", f.CountBits))
+		}
+		kv.add("bits per key", strconv.FormatFloat(f.BitsPerKey, 'f', 3, 64))
+		kv.add("false-positive rate", rate(f.FalsePositiveRate))
+	case r.Bloomier != nil:
+		b := r.Bloomier
+		kv.add("keys", strconv.FormatUint(b.Keys, 10))
+		kv.add("values", fmt.Sprintf("%d bits, check %d bits, updatable %v", b.ValueBits, b.CheckBits, b.Updatable))
+		kv.add("cells", strconv.FormatUint(b.Cells, 10))
+		kv.add("bits per key", strconv.FormatFloat(b.BitsPerKey, 'f', 3, 64))
+		kv.add("false-positive rate", rate(b.FalsePositiveRate)+" (a key outside the set given a value)")
+	case r.MHT != nil:
+		t := r.MHT
+		kv.add("sub-tables", fmt.Sprintf("%d, sizes %v (%d buckets)", t.Levels, t.Sizes, t.Buckets))
+		kv.add("items", fmt.Sprintf("%d live, %d lazily deleted", t.Items, t.Deleted))
+		kv.add("occupancy", fmt.Sprint(t.Occupancy))
+	default:
+		m := r.Summary
+		kv.add("summary", fmt.Sprintf("%s over %d sub-tables, %d items, %d bits, removal %v", m.Kind, m.Levels, m.Items, m.Bits, m.CanRemove))
+	}
+	return kv.write(e.stdout)
+}
+
+// errNotChangeable refuses add or remove on a structure they cannot change.
+func errNotChangeable(lf *loadedFilter) error {
+	return fileErr(lf.path, errors.New("holds "+lf.other.kind()+", which add and remove cannot change"))
+}
