@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/codectest"
 )
 
 // goldenDeletion is the deletion filter testdata/golden-deletion.bin pins:
@@ -33,19 +33,7 @@ func TestDeletionGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const path = "testdata/golden-deletion.bin"
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("encoding changed; if deliberate, bump envelope.Version and keep reading the old one")
-	}
+	want := codectest.Golden(t, "deletion", got)
 	g, err := DecodeDeletion(want, envelope.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -99,15 +87,7 @@ func TestDeletionRoundTrip(t *testing.T) {
 func TestDeletionCorrupt(t *testing.T) {
 	good, _ := goldenDeletion(t).MarshalBinary()
 	reframe := func(edit func(h *envelope.Header, payload []byte) []byte) []byte {
-		h, payload, err := envelope.Parse(good, envelope.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Params = bytes.Clone(h.Params)
-		payload = edit(&h, bytes.Clone(payload))
-		b, _ := envelope.AppendHeader(nil, &h, uint64(len(payload)))
-		b = append(b, payload...)
-		return envelope.AppendTrailer(b, 0)
+		return codectest.Reframe(t, good, edit)
 	}
 	cases := map[string][]byte{
 		"other shape": reframe(func(h *envelope.Header, p []byte) []byte {

@@ -113,3 +113,23 @@ func ExampleDecodeDeletion() {
 	fmt.Println(e.ContainsString("kept"), e.ContainsString("gone"), e.Added().Count(), e.Removed().Count())
 	// Output: true false 2 1
 }
+
+// A counting filter travels in its frame like a Bloom filter, counters
+// included, so a receiver can go on adding and removing.
+func ExampleDecode() {
+	f := counting.MustNew(counting.Config{Layout: bloom.Blocked, N: 1000, P: 0.01, Seed: 5})
+	f.AddString("a")
+	f.AddString("a")
+	b, err := f.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	g, err := counting.Decode(b, envelope.Limits{MaxPayload: 1 << 20})
+	if err != nil {
+		panic(err)
+	}
+	_ = g.RemoveString("a")
+	fmt.Println(g.Equal(f), g.CountString("a"), f.CountString("a"))
+	// Output:
+	// false 1 2
+}

@@ -1,6 +1,7 @@
 package digest_test
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -41,4 +42,26 @@ func Example() {
 	// delta 322 bytes
 	// <nil> 2 true true
 	// digest: delta does not apply to this base: the delta is from sequence 1, the base is 2
+}
+
+// A full digest with the raw codec is the filter's frame with a sequence
+// number: Write and Read stream it, as a node serves it and a peer fetches
+// it: 1200 bytes of bits and 64 of frame here.
+func ExampleWrite() {
+	f := bloom.MustNew(bloom.Config{N: 1000, P: 0.01, Seed: 1})
+	for i := range 1000 {
+		f.AddString(fmt.Sprint("key-", i))
+	}
+	var conn bytes.Buffer
+	n, err := digest.Write(&conn, &digest.Digest{Sequence: 7, Bloom: f}, digest.Raw)
+	if err != nil {
+		panic(err)
+	}
+	d, _, err := digest.Read(&conn, envelope.Limits{MaxPayload: 1 << 20})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n, d.Sequence, d.Codec, d.Bloom.Equal(f))
+	// Output:
+	// 1264 7 raw true
 }
