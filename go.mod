@@ -6,6 +6,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sys v0.35.0
+	golang.org/x/term v0.34.0
 )
 
 require (

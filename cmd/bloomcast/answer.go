@@ -5,11 +5,20 @@ import "bufio"
 // eachKey calls fn with each key of args, or of standard input if there
 // are none.
 func (e *env) eachKey(keys []string, fn func(key []byte)) error {
+	return e.eachKeyChecked(keys, func(key []byte) error { fn(key); return nil })
+}
+
+// eachKeyChecked is eachKey for a fn that may refuse a key: its error
+// stops the reading, attributed to the line of standard input it came
+// from.
+func (e *env) eachKeyChecked(keys []string, fn func(key []byte) error) error {
 	if len(keys) == 0 {
-		return e.keys(nil).each(fn)
+		return e.keys(nil).eachChecked(fn)
 	}
 	for _, k := range keys {
-		fn([]byte(k))
+		if err := fn([]byte(k)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -53,7 +53,8 @@ flags:
   --updatable      keep the values where update can change them (2 bits
                    per cell more)
   --seed S         hashing seed, decimal or 0x-hex (default 0)
-  -o OUT           output file (required)
+  -o OUT           output file (required; "-" for standard output)
+  --force          write to standard output even when it is a terminal
   -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
   --json           info: print one JSON object
 
@@ -121,7 +122,7 @@ func (e *env) bloomierBuild(args []string) error {
 	fs.Var(&c, "check", "")
 	fs.BoolVar(&updatable, "updatable", false, "")
 	fs.Uint64Var(&seed, "seed", 0, "")
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err

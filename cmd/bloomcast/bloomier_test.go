@@ -138,12 +138,13 @@ func TestBloomierErrors(t *testing.T) {
 	}
 }
 
-// bloomierUsageFails runs bloomcast and expects exit status 2, a first line on
-// standard error starting with "bloomcast: " + prefix, and the usage.
+// bloomierUsageFails runs bloomcast and expects exit status 2 and one line
+// on standard error starting with "bloomcast: " + prefix and ending with
+// the pointer to the usage.
 func bloomierUsageFails(t *testing.T, prefix string, args ...string) {
 	t.Helper()
 	r := bc(t, "", args...)
-	if r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: "+prefix) || !strings.Contains(r.stderr, "\nusage: ") {
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: "+prefix) || !isUsageLine(r.stderr, "bloomier") {
 		t.Fatalf("bloomcast %q: exit %d, stderr %q; want a usage error %q", args, r.code, r.stderr, prefix)
 	}
 }

@@ -68,7 +68,8 @@ flags:
                    (default: the number of keys), the layout is Squid's
   --bits-per-entry B
                    bits per entry of a Squid digest (default 5, Squid's)
-  -o OUT           output file (required)
+  -o OUT           output file (required; "-" for standard output)
+  --force          write to standard output even when it is a terminal
   -q, --quiet      no progress display on a terminal, no warnings
 
 Fingerprint sets (--fpset): a b-bit hash of each distinct key, sorted
@@ -107,7 +108,7 @@ func runBuild(e *env, args []string) error {
 	fs.Var(&blockBits, "block-bits", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
 	fs.Var(&folds, "folds", "")
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {

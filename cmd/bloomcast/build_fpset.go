@@ -25,7 +25,7 @@ func runBuildFPSet(e *env, args []string) error {
 	fs.Var(&countBits, "count-bits", "")
 	fs.BoolVar(&rice, "rice", false, "")
 	fs.Uint64Var(&seed, "seed", 0, "")
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
 	fs.BoolVar(&quiet, "q", false, "")
 	inputs, err := parseFlags(fs, args)

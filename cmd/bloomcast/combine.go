@@ -22,6 +22,7 @@ Squid digests (masks OR-ed, the count estimated from the bits).
 
 flags:
   -o OUT   output file (required; "-" for standard output)
+  --force  write to standard output even when it is a terminal
 `,
 	run: func(e *env, args []string) error {
 		return combine(e, "union", args, false)
@@ -42,6 +43,7 @@ filters have no intersection: refused.
 
 flags:
   -o OUT   output file (required; "-" for standard output)
+  --force  write to standard output even when it is a terminal
 `,
 	run: func(e *env, args []string) error {
 		return combine(e, "intersect", args, true)
@@ -54,7 +56,7 @@ flags:
 func combine(e *env, name string, args []string, intersect bool) error {
 	fs := newFlagSet(name)
 	var out string
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -100,6 +102,7 @@ positions are taken modulo its size): refused, exit 2.
 flags:
   --to BITS   fold until the filter has at most BITS bits
   -o OUT      output file (required; "-" for standard output)
+  --force     write to standard output even when it is a terminal
 `,
 	run: runFold,
 }
@@ -108,7 +111,7 @@ func runFold(e *env, args []string) error {
 	fs := newFlagSet("fold")
 	var out string
 	var to countValue
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	fs.Var(&to, "to", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {

@@ -166,17 +166,10 @@ func runAdd(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	add := lf.adder()
-	var addErr error
-	err = e.eachKey(keys, func(key []byte) {
-		if addErr == nil {
-			addErr = add(key)
+	if err := e.eachKeyChecked(keys, lf.adder()); err != nil {
+		if len(keys) > 0 { // a KEY argument: the problem is the filter's
+			err = fileErr(lf.path, err)
 		}
-	})
-	if err == nil && addErr != nil {
-		err = fileErr(lf.path, addErr)
-	}
-	if err != nil {
 		return err
 	}
 	return e.writeBack(lf.path, lf)

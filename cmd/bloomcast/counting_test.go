@@ -63,14 +63,20 @@ func TestBuildCounting(t *testing.T) {
 	usageFails(t, "build: invalid value \"5\" for flag -width: want 4, 8 or 16", "build", "--counting", "--width", "5", "-o", filepath.Join(dir, "x"))
 }
 
-// usageFails runs bloomcast and expects a usage error: exit status 2, the
-// message, then the command's usage.
+// usageFails runs bloomcast and expects a usage error: exit status 2 and
+// one line, the message then "(bloomcast CMD -h for usage)".
 func usageFails(t *testing.T, prefix string, args ...string) {
 	t.Helper()
 	r := bc(t, "", args...)
-	if r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: "+prefix) || !strings.Contains(r.stderr, "\nusage: bloomcast ") {
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: "+prefix) || !isUsageLine(r.stderr, args[0]) {
 		t.Fatalf("bloomcast %q: exit %d, stderr %q, want a usage error starting %q", args, r.code, r.stderr, prefix)
 	}
+}
+
+// isUsageLine reports whether stderr is one line ending with the pointer
+// to cmd's usage.
+func isUsageLine(stderr, cmd string) bool {
+	return strings.Count(stderr, "\n") == 1 && strings.HasSuffix(stderr, " (bloomcast "+cmd+" -h for usage)\n")
 }
 
 func indexOf(s []string, v string) int {

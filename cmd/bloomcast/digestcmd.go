@@ -32,6 +32,7 @@ flags:
   --codec C   auto, arith, fast or raw (default auto)
   --seq N     the digest's sequence number (default: keep FILE's)
   -o OUT      output file (required; "-" for standard output)
+  --force     write to standard output even when it is a terminal
 `,
 	run: func(e *env, args []string) error { return recode(e, "compress", digest.Auto, args) },
 }
@@ -46,6 +47,7 @@ it), keeping its sequence number.
 
 flags:
   -o OUT   output file (required; "-" for standard output)
+  --force  write to standard output even when it is a terminal
 `,
 	run: func(e *env, args []string) error { return recode(e, "decompress", digest.Raw, args) },
 }
@@ -55,7 +57,7 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	fs := newFlagSet(name)
 	var out, codecName string
 	var seq countValue
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	if name == "compress" {
 		fs.StringVar(&codecName, "codec", "auto", "")
 		fs.Var(&seq, "seq", "")
@@ -112,6 +114,7 @@ delta's sequence is NEW's, or OLD's plus one if NEW's is not greater.
 flags:
   --codec C   auto, arith, fast or raw (default auto)
   -o OUT      output file (default "-", standard output)
+  --force     write to standard output even when it is a terminal
 `,
 	run: runDiff,
 }
@@ -119,7 +122,7 @@ flags:
 func runDiff(e *env, args []string) error {
 	fs := newFlagSet("diff")
 	out, codecName := "-", "auto"
-	fs.StringVar(&out, "o", "-", "")
+	e.outFlag(fs, &out, "-")
 	fs.StringVar(&codecName, "codec", "auto", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {
@@ -168,6 +171,7 @@ flags:
   --codec C   codec of the output: auto, raw, arith or fast (default:
               BASE's)
   -o OUT      output file (default "-", standard output)
+  --force     write to standard output even when it is a terminal
 `,
 	run: runPatch,
 }
@@ -175,7 +179,7 @@ flags:
 func runPatch(e *env, args []string) error {
 	fs := newFlagSet("patch")
 	out, codecName := "-", ""
-	fs.StringVar(&out, "o", "-", "")
+	e.outFlag(fs, &out, "-")
 	fs.StringVar(&codecName, "codec", "", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // maxKeyLine is the longest input line accepted as a key.
@@ -61,6 +63,12 @@ func (s *keySource) totalBytes() int64 {
 // ending ("\n" or "\r\n"), of every input in turn. fn must not keep the
 // slice.
 func (s *keySource) each(fn func(key []byte)) error {
+	return s.eachChecked(func(key []byte) error { fn(key); return nil })
+}
+
+// eachChecked is each for a fn that may refuse a key: its error stops the
+// reading and is returned as "FILE:LINE: error".
+func (s *keySource) eachChecked(fn func(key []byte) error) error {
 	for _, name := range s.names {
 		if err := s.readOne(name, fn); err != nil {
 			return err
@@ -70,7 +78,7 @@ func (s *keySource) each(fn func(key []byte)) error {
 	return nil
 }
 
-func (s *keySource) readOne(name string, fn func([]byte)) error {
+func (s *keySource) readOne(name string, fn func([]byte) error) error {
 	r := s.stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -89,13 +97,15 @@ func (s *keySource) readOne(name string, fn func([]byte)) error {
 	for sc.Scan() { // ScanLines drops the "\n" and a "\r" before it
 		line++
 		if key := sc.Bytes(); len(key) > 0 {
-			fn(key)
+			if err := fn(key); err != nil {
+				return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
+			}
 			s.prog.key()
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line %d: longer than %d bytes", line+1, maxKeyLine)
+			return fmt.Errorf("%s:%d: longer than %d bytes", displayName(name), line+1, maxKeyLine)
 		}
 		return fileErr(name, err)
 	}
@@ -179,12 +189,8 @@ func (p *progress) finish() {
 }
 
 // isTerminal reports whether stream, a reader or writer, is a terminal
-// (a character device).
+// (not merely a character device such as /dev/null).
 func isTerminal(stream any) bool {
 	f, ok := stream.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -79,7 +79,7 @@ func (lf *loadedFilter) adder() func(key []byte) error {
 		d := lf.squid
 		return func(key []byte) error {
 			if err := d.Add(squid.GET, string(key)); err != nil {
-				return fmt.Errorf("key %q: %w", key, err)
+				return fmt.Errorf("key %q: %w (a Squid digest holds URLs)", key, err)
 			}
 			return nil
 		}

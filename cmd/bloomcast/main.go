@@ -35,6 +35,8 @@ type env struct {
 	ctx context.Context
 	// quiet silences warnings (see warnf); set by -q or --quiet.
 	quiet bool
+	// force lets binary output go to a terminal; set by --force.
+	force bool
 }
 
 // A command is one subcommand of bloomcast.
@@ -92,7 +94,7 @@ func lookup(name string) *command {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, mainUsage())
+		fmt.Fprintf(stderr, "bloomcast: missing COMMAND, one of: %s (bloomcast -h for usage)\n", commandNames())
 		return 2
 	}
 	switch args[0] {
@@ -104,8 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := lookup(args[0])
 	if c == nil {
-		fmt.Fprintf(stderr, "bloomcast: unknown command %q\n", args[0])
-		fmt.Fprint(stderr, mainUsage())
+		fmt.Fprintf(stderr, "bloomcast: unknown command %q; the commands: %s (bloomcast -h for usage)\n", args[0], commandNames())
 		return 2
 	}
 	return e.finish(c, c.run(e, args[1:]))
@@ -123,8 +124,7 @@ func (e *env) finish(c *command, err error) int {
 		fmt.Fprint(e.stdout, c.usage)
 		return 0
 	case errors.As(err, &usage):
-		fmt.Fprintf(e.stderr, "bloomcast: %s: %s\n", c.name, usage.msg)
-		fmt.Fprint(e.stderr, c.usage)
+		fmt.Fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, oneLine(usage.msg), c.name)
 		return 2
 	case errors.As(err, &status):
 		return int(status)
@@ -136,8 +136,8 @@ func (e *env) finish(c *command, err error) int {
 // errHelp asks for the command's usage on standard output.
 var errHelp = errors.New("help requested")
 
-// usageError is a mistake in the command line: run prints it with the
-// command's usage.
+// usageError is a mistake in the command line: run prints it on one line
+// with a pointer to the command's usage.
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
@@ -206,7 +206,21 @@ func message(err error) string {
 	if errors.Is(err, params.ErrInvalid) {
 		s = strings.TrimSuffix(s, ": "+params.ErrInvalid.Error())
 	}
-	return strings.ReplaceAll(s, "\n", " ")
+	return oneLine(s)
+}
+
+// oneLine joins the lines of a message with spaces.
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", " ")
+}
+
+// commandNames lists the commands' names, comma-separated.
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
 }
 
 func mainUsage() string {
@@ -224,7 +238,13 @@ commands:
 Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags,
 and "bloomcast --version" for the version.
 Exit status: 0 on success, 1 when query finds a key absent or remove
-refuses one, 2 on error.
+refuses one, 2 on error. An error is one line on standard error naming
+the file (and the line, for key, entry and config files) and the problem;
+a mistake in the command line ends with "(bloomcast COMMAND -h for usage)".
+Warnings ("bloomcast: warning: ...") do not change the exit status; -q or
+--quiet silences them. Binary output (a filter or digest written to "-",
+diff's delta) is refused when standard output is a terminal, unless
+--force is given.
 `)
 	return b.String()
 }

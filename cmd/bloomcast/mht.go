@@ -71,7 +71,8 @@ it whether keys are present.
   --queries Q       sim: absent keys looked up per table (default 100000)
   --seed S          sim: seed of the random items (default 1); build: the
                     table's hashing seed (default 0)
-  -o OUT            build: output file (required)
+  -o OUT            build: output file (required; "-" for standard output)
+  --force           build: write to standard output even when it is a terminal
   -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
 `,
 	run: runMHT,

@@ -24,7 +24,7 @@ func (e *env) mhtBuild(args []string) error {
 	fs.Float64Var(&ratio, "ratio", ratio, "")
 	fs.Var(&sizes, "sizes", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
-	fs.StringVar(&out, "o", "", "")
+	e.outFlag(fs, &out, "")
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -187,12 +187,15 @@ func expectEOF(br *bufio.Reader) error {
 }
 
 // writeFilter writes f, a bloom or counting filter, to path ("-":
-// standard output). A file is written
+// standard output, refused if it is a terminal unless --force). A file is written
 // atomically: to a temporary file in the same directory, synced, then
 // renamed over path, so readers see the old filter or the new one, never
 // a part. A new file gets mode 0644; an existing one keeps its mode.
 func (e *env) writeFilter(path string, f io.WriterTo) error {
 	if path == "-" {
+		if isTerminal(e.stdout) && !e.force {
+			return fileErr(outputName(path), errors.New("is a terminal: binary output refused (redirect it, or add --force)"))
+		}
 		w := bufio.NewWriterSize(e.stdout, 64<<10)
 		_, err := f.WriteTo(w)
 		if err == nil {

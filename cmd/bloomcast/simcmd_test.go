@@ -135,7 +135,7 @@ func TestSimUsage(t *testing.T) {
 		{"sim", "loops", "--bits", "x"},
 		{"sim", "loops", "--hops", "1"},
 	} {
-		if r := bc(t, "", args...); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: sim: ") || !strings.Contains(r.stderr, "usage: bloomcast sim") {
+		if r := bc(t, "", args...); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: sim: ") || !isUsageLine(r.stderr, "sim") {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}

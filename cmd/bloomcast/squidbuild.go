@@ -12,7 +12,14 @@ import (
 // number of keys; bitsPerEntry is Squid's digest_bits_per_entry.
 func squidBuild(e *env, inputs []string, capacity uint64, bitsPerEntry uint8, out string) error {
 	var urls []string
-	if err := e.keys(inputs).each(func(key []byte) { urls = append(urls, string(key)) }); err != nil {
+	err := e.keys(inputs).eachChecked(func(key []byte) error {
+		if _, err := squid.CanonicalURL(string(key)); err != nil {
+			return fmt.Errorf("key %q: %w (build --squid reads URLs)", key, err)
+		}
+		urls = append(urls, string(key))
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if capacity == 0 {

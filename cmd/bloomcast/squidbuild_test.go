@@ -56,6 +56,6 @@ func TestSquidDigests(t *testing.T) {
 		!strings.HasPrefix(r.stderr, "bloomcast: build: --layout does not apply") {
 		t.Fatalf("--squid --layout: exit %d, %q", r.code, r.stderr)
 	}
-	bad := writeFile(t, filepath.Join(dir, "bad.txt"), "not a url\n")
-	failsWith(t, filepath.Join(dir, "x"), "build", "--squid", "-o", filepath.Join(dir, "x"), bad)
+	bad := writeFile(t, filepath.Join(dir, "bad.txt"), "http://ok/\nnot a url\n")
+	failsWith(t, bad+":2: key \"not a url\"", "build", "--squid", "-o", filepath.Join(dir, "x"), bad)
 }

@@ -17,6 +17,13 @@ func (e *env) quietFlag(fs *flag.FlagSet) {
 	fs.BoolVar(&e.quiet, "q", false, "")
 }
 
+// outFlag registers -o OUT (default def) and --force, which lets binary
+// output go to a terminal.
+func (e *env) outFlag(fs *flag.FlagSet, out *string, def string) {
+	fs.StringVar(out, "o", def, "")
+	fs.BoolVar(&e.force, "force", false, "")
+}
+
 // warnf prints a one-line warning on standard error unless e.quiet is set.
 // The format should name the file the warning is about.
 func (e *env) warnf(format string, a ...any) {
