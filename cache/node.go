@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bloomcast/bloomcast/counting"
@@ -123,6 +124,10 @@ type Node struct {
 	metrics   *nodeMetrics
 	handler   http.Handler
 
+	// The address ranges allowed as clients and as peers: NodeConfig's,
+	// replaced whole by Reconfigure.
+	allowClients, allowPeers atomic.Pointer[[]netip.Prefix]
+
 	mu   sync.Mutex
 	addr string // the proxy's listening address once serving
 }
@@ -135,6 +140,8 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, log: cfg.Logger}
+	n.allowClients.Store(&cfg.AllowClients)
+	n.allowPeers.Store(&cfg.AllowPeers)
 	var err error
 	if n.publisher, err = NewPublisher(PublisherConfig{
 		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity, K: cfg.HashFunctions},
@@ -299,7 +306,7 @@ func (n *Node) icpLookup(url string) bool {
 	return ok
 }
 
-func (n *Node) icpAllowed(peer netip.AddrPort) bool { return allowed(n.cfg.AllowPeers, peer.Addr()) }
+func (n *Node) icpAllowed(peer netip.AddrPort) bool { return allowed(*n.allowPeers.Load(), peer.Addr()) }
 
 func allowed(prefixes []netip.Prefix, a netip.Addr) bool {
 	a = a.Unmap()
@@ -351,7 +358,7 @@ func (n *Node) routes() http.Handler {
 			local.ServeHTTP(w, r)
 			return
 		}
-		if !allowed(n.cfg.AllowClients, remoteAddr(r)) {
+		if !allowed(*n.allowClients.Load(), remoteAddr(r)) {
 			http.Error(w, "access denied", http.StatusForbidden)
 			return
 		}
@@ -391,7 +398,7 @@ func (n *Node) addressedToMe(r *http.Request) bool {
 // peersOnly refuses requests from outside AllowPeers.
 func (n *Node) peersOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !allowed(n.cfg.AllowPeers, remoteAddr(r)) {
+		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) {
 			n.log.Warn("digest request refused", "remote", r.RemoteAddr)
 			http.Error(w, "access denied", http.StatusForbidden)
 			return
@@ -471,9 +478,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	}
 	if !n.cfg.Manual {
 		run(n.publisher.Run)
-		if len(n.cfg.Peers) > 0 {
-			run(n.directory.Run)
-		}
+		run(n.directory.Run) // with no peers it waits for Reconfigure to add some
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -101,10 +102,11 @@ type DirectoryConfig struct {
 // (Fan et al., "Summary cache"), and answers which peers may hold a key.
 // Safe for concurrent use.
 type Directory struct {
-	cfg   DirectoryConfig
-	now   func() time.Time
-	log   *slog.Logger
-	peers []*Peer
+	cfg     DirectoryConfig
+	now     func() time.Time
+	log     *slog.Logger
+	peers   atomic.Pointer[[]*Peer] // replaced whole by SetPeers
+	changed chan struct{}           // SetPeers tells Run
 }
 
 // Peer is one peer and its view.
@@ -154,20 +156,22 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 10 * time.Second}
 	}
-	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger}
+	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger, changed: make(chan struct{}, 1)}
 	if d.now == nil {
 		d.now = time.Now
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
+	var peers []*Peer
 	for _, pc := range cfg.Peers {
 		p, err := newPeer(pc)
 		if err != nil {
 			return nil, err
 		}
-		d.peers = append(d.peers, p)
+		peers = append(peers, p)
 	}
+	d.peers.Store(&peers)
 	return d, nil
 }
 
@@ -193,7 +197,7 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 }
 
 // Peers returns the configured peers, in order.
-func (d *Directory) Peers() []*Peer { return d.peers }
+func (d *Directory) Peers() []*Peer { return *d.peers.Load() }
 
 // Name returns the peer's name.
 func (p *Peer) Name() string { return p.name }
@@ -214,7 +218,7 @@ func (d *Directory) Candidates(key string) []*Peer {
 	var squidKey [16]byte
 	haveSquidKey := false
 	now := d.now()
-	for _, p := range d.peers {
+	for _, p := range d.Peers() {
 		p.mu.RLock()
 		v, contact, down := p.view, p.contact, p.unreachable
 		p.mu.RUnlock()
@@ -258,33 +262,58 @@ func (p *Peer) expire(log *slog.Logger) {
 // Run refreshes every peer each PollInterval until ctx is done. Each
 // peer is polled on its own schedule, so that a peer whose digest is slow
 // to come delays no other peer's (and does not make their views expire).
+// A peer added by SetPeers is polled at once; a removed one no more.
 func (d *Directory) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, p := range d.peers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTicker(d.cfg.PollInterval)
-			defer t.Stop()
-			for {
-				d.RefreshPeer(ctx, p)
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
+	running := map[*Peer]context.CancelFunc{}
+	defer func() {
+		for _, cancel := range running {
+			cancel()
+		}
+		wg.Wait()
+	}()
+	for {
+		current := map[*Peer]bool{}
+		for _, p := range d.Peers() {
+			current[p] = true
+			if running[p] != nil {
+				continue
 			}
-		}()
+			pctx, cancel := context.WithCancel(ctx)
+			running[p] = cancel
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t := time.NewTicker(d.cfg.PollInterval)
+				defer t.Stop()
+				for {
+					d.RefreshPeer(pctx, p)
+					select {
+					case <-pctx.Done():
+						return
+					case <-t.C:
+					}
+				}
+			}()
+		}
+		for p, cancel := range running {
+			if !current[p] {
+				cancel()
+				delete(running, p)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-d.changed:
+		}
 	}
-	wg.Wait()
-	<-ctx.Done()
-	return ctx.Err()
 }
 
 // Refresh fetches every peer's digest once, concurrently, and waits.
 func (d *Directory) Refresh(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, p := range d.peers {
+	for _, p := range d.Peers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -478,8 +507,9 @@ type PeerStatus struct {
 // Status returns each peer's status, in order.
 func (d *Directory) Status() []PeerStatus {
 	now := d.now()
-	out := make([]PeerStatus, 0, len(d.peers))
-	for _, p := range d.peers {
+	peers := d.Peers()
+	out := make([]PeerStatus, 0, len(peers))
+	for _, p := range peers {
 		p.mu.RLock()
 		s := PeerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
 			Full: p.fetches.full, Delta: p.fetches.delta, NotModified: p.fetches.notModified,

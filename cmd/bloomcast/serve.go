@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/netip"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/bloomcast/bloomcast/cache"
 )
@@ -35,6 +29,13 @@ The proxy port also serves, to allowed peers and locally:
   /metrics                               Prometheus metrics
   /healthz                               "ok"
 SIGINT or SIGTERM stops it gracefully: requests in flight finish first.
+SIGHUP reads the config FILE and the command line again and applies, without
+dropping the cache or the peers' digests, the peers (a peer left unchanged
+keeps its digest), --allow-clients, --allow-peers, --threshold,
+--max-digest-age and --log-level, and reopens the access log (at its new
+path if it changed), as logrotate expects. Other flags change only when the
+node starts again, which the log says. A configuration with an error is
+logged and the running one kept.
 
 The config FILE holds one flag per line, "name value" (or "name = value"),
 # comments; flags on the command line come after it and win (a --peer on
@@ -192,67 +193,4 @@ func (p *prefixList) Set(s string) error {
 		*p = append(*p, pr)
 	}
 	return nil
-}
-
-func runServe(e *env, args []string) error {
-	sf, err := parseServeFlags(args)
-	if err != nil {
-		return err
-	}
-	if sf.checkConfig {
-		return checkOnly(e, sf)
-	}
-	logger, err := newLogger(e.stderr, sf.level, sf.format)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	cfg := sf.cfg
-	cfg.Logger = logger
-	if sf.accessLog != "" {
-		w, closeLog, err := openAppend(e, sf.accessLog)
-		if err != nil {
-			return err
-		}
-		defer closeLog()
-		cfg.AccessLog = w
-	}
-	n, err := cache.NewNode(cfg)
-	if err != nil {
-		return err
-	}
-	ctx := e.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
-	return n.ListenAndServe(ctx)
-}
-
-// newLogger builds the node's slog logger on w.
-func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: want debug, info, warn or error")
-	}
-	opts := &slog.HandlerOptions{Level: l}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return nil, fmt.Errorf("--log-format: want text or json")
-}
-
-// openAppend opens an access log for appending ("-": standard output).
-func openAppend(e *env, path string) (io.Writer, func(), error) {
-	if path == "-" {
-		return e.stdout, func() {}, nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, fileErr(path, err)
-	}
-	return f, func() { f.Close() }, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -278,7 +279,7 @@ func (sf *serveFlags) check() error {
 	if sf.isSet("name") && !isToken(c.Name) {
 		return sf.errf("name", "want letters, digits, dots or dashes (it goes in Via headers)")
 	}
-	if _, err := newLogger(io.Discard, sf.level, sf.format); err != nil {
+	if _, err := newLogger(io.Discard, new(slog.LevelVar), sf.level, sf.format); err != nil {
 		name := "log-level"
 		if strings.HasPrefix(err.Error(), "--log-format") {
 			name = "log-format"

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/bloomcast/bloomcast/cache"
+)
+
+func runServe(e *env, args []string) error {
+	sf, err := parseServeFlags(args)
+	if err != nil {
+		return err
+	}
+	if sf.checkConfig {
+		return checkOnly(e, sf)
+	}
+	level := new(slog.LevelVar)
+	logger, err := newLogger(e.stderr, level, sf.level, sf.format)
+	if err != nil {
+		return err
+	}
+	cfg := sf.cfg
+	cfg.Logger = logger
+	var alog *accessLogFile
+	if sf.accessLog != "" {
+		alog = &accessLogFile{stdout: e.stdout}
+		if err := alog.open(sf.accessLog); err != nil {
+			return err
+		}
+		defer alog.close()
+		cfg.AccessLog = alog
+	}
+	n, err := cache.NewNode(cfg)
+	if err != nil {
+		return err
+	}
+	ctx := e.ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, node: n}
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+					r.reload()
+				}
+			}
+		}()
+	}
+	return n.ListenAndServe(ctx)
+}
+
+// reloader applies a re-read configuration to a running node (SIGHUP).
+type reloader struct {
+	args  []string    // the command line, read again with the file
+	sf    *serveFlags // the configuration the node started with
+	level *slog.LevelVar
+	log   *slog.Logger
+	alog  *accessLogFile // nil without an access log
+	node  *cache.Node
+}
+
+// restartFlags names the NodeConfig fields that Reconfigure cannot
+// change by the flags that set them.
+var restartFlags = map[string]string{
+	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
+	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
+	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
+	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry",
+	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+}
+
+// reload re-reads the config file and the command line and applies what
+// can change while serving: the peers, the allowed ranges, the digest
+// threshold and age, the log level and the access log, which is reopened
+// (after logrotate has moved it). A configuration with an error is
+// logged and the running one kept.
+func (r *reloader) reload() {
+	sf, err := parseServeFlags(r.args)
+	if err != nil {
+		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
+		return
+	}
+	cfg := sf.cfg
+	cfg.Logger = r.log
+	changed, err := r.node.Reconfigure(cfg)
+	if err != nil {
+		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
+		return
+	}
+	var restart []string
+	for _, f := range changed {
+		restart = append(restart, "--"+restartFlags[f])
+	}
+	if sf.format != r.sf.format {
+		restart = append(restart, "--log-format")
+	}
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(sf.level)) // checked by parseServeFlags
+	r.level.Set(l)
+	switch {
+	case r.alog != nil:
+		if err := r.alog.open(sf.accessLog); err != nil {
+			r.log.Error("access log not reopened: writing to the old one", "err", message(err))
+		}
+	case sf.accessLog != "":
+		restart = append(restart, "--access-log")
+	}
+	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", sf.accessLog)
+	if len(restart) > 0 {
+		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
+	}
+}
+
+// newLogger builds the node's slog logger on w, at a level that can change.
+func newLogger(w io.Writer, lv *slog.LevelVar, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: want debug, info, warn or error")
+	}
+	lv.Set(l)
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: want text or json")
+}
+
+// accessLogFile is the access log: a file opened for appending ("-":
+// standard output; "": nowhere), which open replaces by the file now at
+// a path, as logrotate expects of a daemon told to reopen its logs.
+type accessLogFile struct {
+	stdout io.Writer
+
+	mu sync.Mutex
+	w  io.Writer
+	f  *os.File // nil for standard output or nowhere
+}
+
+func (l *accessLogFile) open(path string) error {
+	var w io.Writer
+	var f *os.File
+	switch path {
+	case "":
+		w = io.Discard
+	case "-":
+		w = l.stdout
+	default:
+		var err error
+		if f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			return fileErr(path, err)
+		}
+		w = f
+	}
+	l.mu.Lock()
+	old := l.f
+	l.w, l.f = w, f
+	l.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (l *accessLogFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *accessLogFile) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+	l.w = io.Discard
+}
