@@ -306,7 +306,9 @@ func (n *Node) icpLookup(url string) bool {
 	return ok
 }
 
-func (n *Node) icpAllowed(peer netip.AddrPort) bool { return allowed(*n.allowPeers.Load(), peer.Addr()) }
+func (n *Node) icpAllowed(peer netip.AddrPort) bool {
+	return allowed(*n.allowPeers.Load(), peer.Addr())
+}
 
 func allowed(prefixes []netip.Prefix, a netip.Addr) bool {
 	a = a.Unmap()
