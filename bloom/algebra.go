@@ -8,7 +8,9 @@ import (
 
 // Union makes f the union of f and g (bitwise OR). A key added to either
 // is then reported present by f. The filters must be Compatible. The
-// union of a filter with itself leaves it, and its count, unchanged.
+// count becomes the estimate from the bits of the union (CountEstimated):
+// the keys in both are not known, so no tally is. The union of a filter
+// with itself leaves it, and its count, unchanged.
 func (f *Filter) Union(g *Filter) error {
 	f.mustWrite("Union")
 	if err := f.Compatible(g); err != nil {
@@ -20,14 +22,16 @@ func (f *Filter) Union(g *Filter) error {
 	for i, w := range g.words {
 		f.words[i] |= w
 	}
-	f.count += g.count
+	f.SetCountFromBits()
 	return nil
 }
 
 // Intersect makes f the intersection of f and g (bitwise AND). Every key
 // added to both is reported present; the false-positive rate of the result
 // is at most that of either input (Broder and Mitzenmacher, "Network
-// applications of Bloom filters: a survey", 2004, §2.2).
+// applications of Bloom filters: a survey", 2004, §2.2). The count becomes
+// the estimate from the bits of the result (CountEstimated); it errs high,
+// as the AND keeps bits that keys outside the intersection set in both.
 func (f *Filter) Intersect(g *Filter) error {
 	f.mustWrite("Intersect")
 	if err := f.Compatible(g); err != nil {
@@ -36,7 +40,7 @@ func (f *Filter) Intersect(g *Filter) error {
 	for i, w := range g.words {
 		f.words[i] &= w
 	}
-	f.count = min(f.count, g.count)
+	f.SetCountFromBits()
 	return nil
 }
 

@@ -229,8 +229,11 @@ func TestUnionIntersect(t *testing.T) {
 				t.Fatalf("%v: intersection lost %d", l, i)
 			}
 		}
-		if u.Count() != 3000 || x.Count() != 1500 {
-			t.Errorf("%v: counts %d %d", l, u.Count(), x.Count())
+		// The counts are estimates from the bits: 2000 distinct keys in
+		// the union; 1000 in both, and the AND of two filters' bits keeps
+		// some that keys of only one set (so the estimate errs high).
+		if !u.CountEstimated() || !x.CountEstimated() || math.Abs(float64(u.Count())-2000) > 100 || x.Count() < 950 || x.Count() > 1200 {
+			t.Errorf("%v: counts %d (estimated %t), %d (estimated %t); want ≈ 2000 and 1000–1200, estimated", l, u.Count(), u.CountEstimated(), x.Count(), x.CountEstimated())
 		}
 		if x.SetBits() > a.SetBits() || u.SetBits() < a.SetBits() {
 			t.Errorf("%v: bit counts out of order", l)

@@ -11,8 +11,13 @@ import (
 )
 
 // paramsSize is the size of the bloom parameter block (docs/FORMAT.md):
-// layout u8, reserved u8, k u16, block bits u32, m u64, count u64.
+// layout u8, flags u8 (reserved in format version 1), k u16, block bits
+// u32, m u64, count u64.
 const paramsSize = 24
+
+// flagEstimated, in the flags byte of format version 2, says that the
+// count is an estimate from the bits.
+const flagEstimated = 1
 
 // FrameHeader returns the header of the filter's frame with the raw codec:
 // what [Filter.AppendBinary] writes before the words. Package digest
@@ -29,12 +34,17 @@ func (f *Filter) FrameHeader() envelope.Header {
 	binary.LittleEndian.PutUint32(p[4:], uint32(f.blockBits))
 	binary.LittleEndian.PutUint64(p[8:], f.m)
 	binary.LittleEndian.PutUint64(p[16:], f.count)
+	var version uint16 // 0: version 1, what every reader takes
+	if f.estimated {
+		p[1], version = flagEstimated, 2
+	}
 	return envelope.Header{
-		Type:   envelope.TypeBloom,
-		Codec:  envelope.CodecRaw,
-		Scheme: scheme,
-		Seed:   f.seed,
-		Params: p,
+		Version: version,
+		Type:    envelope.TypeBloom,
+		Codec:   envelope.CodecRaw,
+		Scheme:  scheme,
+		Seed:    f.seed,
+		Params:  p,
 	}
 }
 
@@ -129,7 +139,7 @@ func PayloadBits(h envelope.Header) (uint64, error) {
 	if h.Type != envelope.TypeBloom {
 		return 0, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
 	}
-	shape, _, err := parseParams(h.Params)
+	shape, _, _, err := parseParams(h.Params, h.Version)
 	if err != nil {
 		return 0, err
 	}
@@ -146,7 +156,7 @@ func FromWords(h envelope.Header, words []uint64) (*Filter, error) {
 	if _, err := PayloadBits(h); err != nil {
 		return nil, err
 	}
-	shape, count, _ := parseParams(h.Params)
+	shape, count, estimated, _ := parseParams(h.Params, h.Version)
 	scheme, _ := hashing.Lookup(hashing.SchemeID(h.Scheme))
 	if want := (shape.M + 63) / 64; uint64(len(words)) != want {
 		return nil, fmt.Errorf("%w: %d words, %d bits need %d", ErrCorrupt, len(words), shape.M, want)
@@ -155,16 +165,21 @@ func FromWords(h envelope.Header, words []uint64) (*Filter, error) {
 		return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, shape.M)
 	}
 	f := newFilterOver(shape, h.Seed, scheme, words)
-	f.count = count
+	f.count, f.estimated = count, estimated
 	return f, nil
 }
 
-func parseParams(p []byte) (params.Shape, uint64, error) {
+// parseParams reads the parameter block of a frame of the given format
+// version: the shape, the count and whether it is estimated.
+func parseParams(p []byte, version uint16) (params.Shape, uint64, bool, error) {
 	if len(p) != paramsSize {
-		return params.Shape{}, 0, fmt.Errorf("%w: %d bytes of parameters, want %d", ErrCorrupt, len(p), paramsSize)
+		return params.Shape{}, 0, false, fmt.Errorf("%w: %d bytes of parameters, want %d", ErrCorrupt, len(p), paramsSize)
 	}
-	if p[1] != 0 {
-		return params.Shape{}, 0, fmt.Errorf("%w: reserved byte %#x", ErrCorrupt, p[1])
+	switch {
+	case version < 2 && p[1] != 0:
+		return params.Shape{}, 0, false, fmt.Errorf("%w: reserved byte %#x (format version %d has no flags)", ErrCorrupt, p[1], version)
+	case p[1]&^flagEstimated != 0:
+		return params.Shape{}, 0, false, fmt.Errorf("%w: unknown flags %#x", ErrCorrupt, p[1])
 	}
 	s := params.Shape{
 		Layout:    Layout(p[0]),
@@ -173,10 +188,10 @@ func parseParams(p []byte) (params.Shape, uint64, error) {
 		M:         binary.LittleEndian.Uint64(p[8:]),
 	}
 	if err := s.Validate(); err != nil {
-		return s, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return s, 0, false, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if s.M > MaxBits {
-		return s, 0, fmt.Errorf("%w: %d bits exceeds the maximum of %d", ErrCorrupt, s.M, uint64(MaxBits))
+		return s, 0, false, fmt.Errorf("%w: %d bits exceeds the maximum of %d", ErrCorrupt, s.M, uint64(MaxBits))
 	}
-	return s, binary.LittleEndian.Uint64(p[16:]), nil
+	return s, binary.LittleEndian.Uint64(p[16:]), p[1]&flagEstimated != 0, nil
 }

@@ -91,7 +91,7 @@ func (c *Concurrent) Snapshot() *Filter {
 	for i := range g.words {
 		g.words[i] = atomic.LoadUint64(&c.f.words[i])
 	}
-	g.count = uint64(g.EstimateCount() + 0.5)
+	g.SetCountFromBits()
 	g.ownKeyed()
 	return &g
 }

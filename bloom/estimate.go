@@ -68,6 +68,29 @@ func (f *Filter) EstimateCount() float64 {
 	return sum
 }
 
+// Saturated reports whether some range the probes of a key fall in (the
+// whole filter for Classic, a slice for Partitioned, a block for Blocked
+// and Paged) has every bit set. Such a range no longer tells how many keys
+// it holds, so EstimateCount is then only a lower bound; a filter sized
+// for its keys is nowhere near this.
+func (f *Filter) Saturated() bool {
+	var r, n uint64
+	switch f.layout {
+	case Classic:
+		return f.m > 0 && f.SetBits() == f.m
+	case Partitioned:
+		r, n = f.span, uint64(f.k)
+	default:
+		r, n = f.blockBits, f.span
+	}
+	for i := uint64(0); i < n; i++ {
+		if onesInRange(f.words, i*r, (i+1)*r) == r {
+			return true
+		}
+	}
+	return false
+}
+
 // estimateIn inverts the expected fill of r bits after n keys of the given
 // number of probes each: x = r·(1 − (1 − 1/r)^(probes·n)).
 func estimateIn(r, x uint64, probes float64) float64 {

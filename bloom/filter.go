@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bloomcast/bloomcast/internal/hugepage"
+	"math"
 
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
@@ -126,6 +127,9 @@ type Filter struct {
 	words    []uint64
 	readOnly bool // a view over words owned by someone else (NewView)
 	count    uint64
+	// estimated: count is an estimate from the bits (after Union,
+	// Intersect, Snapshot), not a tally; the encoding carries it.
+	estimated bool
 }
 
 // New returns an empty filter for c.
@@ -268,15 +272,33 @@ func newFilterOver(s params.Shape, seed uint64, scheme hashing.Scheme, words []u
 	return &Filter{geometry: newGeometry(s, seed, scheme), words: words}
 }
 
-// Count returns the number of Add calls recorded (duplicates included;
-// after Union the sum of both counts, after Intersect the smaller one).
-// EstimateCount estimates distinct keys from the bits instead.
+// Count returns the recorded count, which the encoding carries and the
+// predicted rate uses. Add and its forms count every call (duplicates
+// included); a writer that knows the distinct keys records them with
+// SetCount (bloomcast build does). After Union or Intersect, and in a
+// Concurrent's Snapshot, it is the estimate from the bits (EstimateCount,
+// rounded), and CountEstimated reports true; Fold keeps it, since the
+// folded filter holds the same keys.
 func (f *Filter) Count() uint64 { return f.count }
 
-// SetCount sets the recorded count, which the encoding carries and the
-// estimates use. It is metadata, so it may be set on a read-only view
-// (a counting filter's published bit view records the keys it holds).
-func (f *Filter) SetCount(n uint64) { f.count = n }
+// CountEstimated reports whether Count is an estimate from the bits
+// (Swamidass–Baldi, see EstimateCount) rather than a tally of keys added.
+// When Saturated is also true, the estimate is only a lower bound.
+func (f *Filter) CountEstimated() bool { return f.estimated }
+
+// SetCount sets the recorded count, a tally (CountEstimated is then
+// false), which the encoding carries and the estimates use. It is
+// metadata, so it may be set on a read-only view (a counting filter's
+// published bit view records the keys it holds).
+func (f *Filter) SetCount(n uint64) { f.count, f.estimated = n, false }
+
+// SetCountFromBits sets the recorded count to the estimate from the bits
+// (EstimateCount, rounded) and marks it so (CountEstimated), for a writer
+// that did not tally distinct keys. Like SetCount, it may be used on a
+// read-only view.
+func (f *Filter) SetCountFromBits() {
+	f.count, f.estimated = uint64(math.Round(f.EstimateCount())), true
+}
 
 // SizeBytes returns the size of the bit array in bytes.
 func (f *Filter) SizeBytes() int { return len(f.words) * 8 }
@@ -289,7 +311,7 @@ func (f *Filter) Words() []uint64 { return f.words }
 func (f *Filter) Clear() {
 	f.mustWrite("Clear")
 	clear(f.words)
-	f.count = 0
+	f.count, f.estimated = 0, false
 }
 
 // Clone returns an independent copy: it shares no memory with f, so no

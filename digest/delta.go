@@ -104,6 +104,7 @@ func appendDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, xor []u
 		return dst, err
 	}
 	h := envelope.Header{
+		Version:  np.header.Version, // the target's parameters are inside
 		Type:     envelope.TypeDelta,
 		Codec:    codec,
 		Scheme:   np.header.Scheme,

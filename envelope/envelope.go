@@ -19,9 +19,13 @@ import (
 // Magic opens every bloomcast frame.
 const Magic = "BLMC"
 
-// Version is the format version this package writes. Decoders accept every
-// version from 1 to Version.
-const Version = 1
+// Version is the newest format version. Decoders accept every version
+// from 1 to Version. Version 2 differs from 1 only inside the Bloom
+// filter's parameters (type 1: a flags byte where version 1 has a reserved
+// zero). A writer writes the oldest version that holds what it writes
+// (Header.Version; zero means 1), so readers that know only version 1
+// keep reading every frame that needs nothing newer.
+const Version = 2
 
 // HeaderSize is the size of the fixed part of the frame, before the
 // structure parameters.
@@ -114,7 +118,7 @@ var (
 // zero Header is a valid value (type 0, no parameters) that the decoders
 // of bloom, counting and digest refuse.
 type Header struct {
-	Version  uint16 // set by the decoder; the encoder always writes Version
+	Version  uint16 // set by the decoder; the encoder writes it, 1 when zero
 	Type     Type
 	Codec    Codec
 	Scheme   uint8  // hashing.SchemeID
@@ -161,8 +165,15 @@ func AppendHeader(dst []byte, h *Header, payloadLen uint64) ([]byte, error) {
 	if len(h.Params) > MaxParams {
 		return dst, fmt.Errorf("%w: %d bytes of parameters (max %d)", ErrTooLarge, len(h.Params), MaxParams)
 	}
+	version := h.Version
+	if version == 0 {
+		version = 1
+	}
+	if version > Version {
+		return dst, fmt.Errorf("%w: format version %d (newest %d)", ErrInvalid, h.Version, Version)
+	}
 	dst = append(dst, Magic...)
-	dst = binary.LittleEndian.AppendUint16(dst, Version)
+	dst = binary.LittleEndian.AppendUint16(dst, version)
 	dst = append(dst, byte(h.Type), byte(h.Codec), h.Scheme, h.Flags)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(h.Params)))
 	dst = binary.LittleEndian.AppendUint64(dst, h.Seed)

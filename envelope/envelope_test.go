@@ -26,7 +26,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Type != TypeBloom || h.Seed != 42 || h.Sequence != 7 || h.Scheme != 1 || h.Version != Version ||
+	if h.Type != TypeBloom || h.Seed != 42 || h.Sequence != 7 || h.Scheme != 1 || h.Version != 1 ||
 		!bytes.Equal(h.Params, []byte{1, 2, 3}) || string(p) != "payload bytes" {
 		t.Fatalf("got %+v %q", h, p)
 	}
@@ -161,5 +161,23 @@ func TestDecodeAndReadFrame(t *testing.T) {
 	_, _, err = ReadFrame(bytes.NewReader(frame[:10]), Limits{}, "pkg", from)
 	if !errors.Is(err, ErrTruncated) || !strings.HasPrefix(err.Error(), "pkg: envelope: ") {
 		t.Fatalf("ReadFrame error %v", err)
+	}
+}
+
+// TestVersionWritten checks that a writer writes the version its header
+// names (1 when zero, the oldest) and refuses one newer than Version.
+func TestVersionWritten(t *testing.T) {
+	for _, v := range []uint16{0, 1, Version} {
+		b, err := AppendHeader(nil, &Header{Version: v, Type: TypeBloom}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := Parse(AppendTrailer(b, 0), Limits{})
+		if want := max(v, 1); err != nil || h.Version != want {
+			t.Errorf("Version %d: read back %d, %v; want %d", v, h.Version, err, want)
+		}
+	}
+	if _, err := AppendHeader(nil, &Header{Version: Version + 1}, 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Version %d: %v, want ErrInvalid", Version+1, err)
 	}
 }

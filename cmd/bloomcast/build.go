@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -14,10 +15,11 @@ var buildCommand = &command{
 	usage: `usage: bloomcast build [-n N -p P | -m BITS -k K] [--layout L] [--block-bits B]
                        [--seed S] [--folds F]
                        [--counting [--width W] [--minimal-increase] | --deletion]
-                       [--quiet] -o OUT [FILE...]
+                       [--quiet] [--strict] -o OUT [FILE...]
        bloomcast build --fpset [-n N] [-p P | --bits B | -c C] [--count-bits W]
                        [--rice] [--seed S] [--quiet] -o OUT [FILE...]
-       bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] -o OUT [FILE...]
+       bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] [--quiet]
+                       [--strict] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
 or from standard input ("-" also means standard input). A trailing "\r" is
@@ -31,6 +33,18 @@ rate P; -m BITS -k K takes the shape as given. Without -n, and unless both
 the number of distinct keys. Any other mix is solved as "bloomcast calc"
 solves it: -n -k gives the smallest m for that k at P, -n -m the best k.
 -p is ignored with -m unless given explicitly.
+
+The count the filter records is the number of distinct keys read
+(duplicates are counted once; exactly up to 16777216 distinct keys, by
+their 64-bit hashes; beyond that it is the estimate from the bits, and
+"bloomcast inspect" says "estimated"). A counting filter counts every key
+it adds, as "bloomcast remove" takes them away one by one.
+
+Warnings, one line each on standard error (exit status 0; under --strict
+exit status 2 and OUT is not written): no keys read; -n 0 (which is no
+size: the filter is sized as without -n); a predicted false-positive rate
+for the distinct keys read more than 10 times the target -p; more than 90%
+of the bits set; a shape that misses -p for -n keys.
 
 Folding headroom: m is then rounded up so that the filter can be halved
 F times ("bloomcast fold", down to 1/2^F of its size): its number of bits
@@ -71,6 +85,7 @@ flags:
   -o OUT           output file (required; "-" for standard output)
   --force          write to standard output even when it is a terminal
   -q, --quiet      no progress display on a terminal, no warnings
+  --strict         a warning is an error: exit status 2, OUT not written
 
 Fingerprint sets (--fpset): a b-bit hash of each distinct key, sorted
 (queried by interpolation search), or with --rice Golomb–Rice coded for
@@ -110,6 +125,7 @@ func runBuild(e *env, args []string) error {
 	fs.Var(&folds, "folds", "")
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
+	e.strictFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -126,7 +142,7 @@ func runBuild(e *env, args []string) error {
 		if bitsPerEntry < 1 || bitsPerEntry > 255 {
 			return usagef("--bits-per-entry must be 1..255")
 		}
-		return squidBuild(e, inputs, uint64(n), uint8(bitsPerEntry), out)
+		return squidBuild(e, inputs, uint64(n), flagSet(fs, "n"), uint8(bitsPerEntry), out)
 	}
 	if blockBits != 0 && layout.layout != params.Paged {
 		return usagef("--block-bits is the page size of the paged layout; add --layout paged")
@@ -155,6 +171,8 @@ func runBuild(e *env, args []string) error {
 
 	var f buildTarget
 	var solved params.Solved
+	var read, distinct uint64 // keys read, distinct keys among them
+	exact := true             // distinct is a count, not an estimate
 	if n == 0 && (m == 0 || k == 0) {
 		// Size for the keys themselves: hash them all first (16 bytes a
 		// key, the hash the filter would compute), count the distinct
@@ -164,7 +182,8 @@ func runBuild(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		q.N = max(1, distinctHashes(hs))
+		read, distinct = uint64(len(hs)), distinctHashes(hs)
+		q.N = max(1, distinct)
 		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
 		}
@@ -173,9 +192,12 @@ func runBuild(e *env, args []string) error {
 		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
 		}
+		keys := newDistinctCounter(maxExactDistinct)
 		batch := make([]hashing.Hash128, 0, 1024)
 		err := src.each(func(key []byte) {
-			batch = append(batch, f.Hash(key))
+			h := f.Hash(key)
+			keys.add(h)
+			batch = append(batch, h)
 			if len(batch) == cap(batch) {
 				f.AddBatch(batch)
 				batch = batch[:0]
@@ -185,17 +207,60 @@ func runBuild(e *env, args []string) error {
 			return err
 		}
 		f.AddBatch(batch)
+		read = keys.read()
+		distinct, exact = keys.count()
+	}
+	shape, fill := buildShapeFill(f)
+	bf, ok := f.(*bloom.Filter)
+	if d, isDeletion := f.(deletionTarget); isDeletion {
+		bf, ok = d.Added(), true
+	}
+	if ok {
+		// The count a bloom filter records is of distinct keys; a
+		// counting filter's counts every add (its keys are a multiset).
+		if exact {
+			bf.SetCount(distinct)
+		} else {
+			bf.SetCountFromBits()
+			distinct = bf.Count()
+		}
+	} else if !exact {
+		distinct = read
 	}
 
-	switch {
-	case !solved.Meets:
-		e.warnf("%s: predicted false-positive rate %s for %d keys exceeds -p %s",
-			outputName(out), rate(solved.FalsePositive), solved.N, rate(q.P))
-	case n != 0 && keysAdded(f) > uint64(n):
-		e.warnf("%s: %d keys added (duplicates included), more than -n %d",
-			outputName(out), keysAdded(f), uint64(n))
+	var w warnings
+	name := outputName(out)
+	if flagSet(fs, "n") && n == 0 {
+		if m != 0 && k != 0 {
+			w.add("%s: -n 0 is no size: ignored, the shape is -m %d -k %d", name, uint64(m), int(k))
+		} else {
+			w.add("%s: -n 0 is no size: taken as no -n, so the filter is sized for the %d distinct keys read", name, distinct)
+		}
 	}
-	return e.writeFilter(out, f)
+	if read == 0 {
+		w.add("%s: no keys read: the filter is empty", name)
+	}
+	if !solved.Meets {
+		w.add("%s: predicted false-positive rate %s for %d keys exceeds -p %s",
+			name, rate(solved.FalsePositive), solved.N, rate(q.P))
+	}
+	if q.P > 0 && distinct > 0 {
+		if pred := shape.FalsePositive(distinct); pred > 10*q.P {
+			w.add("%s: predicted false-positive rate %s for the %d distinct keys read, more than 10× the target %s",
+				name, rate(pred), distinct, rate(q.P))
+		}
+	}
+	if fill > 0.9 {
+		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*fill)
+	}
+	if err := e.refuse(w, out); err != nil {
+		return err
+	}
+	if err := e.writeFilter(out, f); err != nil {
+		return err
+	}
+	e.report(w)
+	return nil
 }
 
 // newSizedFilter returns an empty filter of the kind asked for and of the
@@ -231,4 +296,18 @@ func distinctHashes(hs []hashing.Hash128) uint64 {
 	}
 	slices.Sort(his)
 	return uint64(len(slices.Compact(his)))
+}
+
+// buildShapeFill returns the shape and the fraction of bits set of what
+// build made (a counting filter's bits are its non-zero counters).
+func buildShapeFill(f buildTarget) (params.Shape, float64) {
+	switch f := f.(type) {
+	case *bloom.Filter:
+		return f.Shape(), f.FillRatio()
+	case *counting.Filter:
+		return f.Shape(), f.FillRatio()
+	case deletionTarget:
+		return f.Added().Shape(), f.Added().FillRatio()
+	}
+	return params.Shape{}, 0
 }

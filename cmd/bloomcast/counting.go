@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
@@ -19,19 +18,6 @@ type buildTarget interface {
 	Hash(key []byte) hashing.Hash128
 	AddBatch(hs []hashing.Hash128)
 	WriteTo(w io.Writer) (int64, error)
-}
-
-// keysAdded is the number of keys recorded in f, duplicates included.
-func keysAdded(f buildTarget) uint64 {
-	switch f := f.(type) {
-	case *bloom.Filter:
-		return f.Count()
-	case *counting.Filter:
-		return f.Len()
-	case deletionTarget:
-		return f.Added().Count()
-	}
-	return 0
 }
 
 // filterKind holds build's flags that choose a counting filter.

@@ -17,9 +17,17 @@ var inspectCommand = &command{
 Describe the filter in FILE ("-": standard input): format version,
 structure type, codec, hashing scheme and seed, layout, m, k, block size,
 sizes, the payload against its entropy bound (m·H(p), p the fraction of
-bits set; for counters the order-0 entropy), count, set bits, fill ratio, the count estimated from the bits,
-the false-positive rate now (from the bits), the rate the model predicts
-at the recorded count, and bits per key. For a counting filter, also the
+bits set; for counters the order-0 entropy), the recorded count, set bits,
+fill ratio, the count estimated from the bits, the false-positive rate now
+(from the bits), the rate the model predicts at the recorded count, bits
+per key, and how many times the filter folds.
+
+The recorded count is what the writer recorded: "bloomcast build" the
+distinct keys it read, "bloomcast add" one more for each key it adds;
+after union or intersect it is estimated from the bits (Swamidass–Baldi),
+and inspect says "estimated". A filter that has a block (or slice, or for
+the classic layout every bit) full is "saturated": its bits no longer tell
+how many keys it holds, and inspect says so instead of an estimate. For a counting filter, also the
 counter width and mode, the saturated counters, the bound on overflow at
 the recorded count, and the histogram of counter values; its bits are
 those of its bit view (the non-zero counters), and m counts counters.
@@ -56,9 +64,15 @@ type inspectReport struct {
 	PayloadBytes  int64  `json:"payload_bytes"`
 	// EntropyBytes is m·H(p̂)/8 (counters: n·H₀/8), what no coder of the
 	// model beats; EntropyRatio is PayloadBytes/EntropyBytes.
-	EntropyBytes               float64  `json:"entropy_bytes"`
-	EntropyRatio               *float64 `json:"entropy_ratio"` // null when the entropy is 0
-	Count                      uint64   `json:"count"`
+	EntropyBytes float64  `json:"entropy_bytes"`
+	EntropyRatio *float64 `json:"entropy_ratio"` // null when the entropy is 0
+	Count        uint64   `json:"count"`
+	// CountEstimated: Count is the estimate from the bits (after union or
+	// intersect), not a tally.
+	CountEstimated bool `json:"count_estimated"`
+	// Saturated: a block, slice or (classic) the whole filter has every
+	// bit set, so EstimatedCount is only a lower bound.
+	Saturated                  bool     `json:"saturated"`
 	SetBits                    uint64   `json:"set_bits"`
 	FillRatio                  float64  `json:"fill_ratio"`
 	EstimatedCount             float64  `json:"estimated_count"`
@@ -128,6 +142,8 @@ func runInspect(e *env, args []string) error {
 		PayloadBytes:               lf.payloadBytes(),
 		EntropyBytes:               lf.entropyBits / 8,
 		Count:                      f.Count(),
+		CountEstimated:             f.CountEstimated(),
+		Saturated:                  f.Saturated(),
 		SetBits:                    f.SetBits(),
 		FillRatio:                  f.FillRatio(),
 		EstimatedCount:             f.EstimateCount(),
@@ -184,10 +200,14 @@ func runInspect(e *env, args []string) error {
 	}
 	kv.add("size", fmt.Sprintf("%d bytes of %s, %d bytes encoded (%s)", r.SizeBytes, what, r.EncodedBytes, humanBytes(r.EncodedBytes)))
 	kv.add("payload", payloadLine(r.PayloadBytes, r.EntropyBytes, r.EntropyRatio))
-	kv.add("count", fmt.Sprintf("%d keys added (duplicates included)", r.Count))
+	kv.add("count", countLine(r))
 	kv.add("set bits", strconv.FormatUint(r.SetBits, 10))
 	kv.add("fill ratio", strconv.FormatFloat(r.FillRatio, 'f', 4, 64))
-	kv.add("estimated count", fmt.Sprintf("%.0f distinct keys, from the set bits", r.EstimatedCount))
+	if r.Saturated {
+		kv.add("estimated count", fmt.Sprintf("saturated: %s has every bit set, so the bits no longer tell how many keys (at least %.0f)", fullRange(r), r.EstimatedCount))
+	} else {
+		kv.add("estimated count", fmt.Sprintf("%.0f distinct keys, from the set bits", r.EstimatedCount))
+	}
 	kv.add("false-positive rate", rate(r.FalsePositiveRate)+" now, from the set bits")
 	kv.add("predicted rate", rate(r.PredictedFalsePositiveRate)+" at the recorded count (params model)")
 	if r.BitsPerKey != nil {
@@ -234,4 +254,30 @@ func foldsLine(r inspectReport) string {
 		return "0 (cannot be halved)"
 	}
 	return fmt.Sprintf("%d (halves down to %d bits, 1/%d)", r.Folds, r.M>>r.Folds, uint64(1)<<r.Folds)
+}
+
+// countLine describes the recorded count.
+func countLine(r inspectReport) string {
+	switch {
+	case r.Counting != nil:
+		return fmt.Sprintf("%d keys added minus removed (each add counted)", r.Count)
+	case r.Squid != nil:
+		return fmt.Sprintf("%d entries, as the digest's header records", r.Count)
+	case r.CountEstimated && r.Saturated:
+		return fmt.Sprintf("saturated: estimated from the bits after a union or intersection, but %s has every bit set (at least %d keys)", fullRange(r), r.Count)
+	case r.CountEstimated:
+		return fmt.Sprintf("%d keys, estimated from the bits (after a union or intersection)", r.Count)
+	}
+	return fmt.Sprintf("%d keys, as recorded (bloomcast build: distinct keys read)", r.Count)
+}
+
+// fullRange names what is full in a saturated filter.
+func fullRange(r inspectReport) string {
+	switch r.Layout {
+	case "classic":
+		return "the filter"
+	case "partitioned":
+		return "a slice"
+	}
+	return "a block"
 }

@@ -37,6 +37,8 @@ type env struct {
 	quiet bool
 	// force lets binary output go to a terminal; set by --force.
 	force bool
+	// strict makes warnings errors (see refuse); set by --strict.
+	strict bool
 }
 
 // A command is one subcommand of bloomcast.
