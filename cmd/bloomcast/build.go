@@ -57,6 +57,8 @@ flags:
   -n N             number of distinct keys to size for
   -p P             target false-positive rate (default 0.01)
   -m BITS          size in bits, rounded up to the layout's granularity
+                   and for --folds (a blocked -m 512 becomes 8192 bits;
+                   --folds 0 keeps it)
   -k K             probes per key, 1..64
   --layout L       classic, partitioned, blocked or paged (default blocked)
   --block-bits B   page size of the paged layout in bits (default 32768)
@@ -251,7 +253,11 @@ func runBuild(e *env, args []string) error {
 		}
 	}
 	if fill > 0.9 {
-		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*fill)
+		full := "nearly full"
+		if fill == 1 {
+			full = "full"
+		}
+		w.add("%s: %.1f%% of the bits are set: the filter is %s (size it for more keys)", name, 100*fill, full)
 	}
 	if err := e.refuse(w, out); err != nil {
 		return err
