@@ -202,3 +202,39 @@ func TestAppendDeltaXOR(t *testing.T) {
 		t.Errorf("same sequence: %v", err)
 	}
 }
+
+// TestDiffPatchEstimatedCount: a delta to a filter whose count is
+// estimated (format version 2) is a version-2 frame, and patching gives
+// back the estimated count, marked; full digests keep it under every codec.
+func TestDiffPatchEstimatedCount(t *testing.T) {
+	c := bloom.Config{Layout: bloom.Blocked, M: 1 << 16, K: 5}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 2000)}
+	u := base.Bloom.Clone()
+	if err := u.Union(bloomWith(t, c, 1000, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	next := &Digest{Sequence: 2, Bloom: u}
+	for _, codec := range allCodecs {
+		full, err := Encode(next, codec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, err := Decode(full, envelope.Limits{}); err != nil || !g.Bloom.CountEstimated() || g.Bloom.Count() != u.Count() {
+			t.Fatalf("%v: full digest: %v", codec, err)
+		}
+		delta, err := Diff(base, next, codec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, _, err := envelope.Parse(delta, envelope.Limits{}); err != nil || h.Version != 2 {
+			t.Fatalf("%v: delta frame version %d, %v; want 2", codec, h.Version, err)
+		}
+		got, err := Patch(base, delta, envelope.Limits{})
+		if err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		if !got.Bloom.Equal(u) || !got.Bloom.CountEstimated() || got.Bloom.Count() != u.Count() {
+			t.Fatalf("%v: patched: count %d (estimated %t), want %d estimated", codec, got.Bloom.Count(), got.Bloom.CountEstimated(), u.Count())
+		}
+	}
+}
