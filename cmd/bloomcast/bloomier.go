@@ -60,7 +60,7 @@ flags:
 
 Exit status: 0 on success, 1 when get finds a key absent or update refuses
 one, 2 on error.
-`,
+` + inPlaceNote,
 	run: runBloomier,
 }
 
@@ -248,18 +248,11 @@ func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
 	var r io.Reader = e.stdin
 	var lim envelope.Limits
 	if path != "-" {
-		f, err := os.Open(path)
+		f, fi, closeFile, err := e.openInput(path)
 		if err != nil {
-			return nil, fileErr(path, err)
+			return nil, err
 		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, fileErr(path, err)
-		}
-		if fi.IsDir() {
-			return nil, fileErr(path, errors.New("is a directory"))
-		}
+		defer closeFile()
 		if fi.Mode().IsRegular() {
 			lim.MaxPayload = max(uint64(fi.Size()), envelope.DefaultMaxPayload)
 		}
@@ -327,6 +320,11 @@ func (e *env) bloomierUpdate(args []string) error {
 	if args[0] == "-" {
 		return usagef("FILE is changed in place, so it must be a file")
 	}
+	release, err := e.lockInPlace(args[0])
+	if err != nil {
+		return err
+	}
+	defer release()
 	f, err := e.openBloomier(args[0])
 	if err != nil {
 		return err

@@ -77,13 +77,12 @@ var addCommand = &command{
 Add each KEY, or each line of standard input when no KEY is given (a
 trailing "\r" is dropped and empty lines are skipped), to the Bloom
 filter, counting filter, deletion filter (its filter of added keys) or
-Squid cache digest in the file FILTER, and
-write it back atomically (a temporary file in the same directory, then a
-rename) as the same kind, with the same codec and sequence number. Adding
-a key twice to a counting filter counts it twice. To a Squid digest each
-KEY is a URL requested with GET: its Squid store key is added, and a key
-that is not an absolute URL is an error (nothing is written).
-`,
+Squid cache digest in the file FILTER, and write it back as the same
+kind, with the same codec and sequence number. Adding a key twice to a
+counting filter counts it twice. To a Squid digest each KEY is a URL
+requested with GET: its Squid store key is added, and a key that is not an
+absolute URL is an error (nothing is written).
+` + inPlaceNote,
 	run: runAdd,
 }
 
@@ -106,7 +105,7 @@ is refused in the same all-or-nothing way.
 
 Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
 error.
-`,
+` + inPlaceNote,
 	run: runRemove,
 }
 
@@ -127,31 +126,41 @@ flags:
 	run: runCount,
 }
 
-// openInPlace parses the arguments of add and remove, and opens FILTER.
-func (e *env) openInPlace(name string, args []string) (*loadedFilter, []string, error) {
+// openInPlace parses the arguments of add and remove, takes the lock on
+// FILTER (see lockInPlace) and reads it. Unless it fails, the caller must
+// call release when it has written FILTER back or given up.
+func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []string, release func(), err error) {
 	fs := newFlagSet(name)
-	args, err := parseFlags(fs, args)
+	args, err = parseFlags(fs, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(args) == 0 {
-		return nil, nil, usagef("missing FILTER")
+		return nil, nil, nil, usagef("missing FILTER")
 	}
 	if args[0] == "-" {
-		return nil, nil, usagef("FILTER is changed in place, so it must be a file")
+		return nil, nil, nil, usagef("FILTER is changed in place, so it must be a file")
 	}
-	lf, err := e.openAny(args[0])
+	if release, err = e.lockInPlace(args[0]); err != nil {
+		return nil, nil, nil, err
+	}
+	lf, err = e.openAny(args[0])
 	if err == nil && lf.other != nil && lf.other.deletion == nil {
 		err = errNotChangeable(lf)
 	}
-	return lf, args[1:], err
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return lf, args[1:], release, nil
 }
 
 func runAdd(e *env, args []string) error {
-	lf, keys, err := e.openInPlace("add", args)
+	lf, keys, release, err := e.openInPlace("add", args)
 	if err != nil {
 		return err
 	}
+	defer release()
 	if err := e.eachKeyChecked(keys, lf.adder()); err != nil {
 		if len(keys) > 0 { // a KEY argument: the problem is the filter's
 			err = fileErr(lf.path, err)
@@ -162,10 +171,11 @@ func runAdd(e *env, args []string) error {
 }
 
 func runRemove(e *env, args []string) error {
-	lf, keys, err := e.openInPlace("remove", args)
+	lf, keys, release, err := e.openInPlace("remove", args)
 	if err != nil {
 		return err
 	}
+	defer release()
 	if lf.other != nil {
 		return e.removeFromDeletion(lf, keys)
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/inplace"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -39,6 +40,10 @@ type env struct {
 	force bool
 	// strict makes warnings errors (see refuse); set by --strict.
 	strict bool
+	// locked is the file an in-place command holds locked, at lockedPath
+	// (see lockInPlace).
+	locked     *inplace.File
+	lockedPath string
 }
 
 // A command is one subcommand of bloomcast.

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -104,18 +102,11 @@ func (e *env) open(path string) (*loadedFilter, error) {
 	var r io.Reader = e.stdin
 	var lim envelope.Limits
 	if path != "-" {
-		f, err := os.Open(path)
+		f, fi, closeFile, err := e.openInput(path)
 		if err != nil {
-			return nil, fileErr(path, err)
+			return nil, err
 		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, fileErr(path, err)
-		}
-		if fi.IsDir() {
-			return nil, fileErr(path, errors.New("is a directory"))
-		}
+		defer closeFile()
 		if fi.Mode().IsRegular() {
 			lim.MaxPayload = max(uint64(fi.Size()), envelope.DefaultMaxPayload)
 		}
@@ -187,63 +178,23 @@ func expectEOF(br *bufio.Reader) error {
 }
 
 // writeFilter writes f, a bloom or counting filter, to path ("-":
-// standard output, refused if it is a terminal unless --force). A file is written
-// atomically: to a temporary file in the same directory, synced, then
-// renamed over path, so readers see the old filter or the new one, never
-// a part. A new file gets mode 0644; an existing one keeps its mode.
+// standard output, refused if it is a terminal unless --force). A file is
+// written atomically by writeFile: readers see the old filter or the new
+// one, never a part.
 func (e *env) writeFilter(path string, f io.WriterTo) error {
-	if path == "-" {
-		if isTerminal(e.stdout) && !e.force {
-			return fileErr(outputName(path), errors.New("is a terminal: binary output refused (redirect it, or add --force)"))
-		}
-		w := bufio.NewWriterSize(e.stdout, 64<<10)
-		_, err := f.WriteTo(w)
-		if err == nil {
-			err = w.Flush()
-		}
-		if err != nil {
-			return fileErr(outputName(path), err)
-		}
-		return nil
+	if path != "-" {
+		return e.writeFile(path, f)
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fileErr(path, errors.New("not a regular file"))
-		}
-		mode = fi.Mode().Perm()
+	if isTerminal(e.stdout) && !e.force {
+		return fileErr(outputName(path), errors.New("is a terminal: binary output refused (redirect it, or add --force)"))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fileErr(path, err)
-	}
-	err = writeSynced(tmp, f, mode)
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fileErr(path, err)
-	}
-	return nil
-}
-
-// writeSynced writes f's encoding to tmp, sets its mode, syncs and closes
-// it.
-func writeSynced(tmp *os.File, f io.WriterTo, mode os.FileMode) error {
-	w := bufio.NewWriterSize(tmp, 64<<10)
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	_, err := f.WriteTo(w)
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil {
-		err = tmp.Chmod(mode)
+	if err != nil {
+		return fileErr(outputName(path), err)
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }

@@ -1,0 +1,237 @@
+// Package inplace updates files in place without losing data: every
+// update of a file, from reading it to replacing it, holds an exclusive
+// advisory lock on it, so concurrent updaters take turns and none loses
+// another's change; the new content goes to a temporary file in the same
+// directory, synced to disk, with the old file's mode (and owner and
+// group where the process may set them), and is renamed over the old one,
+// so readers see the old content or the new, never a part; and a file the
+// user may not write is refused, even for root.
+//
+// The lock is advisory: it orders the processes that use this package
+// (flock(2) on Unix, LockFileEx on Windows), not other writers. A
+// replaced file is a new file: hard links to the old one keep the old
+// content. A symbolic link is followed, and the file it names is
+// replaced.
+//
+// The recipe is the usual one for crash-safe replacement (write, fsync,
+// rename, fsync the directory), as described for example in the
+// PostgreSQL and SQLite documentation on durable writes; lock-then-recheck
+// (after the lock is granted, the path must still name the locked file,
+// else a previous holder replaced it and the lock is taken again on the
+// new file) is the standard way to lock a file that is replaced by rename.
+package inplace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// ErrNotOpen is returned by the methods of a File that Open did not make.
+var ErrNotOpen = errors.New("inplace: file not opened by Open")
+
+// ErrNotWritable is returned, wrapped with the path, for a file or
+// directory the user may not write; see Writable.
+var ErrNotWritable = errors.New("inplace: not writable")
+
+// A File is a file opened for an update: it holds the exclusive lock
+// from Open until Close. Read it through its Read method, then Replace
+// it. A File not made by Open (the zero value, or nil) holds nothing: its
+// methods return ErrNotOpen, and Info returns nil.
+type File struct {
+	path string      // the file, symbolic links resolved
+	f    *os.File    // the open, locked file
+	info fs.FileInfo // f's mode, size, owner when opened
+	done bool        // Replace succeeded
+}
+
+// Open opens the existing regular file at path for an update: it checks
+// that the user may replace it (Writable), then waits for the exclusive
+// lock. The caller must Close the File.
+func Open(path string) (*File, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := Writable(real); err != nil {
+			return nil, err
+		}
+		f, err := openLockable(real)
+		if err != nil {
+			return nil, err
+		}
+		if err := lock(f); err != nil {
+			f.Close()
+			return nil, &fs.PathError{Op: "lock", Path: path, Err: err}
+		}
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if !info.Mode().IsRegular() {
+			f.Close()
+			return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("inplace: not a regular file")}
+		}
+		// The previous holder of the lock may have replaced the file:
+		// then the lock is on a file no longer at path.
+		now, err := os.Stat(real)
+		if err == nil && os.SameFile(info, now) {
+			return &File{path: real, f: f, info: info}, nil
+		}
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Read reads the file's content as it was when the lock was granted.
+func (f *File) Read(p []byte) (int, error) {
+	if f == nil || f.f == nil {
+		return 0, ErrNotOpen
+	}
+	return f.f.Read(p)
+}
+
+// Info describes the file as it was when the lock was granted.
+func (f *File) Info() fs.FileInfo {
+	if f == nil {
+		return nil
+	}
+	return f.info
+}
+
+// Replace writes the new content with write, to a temporary file in the
+// file's directory, gives it the old file's mode (and owner and group,
+// where permitted), syncs it, renames it over the file and syncs the
+// directory. If write or any step fails, the temporary file is removed
+// and the file is left as it was. Replace may be called once; the lock
+// is still held until Close.
+func (f *File) Replace(write func(w io.Writer) error) error {
+	if f == nil || f.f == nil {
+		return ErrNotOpen
+	}
+	if f.done {
+		return errors.New("inplace: Replace called twice")
+	}
+	if err := replace(f.path, f.info, 0, write); err != nil {
+		return err
+	}
+	f.done = true
+	return nil
+}
+
+// Close releases the lock and closes the file.
+func (f *File) Close() error {
+	if f == nil || f.f == nil {
+		return ErrNotOpen
+	}
+	// Closing the handle releases the lock on every platform.
+	return f.f.Close()
+}
+
+// WriteFile writes a whole file atomically: like Replace, under the lock
+// if path exists (keeping its mode, owner and group, and refused if it is
+// not Writable), else as a new file with mode perm (less the umask).
+func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	real, err := filepath.EvalSymlinks(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		real = path
+		if target, lerr := os.Readlink(path); lerr == nil {
+			// A dangling symbolic link: create the file it names.
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(path), target)
+			}
+			real = target
+		}
+		if err := writableDir(dirOf(real)); err != nil {
+			return err
+		}
+		return replace(real, nil, perm&fs.ModePerm, write)
+	case err != nil:
+		return err
+	}
+	f, err := Open(real)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Replace(write)
+}
+
+// dirOf is the directory holding path.
+func dirOf(path string) string {
+	return filepath.Dir(path)
+}
+
+// replace writes path's new content with write. old describes the file
+// being replaced, whose mode, owner and group the new one keeps; for a
+// new file (old nil) the mode is perm less the umask.
+func replace(path string, old fs.FileInfo, perm fs.FileMode, write func(io.Writer) error) error {
+	dir := dirOf(path)
+	createPerm := perm
+	if old != nil {
+		createPerm = 0o600 // until fill sets the old mode
+	}
+	tmp, err := createTemp(dir, filepath.Base(path), createPerm)
+	if err != nil {
+		return err
+	}
+	err = fill(tmp, write, old)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("inplace: %s replaced, but its directory was not synced: %w", path, err)
+	}
+	return nil
+}
+
+// createTemp creates a new file ".BASE.RANDOM.tmp" in dir with mode perm
+// (less the umask).
+func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// fill writes the content to tmp; for a replacement it gives tmp old's
+// owner and group (where permitted) and mode; it syncs and closes tmp.
+func fill(tmp *os.File, write func(io.Writer) error, old fs.FileInfo) error {
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	err := write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil && old != nil {
+		keepOwner(tmp, old) // where the process may: best effort
+		// After the owner: chown clears the set-user-ID and set-group-ID
+		// bits.
+		err = tmp.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
