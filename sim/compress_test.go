@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -44,5 +45,23 @@ func TestCompressionTrialErrors(t *testing.T) {
 		if _, err := sim.CompressionTrial(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+// TestCompressionSizeSD: the standard deviation of the coded digest's size
+// over many filters is what params.CompressedSizeSD derives from
+// occupancy, the margin calc --budget and build --budget keep.
+func TestCompressionSizeSD(t *testing.T) {
+	trials := 80
+	if testing.Short() || raceEnabled {
+		trials = 30
+	}
+	r, err := sim.CompressionTrial(sim.CompressConfig{N: 20000, BitsPerKey: 48, K: 3, Trials: trials, Queries: 1000, Codec: digest.Arith, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := params.CompressedSizeSD(params.Shape{Layout: params.Classic, M: r.M, K: 3}, 20000) / 8
+	if tol := 3 / math.Sqrt(2*float64(trials)); math.Abs(r.StdBytes-want) > tol*want+0.5 {
+		t.Errorf("σ of the digest's size %.2f bytes over %d filters, derived %.2f", r.StdBytes, trials, want)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -18,6 +19,9 @@ var buildCommand = &command{
                        [--quiet] [--strict] -o OUT [FILE...]
        bloomcast build --fpset [-n N] [-p P | --bits B | -c C] [--count-bits W]
                        [--rice] [--seed S] [--quiet] -o OUT [FILE...]
+       bloomcast build --budget BYTES [--packet BYTES] [-n N] [--layout L]
+                       [--max-m BITS | --max-bpk X] [--max-k K] [--seed S]
+                       -o OUT [FILE...]
        bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] [--quiet]
                        [--strict] -o OUT [FILE...]
 
@@ -79,6 +83,15 @@ flags:
                    the second filter matches by chance is lost
   --fpset          build a set of fingerprints instead (see "Fingerprint
                    sets" below)
+  --budget BYTES   build the filter with the lowest rate whose file fits
+                   BYTES, as "bloomcast calc -n N --budget BYTES" chooses
+                   it (layout, m, k, raw or coded; -n defaults to the
+                   number of distinct keys), and write it coded; the
+                   file is checked to fit
+  --packet BYTES   with --budget: round the budget down to whole packets
+  --max-m BITS, --max-bpk X, --max-k K
+                   with --budget: caps on m (default 4 × 8 × BYTES bits)
+                   and k, as in "bloomcast calc --budget 1 -h"
   --squid          write a Squid Cache Digest (version 5) instead: the keys
                    are URLs requested with GET, -n is the digest's capacity
                    (default: the number of keys), the layout is Squid's
@@ -126,6 +139,8 @@ func runBuild(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	fs.Var(&folds, "folds", "")
 	e.outFlag(fs, &out, "")
+	var budget buildBudgetFlags
+	budget.register(fs)
 	e.quietFlag(fs)
 	e.strictFlag(fs)
 	inputs, err := parseFlags(fs, args)
@@ -135,8 +150,16 @@ func runBuild(e *env, args []string) error {
 	if out == "" {
 		return usagef("missing -o OUT")
 	}
+	if flagSet(fs, "budget") && !squidOut { // build_budget.go
+		return buildBudget(e, fs, budget.options(uint64(n), uint64(blockBits), layout.layout, flagSet(fs, "layout")), seed, inputs, out)
+	}
+	for _, f := range []string{"packet", "max-m", "max-bpk", "max-k"} {
+		if flagSet(fs, f) {
+			return fmt.Errorf("build: --%s needs --budget BYTES", f)
+		}
+	}
 	if squidOut {
-		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "folds", "counting", "deletion"} {
+		for _, f := range []string{"m", "k", "p", "layout", "block-bits", "seed", "folds", "counting", "deletion", "budget", "packet", "max-m", "max-bpk", "max-k"} {
 			if flagSet(fs, f) {
 				return usagef("--%s does not apply to a Squid digest (its shape is Squid's)", f)
 			}

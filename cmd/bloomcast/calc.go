@@ -47,8 +47,10 @@ flags:
   --counting       with -n and -m: the counters' expected maximum and the
                    overflow bound of each counter width
                    (see "bloomcast calc --counting -h")
+  --budget BYTES   with -n: the filter with the lowest rate whose message
+                   fits BYTES (see "bloomcast calc --budget 1 -h")
 
---fpset, --transmit, --compressed and --counting choose a mode with flags
+--fpset, --transmit, --compressed, --counting and --budget choose a mode with flags
 of its own (its -h lists them); a flag that means nothing in the mode
 given is refused in one line that says which flag it needs.
 `,
@@ -90,6 +92,8 @@ func runCalc(e *env, args []string) error {
 		switch {
 		case wantsCounting(args):
 			mode = modeCounting
+		case wantsFlag(args, "budget"):
+			mode = modeBudget
 		case wantsFPSet(args):
 			mode = modeFPSet
 		case wantsTransmit(args):
@@ -101,6 +105,8 @@ func runCalc(e *env, args []string) error {
 		return err
 	}
 	switch mode {
+	case modeBudget: // calc_budget.go
+		return runCalcBudget(e, args)
 	case modeCounting: // calc_counting.go
 		return runCalcCounting(e, args)
 	case modeFPSet: // calc_fpset.go

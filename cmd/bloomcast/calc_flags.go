@@ -22,6 +22,7 @@ const (
 	modeTransmit
 	modeCompressed
 	modeCounting
+	modeBudget
 )
 
 // calcModeFlags are the flags that choose a mode, in the order the
@@ -35,6 +36,7 @@ var calcModeFlags = []struct {
 	{"transmit", modeTransmit, "--transmit Z"},
 	{"compressed", modeCompressed, "-p P --compressed"},
 	{"counting", modeCounting, "--counting"},
+	{"budget", modeBudget, "--budget BYTES"},
 }
 
 // calcFlags lists every flag of calc and the modes in which it means
@@ -43,22 +45,22 @@ var calcFlags = map[string]struct {
 	modes calcMode
 	bool  bool
 }{
-	"n":          {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting, false},
+	"n":          {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget, false},
 	"p":          {modeSize | modeFPSet | modeCompressed, false},
 	"m":          {modeSize | modeCounting, false},
 	"k":          {modeSize | modeCounting, false},
-	"json":       {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting, true},
-	"layout":     {modeSize, false},
-	"block-bits": {modeSize, false},
+	"json":       {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget, true},
+	"layout":     {modeSize | modeBudget, false},
+	"block-bits": {modeSize | modeBudget, false},
 	"fpset":      {modeFPSet, true},
 	"bits":       {modeFPSet, false},
 	"c":          {modeFPSet, false},
 	"count-bits": {modeFPSet, false},
 	"transmit":   {modeTransmit, false},
 	"compressed": {modeCompressed, true},
-	"max-m":      {modeTransmit | modeCompressed, false},
-	"max-bpk":    {modeTransmit | modeCompressed, false},
-	"max-k":      {modeTransmit | modeCompressed, false},
+	"max-m":      {modeTransmit | modeCompressed | modeBudget, false},
+	"max-bpk":    {modeTransmit | modeCompressed | modeBudget, false},
+	"max-k":      {modeTransmit | modeCompressed | modeBudget, false},
 	"overhead":   {modeTransmit | modeCompressed, false},
 	"whole":      {modeTransmit | modeCompressed, true},
 	"exact":      {modeTransmit | modeCompressed, true},
@@ -67,6 +69,8 @@ var calcFlags = map[string]struct {
 	"counting":   {modeCounting, true},
 	"trials":     {modeCounting, false},
 	"seed":       {modeCounting, false},
+	"budget":     {modeBudget, false},
+	"packet":     {modeBudget, false},
 }
 
 // calcMisplaced says, for a flag given in a mode where it means nothing,
@@ -76,13 +80,16 @@ var calcMisplaced = map[string]map[calcMode]string{
 		modeTransmit:   "-m means nothing with --transmit: calc chooses m; cap it with --max-m BITS",
 		modeCompressed: "-m means nothing with --compressed: calc chooses m; cap it with --max-m BITS",
 		modeFPSet:      "-m means nothing with --fpset: size the fingerprints with -p, --bits or -c",
+		modeBudget:     "-m means nothing with --budget: calc chooses m; cap it with --max-m BITS",
 	},
 	"k": {
 		modeTransmit:   "-k means nothing with --transmit: calc chooses k; cap it with --max-k K",
 		modeCompressed: "-k means nothing with --compressed: calc chooses k; cap it with --max-k K",
 		modeFPSet:      "-k means nothing with --fpset: a fingerprint set has no probes",
+		modeBudget:     "-k means nothing with --budget: calc chooses k; cap it with --max-k K",
 	},
 	"p": {
+		modeBudget:   "-p means nothing with --budget: calc finds the lowest rate that fits",
 		modeTransmit: "-p is the target of --compressed; --transmit Z takes a budget instead",
 		modeCounting: "-p means nothing with --counting: give the counters with -m M",
 	},
@@ -114,7 +121,7 @@ func calcModeOf(args []string) (calcMode, error) {
 			if mode|m.mode == modeTransmit|modeCompressed {
 				return 0, errors.New("calc: give either --transmit Z or -p P --compressed")
 			}
-			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed and --counting", chosen, m.name)
+			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting and --budget", chosen, m.name)
 		}
 		mode, chosen = m.mode, m.name
 	}
@@ -142,6 +149,9 @@ func calcNeeds(name string, modes calcMode, chosen string) string {
 	if len(name) == 1 {
 		flagName = "-" + name
 	}
+	if modes&modeSize != 0 && modes&modeBudget != 0 {
+		return fmt.Sprintf("%s means nothing with --%s: it goes with calc's sizing by -n, -p, -m and -k, or with --budget", flagName, chosen)
+	}
 	if modes&modeSize != 0 {
 		return fmt.Sprintf("%s means nothing with --%s: it goes with calc's sizing by -n, -p, -m and -k", flagName, chosen)
 	}
@@ -164,3 +174,18 @@ type anyValue string
 
 func (v *anyValue) String() string     { return string(*v) }
 func (v *anyValue) Set(s string) error { *v = anyValue(s); return nil }
+
+// wantsFlag reports whether args give the flag name (with or without a
+// value), before any "--".
+func wantsFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}

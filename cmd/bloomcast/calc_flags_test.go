@@ -11,7 +11,7 @@ import (
 func TestCalcHelpFlagsKnown(t *testing.T) {
 	flagLine := regexp.MustCompile(`^  (-{1,2}[a-z][a-z-]*)`)
 	seen := 0
-	for _, help := range [][]string{{"-h"}, {"--fpset", "-h"}, {"--compressed", "-h"}, {"--transmit", "1", "-h"}, {"--counting", "-h"}} {
+	for _, help := range [][]string{{"-h"}, {"--fpset", "-h"}, {"--compressed", "-h"}, {"--transmit", "1", "-h"}, {"--counting", "-h"}, {"--budget", "1", "-h"}} {
 		out := ok(t, "", append([]string{"calc"}, help...)...)
 		for _, line := range strings.Split(out, "\n") {
 			m := flagLine.FindStringSubmatch(line)
@@ -43,11 +43,12 @@ func TestCalcFlagCombinations(t *testing.T) {
 		{modeTransmit, "-n 1000 --transmit 8"},
 		{modeCompressed, "-n 1000 -p 0.01 --compressed"},
 		{modeCounting, "--counting -n 1000 -m 20000 --trials 1"},
+		{modeBudget, "-n 1000 --budget 3000"},
 	}
 	values := map[string]string{
 		"n": "1000", "p": "0.02", "m": "20000", "k": "3", "layout": "classic", "block-bits": "1024",
 		"bits": "20", "c": "3", "count-bits": "4", "max-m": "100000", "max-bpk": "40", "max-k": "8",
-		"overhead": "0.01", "churn": "0.05", "delta": "4", "trials": "2", "seed": "7",
+		"overhead": "0.01", "churn": "0.05", "delta": "4", "trials": "2", "seed": "7", "packet": "1000",
 	}
 	fieldName := regexp.MustCompile(`\b(BitsPerElement|MaxBitsPerElement|DeltaBitsPerElement|Churn|Overhead|MaxK|blockBits|TotalBits)\b`)
 	for _, md := range modes {
@@ -95,14 +96,14 @@ func TestCalcFlagMessages(t *testing.T) {
 		{"--delta 1", "calc: --delta needs --transmit Z or -p P --compressed\n"},
 		{"--churn 0.1 -n 5", "calc: --churn needs --transmit Z or -p P --compressed\n"},
 		{"-n 1000 --whole", "calc: --whole needs --transmit Z or -p P --compressed\n"},
-		{"-n 1000 --transmit 8 --layout blocked", "calc: --layout means nothing with --transmit: it goes with calc's sizing by -n, -p, -m and -k\n"},
+		{"-n 1000 --transmit 8 --layout blocked", "calc: --layout means nothing with --transmit: it goes with calc's sizing by -n, -p, -m and -k, or with --budget\n"},
 		{"-n 1000 --transmit 8 --delta 1", "calc: --delta bounds the delta for a churn: it needs --churn C\n"},
 		{"-n 1000 --transmit 8 --churn 2", "calc: --churn 2: want a fraction of the keys from 0 to 1\n"},
 		{"-n 1000 --transmit 8 --overhead -1", "calc: --overhead -1: want a fraction ≥ 0, such as 0.005\n"},
 		{"-n 1000 --transmit 0", "calc: --transmit 0: want bits per key above 0\n"},
 		{"-n 1000 --transmit 8 --compressed -p 0.1", "calc: give either --transmit Z or -p P --compressed\n"},
 		{"-n 1000 --transmit 8 -m 9000", "calc: -m means nothing with --transmit: calc chooses m; cap it with --max-m BITS\n"},
-		{"--fpset --counting -n 5 -m 9", "calc: --fpset and --counting are two modes; give one of --fpset, --transmit, --compressed and --counting\n"},
+		{"--fpset --counting -n 5 -m 9", "calc: --fpset and --counting are two modes; give one of --fpset, --transmit, --compressed, --counting and --budget\n"},
 		{"-n 10 -p 0.1 --block-bits 100", "calc: --block-bits 100: want a positive multiple of 64\n"},
 		{"-n 10 -p 0.1 --block-bits 128 --layout classic", "calc: --block-bits is the page size of the paged layout; it means nothing with --layout classic\n"},
 		{"-n 10 -p 0.1 --trials 3", "calc: --trials needs --counting\n"},
