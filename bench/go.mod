@@ -8,6 +8,7 @@ require (
 	github.com/FastFilter/xorfilter v0.4.2-0.20260120015552-4e5a4d9df65a
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/bloomcast/bloomcast v0.0.0-00010101000000-000000000000
+	github.com/greatroar/blobloom v0.0.0-00010101000000-000000000000
 	github.com/holiman/bloomfilter/v2 v2.0.3
 	github.com/klauspost/compress v1.20.3
 	github.com/seiflotfy/cuckoofilter v0.0.0-20240715131351-a2f2c23f1771
@@ -31,3 +32,8 @@ require (
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )
+
+// blobloom is not served by the module proxy: Debian's
+// golang-github-greatroar-blobloom-dev installs its source here (.ci/run
+// installs the package).
+replace github.com/greatroar/blobloom => /usr/share/gocode/src/github.com/greatroar/blobloom

@@ -8,6 +8,8 @@ const (
 	NameBlocked       = "bloomcast blocked"
 	NameBitsAndBlooms = "bits-and-blooms/bloom/v3"
 	NameHoliman       = "holiman/bloomfilter/v2"
+	NameBlobloom      = "greatroar/blobloom"
+	NameBlobloomEq    = "greatroar/blobloom, blocked's bits"
 )
 
 // BloomcastNames returns the bloomcast rows' names, one per layout.
@@ -79,6 +81,7 @@ func Checks(r *Report) []Check {
 	for _, c := range r.Cases {
 		out = append(out, speedChecks(r, c.N, c.P)...)
 		out = append(out, holimanChecks(r, c.N, c.P)...)
+		out = append(out, blobloomChecks(r, c.N, c.P)...)
 		out = append(out, rateChecks(r, c.N, c.P)...)
 	}
 	return out
@@ -131,6 +134,36 @@ func speedChecks(r *Report, n int, p float64) []Check {
 		return out
 	}
 	return nil
+}
+
+// blobloomChecks compares the blocked layout with blobloom, the other
+// blocked Bloom filter in Go, at blobloom's own sizing and at the blocked
+// layout's memory (target: at least as fast, at a rate no worse at equal
+// memory).
+func blobloomChecks(r *Report, n int, p float64) []Check {
+	bl, ok := r.Find(NameBlocked, n, p)
+	if !ok {
+		return nil
+	}
+	var out []Check
+	for _, name := range []string{NameBlobloom, NameBlobloomEq} {
+		bb, ok := r.Find(name, n, p)
+		if !ok {
+			continue
+		}
+		vs := "blocked vs " + name + ": "
+		for _, c := range []struct {
+			what string
+			a, b Timing
+		}{{"hit speedup", bl.Hit, bb.Hit}, {"miss speedup", bl.Miss, bb.Miss}, {"add speedup", bl.Add, bb.Add}} {
+			out = append(out, speedCheck(Check{What: vs + c.what, N: n, P: p, Target: 1}, c.a, c.b, true))
+		}
+		out = append(out, Check{What: vs + "its bits/key", N: n, P: p, Value: bb.BitsPerKey})
+		if name == NameBlobloomEq && bb.Rate > 0 {
+			out = append(out, Check{What: vs + "blocked's rate / its rate", N: n, P: p, Value: bl.Rate / bb.Rate, Unit: "×", AtMost: true, Target: 1})
+		}
+	}
+	return out
 }
 
 func holimanChecks(r *Report, n int, p float64) []Check {

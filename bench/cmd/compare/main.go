@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/bloomcast/bloomcast/bench/compare"
 )
@@ -27,6 +28,7 @@ func main() {
 	clock := flag.String("clock", compare.ClockCPU, "what a pass is charged: cpu (the measuring thread's CPU time) or wall")
 	jsonPath := flag.String("json", "", "also write the raw results as JSON to this file")
 	render := flag.String("render", "", "measure nothing: print the Markdown report of this JSON file")
+	only := flag.String("only", "", "comma-separated short names of the contenders to run (default: all): "+shortNames())
 	flag.Parse()
 
 	if *render != "" {
@@ -44,6 +46,11 @@ func main() {
 	if cfg.Ps, err = compare.ParseList(*ps, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		fail(fmt.Errorf("-p: %w", err))
 	}
+	if *only != "" {
+		if cfg.Contenders, err = pick(*only); err != nil {
+			fail(fmt.Errorf("-only: %w", err))
+		}
+	}
 	rep, err := compare.Run(cfg)
 	if err != nil {
 		fail(err)
@@ -56,6 +63,34 @@ func main() {
 			fail(err)
 		}
 	}
+}
+
+// shortNames lists the contenders' short names.
+func shortNames() string {
+	var names []string
+	for _, c := range compare.Contenders() {
+		names = append(names, c.Short)
+	}
+	return strings.Join(names, ",")
+}
+
+// pick returns the contenders named in list, in the harness's order.
+func pick(list string) ([]compare.Contender, error) {
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []compare.Contender
+	for _, c := range compare.Contenders() {
+		if want[c.Short] {
+			out = append(out, c)
+			delete(want, c.Short)
+		}
+	}
+	for name := range want {
+		return nil, fmt.Errorf("no contender %q (have %s)", name, shortNames())
+	}
+	return out, nil
 }
 
 func fail(err error) {
