@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,15 @@ type NodeConfig struct {
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
 
+	// ConnectPorts are the ports an allowed client may open a CONNECT
+	// tunnel to (HTTPS through the proxy); empty means
+	// DefaultConnectPorts (443). A tunnel closes when nothing has crossed
+	// it for TunnelIdle (0 means DefaultTunnelIdle) or when it is
+	// TunnelLifetime old (0 means DefaultTunnelLifetime).
+	ConnectPorts   []uint16
+	TunnelIdle     time.Duration
+	TunnelLifetime time.Duration
+
 	// AllowClients and AllowPeers are the address ranges allowed to use
 	// the proxy and to fetch digests or send ICP queries; empty means
 	// loopback only.
@@ -109,7 +119,8 @@ type NodeConfig struct {
 // a miss to a peer that probably holds the object, over HTTP with
 // only-if-cached, before the origin (Fan, Cao, Almeida and Broder,
 // "Summary cache", IEEE/ACM ToN 2000). It also answers ICP and can route
-// by ICP instead, for comparison.
+// by ICP instead, for comparison, and tunnels CONNECT to the ports in
+// NodeConfig.ConnectPorts (HTTPS through the proxy).
 type Node struct {
 	cfg       NodeConfig
 	log       *slog.Logger
@@ -122,6 +133,7 @@ type Node struct {
 	icpServer *icp.Server
 	icpClient *icp.Client
 	metrics   *nodeMetrics
+	tunnels   *tunnelMetrics
 	handler   http.Handler
 
 	// The address ranges allowed as clients and as peers: NodeConfig's,
@@ -169,6 +181,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.fetcher = &PeerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
 	n.metrics = newNodeMetrics(n)
+	n.tunnels = newTunnelMetrics(n.metrics.registry)
 	if n.proxy, err = NewProxy(Config{
 		Store: n.store, Router: n.router(), Client: cfg.Client, AccessLog: cfg.AccessLog, Logger: n.log,
 		MaxObjectBytes: cfg.MaxObjectBytes, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
@@ -203,6 +216,15 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.Codec == digest.Auto {
 		cfg.Codec = digest.Fast
 	}
+	if len(cfg.ConnectPorts) == 0 {
+		cfg.ConnectPorts = DefaultConnectPorts
+	}
+	if cfg.TunnelIdle == 0 {
+		cfg.TunnelIdle = DefaultTunnelIdle
+	}
+	if cfg.TunnelLifetime == 0 {
+		cfg.TunnelLifetime = DefaultTunnelLifetime
+	}
 	if cfg.Route == "" {
 		cfg.Route = RouteDigest
 	}
@@ -226,6 +248,11 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: name %q (want letters, digits, dots or dashes: it goes in Via headers)", ErrConfig, cfg.Name)
 	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
+	case cfg.TunnelIdle < MinInterval || cfg.TunnelLifetime < MinInterval:
+		return fmt.Errorf("%w: tunnel idle timeout %v, lifetime %v (want 0 for the default, or ≥ %v)",
+			ErrConfig, cfg.TunnelIdle, cfg.TunnelLifetime, MinInterval)
+	case slices.Contains(cfg.ConnectPorts, 0):
+		return fmt.Errorf("%w: CONNECT port 0", ErrConfig)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
 		return fmt.Errorf("%w: negative size", ErrConfig)
 	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < MinInterval,
@@ -362,6 +389,10 @@ func (n *Node) routes() http.Handler {
 		}
 		if !allowed(*n.allowClients.Load(), remoteAddr(r)) {
 			http.Error(w, "access denied", http.StatusForbidden)
+			return
+		}
+		if r.Method == http.MethodConnect {
+			n.tunnel(w, r)
 			return
 		}
 		n.proxy.ServeHTTP(w, r)
@@ -520,4 +551,12 @@ func (n *Node) ListenAndServe(ctx context.Context) error {
 		}
 	}
 	return n.Serve(ctx, ln, pc)
+}
+
+// now is the node's clock.
+func (n *Node) now() time.Time {
+	if n.cfg.Now != nil {
+		return n.cfg.Now()
+	}
+	return time.Now()
 }

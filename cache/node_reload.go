@@ -45,6 +45,8 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"PollInterval", old.PollInterval, cfg.PollInterval}, {"PeerExpiry", old.PeerExpiry, cfg.PeerExpiry},
 		{"MaxDigestBytes", old.MaxDigestBytes, cfg.MaxDigestBytes}, {"NoDelta", old.NoDelta, cfg.NoDelta},
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},
+		{"ConnectPorts", old.ConnectPorts, cfg.ConnectPorts}, {"TunnelIdle", old.TunnelIdle, cfg.TunnelIdle},
+		{"TunnelLifetime", old.TunnelLifetime, cfg.TunnelLifetime},
 	} {
 		if !reflect.DeepEqual(f.a, f.b) {
 			restart = append(restart, f.name)

@@ -28,6 +28,12 @@ The proxy port also serves, to allowed peers and locally:
   /squid-internal-periodic/store_digest  a Squid Cache Digest (version 5)
   /metrics                               Prometheus metrics
   /healthz                               "ok"
+CONNECT host:port from an allowed client opens a tunnel (HTTPS through the
+proxy) when the port is in --connect-ports: bytes are copied unchanged both
+ways, never cached, until both sides close, the tunnel is idle for
+--tunnel-idle-timeout or --tunnel-lifetime old; any other port gets 403.
+The access log says TCP_TUNNEL/200 with the bytes sent to the client, and
+/metrics counts tunnels and their bytes each way.
 SIGINT or SIGTERM stops it gracefully: requests in flight finish first.
 SIGHUP reads the config FILE and the command line again and applies, without
 dropping the cache or the peers' digests, the peers (a peer left unchanged
@@ -89,6 +95,12 @@ flags:
                          (default loopback)
   --allow-peers CIDRS    ranges allowed to fetch digests and query ICP
                          (default loopback)
+  --connect-ports PORTS  comma-separated ports CONNECT may reach (default 443)
+  --tunnel-idle-timeout DUR
+                         close a tunnel nothing has crossed for this long
+                         (default 15m, Squid's read_timeout)
+  --tunnel-lifetime DUR  close a tunnel this old (default 24h, Squid's
+                         client_lifetime)
   --access-log FILE      Squid-format access log ("-": standard output)
   --log-level L          debug, info, warn or error (default info)
   --log-format F         text or json (default text), on standard error

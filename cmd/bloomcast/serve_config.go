@@ -30,6 +30,7 @@ type serveFlags struct {
 	format, config            string
 	peers                     peerList
 	allowClients, allowPeers  prefixList
+	connectPorts              portList
 	checkConfig               bool
 
 	source   string            // where the flags being parsed come from: "FILE:LINE", or "" for the command line
@@ -66,7 +67,7 @@ func (t *trackedValue) IsBoolFlag() bool {
 func parseServeFlags(args []string) (*serveFlags, error) {
 	sf := &serveFlags{codec: "fast", level: "info", format: "text",
 		memory: 256 << 20, disk: 1 << 30, obj: cache.DefaultMaxObjectBytes, maxDig: 64 << 20,
-		capacity: 100000, squidBits: 5,
+		capacity: 100000, squidBits: 5, connectPorts: portList{443},
 		from: map[string]string{}, raw: map[string]string{}}
 	fs := newFlagSet("serve")
 	c := &sf.cfg
@@ -96,6 +97,9 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&sf.allowClients, "allow-clients", "")
 	fs.Var(&sf.allowPeers, "allow-peers", "")
+	fs.Var(&sf.connectPorts, "connect-ports", "")
+	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", cache.DefaultTunnelIdle, "")
+	fs.DurationVar(&c.TunnelLifetime, "tunnel-lifetime", cache.DefaultTunnelLifetime, "")
 	fs.StringVar(&sf.accessLog, "access-log", "", "")
 	fs.StringVar(&sf.level, "log-level", "info", "")
 	fs.StringVar(&sf.format, "log-format", "text", "")
@@ -246,7 +250,7 @@ func (sf *serveFlags) check() error {
 		name string
 		v    time.Duration
 	}{{"max-digest-age", c.MaxDigestAge}, {"poll", c.PollInterval}, {"peer-timeout", c.PeerTimeout},
-		{"icp-timeout", c.ICPTimeout}} {
+		{"icp-timeout", c.ICPTimeout}, {"tunnel-idle-timeout", c.TunnelIdle}, {"tunnel-lifetime", c.TunnelLifetime}} {
 		if d.v < cache.MinInterval {
 			return sf.errf(d.name, "want a duration of at least %v, such as 30s", cache.MinInterval)
 		}
@@ -276,6 +280,9 @@ func (sf *serveFlags) check() error {
 			return sf.errf(name, "want at least one range (leave it out for loopback only)")
 		}
 	}
+	if sf.isSet("connect-ports") && len(sf.connectPorts) == 0 {
+		return sf.errf("connect-ports", "want at least one port")
+	}
 	if sf.isSet("name") && !isToken(c.Name) {
 		return sf.errf("name", "want letters, digits, dots or dashes (it goes in Via headers)")
 	}
@@ -289,7 +296,7 @@ func (sf *serveFlags) check() error {
 	c.Codec, c.Peers = codec, sf.peers
 	c.MemoryBytes, c.DiskBytes, c.MaxObjectBytes, c.MaxDigestBytes = int64(sf.memory), int64(sf.disk), int64(sf.obj), int64(sf.maxDig)
 	c.Capacity, c.SquidBitsPerEntry = uint64(sf.capacity), uint8(sf.squidBits)
-	c.AllowClients, c.AllowPeers = sf.allowClients, sf.allowPeers
+	c.AllowClients, c.AllowPeers, c.ConnectPorts = sf.allowClients, sf.allowPeers, sf.connectPorts
 	seen := map[string]string{}
 	for i, p := range sf.peers {
 		where := sf.peerFrom[i]
@@ -349,6 +356,33 @@ func checkOnly(e *env, sf *serveFlags) error {
 		fmt.Fprintf(e.stdout, "%s: configuration ok\n", sf.config)
 	} else {
 		fmt.Fprintln(e.stdout, "configuration ok")
+	}
+	return nil
+}
+
+// portList is a comma-separated list of TCP ports.
+type portList []uint16
+
+func (p *portList) String() string {
+	s := make([]string, len(*p))
+	for i, v := range *p {
+		s[i] = strconv.Itoa(int(v))
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *portList) Set(s string) error {
+	*p = nil
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseUint(f, 10, 16)
+		if err != nil || v == 0 {
+			return fmt.Errorf("%q is not a port from 1 to 65535", f)
+		}
+		*p = append(*p, uint16(v))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeRefusesNonsense: a value that means nothing is refused with one
@@ -40,6 +41,9 @@ func TestServeRefusesNonsense(t *testing.T) {
 		{[]string{"--allow-peers", " , "}, "serve: --allow-peers  , : want at least one range"},
 		{[]string{"--name", "my node"}, "serve: --name my node: want letters, digits"},
 		{[]string{"--log-format", "xml"}, "serve: --log-format xml: want text or json"},
+		{[]string{"--connect-ports", ""}, `serve: --connect-ports "": want at least one port`},
+		{[]string{"--tunnel-idle-timeout", "0"}, "serve: --tunnel-idle-timeout 0: want a duration of at least 1ms"},
+		{[]string{"--tunnel-lifetime", "-1h"}, "serve: --tunnel-lifetime -1h: want a duration of at least 1ms"},
 		{[]string{"--listen", "127.0.0.1:3999", "--peer", "http://127.0.0.1:3999"}, "serve: --peer http://127.0.0.1:3999: this node itself"},
 		{[]string{"--listen", "0.0.0.0:3999", "--peer", "http://localhost:3999"}, "serve: --peer http://localhost:3999: this node itself"},
 		{[]string{"--name", "n1", "--peer", "name=n1,proxy=http://10.1.1.1:3128"}, "serve: --peer http://10.1.1.1:3128: this node itself"},
@@ -58,6 +62,21 @@ func TestServeRefusesNonsense(t *testing.T) {
 			t.Errorf("%q: %q", args, out)
 		}
 	}
+}
+
+func TestServeConnectPorts(t *testing.T) {
+	sf, err := parseServeFlags([]string{"--connect-ports", "443, 8443", "--tunnel-idle-timeout", "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sf.cfg; len(c.ConnectPorts) != 2 || c.ConnectPorts[1] != 8443 || c.TunnelIdle != time.Minute || c.TunnelLifetime != 24*time.Hour {
+		t.Fatalf("ports %v, idle %v, lifetime %v", c.ConnectPorts, c.TunnelIdle, c.TunnelLifetime)
+	}
+	if sf, _ := parseServeFlags(nil); len(sf.cfg.ConnectPorts) != 1 || sf.cfg.ConnectPorts[0] != 443 {
+		t.Fatalf("default ports %v", sf.cfg.ConnectPorts)
+	}
+	usageFails(t, `serve: invalid value "0" for flag -connect-ports`, "serve", "--connect-ports", "0")
+	usageFails(t, `serve: invalid value "https" for flag -connect-ports`, "serve", "--connect-ports", "https")
 }
 
 // TestServeConfigErrorsNameTheLine: a mistake in the config file is one

@@ -82,6 +82,7 @@ var restartFlags = map[string]string{
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry",
 	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 }
 
 // reload re-reads the config file and the command line and applies what
