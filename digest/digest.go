@@ -249,7 +249,12 @@ func FromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Digest, er
 		if err != nil {
 			return nil, err
 		}
-		words, err := decodeWords(h.Codec, body, payload{bits: m}, lim)
+		var words []uint64
+		if h.Codec == envelope.CodecPieces {
+			words, err = decodePiecesLimited(body, m, lim)
+		} else {
+			words, err = decodeWords(h.Codec, body, payload{bits: m}, lim)
+		}
 		if err != nil {
 			return nil, err
 		}

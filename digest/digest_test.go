@@ -252,6 +252,14 @@ func goldenDigests(t testing.TB) map[string][]byte {
 	must("delta-fast", b, err)
 	b, err = Diff(&Digest{Sequence: 1, Bloom: base}, &Digest{Sequence: 2, Bloom: next}, Raw)
 	must("delta-raw", b, err)
+	b, err = EncodePieces(&Digest{Sequence: 1, Bloom: base}, Fast, 128)
+	must("bloom-pieces", b, err)
+	small := bloom.MustNew(bloom.Config{M: 200, K: 3, Seed: 0x0123456789abcdef})
+	for _, k := range []string{"a", "b", "c", "http://www.example.com/"} {
+		small.AddString(k)
+	}
+	b, err = EncodePieces(&Digest{Bloom: small}, Fast, 8)
+	must("pieces-small", b, err)
 	return out
 }
 

@@ -86,9 +86,10 @@ type Codec uint8
 
 // Codecs.
 const (
-	CodecRaw   Codec = 0 // the structure's words, little-endian, uncompressed
-	CodecArith Codec = 1 // an entropy.Arith stream of the structure's bits
-	CodecFast  Codec = 2 // an entropy stream from the fast coders (RANS, Const, Raw; Order0 for counters)
+	CodecRaw    Codec = 0 // the structure's words, little-endian, uncompressed
+	CodecArith  Codec = 1 // an entropy.Arith stream of the structure's bits
+	CodecFast   Codec = 2 // an entropy stream from the fast coders (RANS, Const, Raw; Order0 for counters)
+	CodecPieces Codec = 3 // a bit array in pieces, each coded on its own, behind an index (Bloom filters)
 )
 
 func (c Codec) String() string {
@@ -99,6 +100,8 @@ func (c Codec) String() string {
 		return "arith"
 	case CodecFast:
 		return "fast"
+	case CodecPieces:
+		return "pieces"
 	}
 	return fmt.Sprintf("codec(%d)", uint8(c))
 }

@@ -16,7 +16,7 @@ import (
 var compressCommand = &command{
 	name:    "compress",
 	summary: "entropy-code a filter for sending",
-	usage: `usage: bloomcast compress [--codec C] [--seq N] -o OUT FILE
+	usage: `usage: bloomcast compress [--codec C] [--seq N] [--piece-size BYTES] -o OUT FILE
 
 Write the filter in FILE (Bloom or counting, raw or already compressed) to
 OUT as a compressed digest. Every bloomcast command reads compressed
@@ -28,9 +28,18 @@ digests directly. Codecs:
           within ~30 bytes of arith, hundreds of MB/s
   raw     no coding (what build writes)
 
+With --piece-size BYTES a Bloom filter's bit array is cut into pieces of
+that many decoded bytes (rounded up to a multiple of 8 and, for the blocked
+and paged layouts, of the block, so that a key's probes fall in one piece),
+each coded on its own behind an index of their offsets: "bloomcast query"
+then decodes only the pieces a key's probes fall in. Smaller pieces cost
+a few bytes each (the index, and each piece's own coder start).
+
 flags:
   --codec C   auto, arith, fast or raw (default auto)
   --seq N     the digest's sequence number (default: keep FILE's)
+  --piece-size BYTES
+              code the bit array in pieces of BYTES decoded bytes
   -o OUT      output file (required; "-" for standard output)
   --force     write to standard output even when it is a terminal
 `,
@@ -56,11 +65,12 @@ flags:
 func recode(e *env, name string, codec digest.Codec, args []string) error {
 	fs := newFlagSet(name)
 	var out, codecName string
-	var seq countValue
+	var seq, pieceSize countValue
 	e.outFlag(fs, &out, "")
 	if name == "compress" {
 		fs.StringVar(&codecName, "codec", "auto", "")
 		fs.Var(&seq, "seq", "")
+		fs.Var(&pieceSize, "piece-size", "")
 	}
 	args, err := parseFlags(fs, args)
 	if err != nil {
@@ -85,7 +95,21 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if flagSet(fs, "seq") {
 		d.Sequence = uint64(seq)
 	}
-	b, err := digest.Encode(d, codec)
+	var b []byte
+	if flagSet(fs, "piece-size") {
+		if pieceSize < 1 || pieceSize > digest.MaxPieceBytes {
+			return usagef("--piece-size %d: want 1 to %d bytes", pieceSize, digest.MaxPieceBytes)
+		}
+		if codec == digest.Raw {
+			return usagef("--piece-size codes pieces with arith or fast, not raw")
+		}
+		if lf.counting != nil {
+			return fileErr(args[0], errors.New("a counting filter: only Bloom filters are coded in pieces (--piece-size)"))
+		}
+		b, err = digest.EncodePieces(d, codec, int(pieceSize))
+	} else {
+		b, err = digest.Encode(d, codec)
+	}
 	if err != nil {
 		return fileErr(args[0], err)
 	}

@@ -86,6 +86,8 @@ type inspectReport struct {
 	Counting *countingReport `json:"counting,omitempty"`
 	// Squid is present for Squid Cache Digests only.
 	Squid *squidReport `json:"squid,omitempty"`
+	// Pieces is present for a digest coded in pieces (codec 3) only.
+	Pieces *piecesReport `json:"pieces,omitempty"`
 }
 
 // squidReport is the Squid Cache Digest header.
@@ -175,6 +177,7 @@ func runInspect(e *env, args []string) error {
 		r.BitsPerKey = &bpk
 	}
 	r.EntropyRatio = entropyRatio(r.PayloadBytes, r.EntropyBytes)
+	r.Pieces = inspectPieces(lf)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -223,6 +226,9 @@ func runInspect(e *env, args []string) error {
 	}
 	if r.Counting != nil {
 		addCountingLines(&kv, r.Counting, r.M)
+	}
+	if p := r.Pieces; p != nil {
+		kv.add("pieces", fmt.Sprintf("%d of %d decoded bytes, coded %s, index %d bytes", p.Count, p.PieceBytes, p.Codec, p.IndexBytes))
 	}
 	return kv.write(e.stdout)
 }

@@ -49,6 +49,13 @@ func (lf *loadedFilter) encoding(codec digest.Codec) (io.WriterTo, error) {
 	if lf.other != nil {
 		return lf.other.writer()
 	}
+	if lf.view != nil && codec == lf.codec() {
+		b, err := digest.EncodePieces(lf.digest(), lf.view.Codec(), lf.view.PieceBytes())
+		if err != nil {
+			return nil, fileErr(lf.path, err)
+		}
+		return frameBytes(b), nil
+	}
 	b, err := digest.Encode(lf.digest(), codec)
 	if err != nil {
 		return nil, fileErr(lf.path, err)

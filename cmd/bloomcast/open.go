@@ -36,6 +36,11 @@ type loadedFilter struct {
 	// deletion filter, a fingerprint set, a Bloomier filter, a multilevel
 	// hash table or summary (structs.go; openFilter refuses those).
 	other *structure
+	// view is set for a digest coded in pieces (codec 3); with
+	// openWith's lazyPieces, filter is then nil and queries decode only the
+	// pieces they need. viewErr is the first piece that did not decode.
+	view    *digest.View
+	viewErr error
 	// entropyBits is the structure's m·H(p̂) (or the counters' order-0
 	// entropy), the yardstick inspect compares the payload with.
 	entropyBits float64
@@ -65,6 +70,13 @@ func (lf *loadedFilter) payloadBytes() int64 {
 func (lf *loadedFilter) contains(key []byte) bool {
 	if lf.other != nil {
 		return lf.other.contains(key)
+	}
+	if lf.filter == nil && lf.view != nil {
+		in, err := lf.view.Contains(key)
+		if err != nil && lf.viewErr == nil {
+			lf.viewErr = fileErr(lf.path, err)
+		}
+		return in
 	}
 	if lf.squid == nil {
 		return lf.filter.Contains(key)
@@ -98,7 +110,11 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 // is the envelope's default, raised to the file's own size for a larger
 // regular file (a frame cannot hold more than the bytes present); and
 // nothing may follow the frame.
-func (e *env) open(path string) (*loadedFilter, error) {
+func (e *env) open(path string) (*loadedFilter, error) { return e.openWith(path, false) }
+
+// openWith is open; with lazyPieces a digest coded in pieces is kept as a
+// digest.View, not decoded (query).
+func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	var r io.Reader = e.stdin
 	var lim envelope.Limits
 	if path != "-" {
@@ -132,6 +148,11 @@ func (e *env) open(path string) (*loadedFilter, error) {
 	lf := &loadedFilter{path: path, header: h, size: n}
 	switch h.Type {
 	case envelope.TypeBloom, envelope.TypeCounting:
+		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
+			if lf.view, err = digest.NewView(h, payload, lim, 0); err != nil || lazyPieces {
+				break
+			}
+		}
 		var d *digest.Digest
 		if d, err = digest.FromFrame(h, payload, lim); err != nil {
 			break

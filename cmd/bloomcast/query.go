@@ -15,7 +15,8 @@ arguments.
 
 FILTER may hold any structure bloomcast writes: a Bloom, counting or
 deletion filter (present: in the added filter and not in the removed
-one), a Squid cache digest, a fingerprint set, a Bloomier filter or a
+one; a digest coded in pieces is decoded only in the pieces the keys'
+probes fall in), a Squid cache digest, a fingerprint set, a Bloomier filter or a
 multilevel hash table (present: the key has a value), or a summary of
 one (present: the summary names a sub-table; keys are hashed with seed
 0, as the summary's frame says).
@@ -28,12 +29,12 @@ Exit status: 0 if every key may be present, 1 if any is absent, 2 on error.
 	run: runQuery,
 }
 
-func runQuery(e *env, args []string) error {
+func runQuery(e *env, args []string) (err error) {
 	fs := newFlagSet("query")
 	var withKeys bool
 	fs.BoolVar(&withKeys, "keys", false, "")
 	fs.BoolVar(&withKeys, "v", false, "")
-	args, err := parseFlags(fs, args)
+	args, err = parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -43,15 +44,21 @@ func runQuery(e *env, args []string) error {
 	if args[0] == "-" && len(args) == 1 {
 		return usagef("the filter is read from standard input, so give the keys as arguments")
 	}
-	lf, err := e.openAny(args[0])
+	lf, err := e.openAnyWith(args[0], true)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if lf.viewErr != nil {
+			err = lf.viewErr
+		}
+	}()
 
-	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+	err = e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
 		if lf.contains(key) {
 			return "maybe", true
 		}
 		return "no", false
 	})
+	return err
 }

@@ -106,8 +106,11 @@ func (s *structure) writer() (io.WriterTo, error) {
 
 // openAny reads the file at path as open does, and refuses a delta
 // digest: query and inspect take every structure.
-func (e *env) openAny(path string) (*loadedFilter, error) {
-	lf, err := e.open(path)
+func (e *env) openAny(path string) (*loadedFilter, error) { return e.openAnyWith(path, false) }
+
+// openAnyWith is openAny, with openWith's lazyPieces.
+func (e *env) openAnyWith(path string, lazyPieces bool) (*loadedFilter, error) {
+	lf, err := e.openWith(path, lazyPieces)
 	if err == nil && lf.delta != nil {
 		d := lf.delta
 		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",

@@ -1,0 +1,221 @@
+package digest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+var pieceLayouts = []bloom.Config{
+	{Layout: bloom.Classic, N: 5000, P: 0.01, Seed: 3},
+	{Layout: bloom.Partitioned, N: 5000, P: 0.01, Seed: 3},
+	{Layout: bloom.Blocked, N: 5000, P: 0.01, Seed: 3},
+	{Layout: bloom.Paged, N: 5000, P: 0.01, BlockBits: 4096, Seed: 3},
+}
+
+func TestPiecesRoundTrip(t *testing.T) {
+	for _, c := range pieceLayouts {
+		f := bloomWith(t, c, 0, 5000)
+		for _, codec := range []Codec{Arith, Fast, Auto} {
+			for _, size := range []int{1, 1024, 1 << 20} {
+				b, err := EncodePieces(&Digest{Sequence: 7, Bloom: f}, codec, size)
+				if err != nil {
+					t.Fatalf("%v %v %d: %v", c.Layout, codec, size, err)
+				}
+				d, err := Decode(b, envelope.Limits{})
+				if err != nil || !d.Bloom.Equal(f) || d.Sequence != 7 || d.Codec != envelope.CodecPieces {
+					t.Fatalf("%v %v %d: decoding: %v", c.Layout, codec, size, err)
+				}
+				v, err := DecodeView(b, envelope.Limits{}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := PieceBytes(f.Shape(), size); v.PieceBytes() != want || want%8 != 0 {
+					t.Fatalf("piece bytes %d, want %d", v.PieceBytes(), want)
+				}
+				if c.Layout == bloom.Blocked || c.Layout == bloom.Paged {
+					if v.PieceBytes()%int(f.BlockBits()/8) != 0 {
+						t.Fatalf("%v: piece of %d bytes splits blocks", c.Layout, v.PieceBytes())
+					}
+				}
+				for i := 4500; i < 5500; i++ {
+					before := v.Decoded()
+					in, err := v.Contains(key(i))
+					if err != nil || in != f.Contains(key(i)) {
+						t.Fatalf("%v %v %d: key %d: view says %v (%v)", c.Layout, codec, size, i, in, err)
+					}
+					// One piece per key in the blocked and paged layouts:
+					// with a one-piece cache, at most one decoding.
+					if (c.Layout == bloom.Blocked || c.Layout == bloom.Paged) && v.Decoded()-before > 1 {
+						t.Fatalf("%v: a query decoded %d pieces", c.Layout, v.Decoded()-before)
+					}
+				}
+				g, err := v.Filter()
+				if err != nil || !g.Equal(f) {
+					t.Fatalf("View.Filter: %v", err)
+				}
+				again, _ := v.AppendBinary(nil)
+				if !bytes.Equal(again, b) {
+					t.Fatal("View.AppendBinary differs from the frame read")
+				}
+			}
+		}
+	}
+}
+
+// TestPiecesSizes: smaller pieces cost more bytes, and the whole-stream
+// size is the limit for one piece.
+func TestPiecesSizes(t *testing.T) {
+	f := bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 1 << 18, K: 1, Seed: 1}, 0, 10000)
+	whole, _ := Encode(&Digest{Bloom: f}, Arith)
+	prev := 0
+	for _, size := range []int{256, 1024, 4096, 1 << 15} {
+		b, err := EncodePieces(&Digest{Bloom: f}, Arith, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev != 0 && len(b) >= prev {
+			t.Errorf("pieces of %d bytes: %d bytes, not fewer than the smaller pieces' %d", size, len(b), prev)
+		}
+		prev = len(b)
+		t.Logf("piece %6d bytes: %d bytes (whole stream %d)", size, len(b), len(whole))
+	}
+	if prev < len(whole) || prev > len(whole)+64 {
+		t.Errorf("one piece: %d bytes, whole stream %d", prev, len(whole))
+	}
+}
+
+func TestViewPatch(t *testing.T) {
+	for _, c := range pieceLayouts {
+		base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 5000)}
+		next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, 0, 5000)}
+		for i := 5000; i < 5020; i++ {
+			next.Bloom.Add(key(i))
+		}
+		delta, err := Diff(base, next, Fast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := EncodePieces(base, Fast, 512)
+		v, err := DecodeView(b, envelope.Limits{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Contains(key(5001)) // cache a piece that the delta may change
+		before := bytes.Clone(v.x.streams)
+		if err := v.Patch(delta, envelope.Limits{}); err != nil {
+			t.Fatalf("%v: %v", c.Layout, err)
+		}
+		if v.Sequence() != 2 {
+			t.Errorf("sequence %d after the patch", v.Sequence())
+		}
+		g, err := v.Filter()
+		if err != nil || !g.Equal(next.Bloom) || g.Count() != next.Bloom.Count() {
+			t.Fatalf("%v: patched view differs from next: %v", c.Layout, err)
+		}
+		for i := 4990; i < 5030; i++ {
+			if in, _ := v.Contains(key(i)); in != next.Bloom.Contains(key(i)) {
+				t.Fatalf("%v: key %d after the patch", c.Layout, i)
+			}
+		}
+		// Twenty keys touch at most 20k pieces; the others' streams are
+		// the same bytes.
+		same := 0
+		for i := range v.Pieces() {
+			lo, hi := uint32(0), v.x.ends[i]
+			if i > 0 {
+				lo = v.x.ends[i-1]
+			}
+			if bytes.Contains(before, v.x.streams[lo:hi]) {
+				same++
+			}
+		}
+		if same < v.Pieces()-20*g.K() {
+			t.Errorf("%v: only %d of %d pieces kept their streams", c.Layout, same, v.Pieces())
+		}
+		// The same delta again: the base is gone.
+		if err := v.Patch(delta, envelope.Limits{}); !errors.Is(err, ErrBase) {
+			t.Errorf("a second application: %v, want ErrBase", err)
+		}
+	}
+}
+
+func TestPiecesHostile(t *testing.T) {
+	f := bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 4096, K: 2, Seed: 1}, 0, 100)
+	good, _ := EncodePieces(&Digest{Bloom: f}, Fast, 64)
+	h, body, err := envelope.Parse(good, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refr := func(edit func(h *envelope.Header, body []byte) []byte) []byte {
+		hh := h
+		hh.Params = bytes.Clone(h.Params)
+		b := edit(&hh, bytes.Clone(body))
+		out, _ := envelope.AppendHeader(nil, &hh, uint64(len(b)))
+		return envelope.AppendTrailer(append(out, b...), 0)
+	}
+	cases := map[string][]byte{
+		"piece size 0":  refr(func(_ *envelope.Header, b []byte) []byte { binary.LittleEndian.PutUint32(b, 0); return b }),
+		"piece size 12": refr(func(_ *envelope.Header, b []byte) []byte { binary.LittleEndian.PutUint32(b, 12); return b }),
+		"inner raw":     refr(func(_ *envelope.Header, b []byte) []byte { b[4] = 0; return b }),
+		"reserved":      refr(func(_ *envelope.Header, b []byte) []byte { b[6] = 1; return b }),
+		"short index":   refr(func(_ *envelope.Header, b []byte) []byte { return b[:20] }),
+		"end past":      refr(func(_ *envelope.Header, b []byte) []byte { b[8] = 0xff; b[9] = 0xff; return b }),
+		"bad stream":    refr(func(_ *envelope.Header, b []byte) []byte { b[len(b)-1] ^= 0x55; b[8+4*8] = 9; return b }),
+		"huge m": refr(func(h *envelope.Header, b []byte) []byte {
+			binary.LittleEndian.PutUint64(h.Params[8:], 1<<40)
+			return b
+		}),
+	}
+	for name, b := range cases {
+		if _, err := Decode(b, envelope.Limits{}); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+	// A frame that claims 2^40 bits in pieces of 8 bytes needs a 2^35-entry
+	// index: refused from the payload's length, before allocating.
+	huge := cases["huge m"]
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := DecodeView(huge, envelope.Limits{}, 0); err == nil {
+			t.Fatal("huge m: view built")
+		}
+	})
+	if allocs > 10 {
+		t.Errorf("refusing 2^40 bits made %v allocations", allocs)
+	}
+	if _, err := Decode(huge, envelope.Limits{MaxPayload: 1 << 60}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("huge m with a large limit: %v, want ErrCorrupt", err)
+	}
+	if _, err := EncodePieces(&Digest{Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}, Fast, 64); !errors.Is(err, ErrCodec) {
+		t.Errorf("counting filter in pieces: %v", err)
+	}
+}
+
+func FuzzDecodeView(f *testing.F) {
+	for name, b := range goldenDigests(f) {
+		if bytes.Contains([]byte(name), []byte("pieces")) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := DecodeView(data, fuzzLimits, 2)
+		if err != nil {
+			if _, derr := Decode(data, fuzzLimits); derr == nil && bytes.Equal(data[7:8], []byte{3}) {
+				t.Fatalf("Decode reads what DecodeView refuses: %v", err)
+			}
+			return
+		}
+		full, derr := Decode(data, fuzzLimits)
+		for i := range 50 {
+			in, err := v.Contains(key(i))
+			if err == nil && derr == nil && in != full.Bloom.Contains(key(i)) {
+				t.Fatalf("key %d: view %v, decoded %v", i, in, !in)
+			}
+		}
+	})
+}
