@@ -25,9 +25,11 @@ type DiskConfig struct {
 }
 
 // Disk is a Store that keeps each entry in its own file under a directory,
-// so the cache survives a restart. A Put writes a temporary file, syncs it
-// and renames it over the entry's file, so a crash leaves either the old
-// entry or the new one, never a mixture. The index (key, file, size, and
+// so the cache survives a restart. A Put writes a temporary file, syncs it,
+// renames it over the entry's file and syncs the directory (where the
+// system allows it: not on Windows), so a crash leaves either the old
+// entry or the new one, never a mixture, and an entry that Put stored is
+// still there after a power loss. The index (key, file, size, and
 // the least-recently-used order) lives in memory and is rebuilt when the
 // store opens by reading every entry file; the recency order at open is
 // the files' modification times.
@@ -48,6 +50,7 @@ type Disk struct {
 	lru    *list.List // of *diskItem, most recently used first
 	index  map[string]*list.Element
 	closed bool
+	syncs  uint64 // directory syncs done (for the tests)
 }
 
 // diskItem is the index record of one entry file.
@@ -232,7 +235,16 @@ func (d *Disk) Put(e *Entry) (err error) {
 		if err = os.Rename(tmp, final); err != nil {
 			_ = os.Remove(tmp)
 			err = fmt.Errorf("cache: disk store: %w", err)
+			break
 		}
+		// The rename is in the directory: without syncing it, a power
+		// loss may leave the old entry, or none, after Put returned.
+		if err = syncDir(d.dir); err != nil {
+			_ = os.Remove(final)
+			err = fmt.Errorf("cache: disk store: %w", err)
+			break
+		}
+		d.syncs++
 	}
 	if err != nil {
 		if had {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,36 @@ func TestDiskDropsCorruptEntries(t *testing.T) {
 	o.matches(d2)
 	if _, err := os.Stat(path(3)); !os.IsNotExist(err) {
 		t.Fatalf("corrupt file not deleted: %v", err)
+	}
+}
+
+// TestDiskSyncsDirectory checks that every Put syncs the directory after
+// its rename (a rename is durable only once its directory is synced:
+// rename(2), fsync(2)), and that syncing a directory reports its errors.
+func TestDiskSyncsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for i, k := range []string{"http://example.com/a", "http://example.com/b", "http://example.com/a"} {
+		if err := d.Put(&Entry{URL: k, Status: 200, Header: http.Header{}, Body: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+		d.mu.Lock()
+		n := d.syncs
+		d.mu.Unlock()
+		if n != uint64(i+1) {
+			t.Fatalf("after %d puts, %d directory syncs", i+1, n)
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		t.Fatalf("syncing the store's directory: %v", err)
+	}
+	if runtime.GOOS != "windows" {
+		if err := syncDir(filepath.Join(dir, "missing")); err == nil {
+			t.Fatal("syncing a missing directory succeeded")
+		}
 	}
 }

@@ -73,12 +73,13 @@ func notModified(req, stored http.Header) bool {
 		}
 		return false
 	}
-	ims, err := http.ParseTime(req.Get("If-Modified-Since"))
-	if err != nil {
+	now := time.Now()
+	ims, ok := parseHTTPDate(req.Get("If-Modified-Since"), now)
+	if !ok {
 		return false
 	}
-	lm, err := http.ParseTime(stored.Get("Last-Modified"))
-	return err == nil && !lm.After(ims)
+	lm, ok := parseHTTPDate(stored.Get("Last-Modified"), now)
+	return ok && !lm.After(ims)
 }
 
 // weakEqual is the weak comparison of entity tags (RFC 9110 §8.8.3.2):

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -68,11 +69,12 @@ func Storable(req *http.Request, status int, resp http.Header) bool {
 
 // FreshnessLifetime returns the freshness lifetime of a response as a
 // shared cache computes it (RFC 9111 §4.2.1), the first that applies of:
-// s-maxage; max-age; Expires minus Date (an invalid Expires means already
-// expired); a heuristic lifetime (§4.2.2) of HeuristicFraction of Date
-// minus Last-Modified, capped at HeuristicMax, for heuristically cacheable
-// statuses and public responses; otherwise zero. A missing or invalid Date
-// is taken to be the response time.
+// s-maxage; max-age; Expires minus Date (an Expires that is not an
+// HTTP-date in one of its three exact formats, or differs between field
+// lines, means already expired, §5.3); a heuristic lifetime (§4.2.2) of
+// HeuristicFraction of Date minus Last-Modified, capped at HeuristicMax,
+// for heuristically cacheable statuses and public responses; otherwise
+// zero. A missing or invalid Date is taken to be the response time.
 func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
 	cc := ParseCacheControl(h)
 	if d, ok := cc.Duration("s-maxage"); ok {
@@ -83,25 +85,41 @@ func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.D
 	}
 	date := dateValue(h, responseTime)
 	if vs := h.Values("Expires"); len(vs) > 0 {
-		exp, err := http.ParseTime(vs[0])
-		if err != nil {
-			return 0
+		exp, ok := parseHTTPDate(vs[0], responseTime)
+		for _, v := range vs[1:] {
+			ok = ok && v == vs[0] // a singleton field: differing lines are invalid
+		}
+		if !ok {
+			return 0 // invalid: already expired (RFC 9111 §5.3)
 		}
 		return max(exp.Sub(date), 0)
 	}
 	if !heuristicStatus[status] && !cc.Has("public") {
 		return 0
 	}
-	lm, err := http.ParseTime(h.Get("Last-Modified"))
-	if err != nil || !lm.Before(date) {
+	lm, ok := parseHTTPDate(h.Get("Last-Modified"), responseTime)
+	if !ok || !lm.Before(date) {
 		return 0
 	}
 	return min(time.Duration(float64(date.Sub(lm))*HeuristicFraction), HeuristicMax)
 }
 
+// ageField is the Age field's value (RFC 9111 §5.1): "a cache
+// encountering a message with a list-based Age field value SHOULD use the
+// first member of the field value, discarding subsequent ones", and
+// ignore (0) a value that is then not delta-seconds.
+func ageField(h http.Header) time.Duration {
+	vs := h.Values("Age")
+	if len(vs) == 0 {
+		return 0
+	}
+	first, _, _ := strings.Cut(vs[0], ",")
+	return parseDelta(strings.Trim(first, " \t"))
+}
+
 // dateValue is the response's Date, or fallback when absent or invalid.
 func dateValue(h http.Header, fallback time.Time) time.Time {
-	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+	if d, ok := parseHTTPDate(h.Get("Date"), fallback); ok {
 		return d
 	}
 	return fallback
@@ -115,10 +133,12 @@ func dateValue(h http.Header, fallback time.Time) time.Time {
 //	corrected_initial_age = max(apparent_age, corrected_age_value)
 //	current_age = corrected_initial_age + (now - response_time)
 //
-// age_value is the Age field (§5.1; 0 if absent or invalid).
+// age_value is the Age field (§5.1): of a list ("7200, 0", or several
+// field lines) the first member; 0 if absent or invalid ("abc", "-1",
+// "7200.0", "7200a").
 func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Duration {
 	apparent := max(responseTime.Sub(dateValue(h, responseTime)), 0)
-	ageValue := parseDelta(h.Get("Age"))
+	ageValue := ageField(h)
 	corrected := ageValue + max(responseTime.Sub(requestTime), 0)
 	return max(apparent, corrected) + max(now.Sub(responseTime), 0)
 }

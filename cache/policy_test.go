@@ -139,6 +139,17 @@ func TestCurrentAge(t *testing.T) {
 		{"Age beats apparent age", hdr("Age", "80", "Date", httpDate(t0.Add(-50*time.Second))), t0, t0, t0, 80 * time.Second},
 		{"Date in the future", hdr("Date", httpDate(t0.Add(time.Hour))), t0, t0, t0.Add(time.Second), time.Second},
 		{"invalid Age ignored", hdr("Age", "x1"), t0, t0, t0.Add(time.Second), time.Second},
+		// RFC 9111 §5.1: a list-based Age is read as its first member;
+		// what is then not delta-seconds is ignored.
+		{"Age list: first member", hdr("Age", "7200,0"), t0, t0, t0, 7200 * time.Second},
+		{"Age list with spaces", hdr("Age", " 7200 , 0"), t0, t0, t0, 7200 * time.Second},
+		{"Age list: first is 0", hdr("Age", "0, 7200"), t0, t0, t0, 0},
+		{"Age lines: first line", hdr("Age", "7200", "Age", "0"), t0, t0, t0, 7200 * time.Second},
+		{"Age lines: first line 0", hdr("Age", "0", "Age", "7200"), t0, t0, t0, 0},
+		{"Age with a suffix ignored", hdr("Age", "7200a"), t0, t0, t0, 0},
+		{"Age negative ignored", hdr("Age", "-7200"), t0, t0, t0, 0},
+		{"Age float ignored", hdr("Age", "7200.0"), t0, t0, t0, 0},
+		{"Age too large is 2^31", hdr("Age", "99999999999"), t0, t0, t0, (1 << 31) * time.Second},
 	}
 	for _, c := range cases {
 		if got := CurrentAge(c.h, c.req, c.resp, c.now); got != c.want {
