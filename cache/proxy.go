@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -47,8 +48,14 @@ type Config struct {
 // invalidate the stored response of their URL (§4.4); CONNECT is refused
 // with 501.
 //
-// Concurrent misses of one URL are each forwarded (no collapsed
-// forwarding); the last response stored wins.
+// Concurrent misses of one URL are collapsed (Squid's
+// collapsed_forwarding): a plain GET that finds nothing stored while
+// another request for the same key is being forwarded waits for that
+// one, and is answered from what it stored. It forwards on its own when
+// nothing usable was stored: the response was not storable (known from
+// its header, so the wait ends then), it was cut short, or Vary selects
+// another. A request with no-cache, a conditional or a Range is never
+// made to wait.
 type Proxy struct {
 	store     Store
 	router    Router
@@ -59,6 +66,46 @@ type Proxy struct {
 	now       func() time.Time
 	onRequest func(*Record)
 	memory    bool // the store is a Memory store: hits are TCP_MEM_HIT
+
+	flightMu sync.Mutex
+	flights  map[string]*flight // misses being forwarded, by key
+}
+
+// flight is a miss being forwarded that other requests for its key wait
+// for (collapsed forwarding).
+type flight struct {
+	done      chan struct{} // closed once the response is stored or will not be
+	once      sync.Once
+	followers int // requests that joined it (under Proxy.flightMu)
+}
+
+// land ends the wait of the flight's followers.
+func (p *Proxy) land(key string, f *flight) {
+	f.once.Do(func() {
+		p.flightMu.Lock()
+		if p.flights[key] == f {
+			delete(p.flights, key)
+		}
+		p.flightMu.Unlock()
+		close(f.done)
+	})
+}
+
+// join returns the flight for key and whether the caller leads it (and
+// must land it).
+func (p *Proxy) join(key string) (*flight, bool) {
+	p.flightMu.Lock()
+	defer p.flightMu.Unlock()
+	if f, ok := p.flights[key]; ok {
+		f.followers++
+		return f, false
+	}
+	if p.flights == nil {
+		p.flights = map[string]*flight{}
+	}
+	f := &flight{done: make(chan struct{})}
+	p.flights[key] = f
+	return f, true
 }
 
 // NewProxy returns a proxy for cfg.
@@ -203,6 +250,27 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			return false
 		}
 	}
+	var lead *flight // the flight this request leads, landed when it is done
+	if entry == nil && r.Method == http.MethodGet && !qcc.Has("no-cache") && !isConditional(r.Header) {
+		f, leader := p.join(key)
+		if leader {
+			lead = f
+			defer p.land(key, f)
+		} else {
+			select {
+			case <-f.done:
+			case <-r.Context().Done():
+				rec.Code = CodeMiss
+				return false
+			}
+			now := p.now()
+			if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) && usable(e, qcc, now) {
+				rec.Code = p.hitCode()
+				p.serveEntry(w, r, e, now, "HIT")
+				return false
+			}
+		}
+	}
 
 	out := p.outbound(r)
 	rec.Code = CodeMiss
@@ -271,6 +339,9 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			RequestTime:  requestTime,
 			ResponseTime: responseTime,
 		}
+	}
+	if keep == nil && lead != nil {
+		p.land(key, lead) // nothing will be stored: the followers go on their own
 	}
 	aborted = p.relay(w, r, resp, keep)
 	switch {

@@ -552,3 +552,78 @@ func TestProxyInvalidation(t *testing.T) {
 	}
 	h.obs.matches(h.store)
 }
+
+// TestProxyCollapsedForwarding sends 100 concurrent requests for one URL
+// that is not stored: the origin is asked once, and every client gets
+// the response (Squid's collapsed_forwarding). A response that cannot be
+// stored releases the waiting requests as soon as its header is known,
+// and each is forwarded on its own.
+func TestProxyCollapsedForwarding(t *testing.T) {
+	var hits sync.Map // path → *atomic.Int64
+	release := make(chan struct{})
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		if c.(*atomic.Int64).Add(1) == 1 {
+			<-release // the first request waits until every other has joined it
+		}
+		if r.URL.Path == "/nostore" {
+			w.Header().Set("Cache-Control", "no-store")
+		} else {
+			w.Header().Set("Cache-Control", "max-age=60")
+		}
+		fmt.Fprintf(w, "body of %s", r.URL.Path)
+	}))
+	t.Cleanup(o.Close)
+	count := func(path string) int64 {
+		c, ok := hits.Load(path)
+		if !ok {
+			return 0
+		}
+		return c.(*atomic.Int64).Load()
+	}
+	for _, c := range []struct {
+		path       string
+		originHits int64
+	}{{"/one", 1}, {"/nostore", 100}} {
+		h := newHarness(t, nil, nil, nil)
+		release = make(chan struct{})
+		var wg sync.WaitGroup
+		bodies := make([]string, 100)
+		for i := range bodies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := h.do("GET", o.URL+c.path)
+				bodies[i] = fmt.Sprint(r.StatusCode, " ", body(r))
+			}()
+		}
+		key, _ := Key(o.URL + c.path)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			h.p.flightMu.Lock()
+			f := h.p.flights[key]
+			joined := f != nil && f.followers == 99
+			h.p.flightMu.Unlock()
+			if joined {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the 99 other requests did not join the first", c.path)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		close(release)
+		wg.Wait()
+		for i, b := range bodies {
+			if b != "200 body of "+c.path {
+				t.Fatalf("%s: client %d got %q", c.path, i, b)
+			}
+		}
+		if n := count(c.path); n != c.originHits {
+			t.Errorf("%s: 100 concurrent requests made %d origin requests, want %d", c.path, n, c.originHits)
+		}
+		if len(h.p.flights) != 0 {
+			t.Errorf("%s: %d flights left", c.path, len(h.p.flights))
+		}
+	}
+}
