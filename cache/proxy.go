@@ -56,6 +56,9 @@ type Config struct {
 // its header, so the wait ends then), it was cut short, or Vary selects
 // another. A request with no-cache, a conditional or a Range is never
 // made to wait.
+//
+// CDN-Cache-Control (RFC 9213) is addressed to CDNs; a forward proxy
+// ignores it, and the proxy passes it on untouched.
 type Proxy struct {
 	store     Store
 	router    Router

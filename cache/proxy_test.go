@@ -1,9 +1,11 @@
 package cache
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -624,6 +626,96 @@ func TestProxyCollapsedForwarding(t *testing.T) {
 		}
 		if len(h.p.flights) != 0 {
 			t.Errorf("%s: %d flights left", c.path, len(h.p.flights))
+		}
+	}
+}
+
+// TestProxyInterimNeverCached has an origin send interim responses (100
+// Continue, and 103 Early Hints with fields of their own) before its
+// 200: the 200 alone is relayed and stored, without the interim fields,
+// and a second request is a hit (RFC 9110 §15.2: a 1xx is interim; RFC
+// 9111 §3: only final responses are stored).
+func TestProxyInterimNeverCached(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var served atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					served.Add(1)
+					io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n"+
+						"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nCache-Control: no-store\r\n\r\n"+
+						"HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nfinal")
+				}
+			}()
+		}
+	}()
+	h := newHarness(t, nil, nil, nil)
+	url := "http://" + ln.Addr().String() + "/interim"
+	r := h.do("GET", url)
+	if r.StatusCode != 200 || body(r) != "final" || r.Header.Get("Link") != "" {
+		t.Fatalf("first: %d, Link %q", r.StatusCode, r.Header.Get("Link"))
+	}
+	key, _ := Key(url)
+	e, ok := h.store.Get(key)
+	if !ok || e.Status != 200 || e.Header.Get("Link") != "" || e.Header.Get("Cache-Control") != "max-age=60" {
+		t.Fatalf("stored: %v %+v", ok, e)
+	}
+	r = h.do("GET", url)
+	if r.StatusCode != 200 || body(r) != "final" || served.Load() != 1 || !strings.HasPrefix(h.lastCode(), CodeMemHit) {
+		t.Fatalf("second: %d, origin asked %d times, %s", r.StatusCode, served.Load(), h.lastCode())
+	}
+}
+
+// TestProxyIgnoresCDNCacheControl checks that CDN-Cache-Control, which
+// RFC 9213 addresses to CDNs (its §2: caches that are not part of one
+// ignore it), changes nothing in this forward proxy: Cache-Control alone
+// decides, and the field is passed on.
+func TestProxyIgnoresCDNCacheControl(t *testing.T) {
+	var hits sync.Map
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+		switch r.URL.Path {
+		case "/cdn-nostore":
+			w.Header().Set("Cache-Control", "max-age=60")
+			w.Header().Set("CDN-Cache-Control", "no-store")
+		case "/cdn-maxage":
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("CDN-Cache-Control", "max-age=60")
+		}
+		io.WriteString(w, r.URL.Path)
+	}))
+	t.Cleanup(o.Close)
+	h := newHarness(t, nil, nil, nil)
+	for _, c := range []struct {
+		path string
+		want int64 // origin requests for two client requests
+	}{{"/cdn-nostore", 1}, {"/cdn-maxage", 2}} {
+		for range 2 {
+			r := h.do("GET", o.URL+c.path)
+			if body(r) != c.path || r.Header.Get("CDN-Cache-Control") == "" {
+				t.Fatalf("%s: %q, CDN-Cache-Control %q", c.path, body(r), r.Header.Get("CDN-Cache-Control"))
+			}
+		}
+		n, _ := hits.Load(c.path)
+		if got := n.(*atomic.Int64).Load(); got != c.want {
+			t.Errorf("%s: origin asked %d times, want %d", c.path, got, c.want)
 		}
 	}
 }
