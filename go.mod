@@ -3,6 +3,7 @@ module github.com/bloomcast/bloomcast
 go 1.24
 
 require (
+	github.com/klauspost/compress v1.18.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sys v0.35.0

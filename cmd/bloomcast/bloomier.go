@@ -56,6 +56,10 @@ flags:
   -o OUT           output file (required; "-" for standard output)
   --force          write to standard output even when it is a terminal
   -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
+  --max-key-bytes N
+                   get: longest key line of standard input (default
+                   1048576); gzip or zstd input is read decompressed
+  -q, --quiet      get: no warnings (NUL bytes in the input)
   --json           info: print one JSON object
 
 Exit status: 0 on success, 1 when get finds a key absent or update refuses
@@ -201,7 +205,7 @@ func (e *env) readEntryFile(in *entries, file int, seed uint64) error {
 		r = f
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxKeyLine)
+	sc.Buffer(make([]byte, 0, 64<<10), defaultMaxKeyBytes)
 	for line := 1; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
@@ -212,7 +216,7 @@ func (e *env) readEntryFile(in *entries, file int, seed uint64) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("a line is longer than %d bytes", maxKeyLine)
+			err = fmt.Errorf("a line is longer than %d bytes", defaultMaxKeyBytes)
 		}
 		return fileErr(name, err)
 	}
@@ -283,6 +287,8 @@ func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
 
 func (e *env) bloomierGet(args []string) error {
 	fs := newFlagSet("bloomier get")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	var withKeys bool
 	fs.BoolVar(&withKeys, "keys", false, "")
 	fs.BoolVar(&withKeys, "v", false, "")

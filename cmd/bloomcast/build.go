@@ -100,6 +100,14 @@ flags:
   -o OUT           output file (required; "-" for standard output)
   --force          write to standard output even when it is a terminal
   -q, --quiet      no progress display on a terminal, no warnings
+  --max-key-bytes N
+                   longest key line (default 1048576, 1 MiB); a longer
+                   line is an error
+
+Key files and standard input compressed with gzip or zstd are recognised
+by their first bytes and read decompressed. Input with NUL bytes in its
+first 4 KiB (after decompression) gets a warning: binary data is seldom
+meant as keys.
   --strict         a warning is an error: exit status 2, OUT not written
 
 Fingerprint sets (--fpset): a b-bit hash of each distinct key, sorted
@@ -117,6 +125,7 @@ func runBuild(e *env, args []string) error {
 		return runBuildFPSet(e, args)
 	}
 	fs := newFlagSet("build")
+	e.keyFlags(fs)
 	var n, m, blockBits countValue
 	p := rateValue(0.01)
 	var k probesValue

@@ -11,12 +11,13 @@ import (
 // sized as calc --fpset sizes it.
 func runBuildFPSet(e *env, args []string) error {
 	fs := newFlagSet("build")
+	e.keyFlags(fs)
 	var n, bitsFlag, countBits countValue
 	var p rateValue
 	var c float64
 	var seed uint64
 	var out string
-	var fp, rice, quiet bool
+	var fp, rice bool
 	fs.BoolVar(&fp, "fpset", false, "")
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
@@ -26,8 +27,7 @@ func runBuildFPSet(e *env, args []string) error {
 	fs.BoolVar(&rice, "rice", false, "")
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
-	fs.BoolVar(&quiet, "quiet", false, "")
-	fs.BoolVar(&quiet, "q", false, "")
+	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func runBuildFPSet(e *env, args []string) error {
 	for _, h := range hs {
 		set.AddHash(h)
 	}
-	if !quiet && n != 0 && set.Len() > uint64(n) {
+	if !e.quiet && n != 0 && set.Len() > uint64(n) {
 		fmt.Fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
 			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(shape.FalsePositive))
 	}

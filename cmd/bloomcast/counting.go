@@ -82,7 +82,7 @@ kind, with the same codec and sequence number. Adding a key twice to a
 counting filter counts it twice. To a Squid digest each KEY is a URL
 requested with GET: its Squid store key is added, and a key that is not an
 absolute URL is an error (nothing is written).
-` + inPlaceNote,
+` + keyInputHelp + inPlaceNote,
 	run: runAdd,
 }
 
@@ -105,7 +105,7 @@ is refused in the same all-or-nothing way.
 
 Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
 error.
-` + inPlaceNote,
+` + keyInputHelp + inPlaceNote,
 	run: runRemove,
 }
 
@@ -122,7 +122,7 @@ be "-" (standard input) when the keys are arguments.
 
 flags:
   -v, --keys   print KEY<TAB>COUNT
-`,
+` + keyInputHelp,
 	run: runCount,
 }
 
@@ -131,6 +131,8 @@ flags:
 // call release when it has written FILTER back or given up.
 func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []string, release func(), err error) {
 	fs := newFlagSet(name)
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	args, err = parseFlags(fs, args)
 	if err != nil {
 		return nil, nil, nil, err
@@ -210,6 +212,8 @@ func runRemove(e *env, args []string) error {
 
 func runCount(e *env, args []string) error {
 	fs := newFlagSet("count")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	var withKeys bool
 	fs.BoolVar(&withKeys, "keys", false, "")
 	fs.BoolVar(&withKeys, "v", false, "")

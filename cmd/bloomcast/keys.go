@@ -11,11 +11,10 @@ import (
 	"golang.org/x/term"
 )
 
-// maxKeyLine is the longest input line accepted as a key.
-const maxKeyLine = 1 << 20
-
-// keySource reads keys, one per line, from files or standard input.
+// keySource reads keys, one per line, from files or standard input,
+// gzip- or zstd-compressed or not (see keyInput).
 type keySource struct {
+	e     *env
 	names []string  // "-" is standard input; none means standard input
 	stdin io.Reader // standard input
 	prog  *progress // nil: no progress display
@@ -25,7 +24,7 @@ func (e *env) keys(names []string) *keySource {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &keySource{names: names, stdin: e.stdin}
+	return &keySource{e: e, names: names, stdin: e.stdin}
 }
 
 // withProgress makes the source draw its progress on w, which should be a
@@ -89,14 +88,25 @@ func (s *keySource) readOne(name string, fn func([]byte) error) error {
 		r = f
 	}
 	if s.prog != nil {
-		r = &countingReader{r: r, n: &s.prog.bytes}
+		r = &countingReader{r: r, n: &s.prog.bytes} // compressed bytes: the file's size
 	}
+	r, release, err := s.e.keyInput(name, r)
+	if err != nil {
+		return err
+	}
+	defer release()
+	maxKey := s.e.maxKey()
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxKeyLine)
+	// Room for the longest key and its "\r\n"; longer lines fail below.
+	sc.Buffer(make([]byte, 0, min(64<<10, maxKey+2)), maxKey+2)
 	line := 0
 	for sc.Scan() { // ScanLines drops the "\n" and a "\r" before it
 		line++
-		if key := sc.Bytes(); len(key) > 0 {
+		key := sc.Bytes()
+		if len(key) > maxKey {
+			return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), line, maxKey)
+		}
+		if len(key) > 0 {
 			if err := fn(key); err != nil {
 				return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
 			}
@@ -105,7 +115,7 @@ func (s *keySource) readOne(name string, fn func([]byte) error) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: longer than %d bytes", displayName(name), line+1, maxKeyLine)
+			return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), line+1, maxKey)
 		}
 		return fileErr(name, err)
 	}

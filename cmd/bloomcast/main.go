@@ -44,6 +44,8 @@ type env struct {
 	// (see lockInPlace).
 	locked     *inplace.File
 	lockedPath string
+	// maxKeyBytes is the longest key line (see keyFlags); 0 is the default.
+	maxKeyBytes countValue
 }
 
 // A command is one subcommand of bloomcast.

@@ -74,6 +74,9 @@ it whether keys are present.
   -o OUT            build: output file (required; "-" for standard output)
   --force           build: write to standard output even when it is a terminal
   -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
+  --max-key-bytes N get: longest key line of standard input (default
+                    1048576); gzip or zstd input is read decompressed
+  -q, --quiet       get: no warnings (NUL bytes in the input)
 `,
 	run: runMHT,
 }

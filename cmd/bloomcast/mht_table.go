@@ -78,6 +78,8 @@ func (e *env) mhtBuild(args []string) error {
 // mhtGet prints the value of each key in a table file.
 func (e *env) mhtGet(args []string) error {
 	fs := newFlagSet("mht get")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	var withKeys bool
 	fs.BoolVar(&withKeys, "keys", false, "")
 	fs.BoolVar(&withKeys, "v", false, "")

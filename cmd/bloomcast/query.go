@@ -25,12 +25,14 @@ flags:
   -v, --keys   print KEY<TAB>maybe or KEY<TAB>no
 
 Exit status: 0 if every key may be present, 1 if any is absent, 2 on error.
-`,
+` + keyInputHelp,
 	run: runQuery,
 }
 
 func runQuery(e *env, args []string) (err error) {
 	fs := newFlagSet("query")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	var withKeys bool
 	fs.BoolVar(&withKeys, "keys", false, "")
 	fs.BoolVar(&withKeys, "v", false, "")
