@@ -47,6 +47,18 @@ func addVia(h http.Header, major, minor int, name string) {
 // or partial (RFC 9110 §13.1, §14.2).
 var conditionalFields = []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"}
 
+// hasPrecondition reports whether h has a precondition other than the
+// validators a cache answers itself (If-None-Match, If-Modified-Since), or
+// a Range.
+func hasPrecondition(h http.Header) bool {
+	for _, f := range conditionalFields[2:] {
+		if _, ok := h[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 func isConditional(h http.Header) bool {
 	for _, f := range conditionalFields {
 		if _, ok := h[f]; ok {

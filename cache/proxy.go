@@ -280,8 +280,13 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	var revalidating *Entry
 	switch {
 	case entry != nil && r.Method == http.MethodGet && entry.Status == http.StatusOK &&
-		!isConditional(r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
+		!hasPrecondition(r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
+		// The cache validates its own stored response (RFC 9111 §4.3.1);
+		// a client's If-None-Match or If-Modified-Since is then answered
+		// from the freshened response (§4.3.2), 304 when it matches.
 		revalidating = entry
+		out.Header.Del("If-None-Match")
+		out.Header.Del("If-Modified-Since")
 		if etag := entry.Header.Get("ETag"); etag != "" {
 			out.Header.Set("If-None-Match", etag)
 		}

@@ -719,3 +719,38 @@ func TestProxyIgnoresCDNCacheControl(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyConditionalOnStale sends a client's If-None-Match for a stale
+// stored response: the proxy validates its own response with its own
+// validator (RFC 9111 §4.3.1) and answers the client from the freshened
+// one (§4.3.2): 304 when the client's tag matches, the full 200 when not.
+func TestProxyConditionalOnStale(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	o := newOrigin(t, h.clock)
+	url := o.URL + "/fresh"
+	h.do("GET", url)
+	h.clock.Advance(2 * time.Minute)
+	r := h.do("GET", url, "If-None-Match", `"v1"`)
+	if r.StatusCode != 304 || o.count("/fresh") != 2 || o.last.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("stale, client's tag matches: %d, origin %d, INM sent %q", r.StatusCode, o.count("/fresh"), o.last.Get("If-None-Match"))
+	}
+	if got := h.lastCode(); got != "TCP_REFRESH_UNMODIFIED/304 HIER_DIRECT" {
+		t.Errorf("logged %s", got)
+	}
+	h.clock.Advance(2 * time.Minute)
+	r = h.do("GET", url, "If-None-Match", `"v0"`)
+	if r.StatusCode != 200 || body(r) != "fresh" || o.count("/fresh") != 3 || o.last.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("stale, client's tag differs: %d, origin %d, INM sent %q", r.StatusCode, o.count("/fresh"), o.last.Get("If-None-Match"))
+	}
+	// Freshened: the next conditional request is answered from the cache.
+	r = h.do("GET", url, "If-None-Match", `"v1"`)
+	if r.StatusCode != 304 || o.count("/fresh") != 3 {
+		t.Fatalf("fresh again: %d, origin %d", r.StatusCode, o.count("/fresh"))
+	}
+	// A Range or another precondition is forwarded as the client sent it.
+	h.clock.Advance(2 * time.Minute)
+	h.do("GET", url, "If-Match", `"v1"`)
+	if o.last.Get("If-Match") != `"v1"` || o.last.Get("If-None-Match") != "" {
+		t.Fatalf("If-Match request forwarded with %v", o.last)
+	}
+}
