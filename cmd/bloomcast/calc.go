@@ -38,6 +38,8 @@ flags:
   --layout L       classic, partitioned, blocked, paged or all (default all)
   --block-bits B   page size of the paged layout in bits (default 32768)
   --json           print one JSON object instead of a table
+  --plot OUT.svg   with -n and -m: also draw the rate against k for each
+                   layout (log scale)
   --fpset          compare a fingerprint set with a Bloom filter instead
                    (see "bloomcast calc --fpset -h")
   --transmit Z     the compressed filter with the lowest rate that can be
@@ -120,6 +122,8 @@ func runCalc(e *env, args []string) error {
 	var k probesValue
 	var layout = layoutValue{all: true}
 	var asJSON bool
+	var plotOut string
+	fs.StringVar(&plotOut, "plot", "", "")
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&m, "m", "")
@@ -149,6 +153,14 @@ func runCalc(e *env, args []string) error {
 	sol, err := params.Solve(q)
 	if err != nil {
 		return err
+	}
+	if plotOut != "" {
+		if n == 0 || m == 0 {
+			return errors.New("calc: --plot draws the rate against k for given -n N and -m M; it needs both")
+		}
+		if err := writeCharts(plotOut, rateByK(q.N, q.M, q.BlockBits)); err != nil { // charts.go
+			return err
+		}
 	}
 
 	check := q.P != 0 && q.N != 0 && q.M != 0 // p was not used to derive anything

@@ -70,6 +70,7 @@ var calcFlags = map[string]struct {
 	"trials":     {modeCounting, false},
 	"seed":       {modeCounting, false},
 	"budget":     {modeBudget, false},
+	"plot":       {modeSize | modeTransmit | modeCompressed, false},
 	"packet":     {modeBudget, false},
 }
 
@@ -87,6 +88,11 @@ var calcMisplaced = map[string]map[calcMode]string{
 		modeCompressed: "-k means nothing with --compressed: calc chooses k; cap it with --max-k K",
 		modeFPSet:      "-k means nothing with --fpset: a fingerprint set has no probes",
 		modeBudget:     "-k means nothing with --budget: calc chooses k; cap it with --max-k K",
+	},
+	"plot": {
+		modeFPSet:    "--plot means nothing with --fpset: it draws calc's sizing by -n and -m, or --transmit and --compressed",
+		modeCounting: "--plot means nothing with --counting: it draws calc's sizing by -n and -m, or --transmit and --compressed",
+		modeBudget:   "--plot means nothing with --budget: it draws calc's sizing by -n and -m, or --transmit and --compressed",
 	},
 	"p": {
 		modeBudget:   "-p means nothing with --budget: calc finds the lowest rate that fits",

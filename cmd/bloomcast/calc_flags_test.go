@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestCalcFlagCombinations(t *testing.T) {
 		mode calcMode
 		args string
 	}{
-		{modeSize, "-n 1000 -p 0.01"},
+		{modeSize, "-n 1000 -p 0.01 -m 12000"},
 		{modeFPSet, "--fpset -n 1000"},
 		{modeTransmit, "-n 1000 --transmit 8"},
 		{modeCompressed, "-n 1000 -p 0.01 --compressed"},
@@ -49,6 +50,7 @@ func TestCalcFlagCombinations(t *testing.T) {
 		"n": "1000", "p": "0.02", "m": "20000", "k": "3", "layout": "classic", "block-bits": "1024",
 		"bits": "20", "c": "3", "count-bits": "4", "max-m": "100000", "max-bpk": "40", "max-k": "8",
 		"overhead": "0.01", "churn": "0.05", "delta": "4", "trials": "2", "seed": "7", "packet": "1000",
+		"plot": filepath.Join(t.TempDir(), "calc.svg"),
 	}
 	fieldName := regexp.MustCompile(`\b(BitsPerElement|MaxBitsPerElement|DeltaBitsPerElement|Churn|Overhead|MaxK|blockBits|TotalBits)\b`)
 	for _, md := range modes {

@@ -40,6 +40,8 @@ options:
                     size of a delta for each shape
   --delta Z         bound the delta at Z bits per key (needs --churn)
   --json            print one JSON object instead of tables
+  --plot OUT.svg    also draw the best shape's rate, message and memory
+                    against k (log scale), with the standard filter's
 `
 
 // wantsTransmit reports whether calc's arguments ask for the optimiser.
@@ -104,6 +106,8 @@ func runCalcTransmit(e *env, args []string) error {
 	var maxK probesValue
 	var z, maxBPK, overhead, churn, delta float64
 	var compressed, whole, exact, asJSON bool
+	var plotOut string
+	fs.StringVar(&plotOut, "plot", "", "")
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&maxM, "max-m", "")
@@ -173,6 +177,11 @@ func runCalcTransmit(e *env, args []string) error {
 	r.PerK = []transmitShape{}
 	for _, s := range res.PerK {
 		r.PerK = append(r.PerK, toTransmitShape(s, churn > 0))
+	}
+	if plotOut != "" && len(r.PerK) > 0 {
+		if err := writeCharts(plotOut, transmitByK(r)...); err != nil { // charts.go
+			return err
+		}
 	}
 	if asJSON {
 		return writeJSON(e.stdout, r)

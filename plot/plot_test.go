@@ -1,4 +1,4 @@
-package sim_test
+package plot_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/plot"
 )
 
 // svgElements parses an SVG document and returns its elements' names and
@@ -53,9 +53,9 @@ func count(names []string, name string) int {
 }
 
 func TestChartLinear(t *testing.T) {
-	c := sim.Chart{
+	c := plot.Chart{
 		Title: "A & B", XLabel: "x <units>", YLabel: "y",
-		Series: []sim.Series{
+		Series: []plot.Series{
 			{Name: "model", X: []float64{1, 2, 3}, Y: []float64{2, 4, 6}, Line: true},
 			{Name: "data", X: []float64{1, 2, 3}, Y: []float64{2.2, math.NaN(), 5.5}, Markers: true},
 		},
@@ -80,9 +80,9 @@ func TestChartLinear(t *testing.T) {
 }
 
 func TestChartLog(t *testing.T) {
-	c := sim.Chart{
+	c := plot.Chart{
 		LogX: true, LogY: true, MinY: 1e-6,
-		Series: []sim.Series{
+		Series: []plot.Series{
 			{Name: "s", X: []float64{0.001, 0.01, 0.1, 0}, Y: []float64{1e-9, 0.02, 0.3, 5}, Markers: true, Dashed: true},
 		},
 	}
@@ -104,12 +104,12 @@ func TestChartLog(t *testing.T) {
 }
 
 func TestChartNoPoints(t *testing.T) {
-	for _, c := range []sim.Chart{
+	for _, c := range []plot.Chart{
 		{},
-		{LogY: true, Series: []sim.Series{{X: []float64{1, 2}, Y: []float64{0, -1}}}},
-		{Series: []sim.Series{{X: []float64{1}, Y: []float64{math.Inf(1)}}}},
+		{LogY: true, Series: []plot.Series{{X: []float64{1, 2}, Y: []float64{0, -1}}}},
+		{Series: []plot.Series{{X: []float64{1}, Y: []float64{math.Inf(1)}}}},
 	} {
-		if err := c.WriteSVG(io.Discard); err == nil || !strings.HasPrefix(err.Error(), "sim: ") {
+		if err := c.WriteSVG(io.Discard); err == nil || !strings.HasPrefix(err.Error(), "plot: ") {
 			t.Errorf("%+v: err %v", c, err)
 		}
 	}
@@ -117,7 +117,7 @@ func TestChartNoPoints(t *testing.T) {
 
 func TestChartOnePoint(t *testing.T) {
 	var b bytes.Buffer
-	c := sim.Chart{Width: 300, Height: 200, Series: []sim.Series{{Name: "p", X: []float64{5}, Y: []float64{5}, Markers: true}}}
+	c := plot.Chart{Width: 300, Height: 200, Series: []plot.Series{{Name: "p", X: []float64{5}, Y: []float64{5}, Markers: true}}}
 	if err := c.WriteSVG(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestChartOnePoint(t *testing.T) {
 }
 
 func TestPalette(t *testing.T) {
-	if sim.Palette(0) != sim.Palette(8) || sim.Palette(0) == sim.Palette(1) || sim.Palette(-1) == "" {
+	if plot.Palette(0) != plot.Palette(8) || plot.Palette(0) == plot.Palette(1) || plot.Palette(-1) == "" {
 		t.Error("palette does not cycle")
 	}
 }

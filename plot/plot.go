@@ -1,6 +1,11 @@
-package sim
+// Package plot draws line charts as self-contained SVG images, with linear
+// or logarithmic axes, lines, markers and a legend, without a plotting
+// dependency: every chart of bloomcast (the simulations' figures, calc
+// --plot, table --plot) is drawn by it.
+package plot
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -23,7 +28,8 @@ type Chart struct {
 	// a log axis does not squeeze the decades where the data are.
 	MinY   float64
 	Series []Series
-	// Width and Height are the image's size in pixels; 0 means 760 × 440.
+	// Width and Height are the image's size in pixels; 0 means 760 wide,
+	// 440 high.
 	Width, Height int
 }
 
@@ -134,11 +140,55 @@ func (a *axis) pix(v float64) float64 {
 
 // WriteSVG draws the chart. It fails only if no series has a point it
 // can draw, or if w does.
-func (c Chart) WriteSVG(w io.Writer) error {
-	width, height := c.Width, c.Height
-	if width <= 0 || height <= 0 {
-		width, height = 760, 440
+func (c Chart) WriteSVG(w io.Writer) error { return Stack(w, c) }
+
+// Stack draws the charts one above the other in one SVG image, each at its
+// own size (the widest sets the image's width): several quantities against
+// the same x, each on its own y axis. It fails if a chart has no point it
+// can draw, or if w does.
+func Stack(w io.Writer, charts ...Chart) error {
+	if len(charts) == 0 {
+		return errors.New("plot: no chart to draw")
 	}
+	var body strings.Builder
+	width, height := 0, 0
+	for _, c := range charts {
+		cw, ch := c.size()
+		if len(charts) > 1 {
+			fmt.Fprintf(&body, `<g transform="translate(0 %d)">`+"\n", height)
+		}
+		if err := c.draw(&body, cw, ch); err != nil {
+			return err
+		}
+		if len(charts) > 1 {
+			body.WriteString("</g>\n")
+		}
+		width, height = max(width, cw), height+ch
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
+	b.WriteString(body.String())
+	b.WriteString("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// size returns the chart's size in pixels.
+func (c Chart) size() (int, int) {
+	w, h := c.Width, c.Height
+	if w <= 0 {
+		w = 760
+	}
+	if h <= 0 {
+		h = 440
+	}
+	return w, h
+}
+
+// draw writes the chart's elements for a width × height area.
+func (c Chart) draw(b *strings.Builder, width, height int) error {
 	x := axis{log: c.LogX, dataLo: math.Inf(1), dataHi: math.Inf(-1)}
 	y := axis{log: c.LogY, dataLo: math.Inf(1), dataHi: math.Inf(-1), floor: c.MinY}
 	points := 0
@@ -152,25 +202,18 @@ func (c Chart) WriteSVG(w io.Writer) error {
 		}
 	}
 	if points == 0 {
-		return fmt.Errorf("sim: chart %q has no point to draw", c.Title)
+		return fmt.Errorf("plot: chart %q has no point to draw", c.Title)
 	}
 	x.scale(false)
 	y.scale(true)
 	x.pixLo, x.pixHi = plotLeft, float64(width-legendW)
 	y.pixLo, y.pixHi = float64(height-plotBottom), plotTop
-
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	c.drawAxes(&b, &x, &y)
+	c.drawAxes(b, &x, &y)
 	for i, s := range c.Series {
-		drawSeries(&b, s, cmpColor(s.Color, i), &x, &y)
+		drawSeries(b, s, cmpColor(s.Color, i), &x, &y)
 	}
-	c.drawLegend(&b, width)
-	b.WriteString("</svg>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	c.drawLegend(b, width)
+	return nil
 }
 
 func cmpColor(c string, i int) string {

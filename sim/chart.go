@@ -1,0 +1,13 @@
+package sim
+
+import "github.com/bloomcast/bloomcast/plot"
+
+// Chart is the simulations' line chart: package plot's, the one SVG writer
+// of the project.
+type Chart = plot.Chart
+
+// Series is one named set of points of a Chart.
+type Series = plot.Series
+
+// Palette returns the i-th of plot's eight colours.
+func Palette(i int) string { return plot.Palette(i) }
