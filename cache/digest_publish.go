@@ -430,6 +430,8 @@ func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
-		w.Write(resp.Body)
+		// A failed write means the peer went away; it asks again at its
+		// next poll, and there is no one to tell.
+		_, _ = w.Write(resp.Body)
 	}
 }

@@ -112,7 +112,7 @@ func (d *Disk) load() error {
 		path := filepath.Join(d.dir, name)
 		switch {
 		case strings.HasPrefix(name, tempPrefix):
-			_ = os.Remove(path) // an interrupted write
+			_ = os.Remove(path) // an interrupted write; if it stays, the next open tries again
 			continue
 		case !strings.HasSuffix(name, entrySuffix) || !de.Type().IsRegular():
 			continue
@@ -139,6 +139,8 @@ func (d *Disk) load() error {
 	sort.Slice(all, func(i, j int) bool { return all[i].mtime.After(all[j].mtime) })
 	for _, f := range all {
 		if d.bytes+f.size > d.max {
+			// Over budget: not indexed either way; a file that cannot
+			// be removed is met again, and tried again, at the next open.
 			_ = os.Remove(filepath.Join(d.dir, fileName(f.key)))
 			continue
 		}
@@ -219,7 +221,7 @@ func (d *Disk) Put(e *Entry) (err error) {
 	defer d.mu.Unlock()
 	if d.closed {
 		if tmp != "" {
-			_ = os.Remove(tmp)
+			_ = os.Remove(tmp) // a temporary file left behind is removed at the next open
 		}
 		return ErrClosed
 	}
@@ -233,7 +235,7 @@ func (d *Disk) Put(e *Entry) (err error) {
 		err = fmt.Errorf("%w: %d bytes, budget %d", ErrTooLarge, size, d.max)
 	case err == nil:
 		if err = os.Rename(tmp, final); err != nil {
-			_ = os.Remove(tmp)
+			_ = os.Remove(tmp) // as above; the rename's error is the one to report
 			err = fmt.Errorf("cache: disk store: %w", err)
 			break
 		}
@@ -248,6 +250,9 @@ func (d *Disk) Put(e *Entry) (err error) {
 	}
 	if err != nil {
 		if had {
+			// The old entry is out of the index already; a file that
+			// stays is loaded again by the next open, as the old entry,
+			// which freshness then judges like any other.
 			_ = os.Remove(final)
 		}
 		return err
@@ -277,7 +282,7 @@ func (d *Disk) writeTemp(b []byte) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(f.Name())
+		_ = os.Remove(f.Name()) // left behind, it is removed at the next open; the write's error is the one to report
 		return "", fmt.Errorf("cache: disk store: %w", err)
 	}
 	return f.Name(), nil

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -125,4 +126,18 @@ func freshen(e *Entry, h304 http.Header, requestTime, responseTime time.Time) *E
 // section, for the access log.
 func headerBytes(status int, h http.Header) int64 {
 	return int64(len("HTTP/1.1 000 \r\n\r\n")+len(http.StatusText(status))) + headerSize(h)
+}
+
+// closeBody closes a response body that was read to its end or given up
+// on. Its error is dropped: all it could say is that the connection
+// cannot carry another request, and the transport acts on that itself.
+func closeBody(body io.ReadCloser) { _ = body.Close() }
+
+// discardBody reads up to limit bytes of a body the caller does not want,
+// so that the connection can carry another request, and closes it. A
+// failed read only means the connection is not reused, which the
+// transport handles; so the errors are dropped.
+func discardBody(body io.ReadCloser, limit int64) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
+	closeBody(body)
 }

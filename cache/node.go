@@ -186,12 +186,10 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		Store: n.store, Router: n.router(), Client: cfg.Client, AccessLog: cfg.AccessLog, Logger: n.log,
 		MaxObjectBytes: cfg.MaxObjectBytes, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
 	}); err != nil {
-		n.store.Close()
-		return nil, err
+		return nil, errors.Join(err, n.store.Close())
 	}
 	if n.icpServer, err = icp.NewServer(icp.ServerConfig{Lookup: n.icpLookup, Allow: n.icpAllowed, Logger: n.log}); err != nil {
-		n.store.Close()
-		return nil, err
+		return nil, errors.Join(err, n.store.Close())
 	}
 	n.handler = n.routes()
 	return n, nil
@@ -380,7 +378,9 @@ func (n *Node) routes() http.Handler {
 	local.Handle("/metrics", n.metrics.handler())
 	local.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
+		// A failed write means the client went away; there is no
+		// one to tell.
+		_, _ = io.WriteString(w, "ok\n")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.addressedToMe(r) {
@@ -482,8 +482,15 @@ func (n *Node) Addr() string {
 // Serve runs the node on ln (and on icpConn for ICP, if not nil) until
 // ctx is done, then shuts down gracefully: it stops accepting, lets
 // requests in flight finish (up to 10 s), stops the background loops and
-// closes the store.
+// closes the store. If a background loop (publication, peer polling)
+// ends with an error first, Serve logs it at error level, shuts down the
+// same way and returns it: a node never goes on serving with a stopped
+// loop.
 func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketConn) error {
+	return n.serve(ctx, ln, icpConn)
+}
+
+func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketConn) (err error) {
 	n.mu.Lock()
 	n.addr = ln.Addr().String()
 	n.mu.Unlock()
@@ -491,11 +498,14 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	run := func(f func(context.Context) error) {
+	loopErr := make(chan error, 2)
+	run := func(name string, f func(context.Context) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(bg)
+			if err := f(bg); err != nil && bg.Err() == nil {
+				loopErr <- fmt.Errorf("cache: %s: %w", name, err)
+			}
 		}()
 	}
 	if icpConn != nil {
@@ -507,22 +517,31 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		n.mu.Lock()
 		n.icpClient = c
 		n.mu.Unlock()
-		defer c.Close()
+		defer func() {
+			if cerr := c.Close(); err == nil {
+				err = cerr
+			}
+		}()
 	}
 	if !n.cfg.Manual {
-		run(n.publisher.Run)
-		run(n.directory.Run) // with no peers it waits for Reconfigure to add some
+		run("publisher", n.publisher.Run)
+		run("peer directory", n.directory.Run) // with no peers it waits for Reconfigure to add some
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	n.log.Info("bloomcast node serving", "proxy", n.addr, "route", n.cfg.Route, "peers", len(n.cfg.Peers))
-	var err error
+	shutdown := func() error {
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(shut)
+	}
 	select {
 	case err = <-errc:
+	case err = <-loopErr:
+		n.log.Error("bloomcast node stopping: a background loop failed", "proxy", n.addr, "err", err)
+		err = errors.Join(err, shutdown())
 	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		err = srv.Shutdown(shut)
-		cancel()
+		err = shutdown()
 	}
 	stop()
 	wg.Wait()
@@ -546,8 +565,7 @@ func (n *Node) ListenAndServe(ctx context.Context) error {
 	var pc net.PacketConn
 	if n.cfg.ICPListen != "" {
 		if pc, err = net.ListenPacket("udp", n.cfg.ICPListen); err != nil {
-			ln.Close()
-			return err
+			return errors.Join(err, ln.Close())
 		}
 	}
 	return n.Serve(ctx, ln, pc)

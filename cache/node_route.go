@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -100,8 +99,7 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *Forward) (*http.Response, PeerOutcome, 
 	}
 	if outcome != PeerHit {
 		if resp != nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
+			discardBody(resp.Body, 64<<10)
 		}
 		return nil, outcome, err
 	}

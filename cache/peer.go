@@ -287,7 +287,10 @@ func (d *Directory) Run(ctx context.Context) error {
 				t := time.NewTicker(d.cfg.PollInterval)
 				defer t.Stop()
 				for {
-					d.RefreshPeer(pctx, p)
+					// RefreshPeer logs and counts a failure, and keeps
+					// the old view until it expires; the next tick
+					// tries again.
+					_ = d.RefreshPeer(pctx, p)
 					select {
 					case <-pctx.Done():
 						return
@@ -317,7 +320,9 @@ func (d *Directory) Refresh(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.RefreshPeer(ctx, p)
+			// Logged and counted by RefreshPeer; Refresh reports
+			// nothing by design (each Peer's state says how it went).
+			_ = d.RefreshPeer(ctx, p)
 		}()
 	}
 	wg.Wait()
@@ -392,7 +397,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusNotModified:
 		d.fetched(p, resp.StatusCode, 0, "", false)
@@ -402,7 +407,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 		return nil
 	case http.StatusOK:
 	default:
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		discardBody(resp.Body, 4096)
 		return fmt.Errorf("digest %s: %s", target, resp.Status)
 	}
 	body, err := d.readBody(resp)

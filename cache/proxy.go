@@ -313,7 +313,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	responseTime := p.now()
 	rec.Hierarchy, rec.From, rec.FalseHits = src.Hierarchy, src.Host, src.FalseHits
 	stripHopByHop(resp.Header)
@@ -394,6 +394,8 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, k
 				return false // the client went away; nothing to store
 			}
 			if flush {
+				// A failed flush is a client gone away, which the
+				// next Write reports.
 				_ = rc.Flush()
 			}
 			if collecting {
@@ -452,7 +454,7 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now
 	}
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(e.Body)
+		_, _ = w.Write(e.Body) // a failed write is a client gone away: no one to tell
 	}
 	return false
 }

@@ -108,14 +108,14 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		finish(CodeNone, status, "cache: cannot reach "+target)
 		return
 	}
-	defer server.Close()
+	defer closeConn(server)
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
 		finish(CodeNone, http.StatusInternalServerError, "cache: CONNECT over this connection is not supported")
 		return
 	}
-	defer client.Close()
+	defer closeConn(client)
 	n.tunnels.tunnels.WithLabelValues("tunnelled").Inc()
 	rec.Hierarchy, rec.From = HierDirect, clientIP(server.RemoteAddr().String())
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
@@ -147,11 +147,17 @@ func (n *Node) splice(client net.Conn, buffered *bufio.Reader, server net.Conn, 
 			if deadline.After(end) {
 				deadline = end
 			}
-			src.SetReadDeadline(deadline)
+			// Without its deadline a read could outlast the tunnel's
+			// lifetime: a socket that refuses one ends the tunnel.
+			if err := src.SetReadDeadline(deadline); err != nil {
+				return err
+			}
 			k, err := r.Read(buf)
 			if k > 0 {
 				last.Store(time.Now().UnixNano())
-				dst.SetWriteDeadline(time.Now().Add(idle))
+				if err := dst.SetWriteDeadline(time.Now().Add(idle)); err != nil {
+					return err
+				}
 				if _, werr := dst.Write(buf[:k]); werr != nil {
 					return werr
 				}
@@ -177,15 +183,15 @@ func (n *Node) splice(client net.Conn, buffered *bufio.Reader, server net.Conn, 
 			r = io.MultiReader(io.LimitReader(buffered, int64(buffered.Buffered())), client)
 		}
 		if err := copyDir(server, client, r, &up); err != nil {
-			client.Close()
-			server.Close()
+			closeConn(client)
+			closeConn(server)
 			return
 		}
 		closeWrite(server)
 	}()
 	if err := copyDir(client, server, server, &down); err != nil {
-		client.Close()
-		server.Close()
+		closeConn(client)
+		closeConn(server)
 	} else {
 		closeWrite(client)
 	}
@@ -193,14 +199,21 @@ func (n *Node) splice(client net.Conn, buffered *bufio.Reader, server net.Conn, 
 	return up, down
 }
 
-// closeWrite passes on the end of a stream: a TCP half close.
+// closeWrite passes on the end of a stream: a TCP half close. A failed
+// half close is a connection already gone, which the other direction's
+// copy then meets; so its error is dropped.
 func closeWrite(c net.Conn) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
+		_ = cw.CloseWrite()
 		return
 	}
-	c.Close()
+	closeConn(c)
 }
+
+// closeConn closes one side of a finished or failed tunnel. Its error is
+// dropped: the tunnel is over either way, and a socket that fails to close
+// leaves nothing to retry or report to anyone.
+func closeConn(c net.Conn) { _ = c.Close() }
 
 // logAccess writes a record the proxy did not serve itself (a tunnel) to
 // its access log.

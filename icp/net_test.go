@@ -479,3 +479,34 @@ func TestConcurrentQueries(t *testing.T) {
 		t.Fatalf("client stats %+v", st)
 	}
 }
+
+// noDeadlineConn is a real UDP socket that refuses read deadlines.
+type noDeadlineConn struct{ net.PacketConn }
+
+var errNoDeadline = errors.New("deadlines not supported")
+
+func (noDeadlineConn) SetReadDeadline(time.Time) error { return errNoDeadline }
+
+// When conn refuses the read deadline that stops Serve, Serve still
+// returns once ctx is done (it closes conn) and says why, rather than
+// blocking in a read forever.
+func TestServeStopsWithoutDeadline(t *testing.T) {
+	s, err := NewServer(ServerConfig{Lookup: holds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := noDeadlineConn{listen(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, conn) }()
+	time.Sleep(20 * time.Millisecond) // let Serve block in its read
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errNoDeadline) {
+			t.Fatalf("Serve returned %v, want the deadline's error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after ctx was done")
+	}
+}

@@ -69,17 +69,34 @@ func (s *Server) Stats() ServerStats { return s.stats.snapshot() }
 // done or conn is closed, either of which returns nil; any other read
 // error is returned. Serve does not close conn. To stop it, Serve sets
 // a read deadline in the past, and clears it again before returning, so
-// conn may be served again.
+// conn may be served again. If conn refuses the deadline, a blocked read
+// could not end: Serve then closes conn, the only other way to end it,
+// and returns the deadline's error.
 func (s *Server) Serve(ctx context.Context, conn net.PacketConn) error {
+	return s.serve(ctx, conn)
+}
+
+func (s *Server) serve(ctx context.Context, conn net.PacketConn) (err error) {
 	fired := make(chan struct{})
+	var stopErr error // set before fired is closed
 	stop := context.AfterFunc(ctx, func() {
 		defer close(fired)
-		conn.SetReadDeadline(time.Now())
+		if derr := conn.SetReadDeadline(time.Now()); derr != nil {
+			s.log.Error("icp: cannot interrupt the read to stop; closing the socket", "addr", conn.LocalAddr(), "err", derr)
+			stopErr = errors.Join(fmt.Errorf("icp: stopping: %w", derr), conn.Close())
+		}
 	})
 	defer func() {
-		if !stop() {
-			<-fired
-			conn.SetReadDeadline(time.Time{})
+		if stop() {
+			return
+		}
+		<-fired
+		if stopErr != nil {
+			err = errors.Join(err, stopErr)
+			return
+		}
+		if derr := conn.SetReadDeadline(time.Time{}); derr != nil {
+			err = errors.Join(err, fmt.Errorf("icp: clearing the read deadline: %w", derr))
 		}
 	}()
 	s.log.Info("icp: serving", "addr", conn.LocalAddr())

@@ -68,17 +68,14 @@ func Open(path string) (*File, error) {
 			return nil, err
 		}
 		if err := lock(f); err != nil {
-			f.Close()
-			return nil, &fs.PathError{Op: "lock", Path: path, Err: err}
+			return nil, errors.Join(&fs.PathError{Op: "lock", Path: path, Err: err}, f.Close())
 		}
 		info, err := f.Stat()
 		if err != nil {
-			f.Close()
-			return nil, err
+			return nil, errors.Join(err, f.Close())
 		}
 		if !info.Mode().IsRegular() {
-			f.Close()
-			return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("inplace: not a regular file")}
+			return nil, errors.Join(&fs.PathError{Op: "open", Path: path, Err: errors.New("inplace: not a regular file")}, f.Close())
 		}
 		// The previous holder of the lock may have replaced the file:
 		// then the lock is on a file no longer at path.
@@ -86,7 +83,9 @@ func Open(path string) (*File, error) {
 		if err == nil && os.SameFile(info, now) {
 			return &File{path: real, f: f, info: info}, nil
 		}
-		f.Close()
+		if cerr := f.Close(); err == nil && cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +163,11 @@ func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) err
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return f.Replace(write)
+	err = f.Replace(write)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dirOf is the directory holding path.
@@ -191,8 +193,9 @@ func replace(path string, old fs.FileInfo, perm fs.FileMode, write func(io.Write
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		return err
+		// The temporary file is ours and unfinished; if it cannot be
+		// removed either, both errors are reported.
+		return errors.Join(err, os.Remove(tmp.Name()))
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("inplace: %s replaced, but its directory was not synced: %w", path, err)

@@ -72,7 +72,7 @@ func keepOwner(tmp *os.File, old fs.FileInfo) {
 		return
 	}
 	if tmp.Chown(int(st.Uid), int(st.Gid)) != nil {
-		tmp.Chown(-1, int(st.Gid))
+		_ = tmp.Chown(-1, int(st.Gid)) // best effort, as said above: the owner's group may be refused too
 	}
 }
 

@@ -363,6 +363,9 @@ func (t *Table) fits(s Summary) error {
 // Rebuild drops the lazily deleted items: it places the live items again
 // in a fresh table, in order of sub-table and bucket (which cannot cause a
 // crisis: no item moves to a later sub-table), and refills the summary.
+// If the summary refuses an item, the table is left as it was, with its
+// summary refilled; if the summary cannot even be refilled, it is
+// detached (Summary returns nil) and the error says so.
 func (t *Table) Rebuild() error {
 	fresh := &Table{seed: t.seed, lazy: t.lazy}
 	for i := range t.levels {
@@ -378,7 +381,13 @@ func (t *Table) Rebuild() error {
 	}
 	if t.summary != nil {
 		if err := fresh.SetSummary(t.summary); err != nil {
-			_ = t.SetSummary(t.summary) // refill it from the unchanged table
+			// The failed fill cleared the summary: refill it from the
+			// unchanged table. If that fails too, a cleared summary
+			// would hide the table's items, so it is detached.
+			if rerr := t.SetSummary(t.summary); rerr != nil {
+				t.summary = nil
+				return errors.Join(err, fmt.Errorf("mht: summary detached: %w", rerr))
+			}
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -363,6 +364,62 @@ func TestNoAllocs(t *testing.T) {
 		h := keys[3]
 		if a := testing.AllocsPerRun(100, func() { tb.Lookup(h); tb.Probe(h); s.Type(h) }); a != 0 {
 			t.Errorf("%v: %v allocations per lookup", k, a)
+		}
+	}
+}
+
+// refusing is a summary that starts refusing every Add once refuse is set.
+type refusing struct {
+	Summary
+	refuse bool
+}
+
+var errRefused = errors.New("refused")
+
+func (r *refusing) Add(h hashing.Hash128, typ int) error {
+	if r.refuse {
+		return errRefused
+	}
+	return r.Summary.Add(h, typ)
+}
+
+// A Rebuild whose summary refuses both the fresh table and the refill
+// detaches the summary rather than leave a cleared one in front of the
+// items: every live key is still found, and the error says what happened.
+func TestRebuildSummaryRefused(t *testing.T) {
+	p := testPlan(t, 1000)
+	tb := MustNew(Config{Sizes: p.Sizes, LazyDelete: 1 << 20})
+	inner, err := p.NewSummary(KindMBF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &refusing{Summary: inner}
+	if err := tb.SetSummary(s); err != nil {
+		t.Fatal(err)
+	}
+	keys := randomKeys(6, 1000)
+	for i, h := range keys {
+		if err := tb.Insert(h, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := tb.Delete(keys[0]); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	s.refuse = true
+	err = tb.Rebuild()
+	if !errors.Is(err, errRefused) || !strings.Contains(err.Error(), "summary detached") {
+		t.Fatalf("Rebuild: %v; want the refusal and the detachment", err)
+	}
+	if tb.Summary() != nil {
+		t.Fatal("a summary that could not be refilled is still attached")
+	}
+	for i, h := range keys[1:] {
+		if v, ok := tb.Get(h); !ok || v != uint64(i+1) {
+			t.Fatalf("key %d: got %d, %v after the failed Rebuild", i+1, v, ok)
+		}
+		if r := tb.Lookup(h); r.Outcome != Hit {
+			t.Fatalf("key %d: Lookup %v after the failed Rebuild", i+1, r.Outcome)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -241,6 +242,10 @@ const (
 // positives (a few false hits more or less). Time is virtual too: the nodes' and the origin's
 // clocks read the trace's time of the request in flight.
 func ReplayCluster(cfg ClusterConfig) ([]ClusterResult, error) {
+	return replayCluster(cfg)
+}
+
+func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	if cfg.Trace == nil || len(cfg.Trace.Requests) == 0 {
 		return nil, fmt.Errorf("%w: no requests", ErrTrace)
 	}
@@ -277,8 +282,11 @@ func ReplayCluster(cfg ClusterConfig) ([]ClusterResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer o.close()
-	var out []ClusterResult
+	defer func() {
+		if cerr := o.close(); err == nil && cerr != nil {
+			err = fmt.Errorf("sim: origin: %w", cerr)
+		}
+	}()
 	for _, m := range cfg.Modes {
 		r, err := replay(cfg, o, m)
 		if err != nil {
@@ -300,6 +308,8 @@ type origin struct {
 	urls  []string // the replayed URL of each request
 	sizes []int64  // by object id
 	mean  float64  // mean object size
+	// served receives what srv.Serve returned.
+	served chan error
 }
 
 // zeros is the body of every object, sent in pieces.
@@ -326,7 +336,8 @@ func newOrigin(t *Trace) (*origin, error) {
 	o.mean = float64(total) / float64(max(len(o.sizes), 1))
 	o.srv = &http.Server{Handler: http.HandlerFunc(o.serve), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(slog.DiscardHandler, slog.LevelError)}
-	go o.srv.Serve(ln)
+	o.served = make(chan error, 1)
+	go func() { o.served <- o.srv.Serve(ln) }()
 	return o, nil
 }
 
@@ -369,7 +380,15 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (o *origin) close() { o.srv.Close() }
+// close stops the origin and returns why it stopped if that was not
+// close itself (a failed accept ends Serve early).
+func (o *origin) close() error {
+	err := o.srv.Close()
+	if serr := <-o.served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(serr, err)
+	}
+	return err
+}
 
 // clock is a replay's virtual time: a fixed epoch plus the trace's time
 // of the request in flight, shared by the origin and the nodes, so that
@@ -415,14 +434,14 @@ func digestShape(m Mode, n uint64, memory float64) (float64, int, error) {
 }
 
 // replay runs one mode.
-func replay(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, error) {
+func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error) {
 	started := time.Now()
 	t := cfg.Trace
 	o.clock.ns.Store(0)
 	n := t.Proxies
 	budget := max(int64(cfg.CacheFraction*float64(t.UniqueBytes)), 64<<10)
 	capacity := max(uint64(float64(budget)/(o.mean+entryOverhead)), 16)
-	res := ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
+	res = ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
 	bpe, k := 16.0, 0
 	codec := bcdigest.Raw
 	if m.Route == cache.RouteDigest {
@@ -438,26 +457,27 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, error) {
 
 	lns := make([]net.Listener, n)
 	udps := make([]net.PacketConn, n)
-	closeAll := func() {
+	// closeAll closes the sockets of a replay that could not start and
+	// returns err with whatever closing them reported.
+	closeAll := func(err error) error {
 		for i := range n {
 			if lns[i] != nil {
-				lns[i].Close()
+				err = errors.Join(err, lns[i].Close())
 			}
 			if udps[i] != nil {
-				udps[i].Close()
+				err = errors.Join(err, udps[i].Close())
 			}
 		}
+		return err
 	}
 	for i := range n {
 		var err error
 		if lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			closeAll()
-			return res, err
+			return res, closeAll(err)
 		}
 		if m.Route == cache.RouteICP {
 			if udps[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
-				closeAll()
-				return res, err
+				return res, closeAll(err)
 			}
 		}
 	}
@@ -467,7 +487,9 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, error) {
 		cancel()
 		for _, cn := range nodes {
 			if cn != nil {
-				<-cn.done
+				if serr := <-cn.done; err == nil && serr != nil {
+					err = fmt.Errorf("node %s: %w", cn.node.Addr(), serr)
+				}
 				cn.client.CloseIdleConnections()
 			}
 		}
@@ -497,8 +519,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, error) {
 		}
 		node, err := cache.NewNode(nc)
 		if err != nil {
-			closeAll()
-			return res, err
+			return res, closeAll(err)
 		}
 		proxy, _ := url.Parse("http://" + lns[i].Addr().String())
 		cn := &clusterNode{node: node, done: make(chan error, 1), peers: make([]*cache.Peer, n),
@@ -562,7 +583,9 @@ func fetch(c *http.Client, target string) error {
 		return err
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	// The body is read (or failed, which err reports); closing it only
+	// releases the connection and has nothing to add.
+	_ = resp.Body.Close()
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = fmt.Errorf("%s: %s", target, resp.Status)
 	}

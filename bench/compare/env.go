@@ -37,7 +37,7 @@ func cpuModel() string {
 	if err != nil {
 		return "unknown"
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only; what was read is all that matters
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), ":")

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -17,8 +18,7 @@ func CreateFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if err := write(f); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	return f.Close()
 }
@@ -30,7 +30,7 @@ func RenderFile[R any](w io.Writer, path string, read func(io.Reader) (R, error)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only; read reports what matters
 	rep, err := read(f)
 	if err != nil {
 		return err

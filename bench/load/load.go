@@ -156,11 +156,11 @@ type Report struct {
 }
 
 // Run starts the cluster, runs the scenarios and stops the cluster.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	rep := &Report{
+	rep = &Report{
 		Env:     compare.StartRunEnv(),
 		Clients: cfg.Clients, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds(),
 		Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes,
@@ -169,7 +169,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cl.stop()
+	defer func() {
+		if serr := cl.stop(); err == nil && serr != nil {
+			rep, err = nil, fmt.Errorf("stopping the cluster: %w", serr)
+		}
+	}()
 	for _, s := range cfg.Scenarios {
 		var r Result
 		var err error
@@ -182,7 +186,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
-		fmt.Fprintf(cfg.Progress, "%s: %d requests in %.2f s, %.0f/s, p50 %.0f µs, p99 %.0f µs\n",
+		// A progress line is informational: failing to show one does
+		// not change the measurement.
+		_, _ = fmt.Fprintf(cfg.Progress, "%s: %d requests in %.2f s, %.0f/s, p50 %.0f µs, p99 %.0f µs\n",
 			s, r.Requests, r.Seconds, r.RPS, r.P50Us, r.P99Us)
 		rep.Results = append(rep.Results, r)
 	}
@@ -201,6 +207,7 @@ type cluster struct {
 	aLog       *lineCounter
 	cancel     context.CancelFunc
 	done       chan error
+	originDone chan error // what the origin's Serve returned
 }
 
 func startCluster(objectBytes int) (*cluster, error) {
@@ -216,20 +223,18 @@ func startCluster(objectBytes int) (*cluster, error) {
 		h.Set("Cache-Control", "max-age=86400")
 		h.Set("Content-Type", "application/octet-stream")
 		h.Set("Content-Length", strconv.Itoa(len(cl.body)))
-		w.Write(cl.body)
+		_, _ = w.Write(cl.body) // a failed write is a client gone away; the client counts it
 	})}
-	go cl.origin.Serve(lo)
+	cl.originDone = make(chan error, 1)
+	go func() { cl.originDone <- cl.origin.Serve(lo) }()
 
 	la, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		cl.origin.Close()
-		return nil, err
+		return nil, errors.Join(err, cl.closeOrigin())
 	}
 	lb, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		cl.origin.Close()
-		la.Close()
-		return nil, err
+		return nil, errors.Join(err, cl.closeOrigin(), la.Close())
 	}
 	cl.aURL, cl.bURL = "http://"+la.Addr().String(), "http://"+lb.Addr().String()
 	node := func(name, peer, peerURL string, log io.Writer) (*cache.Node, error) {
@@ -243,10 +248,7 @@ func startCluster(objectBytes int) (*cluster, error) {
 		cl.b, err = node("b", "a", cl.aURL, io.Discard)
 	}
 	if err != nil {
-		cl.origin.Close()
-		la.Close()
-		lb.Close()
-		return nil, err
+		return nil, errors.Join(err, cl.closeOrigin(), la.Close(), lb.Close())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cl.cancel = cancel
@@ -255,11 +257,21 @@ func startCluster(objectBytes int) (*cluster, error) {
 	return cl, nil
 }
 
-func (cl *cluster) stop() {
+// stop stops the nodes and the origin and returns the first error any of
+// them ended with.
+func (cl *cluster) stop() error {
 	cl.cancel()
-	<-cl.done
-	<-cl.done
-	cl.origin.Close()
+	return errors.Join(<-cl.done, <-cl.done, cl.closeOrigin())
+}
+
+// closeOrigin stops the origin and returns why it stopped if that was not
+// the close itself.
+func (cl *cluster) closeOrigin() error {
+	err := cl.origin.Close()
+	if serr := <-cl.originDone; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(serr, err)
+	}
+	return err
 }
 
 // lineCounter is an access log that counts CD_SIBLING_HIT lines.
@@ -300,7 +312,7 @@ func scrape(ctx context.Context, nodeURL string) (counts, error) {
 	if err != nil {
 		return counts{}, err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	var c counts
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
@@ -419,7 +431,7 @@ func (cl *cluster) get(ctx context.Context, c *http.Client, path string) bool {
 		return false
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	closeBody(resp.Body)
 	return err == nil && resp.StatusCode == http.StatusOK && n == int64(len(cl.body))
 }
 
@@ -517,7 +529,9 @@ func (cl *cluster) peerHits(ctx context.Context, cfg Config, pool *int) (Result,
 				return nil, err
 			}
 		}
-		cl.b.Publisher().Publish()
+		if err := cl.b.Publisher().Publish(); err != nil {
+			return nil, fmt.Errorf("node B publishing its digest: %w", err)
+		}
 		dir := cl.a.Directory()
 		if err := dir.RefreshPeer(ctx, dir.Peers()[0]); err != nil {
 			return nil, fmt.Errorf("node A fetching node B's digest: %w", err)
@@ -576,3 +590,8 @@ func (cl *cluster) putB(path string) error {
 	return cl.b.Store().Put(&cache.Entry{URL: key, Status: http.StatusOK, Header: h,
 		Body: bytes.Clone(cl.body), RequestTime: now, ResponseTime: now})
 }
+
+// closeBody closes a response body that was read to its end. Its error is
+// dropped: all it could say is that the connection cannot be reused,
+// which the transport handles itself.
+func closeBody(body io.ReadCloser) { _ = body.Close() }

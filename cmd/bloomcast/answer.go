@@ -37,14 +37,16 @@ func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (
 	err := e.eachKey(keys, func(key []byte) {
 		text, ok := answer(key)
 		absent = absent || !ok
+		// w keeps its first error and fails every later write with it;
+		// the Flush after the loop reports it.
 		if withKeys {
-			w.Write(key)
-			w.WriteByte('\t')
+			_, _ = w.Write(key)
+			_ = w.WriteByte('\t')
 		}
-		w.WriteString(text)
-		w.WriteByte('\n')
+		_, _ = w.WriteString(text)
+		_ = w.WriteByte('\n')
 		if interactive {
-			w.Flush()
+			_ = w.Flush()
 		}
 	})
 	if ferr := w.Flush(); err == nil && ferr != nil {

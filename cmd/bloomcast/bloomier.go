@@ -201,7 +201,7 @@ func (e *env) readEntryFile(in *entries, file int, seed uint64) error {
 		if err != nil {
 			return fileErr(name, err)
 		}
-		defer f.Close()
+		defer closeInput(f)
 		r = f
 	}
 	sc := bufio.NewScanner(r)
@@ -355,7 +355,7 @@ func (e *env) bloomierUpdate(args []string) error {
 		}
 	}
 	if refused > 0 {
-		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys not in the filter (the first: %q); nothing updated, file unchanged\n",
+		fprintf(e.stderr, "bloomcast: %s: %d of %d keys not in the filter (the first: %q); nothing updated, file unchanged\n",
 			displayName(args[0]), refused, len(args)/2, first)
 		return exitStatus(1)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 )
@@ -59,7 +57,7 @@ func runBuildFPSet(e *env, args []string) error {
 		set.AddHash(h)
 	}
 	if !e.quiet && n != 0 && set.Len() > uint64(n) {
-		fmt.Fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
+		fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
 			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(shape.FalsePositive))
 	}
 	if rice {

@@ -206,7 +206,7 @@ func runCalc(e *env, args []string) error {
 	if len(sol.Derived) > 0 {
 		derived = strings.Join(sol.Derived, ", ")
 	}
-	fmt.Fprintf(e.stdout, "given %s; derived %s\n\n", strings.Join(quantities, ", "), derived)
+	fprintf(e.stdout, "given %s; derived %s\n\n", strings.Join(quantities, ", "), derived)
 
 	var t textTable
 	header := []string{"layout", "n", "m", "k", "block", "bits/key", "predicted p", "size"}

@@ -163,7 +163,7 @@ func runCalcBudget(e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
-		fmt.Fprint(e.stdout, calcBudgetUsage)
+		fprint(e.stdout, calcBudgetUsage)
 		return nil
 	}
 	if err != nil {
@@ -211,7 +211,7 @@ func printBudget(e *env, r calcBudgetReport) error {
 	if r.Packet > 0 {
 		head += fmt.Sprintf(" in packets of %d: %d packets, %d bytes", r.Packet, r.Packets, r.Effective)
 	}
-	fmt.Fprintf(e.stdout, "%s (frame %d bytes); fits with probability ≥ 99.9%%\n\n", head, r.FrameBytes)
+	fprintf(e.stdout, "%s (frame %d bytes); fits with probability ≥ 99.9%%\n\n", head, r.FrameBytes)
 	var t textTable
 	t.add("", "layout", "m/n", "k", "m", "sent", "rate", "mean bytes", "σ bytes", "99.9% bytes")
 	row := func(label string, s budgetShape) {
@@ -233,12 +233,12 @@ func printBudget(e *env, r calcBudgetReport) error {
 	if err := t.write(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout)
+	fprintln(e.stdout)
 	if r.Raw != nil {
-		fmt.Fprintf(e.stdout, "the best rate is %.3g× the raw filter's of the same bytes\n", r.RateGainRaw)
+		fprintf(e.stdout, "the best rate is %.3g× the raw filter's of the same bytes\n", r.RateGainRaw)
 	}
 	if r.CapBinds {
-		fmt.Fprintf(e.stdout, "the memory cap binds: m ≤ %d bits (%.1f bits per key); without it the rate would be %s at m/n = %.1f (raise it with --max-m or --max-bpk)\n",
+		fprintf(e.stdout, "the memory cap binds: m ≤ %d bits (%.1f bits per key); without it the rate would be %s at m/n = %.1f (raise it with --max-m or --max-bpk)\n",
 			r.CapBits, float64(r.CapBits)/float64(r.N), rate(r.Uncapped.FalsePositiveRate), r.Uncapped.BitsPerKey)
 	}
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 
@@ -104,7 +103,7 @@ func runCalcCounting(e *env, args []string) error {
 	fs.BoolVar(&counting, "counting", false, "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
-		fmt.Fprint(e.stdout, calcCountingUsage)
+		fprint(e.stdout, calcCountingUsage)
 		return nil
 	}
 	if err != nil {
@@ -162,14 +161,14 @@ func counterSizing(n, m uint64, k int) calcCountingReport {
 }
 
 func printCounting(e *env, r calcCountingReport) error {
-	fmt.Fprintf(e.stdout, "counting filter: n = %d keys, m = %d counters, k = %d (mean count k·n/m = %.4f)\n\n", r.N, r.M, r.K, r.Load)
-	fmt.Fprintf(e.stdout, "expected maximum count   %.3f  (Fan et al.'s asymptote)\n", r.ExpectedMaxCount)
+	fprintf(e.stdout, "counting filter: n = %d keys, m = %d counters, k = %d (mean count k·n/m = %.4f)\n\n", r.N, r.M, r.K, r.Load)
+	fprintf(e.stdout, "expected maximum count   %.3f  (Fan et al.'s asymptote)\n", r.ExpectedMaxCount)
 	if r.SimulatedMax != nil {
-		fmt.Fprintf(e.stdout, "simulated maximum count  %.3f  (mean of %d filters, seeds %d..%d: %v)\n", *r.SimulatedMax, r.Trials, r.Seed, r.Seed+uint64(r.Trials)-1, r.SimulatedMaxima)
+		fprintf(e.stdout, "simulated maximum count  %.3f  (mean of %d filters, seeds %d..%d: %v)\n", *r.SimulatedMax, r.Trials, r.Seed, r.Seed+uint64(r.Trials)-1, r.SimulatedMaxima)
 	} else {
-		fmt.Fprintln(e.stdout, "simulated maximum count  -      (not simulated: --trials 0, or beyond 2^25 counters or insertions)")
+		fprintln(e.stdout, "simulated maximum count  -      (not simulated: --trials 0, or beyond 2^25 counters or insertions)")
 	}
-	fmt.Fprintln(e.stdout)
+	fprintln(e.stdout)
 	var t textTable
 	t.add("bits", "overflows at", "log10 Pr, survey", "log10 Pr, at load")
 	for _, w := range r.Overflow {
@@ -179,15 +178,15 @@ func printCounting(e *env, r calcCountingReport) error {
 	if err := t.write(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout)
-	fmt.Fprintln(e.stdout, "log10 of the bounds on Pr(any counter ≥ j): survey m·(1.885/j)^j, at load m·(e·k·n/(j·m))^j; 0 or more bounds nothing.")
+	fprintln(e.stdout)
+	fprintln(e.stdout, "log10 of the bounds on Pr(any counter ≥ j): survey m·(1.885/j)^j, at load m·(e·k·n/(j·m))^j; 0 or more bounds nothing.")
 	if !r.SurveyApplies {
-		fmt.Fprintf(e.stdout, "k·n/m = %.4f is above ln 2: the survey's form assumes k ≤ ln2·m/n and does not bound this filter.\n", r.Load)
+		fprintf(e.stdout, "k·n/m = %.4f is above ln 2: the survey's form assumes k ≤ ln2·m/n and does not bound this filter.\n", r.Load)
 	}
 	if r.SmallestWidth != 0 {
-		fmt.Fprintf(e.stdout, "%d-bit counters overflow with probability below 10^-6 at this load.\n", r.SmallestWidth)
+		fprintf(e.stdout, "%d-bit counters overflow with probability below 10^-6 at this load.\n", r.SmallestWidth)
 	} else {
-		fmt.Fprintln(e.stdout, "no counter width up to 16 bits keeps the bound at this load below 10^-6.")
+		fprintln(e.stdout, "no counter width up to 16 bits keeps the bound at this load below 10^-6.")
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func runCalcFPSet(e *env, args []string) error {
 	fs.BoolVar(&fpset, "fpset", false, "")
 	args, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
-		fmt.Fprint(e.stdout, calcFPSetUsage)
+		fprint(e.stdout, calcFPSetUsage)
 		return nil
 	}
 	if err != nil {
@@ -163,7 +163,7 @@ func fpsetReport(s params.FingerprintSet, cross params.FingerprintCrossover, cou
 }
 
 func printFPSet(e *env, r calcFPSetReport) error {
-	fmt.Fprintf(e.stdout, "fingerprint set of n = %d keys: %d-bit fingerprints, predicted p = %s\n\n", r.N, r.Bits, rate(r.FalsePositiveRate))
+	fprintf(e.stdout, "fingerprint set of n = %d keys: %d-bit fingerprints, predicted p = %s\n\n", r.N, r.Bits, rate(r.FalsePositiveRate))
 	var t textTable
 	t.add("form", "bits/key", "size")
 	row := func(name string, perKey float64) {
@@ -184,9 +184,9 @@ func printFPSet(e *env, r calcFPSetReport) error {
 	if err := t.write(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout)
-	fmt.Fprintln(e.stdout, crossoverLine("in memory, sorted fingerprints", r.MemoryCrossoverBits, r.MemoryCrossoverRate))
-	fmt.Fprintln(e.stdout, crossoverLine("sent, Rice-coded fingerprints", r.TransmitCrossoverBits, r.TransmitCrossoverRate))
+	fprintln(e.stdout)
+	fprintln(e.stdout, crossoverLine("in memory, sorted fingerprints", r.MemoryCrossoverBits, r.MemoryCrossoverRate))
+	fprintln(e.stdout, crossoverLine("sent, Rice-coded fingerprints", r.TransmitCrossoverBits, r.TransmitCrossoverRate))
 	return nil
 }
 

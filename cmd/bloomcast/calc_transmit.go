@@ -123,7 +123,7 @@ func runCalcTransmit(e *env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
-		fmt.Fprint(e.stdout, calcTransmitUsage)
+		fprint(e.stdout, calcTransmitUsage)
 		return nil
 	}
 	if err != nil {
@@ -191,9 +191,9 @@ func runCalcTransmit(e *env, args []string) error {
 
 func printTransmit(e *env, r calcTransmitReport, churn bool) error {
 	if r.Question == "target" {
-		fmt.Fprintf(e.stdout, "n = %d, target rate %s: the smallest message\n\n", r.N, rate(r.TargetP))
+		fprintf(e.stdout, "n = %d, target rate %s: the smallest message\n\n", r.N, rate(r.TargetP))
 	} else {
-		fmt.Fprintf(e.stdout, "n = %d, budget %g bits per key: the lowest rate\n\n", r.N, r.Budget)
+		fprintf(e.stdout, "n = %d, budget %g bits per key: the lowest rate\n\n", r.N, r.Budget)
 	}
 	var t textTable
 	head := []string{"", "m/n", "k", "m", "p0", "rate", "z/n", "sent"}

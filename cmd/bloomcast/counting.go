@@ -203,7 +203,7 @@ func runRemove(e *env, args []string) error {
 		return err
 	}
 	if refused > 0 {
-		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys not present (the first: %q); nothing removed, file unchanged\n",
+		fprintf(e.stderr, "bloomcast: %s: %d of %d keys not present (the first: %q); nothing removed, file unchanged\n",
 			displayName(lf.path), refused, total, first)
 		return exitStatus(1)
 	}

@@ -144,7 +144,7 @@ func demoCluster(e *env, requests int, seed uint64) (*clusterReport, error) {
 func printDemoCluster(w io.Writer, r *clusterReport) error {
 	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
 		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
-	fmt.Fprintf(w, "\n%s\n\n", wrap(head, 76))
+	fprintf(w, "\n%s\n\n", wrap(head, 76))
 	var t textTable
 	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
 	rows := map[string]clusterRow{}
@@ -204,7 +204,7 @@ func layoutTrial(keys int, p float64, seed uint64) (*layoutTrialReport, error) {
 }
 
 func printLayoutTrial(w io.Writer, r *layoutTrialReport) error {
-	fmt.Fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
+	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
 		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
 	var t textTable
 	t.add("layout", "m", "k", "bits/key", "predicted", "measured", "add ns/key", "query ns/key", "encoded")

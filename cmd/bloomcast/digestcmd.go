@@ -254,7 +254,7 @@ func (e *env) readAll(path string) ([]byte, envelope.Limits, error) {
 		if err != nil {
 			return nil, lim, fileErr(path, err)
 		}
-		defer f.Close()
+		defer closeInput(f)
 		r = f
 	}
 	max := int64(lim.Payload()) + envelope.HeaderSize + envelope.MaxParams + envelope.TrailerSize

@@ -37,7 +37,10 @@ func (e *env) lockInPlace(path string) (release func(), err error) {
 	}
 	e.locked, e.lockedPath = f, path
 	return func() {
-		f.Close()
+		// The new content, if any, is already in place (renamed over
+		// the old file); closing releases the lock, which the process's
+		// exit would release as well, so its error changes nothing.
+		_ = f.Close()
 		e.locked, e.lockedPath = nil, ""
 	}, nil
 }
@@ -58,10 +61,10 @@ func (e *env) openInput(path string) (io.Reader, os.FileInfo, func(), error) {
 		err = errors.New("is a directory")
 	}
 	if err != nil {
-		f.Close()
+		closeInput(f)
 		return nil, nil, nil, fileErr(path, err)
 	}
-	return f, fi, func() { f.Close() }, nil
+	return f, fi, func() { closeInput(f) }, nil
 }
 
 // writeFile writes f to the file at path atomically (package inplace):

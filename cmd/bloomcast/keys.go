@@ -84,7 +84,7 @@ func (s *keySource) readOne(name string, fn func([]byte) error) error {
 		if err != nil {
 			return fileErr(name, err)
 		}
-		defer f.Close()
+		defer closeInput(f)
 		r = f
 	}
 	if s.prog != nil {
@@ -184,7 +184,7 @@ func (p *progress) draw(now time.Time) {
 		}
 	}
 	// \x1b[K clears the rest of a longer previous line.
-	fmt.Fprintf(p.w, "\rread %s, %s keys, %s keys/s\x1b[K", read, humanCount(float64(p.keys)), humanCount(rate))
+	fprintf(p.w, "\rread %s, %s keys, %s keys/s\x1b[K", read, humanCount(float64(p.keys)), humanCount(rate))
 	p.drawn = true
 }
 
@@ -194,13 +194,16 @@ func (p *progress) finish() {
 		return
 	}
 	p.draw(time.Now())
-	fmt.Fprintln(p.w)
+	fprintln(p.w)
 	p.drawn = false
 }
 
 // isTerminal reports whether stream, a reader or writer, is a terminal
 // (not merely a character device such as /dev/null).
 func isTerminal(stream any) bool {
+	if w, ok := stream.(*errWriter); ok {
+		stream = w.w
+	}
 	f, ok := stream.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

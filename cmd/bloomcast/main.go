@@ -101,21 +101,33 @@ func lookup(name string) *command {
 // returns the exit status: 0 on success, 1 when a query finds a key
 // absent or a removal is refused, 2 on any error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	out := &errWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr}
+	status := e.run(args)
+	if out.err != nil && status != 2 {
+		fprintf(stderr, "bloomcast: %s\n", message(fileErr(outputName("-"), out.err)))
+		status = 2
+	}
+	return status
+}
+
+// run runs the command named by args[0] and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "bloomcast: missing COMMAND, one of: %s (bloomcast -h for usage)\n", commandNames())
+		fprintf(stderr, "bloomcast: missing COMMAND, one of: %s (bloomcast -h for usage)\n", commandNames())
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		fmt.Fprint(stdout, mainUsage())
+		fprint(stdout, mainUsage())
 		return 0
 	case "-version", "--version":
 		args = append([]string{versionCommand.name}, args[1:]...)
 	}
 	c := lookup(args[0])
 	if c == nil {
-		fmt.Fprintf(stderr, "bloomcast: unknown command %q; the commands: %s (bloomcast -h for usage)\n", args[0], commandNames())
+		fprintf(stderr, "bloomcast: unknown command %q; the commands: %s (bloomcast -h for usage)\n", args[0], commandNames())
 		return 2
 	}
 	return e.finish(c, c.run(e, args[1:]))
@@ -130,15 +142,15 @@ func (e *env) finish(c *command, err error) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, errHelp):
-		fmt.Fprint(e.stdout, c.usage)
+		fprint(e.stdout, c.usage)
 		return 0
 	case errors.As(err, &usage):
-		fmt.Fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, oneLine(usage.msg), c.name)
+		fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, oneLine(usage.msg), c.name)
 		return 2
 	case errors.As(err, &status):
 		return int(status)
 	}
-	fmt.Fprintf(e.stderr, "bloomcast: %s\n", message(err))
+	fprintf(e.stderr, "bloomcast: %s\n", message(err))
 	return 2
 }
 
@@ -273,14 +285,14 @@ Print the list of commands, or the usage of COMMAND.
 		}
 		switch len(args) {
 		case 0:
-			fmt.Fprint(e.stdout, mainUsage())
+			fprint(e.stdout, mainUsage())
 			return nil
 		case 1:
 			c := lookup(args[0])
 			if c == nil {
 				return usagef("unknown command %q", args[0])
 			}
-			fmt.Fprint(e.stdout, c.usage)
+			fprint(e.stdout, c.usage)
 			return nil
 		}
 		return usagef("too many arguments")

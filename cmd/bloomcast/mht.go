@@ -232,11 +232,11 @@ func (e *env) mhtCalc(args []string) error {
 	for i, l := range r.Levels {
 		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected), fmt.Sprintf("%.2f", l.StdDev), fmt.Sprintf("%.2f", l.Approx))
 	}
-	fmt.Fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), bucketsPerItem(p))
+	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), bucketsPerItem(p))
 	if err := occ.write(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\ncrisis probability  %s\n\n", rate(r.Crisis))
+	fprintf(e.stdout, "\ncrisis probability  %s\n\n", rate(r.Crisis))
 	var t textTable
 	t.add("summary", "bits/item", "false pos.", "type fail.", "any fail.", "touched (in)", "touched (out)")
 	t.add("probe all", "0", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", c.Probe.TouchedAbsent))
@@ -291,7 +291,7 @@ func (e *env) mhtSim(args []string) error {
 	if pf.json {
 		return writeJSON(e.stdout, r)
 	}
-	fmt.Fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
+	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
 		p.N, len(p.Sizes), bucketsPerItem(p), m.Trials, m.Queries, m.Seed)
 	var occ textTable
 	occ.add("sub-table", "buckets", "expected", "measured", "std err", "z")
@@ -306,7 +306,7 @@ func (e *env) mhtSim(args []string) error {
 	if err := occ.write(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\ncrisis probability  %s calculated, %d of %d trials (%d items refused)\n\n", rate(r.Crisis), m.Crises, m.Trials, m.CrisisItems)
+	fprintf(e.stdout, "\ncrisis probability  %s calculated, %d of %d trials (%d items refused)\n\n", rate(r.Crisis), m.Crises, m.Trials, m.CrisisItems)
 	var t textTable
 	t.add("summary", "bits/item", "false pos.", "measured", "type fail.", "measured", "any fail.", "measured", "touched (in)", "measured", "touched (out)", "measured")
 	t.add("probe all", "0", "-", "-", "-", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", m.Probe.TouchedPresent),

@@ -144,7 +144,7 @@ func (sf *serveFlags) readConfigFile(fs *flag.FlagSet, path string) error {
 	if err != nil {
 		return fileErr(path, err)
 	}
-	defer f.Close()
+	defer closeInput(f)
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
@@ -353,9 +353,9 @@ func checkOnly(e *env, sf *serveFlags) error {
 		}
 	}
 	if sf.config != "" {
-		fmt.Fprintf(e.stdout, "%s: configuration ok\n", sf.config)
+		fprintf(e.stdout, "%s: configuration ok\n", sf.config)
 	} else {
-		fmt.Fprintln(e.stdout, "configuration ok")
+		fprintln(e.stdout, "configuration ok")
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/bloomcast/bloomcast/cache"
 )
 
-func runServe(e *env, args []string) error {
+func runServe(e *env, args []string) (err error) {
 	sf, err := parseServeFlags(args)
 	if err != nil {
 		return err
@@ -30,11 +30,15 @@ func runServe(e *env, args []string) error {
 	cfg.Logger = logger
 	var alog *accessLogFile
 	if sf.accessLog != "" {
-		alog = &accessLogFile{stdout: e.stdout}
+		alog = &accessLogFile{stdout: e.stdout, log: logger}
 		if err := alog.open(sf.accessLog); err != nil {
 			return err
 		}
-		defer alog.close()
+		defer func() {
+			if cerr := alog.close(); cerr != nil && err == nil {
+				err = fmt.Errorf("access log: %w", cerr)
+			}
+		}()
 		cfg.AccessLog = alog
 	}
 	n, err := cache.NewNode(cfg)
@@ -61,7 +65,11 @@ func runServe(e *env, args []string) error {
 			}
 		}()
 	}
-	return n.ListenAndServe(ctx)
+	if err := n.ListenAndServe(ctx); err != nil {
+		logger.Error("bloomcast node failed", "err", err)
+		return err
+	}
+	return nil
 }
 
 // reloader applies a re-read configuration to a running node (SIGHUP).
@@ -149,6 +157,7 @@ func newLogger(w io.Writer, lv *slog.LevelVar, level, format string) (*slog.Logg
 // a path, as logrotate expects of a daemon told to reopen its logs.
 type accessLogFile struct {
 	stdout io.Writer
+	log    *slog.Logger // where a failed close of a replaced file is reported
 
 	mu sync.Mutex
 	w  io.Writer
@@ -175,7 +184,11 @@ func (l *accessLogFile) open(path string) error {
 	l.w, l.f = w, f
 	l.mu.Unlock()
 	if old != nil {
-		old.Close()
+		// Lines already written may be lost; the new file is in place,
+		// so this is reported, not returned.
+		if err := old.Close(); err != nil {
+			l.log.Error("closing the previous access log", "err", err)
+		}
 	}
 	return nil
 }
@@ -186,12 +199,16 @@ func (l *accessLogFile) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func (l *accessLogFile) close() {
+// close closes the file, if any, and returns the error of closing it:
+// lines already written may be lost.
+func (l *accessLogFile) close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var err error
 	if l.f != nil {
-		l.f.Close()
+		err = l.f.Close()
 		l.f = nil
 	}
 	l.w = io.Discard
+	return err
 }

@@ -207,7 +207,7 @@ func loadTopologies(names []string, routers int, seed uint64) ([]*sim.Topology, 
 			return nil, fileErr(name, err)
 		}
 		t, err := sim.ReadEdgeList(f, filepath.Base(name))
-		f.Close()
+		closeInput(f)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func newTracebackReport(cfg sim.TracebackConfig, rs []sim.TracebackResult) *trac
 }
 
 func printTraceback(w io.Writer, r *tracebackReport) error {
-	fmt.Fprintf(w, "bloomcast sim traceback: %d attacks per topology and rate, %d packets/s, ring of %d one-second windows, seed %d\n\n",
+	fprintf(w, "bloomcast sim traceback: %d attacks per topology and rate, %d packets/s, ring of %d one-second windows, seed %d\n\n",
 		r.Attacks, r.Traffic, r.Ring, r.Seed)
 	var t textTable
 	t.add("topology", "routers", "links", "max deg", "target p", "path", "queries",
@@ -458,7 +458,7 @@ func printLoops(w io.Writer, r *loopsReport) error {
 		return nil
 	}
 	first := r.Results[0]
-	fmt.Fprintf(w, "bloomcast sim loops: %d packets per filter size over %d routers, %s with a loop, seed %d\n\n",
+	fprintf(w, "bloomcast sim loops: %d packets per filter size over %d routers, %s with a loop, seed %d\n\n",
 		first.Packets, first.Hops, percent(r.LoopFraction), r.Seed)
 	var t textTable
 	t.add("bits", "k", "header", "false alarms", "model", "classic", "loops caught", "early", "routers/loop")
@@ -475,7 +475,7 @@ func printLoops(w io.Writer, r *loopsReport) error {
 	if err := t.write(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
+	fprintln(w)
 	if err := printLoopChecks(w, r.Results); err != nil {
 		return err
 	}

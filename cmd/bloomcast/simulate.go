@@ -169,7 +169,7 @@ func runSimulate(e *env, args []string) error {
 			return fileErr(traceFile, err)
 		}
 		trace, err = sim.ParseAccessLog(f, int(nodes))
-		f.Close()
+		closeInput(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", traceFile, err)
 		}
@@ -249,7 +249,7 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 		ProgressEvery: max(total/4, 5000), Context: e.ctx}
 	if o.progress {
 		cfg.Progress = func(m sim.Mode, done, total int) {
-			fmt.Fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
+			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
 		}
 	}
 	results, err := sim.ReplayCluster(cfg)
@@ -302,12 +302,12 @@ func printCluster(w io.Writer, title string, r *clusterReport) error {
 	if tr.Source == "synthetic" {
 		what = fmt.Sprintf("a synthetic trace (seed %d, %d requests", tr.Seed, tr.Requests)
 	}
-	fmt.Fprintf(w, "%s: %s, %d clients, %d objects, %s) through %d nodes, each caching %s (%s of the unique bytes)\n",
+	fprintf(w, "%s: %s, %d clients, %d objects, %s) through %d nodes, each caching %s (%s of the unique bytes)\n",
 		title, what, tr.Clients, tr.Objects, humanBytes(tr.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes), percent(r.CacheFraction))
 	if tr.SkippedMethod+tr.SkippedStatus+tr.Malformed > 0 {
-		fmt.Fprintf(w, "skipped log lines: %d not GET, %d unsuccessful, %d malformed\n", tr.SkippedMethod, tr.SkippedStatus, tr.Malformed)
+		fprintf(w, "skipped log lines: %d not GET, %d unsuccessful, %d malformed\n", tr.SkippedMethod, tr.SkippedStatus, tr.Malformed)
 	}
-	fmt.Fprintln(w)
+	fprintln(w)
 	hasICP := false
 	for _, x := range r.Results {
 		hasICP = hasICP || x.Mode == cache.RouteICP
@@ -350,7 +350,7 @@ func printCluster(w io.Writer, title string, r *clusterReport) error {
 			strconv.FormatUint(x.FullFetches, 10), strconv.FormatUint(x.DeltaFetches, 10), perUpdate)
 	}
 	if len(d.rows) > 1 {
-		fmt.Fprintln(w)
+		fprintln(w)
 		if err := d.write(w); err != nil {
 			return err
 		}

@@ -170,7 +170,7 @@ func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
 		return err
 	}
 	if refused > 0 {
-		fmt.Fprintf(e.stderr, "bloomcast: %s: %d of %d keys never added (the first: %q); nothing removed, file unchanged\n",
+		fprintf(e.stderr, "bloomcast: %s: %d of %d keys never added (the first: %q); nothing removed, file unchanged\n",
 			displayName(lf.path), refused, total, first)
 		return exitStatus(1)
 	}

@@ -1,9 +1,6 @@
 package main
 
-import (
-	"flag"
-	"fmt"
-)
+import "flag"
 
 // Warnings are for things that worked but may not be what the user
 // meant (input that looks binary, a filter sized too small): one line on
@@ -30,5 +27,5 @@ func (e *env) warnf(format string, a ...any) {
 	if e.quiet {
 		return
 	}
-	fmt.Fprintf(e.stderr, "bloomcast: warning: "+format+"\n", a...)
+	fprintf(e.stderr, "bloomcast: warning: "+format+"\n", a...)
 }
