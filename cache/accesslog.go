@@ -18,6 +18,7 @@ const (
 	CodeRefreshUnmodified = "TCP_REFRESH_UNMODIFIED"  // stale, revalidated: still valid (304)
 	CodeRefreshModified   = "TCP_REFRESH_MODIFIED"    // stale, revalidated: replaced by a new response
 	CodeClientRefreshMiss = "TCP_CLIENT_REFRESH_MISS" // the client asked for no-cache: forwarded
+	CodeRefreshFailOld    = "TCP_REFRESH_FAIL_OLD"    // stale, the origin failed: the stored response served (stale-if-error)
 	CodeDenied            = "TCP_DENIED"              // refused (a method or request the proxy does not serve)
 	CodeNone              = "NONE"                    // no cache lookup: a malformed request
 )

@@ -172,3 +172,22 @@ func usable(e *Entry, qcc CacheControl, now time.Time) bool {
 	}
 	return v == "" || age-life <= parseDelta(v)
 }
+
+// staleIfError reports whether stored entry e may answer, stale, a
+// request whose forwarding failed (an error, or a 500, 502, 503 or 504)
+// at now: the response's or the request's stale-if-error allows that
+// much staleness (RFC 5861 §4), and nothing forbids serving it stale
+// (no-cache, must-revalidate, proxy-revalidate, s-maxage: RFC 9111
+// §4.2.4).
+func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
+	rcc := ParseCacheControl(e.Header)
+	if qcc.Has("no-cache") || rcc.Has("no-cache") || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
+		return false
+	}
+	window, ok := rcc.Duration("stale-if-error")
+	if d, qok := qcc.Duration("stale-if-error"); qok {
+		window, ok = max(window, d), true
+	}
+	stale := e.Age(now) - e.Lifetime()
+	return ok && stale <= window
+}

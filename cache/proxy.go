@@ -307,6 +307,11 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			status = http.StatusGatewayTimeout
 		}
 		p.log.Info("cache: forwarding failed", "url", rec.URL, "err", err)
+		if entry != nil && staleIfError(entry, qcc, p.now()) {
+			rec.Code = CodeRefreshFailOld
+			p.serveEntry(w, r, entry, p.now(), "STALE")
+			return false
+		}
 		p.fail(w, status, "cache: forwarding failed")
 		return false
 	}
@@ -317,6 +322,12 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	responseTime := p.now()
 	rec.Hierarchy, rec.From, rec.FalseHits = src.Hierarchy, src.Host, src.FalseHits
 	stripHopByHop(resp.Header)
+	if sc := resp.StatusCode; cacheable && (sc == 500 || sc == 502 || sc == 503 || sc == 504) &&
+		entry != nil && staleIfError(entry, qcc, responseTime) {
+		rec.Code = CodeRefreshFailOld
+		p.serveEntry(w, r, entry, responseTime, "STALE")
+		return false
+	}
 
 	if !cacheable {
 		safe := r.Method == http.MethodOptions || r.Method == http.MethodTrace

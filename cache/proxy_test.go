@@ -754,3 +754,47 @@ func TestProxyConditionalOnStale(t *testing.T) {
 		t.Fatalf("If-Match request forwarded with %v", o.last)
 	}
 }
+
+// TestProxyStaleIfError serves a stored response past its freshness when
+// the origin fails (a 503, then a refused connection) within the
+// response's stale-if-error (RFC 5861 §4), logs TCP_REFRESH_FAIL_OLD,
+// and passes the failure on beyond that window or when must-revalidate
+// forbids serving stale (RFC 9111 §4.2.4).
+func TestProxyStaleIfError(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	var failing atomic.Bool
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Date", httpDate(h.clock.Now()))
+		w.Header().Set("ETag", `"e"`)
+		if r.URL.Path == "/strict" {
+			w.Header().Set("Cache-Control", "max-age=60, stale-if-error=300, must-revalidate")
+		} else {
+			w.Header().Set("Cache-Control", "max-age=60, stale-if-error=300")
+		}
+		io.WriteString(w, "stored "+r.URL.Path)
+	}))
+	t.Cleanup(o.Close)
+	h.do("GET", o.URL+"/sie")
+	h.do("GET", o.URL+"/strict")
+	failing.Store(true)
+	h.clock.Advance(2 * time.Minute) // 60 s stale
+	r := h.do("GET", o.URL+"/sie")
+	if r.StatusCode != 200 || body(r) != "stored /sie" || h.lastCode() != "TCP_REFRESH_FAIL_OLD/200 HIER_DIRECT" {
+		t.Fatalf("503 within stale-if-error: %d, %s", r.StatusCode, h.lastCode())
+	}
+	if r = h.do("GET", o.URL+"/strict"); r.StatusCode != 503 {
+		t.Errorf("must-revalidate: %d, want the origin's 503", r.StatusCode)
+	}
+	o.Close() // now the connection is refused
+	if r = h.do("GET", o.URL+"/sie"); r.StatusCode != 200 || body(r) != "stored /sie" {
+		t.Errorf("refused connection within stale-if-error: %d", r.StatusCode)
+	}
+	h.clock.Advance(5 * time.Minute) // 360 s stale
+	if r = h.do("GET", o.URL+"/sie"); r.StatusCode != http.StatusBadGateway {
+		t.Errorf("beyond stale-if-error: %d, want 502", r.StatusCode)
+	}
+}
