@@ -187,7 +187,7 @@ func (b *builder) remove(i, c uint32) {
 		}
 		b.state[d] = (b.state[d] - 1<<32) ^ uint64(i)
 		if b.state[d]>>32 == 1 {
-			b.stack = append(b.stack, uint32(d))
+			b.stack = append(b.stack, d)
 		}
 	}
 	b.order = append(b.order, peeled{key: i, own: own})

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -44,7 +45,7 @@ func TestDiskPersistsAcrossReopen(t *testing.T) {
 	d.Delete("http://example.com/b")
 	bytesBefore := d.Bytes()
 	d.Close()
-	if err := d.Put(e); err != ErrClosed {
+	if err := d.Put(e); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Put after Close: %v", err)
 	}
 

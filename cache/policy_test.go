@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -287,7 +288,7 @@ func TestKey(t *testing.T) {
 		t.Errorf("RequestKey = %q, %v", k, err)
 	}
 	r.URL.Scheme, r.URL.Host = "", ""
-	if _, err := RequestKey(r); err != ErrNotAbsolute {
+	if _, err := RequestKey(r); !errors.Is(err, ErrNotAbsolute) {
 		t.Errorf("origin-form request: %v, want ErrNotAbsolute", err)
 	}
 }

@@ -226,7 +226,7 @@ func FuzzFromFrame(f *testing.F) {
 	for _, g := range goldenFilters(f) {
 		b, _ := g.MarshalBinary()
 		h, payload, _ := envelope.Parse(b, envelope.Limits{})
-		f.Add(h.Scheme, []byte(h.Params), payload)
+		f.Add(h.Scheme, h.Params, payload)
 	}
 	f.Fuzz(func(t *testing.T, scheme uint8, p, payload []byte) {
 		h := envelope.Header{Type: envelope.TypeCounting, Scheme: scheme, Params: p}

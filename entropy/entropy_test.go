@@ -297,7 +297,7 @@ func TestDecodeErrors(t *testing.T) {
 func TestArithSplit(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for range 100000 {
-		rng := uint32(arithTop + r.Uint32N(math.MaxUint32-arithTop))
+		rng := arithTop + r.Uint32N(math.MaxUint32-arithTop)
 		t64 := 2 + r.Uint64N(1<<(2+r.IntN(50)))
 		c0 := 1 + r.Uint64N(t64-1)
 		b := uint64(arithSplit(rng, c0, ^uint64(0)/t64))

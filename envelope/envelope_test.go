@@ -72,7 +72,7 @@ func TestErrors(t *testing.T) {
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: Parse error %v, want %v", c.name, err, c.want)
 		}
-		if c.want == ErrTrailing {
+		if errors.Is(c.want, ErrTrailing) {
 			continue
 		}
 		_, _, _, err = Read(bytes.NewReader(c.in), c.lim)

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -112,7 +113,7 @@ func readGrowing(r io.Reader, buf []byte, n uint64) ([]byte, error) {
 }
 
 func truncated(err error, what string) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: %s ends early", ErrTruncated, what)
 	}
 	return fmt.Errorf("envelope: reading %s: %w", what, err)

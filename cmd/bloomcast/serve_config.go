@@ -173,7 +173,7 @@ func (sf *serveFlags) readConfigFile(fs *flag.FlagSet, path string) error {
 		}
 		sf.source = where
 		if err := fl.Value.Set(value); err != nil {
-			return fmt.Errorf("%s: %s %s: %v", where, name, value, err)
+			return fmt.Errorf("%s: %s %s: %w", where, name, value, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
