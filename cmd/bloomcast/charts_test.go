@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -27,7 +28,7 @@ func svgTexts(t *testing.T, path string) ([]string, int) {
 	lines, inText := 0, false
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
