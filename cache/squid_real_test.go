@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -235,7 +234,7 @@ func TestRealSquid(t *testing.T) {
 		return heldInView() == len(held)
 	})
 	t.Logf("Squid restarted: the node's view held its objects %v after the restart", time.Since(restarted).Round(100*time.Millisecond))
-	off, nodeOff = logSize(sq), len(node.log.String())
+	nodeOff = len(node.log.String())
 	for _, i := range held {
 		fetch(viaNode, "c", i, i+1)
 	}
@@ -529,25 +528,6 @@ func squidMgr(t *testing.T, addr, report string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
-}
-
-func logHas(path string, words ...string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-next:
-	for sc.Scan() {
-		for _, w := range words {
-			if !strings.Contains(sc.Text(), w) {
-				continue next
-			}
-		}
-		return true
-	}
-	return false
 }
 
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
