@@ -120,7 +120,7 @@ func encodePieces(words []uint64, m uint64, b int, inner entropy.Codec) ([]byte,
 		if out, err = entropy.EncodeBits(out, words[lo:lo+(bits+63)/64], bits, inner); err != nil {
 			return nil, err
 		}
-		if len(out)-start > math.MaxUint32 {
+		if uint64(len(out)-start) > math.MaxUint32 {
 			return nil, fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
 		}
 		binary.LittleEndian.PutUint32(out[piecesHead+4*i:], uint32(len(out)-start))
@@ -465,7 +465,7 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 				return err
 			}
 		}
-		if len(streams) > math.MaxUint32 {
+		if uint64(len(streams)) > math.MaxUint32 {
 			return fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
 		}
 		ends[i] = uint32(len(streams))

@@ -166,6 +166,11 @@ type ClusterResult struct {
 	FullDigestBytes    float64
 	DigestFalsePos     float64
 	Elapsed            time.Duration
+	// CPU is the CPU time (user and system) the process used during the
+	// mode's replay: the nodes', and also the origin's and the replay
+	// driver's, which every mode shares (getrusage where the system has
+	// it, else the Go runtime's own accounting).
+	CPU time.Duration
 }
 
 // HitRatio returns the fraction of requests served from a cache, the
@@ -435,7 +440,7 @@ func digestShape(m Mode, n uint64, memory float64) (float64, int, error) {
 
 // replay runs one mode.
 func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error) {
-	started := time.Now()
+	started, cpu := time.Now(), processCPU()
 	t := cfg.Trace
 	o.clock.ns.Store(0)
 	n := t.Proxies
@@ -562,7 +567,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 		cfg.Progress(m, len(t.Requests), len(t.Requests))
 	}
 	collect(&res, nodes)
-	res.Elapsed = time.Since(started)
+	res.Elapsed, res.CPU = time.Since(started), processCPU()-cpu
 	return res, nil
 }
 

@@ -92,7 +92,10 @@ func TestReplayCluster(t *testing.T) {
 		t.Errorf("compressed shape: %.1f bits per entry, k %d", sc.DigestBitsPerEntry, sc.DigestK)
 	}
 	// Deterministic: the same mode again counts the same.
-	again.Elapsed = sc.Elapsed
+	if sc.CPU <= 0 || again.CPU <= 0 {
+		t.Errorf("CPU time %v and %v, want positive", sc.CPU, again.CPU)
+	}
+	again.Elapsed, again.CPU = sc.Elapsed, sc.CPU
 	if again != sc {
 		t.Errorf("same mode, different results:\n%+v\n%+v", sc, again)
 	}

@@ -121,6 +121,8 @@ type clusterRow struct {
 	FullDigestBytes    float64 `json:"full_digest_bytes,omitempty"`
 	DigestFalsePos     float64 `json:"digest_false_positive_rate,omitempty"`
 	Seconds            float64 `json:"seconds"`
+	CPUSeconds         float64 `json:"cpu_seconds"`
+	CPUVsICP           float64 `json:"cpu_seconds_vs_icp,omitempty"`
 }
 
 func runSimulate(e *env, args []string) error {
@@ -277,11 +279,14 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 			DeltaBody: x.DeltaBodyBytes, ICPBytes: x.ICPBytes, ObjectBytes: x.ObjectBytes, ControlBytes: x.ControlBytes(),
 			DigestBitsPerEntry: x.DigestBitsPerEntry, DigestK: x.DigestK, Capacity: x.Capacity,
 			CacheObjects: x.CacheObjects, FullDigestBytes: x.FullDigestBytes, DigestFalsePos: x.DigestFalsePos,
-			Seconds: x.Elapsed.Seconds()}
+			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds()}
 		if icp != nil {
 			row.HitRatioLossVsICP = x.HitRatioLoss(*icp)
 			row.QueryMsgsVsICP = ratioOf(x.QueryMessages(), icp.QueryMessages())
 			row.ControlBytesVsICP = ratioOf(x.ControlBytes(), icp.ControlBytes())
+			if icp.CPU > 0 {
+				row.CPUVsICP = x.CPU.Seconds() / icp.CPU.Seconds()
+			}
 		}
 		r.Results = append(r.Results, row)
 	}
@@ -313,9 +318,12 @@ func printCluster(w io.Writer, title string, r *clusterReport) error {
 		hasICP = hasICP || x.Mode == cache.RouteICP
 	}
 	var t textTable
-	t.add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss")
+	t.add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss", "CPU s", "CPU vs ICP")
 	for _, x := range r.Results {
-		vsMsgs, vsBytes, loss := "-", "-", "-"
+		vsMsgs, vsBytes, loss, vsCPU := "-", "-", "-", "-"
+		if x.CPUVsICP > 0 && x.Mode != cache.RouteICP {
+			vsCPU = percent(x.CPUVsICP)
+		}
 		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == cache.RouteNone {
 			if x.QueryMsgsVsICP > 0 {
 				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
@@ -329,7 +337,8 @@ func printCluster(w io.Writer, title string, r *clusterReport) error {
 		}
 		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
 			strconv.FormatUint(x.QueryMessages, 10), vsMsgs, strconv.FormatUint(x.ObjectMessages, 10),
-			humanBytes(int64(x.DigestBytes)), humanBytes(int64(x.ICPBytes)), humanBytes(int64(x.ObjectBytes)), vsBytes, loss)
+			humanBytes(int64(x.DigestBytes)), humanBytes(int64(x.ICPBytes)), humanBytes(int64(x.ObjectBytes)), vsBytes, loss,
+			strconv.FormatFloat(x.CPUSeconds, 'f', 2, 64), vsCPU)
 	}
 	if err := t.write(w); err != nil {
 		return err
@@ -355,7 +364,7 @@ func printCluster(w io.Writer, title string, r *clusterReport) error {
 			return err
 		}
 	}
-	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
+	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. "CPU s" is the CPU time (user and system) of the process during the mode's replay: the nodes', plus the origin's and the replay's, which every mode shares; "CPU vs ICP" sets it against ICP's. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
 	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
 	return err
 }

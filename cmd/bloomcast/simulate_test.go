@@ -30,6 +30,11 @@ func TestSimulate(t *testing.T) {
 		comp.DigestK >= raw.DigestK || comp.HitRatio <= none.HitRatio {
 		t.Errorf("results: %+v", rep.Results)
 	}
+	for _, x := range rep.Results {
+		if !(x.CPUSeconds > 0) || (x.Mode != "icp" && !(x.CPUVsICP > 0)) {
+			t.Errorf("%s: cpu_seconds %v, vs ICP %v", x.Mode, x.CPUSeconds, x.CPUVsICP)
+		}
+	}
 	if svg, err := os.ReadFile(plot); err != nil || !strings.Contains(string(svg), "summary comp. deltas") {
 		t.Errorf("plot: %v", err)
 	}
