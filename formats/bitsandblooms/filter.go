@@ -192,14 +192,14 @@ func DecodeJSON(data []byte) (*Filter, error) {
 		B *string `json:"b"`
 	}
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("%w: JSON: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: JSON: %w", ErrCorrupt, err)
 	}
 	if j.M == nil || j.K == nil || j.B == nil {
 		return nil, fmt.Errorf(`%w: JSON needs "m", "k" and "b"`, ErrCorrupt)
 	}
 	raw, err := base64.URLEncoding.DecodeString(*j.B)
 	if err != nil {
-		return nil, fmt.Errorf("%w: JSON \"b\": %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: JSON \"b\": %w", ErrCorrupt, err)
 	}
 	return decodeBitset(*j.M, *j.K, raw)
 }
