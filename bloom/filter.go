@@ -20,6 +20,14 @@
 //
 // A Filter is not safe for concurrent mutation; [Concurrent] is.
 //
+// A filter sized by Config.N and Config.P (the optimal k, about half its
+// bits set) is as dense as a random array and does not compress. A filter
+// that is sent, as a digest, should be shaped for transmission: a larger,
+// sparser array with fewer hash functions, from params.OptimizeTarget or
+// params.OptimizeTransmit, given as Config.M and Config.K; package digest
+// then codes it in about m·H(p) bits. The README's library section measures
+// the difference.
+//
 // On amd64 CPUs with AVX-512 the blocked layout's queries test eight probes
 // per instruction (assembly, blockprobe_amd64.s); the batch operations
 // prefetch the lines of the next group of keys while they answer the
