@@ -4,15 +4,15 @@
 // (Fan, Cao, Almeida and Broder, "Summary cache: a scalable wide-area web
 // cache sharing protocol", IEEE/ACM ToN 2000).
 //
-// This file set is the HTTP caching core, independent of digests and
-// peers:
+// The HTTP caching core, independent of digests and peers:
 //
 //   - the caching rules of RFC 9111 for a shared cache: [Storable] (§3),
 //     [FreshnessLifetime] with heuristic freshness (§4.2.1, §4.2.2),
 //     [CurrentAge] (§4.2.3), [ParseCacheControl] (§5.2), Vary selection
 //     ([Entry.MatchesVary], §4.1), request directives (no-cache, max-age,
 //     min-fresh, max-stale, only-if-cached, no-store), validation of stale
-//     responses (§4.3) and invalidation by unsafe methods (§4.4);
+//     responses (§4.3), stale-if-error (RFC 5861), collapsed forwarding of
+//     concurrent misses, and invalidation by unsafe methods (§4.4);
 //   - the cache key ([Key], [RequestKey]): the URL in Squid's canonical
 //     form, shared by GET and HEAD, so the project's digests and Squid's
 //     store keys (squid.StoreKeyCanonical(squid.GET, key)) name the same
@@ -28,7 +28,17 @@
 //     contract peers rely on;
 //   - an [AccessLog] in Squid's native format, so existing tools read it.
 //
-// Still to come in this package: the counting filter of cached keys and
-// its digest publication, peer views and digest routing, ICP, metrics and
-// the serve loop.
+// The summary-cache node built on it:
+//
+//   - [Publisher]: a counting filter of the cached keys and the digest
+//     published from it, full or as deltas, when a threshold of changes is
+//     reached or the digest reaches its maximum age; [SquidDigest] serves
+//     the same keys as a Squid Cache Digest;
+//   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
+//     or Squid's), expired when a peer stops answering;
+//   - [DigestRouter] and [ICPRouter]: a miss goes to the peer whose view
+//     holds the key, or to the peers that answer ICP, else direct;
+//   - [Node]: all of it behind one listener, with CONNECT tunnels,
+//     Prometheus metrics, /healthz, reconfiguration ([Node.Reconfigure])
+//     and a graceful stop; `bloomcast serve` runs one.
 package cache
