@@ -87,6 +87,11 @@ type Publisher struct {
 	missing  uint64        // evictions of keys the filter did not hold
 	deltas   map[uint64][]byte
 	kick     chan struct{} // a publication is due
+	// fault, when set, runs first in every publication and fails it
+	// with its error: the injection point for tests of a node whose
+	// publication fails (a publication has no other failure a test can
+	// provoke). Guarded by mu.
+	fault func() error
 }
 
 // publication is one published version.
@@ -223,6 +228,11 @@ func (p *Publisher) Run(ctx context.Context) error {
 // publishLocked makes the next publication from the changes since the
 // last one.
 func (p *Publisher) publishLocked() error {
+	if p.fault != nil {
+		if err := p.fault(); err != nil {
+			return err
+		}
+	}
 	changed, err := p.filter.ChangedWords(nil)
 	if err != nil {
 		return err

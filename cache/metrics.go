@@ -26,6 +26,10 @@ type nodeMetrics struct {
 	peerAsks  *prometheus.CounterVec
 	digestIn  *prometheus.CounterVec
 	digestOut *prometheus.CounterVec
+	// health: peer digest fetch failures and the publication loop's
+	// (node_health.go)
+	peerFetchFailures *prometheus.CounterVec
+	publishFailures   prometheus.Counter
 	// counts are the plain counters behind Node.Stats; the request
 	// metrics read them at scrape time (requestCollector), so a request
 	// is counted once.
@@ -62,6 +66,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
 		func() float64 { return float64(n.publisher.Stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory})
+	m.registerHealth(n)
 	return m
 }
 

@@ -140,6 +140,11 @@ type Node struct {
 	// replaced whole by Reconfigure.
 	allowClients, allowPeers atomic.Pointer[[]netip.Prefix]
 
+	// loopDown is the error a background loop ended with, if one did;
+	// publishing is the publication loop's state (node_health.go).
+	loopDown   atomic.Pointer[error]
+	publishing publishState
+
 	mu   sync.Mutex
 	addr string // the proxy's listening address once serving
 }
@@ -173,6 +178,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 			n.metrics.counts.fetched(status, bytes, delta)
 			n.digestFetched(codec, bytes, delta)
 		},
+		OnFetchFailed: func(peer string, _ error) { n.metrics.peerFetchFailures.WithLabelValues(peer).Inc() },
 	}); err != nil {
 		return nil, err
 	}
@@ -376,12 +382,7 @@ func (n *Node) routes() http.Handler {
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.publisher)))
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.metrics.handler())
-	local.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		// A failed write means the client went away; there is no
-		// one to tell.
-		_, _ = io.WriteString(w, "ok\n")
-	})
+	local.HandleFunc("/healthz", n.serveHealth)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.addressedToMe(r) {
 			local.ServeHTTP(w, r)
@@ -482,10 +483,12 @@ func (n *Node) Addr() string {
 // Serve runs the node on ln (and on icpConn for ICP, if not nil) until
 // ctx is done, then shuts down gracefully: it stops accepting, lets
 // requests in flight finish (up to 10 s), stops the background loops and
-// closes the store. If a background loop (publication, peer polling)
-// ends with an error first, Serve logs it at error level, shuts down the
-// same way and returns it: a node never goes on serving with a stopped
-// loop.
+// closes the store. If a background loop (peer polling) ends with an
+// error first, Serve logs it at error level, shuts down the same way and
+// returns it: a node never goes on serving with a stopped loop. A failed
+// publication of the node's digest does not end its loop: it is logged
+// at error level and retried, and /healthz answers 503 once the digest is
+// overdue (node_health.go).
 func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketConn) error {
 	return n.serve(ctx, ln, icpConn)
 }
@@ -504,7 +507,9 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		go func() {
 			defer wg.Done()
 			if err := f(bg); err != nil && bg.Err() == nil {
-				loopErr <- fmt.Errorf("cache: %s: %w", name, err)
+				err = fmt.Errorf("cache: %s: %w", name, err)
+				n.loopDown.Store(&err)
+				loopErr <- err
 			}
 		}()
 	}
@@ -524,7 +529,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		}()
 	}
 	if !n.cfg.Manual {
-		run("publisher", n.publisher.Run)
+		run("publisher", n.publishLoop)
 		run("peer directory", n.directory.Run) // with no peers it waits for Reconfigure to add some
 	}
 	errc := make(chan error, 1)

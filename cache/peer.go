@@ -95,6 +95,9 @@ type DirectoryConfig struct {
 	// size in bytes, the codec ("raw", "arith", "fast" or "squid") and
 	// whether it was a delta; status 304 reports 0 bytes.
 	OnFetch func(peer string, status, bytes int, codec string, delta bool)
+	// OnFetchFailed, if set, is called after every failed refresh of a
+	// peer's digest (the failure RefreshPeer logs and returns).
+	OnFetchFailed func(peer string, err error)
 }
 
 // Directory holds this node's view of its peers' summaries: each peer's
@@ -351,6 +354,9 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 			p.unreachable = true
 		}
 		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", p.cfg.DigestURL, "err", err)
+		if d.cfg.OnFetchFailed != nil {
+			d.cfg.OnFetchFailed(p.name, err)
+		}
 		return err
 	}
 	p.fails, p.lastErr, p.contact, p.unreachable = 0, nil, d.now(), false

@@ -27,7 +27,11 @@ The proxy port also serves, to allowed peers and locally:
                                          ETag and If-None-Match)
   /squid-internal-periodic/store_digest  a Squid Cache Digest (version 5)
   /metrics                               Prometheus metrics
-  /healthz                               "ok"
+  /healthz                               "ok", or 503 with the reason on one
+                                         line while this node's digest is
+                                         overdue (changes pending, older than
+                                         --max-digest-age: publication fails)
+                                         or a background loop is down
 CONNECT host:port from an allowed client opens a tunnel (HTTPS through the
 proxy) when the port is in --connect-ports: bytes are copied unchanged both
 ways, never cached, until both sides close, the tunnel is idle for
