@@ -79,9 +79,11 @@ func checkRendering(t *testing.T, rep *Report) {
 		}
 	}
 	// At n = 2000 only the checks that apply at every n are present: 5
-	// against holiman, 4 rate ratios, 1 size ratio.
-	if got := len(Checks(rep)); got != 10 {
-		t.Errorf("got %d checks, want 10", got)
+	// against holiman, 4 rate ratios, 1 size ratio, and 9 against blobloom
+	// (add, hit, miss and bits/key at each of its two sizings, and the rate
+	// at the blocked layout's bits).
+	if got := len(Checks(rep)); got != 19 {
+		t.Errorf("got %d checks, want 19", got)
 	}
 	var js bytes.Buffer
 	if err := WriteJSON(&js, rep); err != nil {
