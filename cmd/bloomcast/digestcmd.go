@@ -236,11 +236,11 @@ func runPatch(e *env, args []string) error {
 	if err != nil {
 		return fileErr(args[1], err)
 	}
-	b, err := digest.Encode(next, codec)
+	w, err := base.encodeAs(next, codec)
 	if err != nil {
 		return err
 	}
-	return e.writeFilter(out, frameBytes(b))
+	return e.writeFilter(out, w)
 }
 
 // readAll reads the whole file at path ("-": standard input), refusing

@@ -29,8 +29,12 @@ func (lf *loadedFilter) kind() string {
 	return "a Bloom filter"
 }
 
-// codec is the codec lf was read with, as a digest.Codec.
+// codec is the codec lf was read with, as a digest.Codec: for a digest
+// coded in pieces, the codec of its pieces.
 func (lf *loadedFilter) codec() digest.Codec {
+	if lf.view != nil {
+		return lf.view.Codec()
+	}
 	switch lf.header.Codec {
 	case envelope.CodecArith:
 		return digest.Arith
@@ -49,14 +53,19 @@ func (lf *loadedFilter) encoding(codec digest.Codec) (io.WriterTo, error) {
 	if lf.other != nil {
 		return lf.other.writer()
 	}
+	return lf.encodeAs(lf.digest(), codec)
+}
+
+// encodeAs encodes d, a digest of lf's kind, with codec: in pieces of lf's
+// size when lf was read in pieces and codec is theirs, else as one stream.
+func (lf *loadedFilter) encodeAs(d *digest.Digest, codec digest.Codec) (io.WriterTo, error) {
+	var b []byte
+	var err error
 	if lf.view != nil && codec == lf.codec() {
-		b, err := digest.EncodePieces(lf.digest(), lf.view.Codec(), lf.view.PieceBytes())
-		if err != nil {
-			return nil, fileErr(lf.path, err)
-		}
-		return frameBytes(b), nil
+		b, err = digest.EncodePieces(d, codec, lf.view.PieceBytes())
+	} else {
+		b, err = digest.Encode(d, codec)
 	}
-	b, err := digest.Encode(lf.digest(), codec)
 	if err != nil {
 		return nil, fileErr(lf.path, err)
 	}

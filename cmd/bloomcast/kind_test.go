@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,32 +16,54 @@ import (
 // holding some keys.
 type fileKind struct {
 	name  string
-	build []string // build's flags
-	codec string   // "" raw, else compress --codec
+	build []string // build's flags, or the command that builds the kind from key<TAB>value entries
+	codec []string // compress's flags, if the kind is compressed
 	// typ and codecName are what inspect reports for the kind.
 	typ, codecName string
 }
 
 var fileKinds = []fileKind{
-	{"bloom", nil, "", "bloom", "raw"},
-	{"bloom-arith", nil, "arith", "bloom", "arith"},
-	{"bloom-fast", []string{"--layout", "classic"}, "fast", "bloom", "fast"},
-	{"counting", []string{"--counting"}, "", "counting", "raw"},
-	{"counting-fast", []string{"--counting", "--width", "8"}, "fast", "counting", "fast"},
-	{"squid", []string{"--squid"}, "", "squid cache digest", "raw"},
+	{"bloom", nil, nil, "bloom", "raw"},
+	{"bloom-arith", nil, []string{"--codec", "arith"}, "bloom", "arith"},
+	{"bloom-fast", []string{"--layout", "classic"}, []string{"--codec", "fast"}, "bloom", "fast"},
+	{"counting", []string{"--counting"}, nil, "counting", "raw"},
+	{"counting-fast", []string{"--counting", "--width", "8"}, []string{"--codec", "fast"}, "counting", "fast"},
+	{"squid", []string{"--squid"}, nil, "squid cache digest", "raw"},
+	{"bloom-pieces", nil, []string{"--piece-size", "256"}, "bloom", "pieces"},
+	{"deletion", []string{"--deletion"}, nil, "deletion", "raw"},
+	{"fpset", []string{"--fpset"}, nil, "fpset", "raw"},
+	{"bloomier", []string{"bloomier", "build"}, nil, "bloomier", "raw"},
+	{"mht", []string{"mht", "build"}, nil, "mht", "raw"},
 }
+
+// readOnlyKinds are the kinds that no writing command changes: every one
+// refuses them.
+var readOnlyKinds = []string{"fpset", "bloomier", "mht"}
+
+// builtFromEntries tells the kinds built by their own command from
+// key<TAB>value lines.
+func (k fileKind) builtFromEntries() bool { return k.name == "bloomier" || k.name == "mht" }
 
 // makeKind writes a file of kind k at path holding keys.
 func makeKind(t *testing.T, k fileKind, path string, keys []string) {
 	t.Helper()
+	if k.builtFromEntries() {
+		lines := make([]string, len(keys))
+		for i, key := range keys {
+			lines[i] = fmt.Sprintf("%s\t%d", key, i%2)
+		}
+		in := writeFile(t, path+".entries", strings.Join(lines, "\n")+"\n")
+		ok(t, "", append(append([]string{}, k.build...), "-o", path, in)...)
+		return
+	}
 	in := writeFile(t, path+".keys", strings.Join(keys, "\n")+"\n")
 	args := append([]string{"build", "-q", "-n", "400"}, k.build...)
 	if k.name != "squid" {
 		args = append(args, "-p", "0.01")
 	}
 	ok(t, "", append(args, "-o", path, in)...)
-	if k.codec != "" {
-		ok(t, "", "compress", "--codec", k.codec, "-o", path, path)
+	if k.codec != nil {
+		ok(t, "", append(append([]string{"compress"}, k.codec...), "-o", path, path)...)
 	}
 }
 
@@ -72,19 +95,23 @@ func TestWritesKeepKind(t *testing.T) {
 	steps := []step{
 		{cmd: "add", args: func(f, g string) []string { return append([]string{"add", f}, extra...) }, keep: extra},
 		{cmd: "remove", args: func(f, g string) []string { return []string{"remove", f, base[0]} },
-			refused: []string{"bloom", "bloom-arith", "bloom-fast", "squid"}},
-		{cmd: "union", args: func(f, g string) []string { return []string{"union", "-o", f, f, g} }, keep: extra},
+			refused: []string{"bloom", "bloom-arith", "bloom-fast", "bloom-pieces", "squid"}},
+		{cmd: "union", args: func(f, g string) []string { return []string{"union", "-o", f, f, g} },
+			refused: []string{"deletion"}, keep: extra},
 		{cmd: "intersect", args: func(f, g string) []string { return []string{"intersect", "-o", f, f, g} },
-			refused: []string{"counting", "counting-fast"}},
+			refused: []string{"counting", "counting-fast", "deletion"}},
 		{cmd: "fold", args: func(f, g string) []string { return []string{"fold", "-o", f, f} },
-			refused: []string{"counting", "counting-fast", "squid"}},
+			refused: []string{"counting", "counting-fast", "squid", "deletion"}},
 		{cmd: "patch", args: func(f, g string) []string {
 			return []string{"patch", "-o", f, f, f + ".delta"}
-		}, refused: []string{"squid"}, keep: extra},
+		}, refused: []string{"squid", "deletion"}, keep: extra},
 		{cmd: "compress", args: func(f, g string) []string { return []string{"compress", "-o", f, f} },
-			refused: []string{"squid"}},
+			refused: []string{"squid", "deletion"}},
 		{cmd: "decompress", args: func(f, g string) []string { return []string{"decompress", "-o", f, f} },
-			refused: []string{"squid"}},
+			refused: []string{"squid", "deletion"}},
+	}
+	refuses := func(s step, kind string) bool {
+		return slices.Contains(s.refused, kind) || slices.Contains(readOnlyKinds, kind)
 	}
 	for _, k := range fileKinds {
 		for _, s := range steps {
@@ -93,7 +120,7 @@ func TestWritesKeepKind(t *testing.T) {
 				f, g := filepath.Join(dir, "f"), filepath.Join(dir, "g")
 				makeKind(t, k, f, base)
 				makeKind(t, k, g, append(append([]string{}, base...), extra...))
-				if s.cmd == "patch" && k.name != "squid" {
+				if s.cmd == "patch" && !refuses(s, k.name) {
 					ok(t, "", "diff", "-o", f+".delta", f, g)
 				} else {
 					writeFile(t, f+".delta", "")
@@ -107,10 +134,7 @@ func TestWritesKeepKind(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, name := range s.refused {
-					if name != k.name {
-						continue
-					}
+				if refuses(s, k.name) {
 					if r.code != 2 || strings.Count(r.stderr, "\n") != 1 {
 						t.Fatalf("%s of %s: exit %d, stderr %q; want a one-line refusal, exit 2", s.cmd, k.name, r.code, r.stderr)
 					}
