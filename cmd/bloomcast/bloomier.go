@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/bloomier"
@@ -31,9 +30,10 @@ updatable), for which it returns an arbitrary value.
 
 build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
 key is everything before the last tab; a trailing "\r" is dropped and
-empty lines are skipped) from the FILEs in turn or from standard input, and
-writes the filter to OUT atomically ("-o -" writes to standard output). A
-key may repeat with the same value, not with another.
+empty lines are skipped) from the FILEs in turn or from standard input
+(gzip or zstd input is read decompressed), and writes the filter to OUT
+atomically ("-o -" writes to standard output). A key may repeat with the
+same value, not with another.
 
 get prints, for each KEY (or each line of standard input when no KEY is
 given), the key's value or "absent".
@@ -57,9 +57,9 @@ flags:
   --force          write to standard output even when it is a terminal
   -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
   --max-key-bytes N
-                   get: longest key line of standard input (default
+                   build and get: longest line of the input (default
                    1048576); gzip or zstd input is read decompressed
-  -q, --quiet      get: no warnings (NUL bytes in the input)
+  -q, --quiet      build and get: no warnings (NUL bytes in the input)
   --json           info: print one JSON object
 
 Exit status: 0 on success, 1 when get finds a key absent or update refuses
@@ -127,6 +127,8 @@ func (e *env) bloomierBuild(args []string) error {
 	fs.BoolVar(&updatable, "updatable", false, "")
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -181,46 +183,15 @@ func (in *entries) where(i int) string {
 // readEntries reads KEY<TAB>VALUE lines from the named files, or from
 // standard input if there are none.
 func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	in := &entries{names: names}
-	for i := range names {
-		if err := e.readEntryFile(in, i, seed); err != nil {
-			return nil, err
-		}
+	src := e.keys(names)
+	in := &entries{names: src.names}
+	err := src.eachAt(func(line []byte, input, n int) error {
+		return in.add(line, seed, entryLine{input, n})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return in, nil
-}
-
-func (e *env) readEntryFile(in *entries, file int, seed uint64) error {
-	name := in.names[file]
-	r := e.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return fileErr(name, err)
-		}
-		defer closeInput(f)
-		r = f
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), defaultMaxKeyBytes)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		if err := in.add(sc.Bytes(), seed, entryLine{file, line}); err != nil {
-			return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("a line is longer than %d bytes", defaultMaxKeyBytes)
-		}
-		return fileErr(name, err)
-	}
-	return nil
 }
 
 // add parses one KEY<TAB>VALUE line.

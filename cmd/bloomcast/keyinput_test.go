@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,35 @@ func TestNULWarning(t *testing.T) {
 	gz := writeFile(t, filepath.Join(dir, "bin.gz"), gzipped(t, "\x00\x01\x02"))
 	if r := bc(t, "", "build", "-o", out, gz); r.code != 0 || !strings.HasPrefix(r.stderr, "bloomcast: warning: "+gz+": NUL bytes") {
 		t.Errorf("NUL inside gzip: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestCompressedEntries checks that bloomier build and mht build read
+// their KEY<TAB>VALUE input as build reads keys: gzip and zstd
+// decompressed, lines up to --max-key-bytes.
+func TestCompressedEntries(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&text, "http://x/%d\t%d\n", i, i%5)
+	}
+	for _, c := range []struct{ name, data string }{
+		{"e.txt.gz", gzipped(t, text.String())},
+		{"e.txt.zst", zstded(t, text.String())},
+	} {
+		in := writeFile(t, filepath.Join(dir, c.name), c.data)
+		for _, tool := range []string{"bloomier", "mht"} {
+			f := filepath.Join(dir, c.name+"."+tool)
+			ok(t, "", tool, "build", "-o", f, in)
+			if got := ok(t, "", tool, "get", f, "http://x/7", "http://x/299"); got != "2\n4\n" {
+				t.Errorf("%s build from %s: get printed %q, want \"2\\n4\\n\"", tool, c.name, got)
+			}
+		}
+	}
+	in := writeFile(t, filepath.Join(dir, "long.txt"), "ab\t1\nabcdef\t2\n")
+	for _, tool := range []string{"bloomier", "mht"} {
+		out := filepath.Join(dir, "long."+tool)
+		failsWith(t, in+":2: line longer than 5 bytes (--max-key-bytes)", tool, "build", "--max-key-bytes", "5", "-o", out, in)
+		ok(t, "", tool, "build", "--max-key-bytes", "8", "-o", out, in)
 	}
 }

@@ -68,8 +68,15 @@ func (s *keySource) each(fn func(key []byte)) error {
 // eachChecked is each for a fn that may refuse a key: its error stops the
 // reading and is returned as "FILE:LINE: error".
 func (s *keySource) eachChecked(fn func(key []byte) error) error {
-	for _, name := range s.names {
-		if err := s.readOne(name, fn); err != nil {
+	return s.eachAt(func(key []byte, _, _ int) error { return fn(key) })
+}
+
+// eachAt is eachChecked for a fn that is also told where the line is: the
+// input's index in names and the line's number in it.
+func (s *keySource) eachAt(fn func(key []byte, input, line int) error) error {
+	for i, name := range s.names {
+		err := s.readOne(name, func(key []byte, line int) error { return fn(key, i, line) })
+		if err != nil {
 			return err
 		}
 	}
@@ -77,7 +84,7 @@ func (s *keySource) eachChecked(fn func(key []byte) error) error {
 	return nil
 }
 
-func (s *keySource) readOne(name string, fn func([]byte) error) error {
+func (s *keySource) readOne(name string, fn func(key []byte, line int) error) error {
 	r := s.stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -107,7 +114,7 @@ func (s *keySource) readOne(name string, fn func([]byte) error) error {
 			return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), line, maxKey)
 		}
 		if len(key) > 0 {
-			if err := fn(key); err != nil {
+			if err := fn(key, line); err != nil {
 				return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
 			}
 			s.prog.key()

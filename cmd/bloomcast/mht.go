@@ -57,8 +57,8 @@ measured figures beside the calculated ones.
 
 build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
 key is everything before the last tab; a trailing "\r" is dropped and
-empty lines are skipped) from the FILEs in turn or from standard input,
-inserts them into a table of D sub-tables of F·N, F·N·R, … buckets (N the
+empty lines are skipped) from the FILEs in turn or from standard input
+(gzip or zstd input is read decompressed), inserts them into a table of D sub-tables of F·N, F·N·R, … buckets (N the
 number of lines; or of the sizes in LIST), and writes it to OUT
 atomically ("-o -": standard output). A key given twice keeps its last
 value. A crisis (an item whose D buckets are all full) is an error that
@@ -74,9 +74,9 @@ it whether keys are present.
   -o OUT            build: output file (required; "-" for standard output)
   --force           build: write to standard output even when it is a terminal
   -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
-  --max-key-bytes N get: longest key line of standard input (default
+  --max-key-bytes N build and get: longest line of the input (default
                     1048576); gzip or zstd input is read decompressed
-  -q, --quiet       get: no warnings (NUL bytes in the input)
+  -q, --quiet       build and get: no warnings (NUL bytes in the input)
 `,
 	run: runMHT,
 }

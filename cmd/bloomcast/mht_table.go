@@ -25,6 +25,8 @@ func (e *env) mhtBuild(args []string) error {
 	fs.Var(&sizes, "sizes", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
