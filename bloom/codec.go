@@ -136,17 +136,25 @@ func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
 // payload holds, so that a decoder can check the payload against its
 // limits before allocating.
 func PayloadBits(h envelope.Header) (uint64, error) {
+	shape, err := FrameShape(h)
+	return shape.M, err
+}
+
+// FrameShape validates the header of a bloom frame as PayloadBits does
+// and returns the filter's shape, for a reader of the payload that keeps
+// it coded (digest.View).
+func FrameShape(h envelope.Header) (params.Shape, error) {
 	if h.Type != envelope.TypeBloom {
-		return 0, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
+		return params.Shape{}, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)
 	}
 	shape, _, _, err := parseParams(h.Params, h.Version)
 	if err != nil {
-		return 0, err
+		return params.Shape{}, err
 	}
 	if _, err := hashing.Lookup(hashing.SchemeID(h.Scheme)); err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return params.Shape{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	return shape.M, nil
+	return shape, nil
 }
 
 // FromWords builds a filter from a bloom frame's header and its decoded bit

@@ -210,7 +210,17 @@ func (p *Publisher) maybePublishLocked() {
 // MaxAge with changes pending, until ctx is done. A node runs it in its
 // own goroutine unless the publisher is Inline.
 func (p *Publisher) Run(ctx context.Context) error {
-	tick := time.NewTicker(min(p.cfg.MaxAge/4, time.Second))
+	return p.loop(ctx, func(_ bool, err error) error { return err })
+}
+
+// loop publishes whenever the threshold is passed or the digest reaches
+// MaxAge with changes pending, and hands each attempt's outcome to after,
+// until ctx is done or after returns an error.
+func (p *Publisher) loop(ctx context.Context, after func(published bool, err error) error) error {
+	p.mu.Lock()
+	every := publishTick(p.cfg.MaxAge)
+	p.mu.Unlock()
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -219,11 +229,15 @@ func (p *Publisher) Run(ctx context.Context) error {
 		case <-p.kick:
 		case <-tick.C:
 		}
-		if _, err := p.PublishIfDue(); err != nil {
+		if err := after(p.PublishIfDue()); err != nil {
 			return err
 		}
 	}
 }
+
+// publishTick is how often the publication loop looks whether a
+// publication is due: a quarter of the max age, at most a second.
+func publishTick(maxAge time.Duration) time.Duration { return min(maxAge/4, time.Second) }
 
 // publishLocked makes the next publication from the changes since the
 // last one.

@@ -24,36 +24,28 @@ type publishState struct {
 // publication is retried at the next tick; meanwhile the digest ages, and
 // /healthz answers 503 once it is overdue.
 func (n *Node) publishLoop(ctx context.Context) error {
-	p := n.publisher
-	p.mu.Lock()
-	every := min(p.cfg.MaxAge/4, time.Second)
-	p.mu.Unlock()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-p.kick:
-		case <-tick.C:
-		}
-		published, err := p.PublishIfDue()
-		n.publishing.mu.Lock()
-		was := n.publishing.lastErr
-		if err != nil || published {
-			n.publishing.lastErr = err
-		}
-		n.publishing.mu.Unlock()
-		switch {
-		case err != nil:
-			n.metrics.publishFailures.Inc()
-			if was == nil {
-				n.log.Error("digest publication failed; retrying", "proxy", n.listenAddr(), "err", err)
-			}
-		case was != nil && published:
-			n.log.Info("digest publication recovered", "proxy", n.listenAddr(), "sequence", p.Stats().Sequence)
-		}
+	return n.publisher.loop(ctx, n.afterPublish)
+}
+
+// afterPublish records, counts and logs one attempt of publishLoop, and
+// lets the loop go on.
+func (n *Node) afterPublish(published bool, err error) error {
+	n.publishing.mu.Lock()
+	was := n.publishing.lastErr
+	if err != nil || published {
+		n.publishing.lastErr = err
 	}
+	n.publishing.mu.Unlock()
+	switch {
+	case err != nil:
+		n.metrics.publishFailures.Inc()
+		if was == nil {
+			n.log.Error("digest publication failed; retrying", "proxy", n.listenAddr(), "err", err)
+		}
+	case was != nil && published:
+		n.log.Info("digest publication recovered", "proxy", n.listenAddr(), "sequence", n.publisher.Stats().Sequence)
+	}
+	return nil
 }
 
 func (n *Node) listenAddr() string {
@@ -76,7 +68,7 @@ func (n *Node) unhealthy() string {
 	maxAge, at, pending := p.cfg.MaxAge, p.current.at, p.changes
 	p.mu.Unlock()
 	age := p.now().Sub(at)
-	if pending == 0 || age <= maxAge+min(maxAge/4, time.Second) {
+	if pending == 0 || age <= maxAge+publishTick(maxAge) {
 		return ""
 	}
 	reason := fmt.Sprintf("digest is %v old with %d changes pending, max age %v", age.Round(time.Millisecond), pending, maxAge)

@@ -207,6 +207,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveHit returns the stored response that r selects, if any, and
+// answers r from it when it is usable (a hit), filling rec.
+func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc CacheControl, rec *Record) (entry *Entry, hit bool) {
+	if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) {
+		entry = e
+	}
+	now := p.now()
+	if entry == nil || !usable(entry, qcc, now) {
+		return entry, false
+	}
+	rec.Code = p.hitCode()
+	if p.serveEntry(w, r, entry, now, "HIT") {
+		rec.Code = CodeIMSHit
+	}
+	return entry, true
+}
+
 // serve answers r, filling rec; it reports whether the response had to be
 // cut short.
 func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted bool) {
@@ -235,15 +252,8 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		}
 		rec.Key = key
 		qcc = ParseCacheControl(r.Header)
-		if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) {
-			entry = e
-		}
-		now := p.now()
-		if entry != nil && usable(entry, qcc, now) {
-			rec.Code = p.hitCode()
-			if p.serveEntry(w, r, entry, now, "HIT") {
-				rec.Code = CodeIMSHit
-			}
+		var hit bool
+		if entry, hit = p.serveHit(w, r, key, qcc, rec); hit {
 			return false
 		}
 		if qcc.Has("only-if-cached") {
@@ -266,10 +276,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 				rec.Code = CodeMiss
 				return false
 			}
-			now := p.now()
-			if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) && usable(e, qcc, now) {
-				rec.Code = p.hitCode()
-				p.serveEntry(w, r, e, now, "HIT")
+			if _, hit := p.serveHit(w, r, key, qcc, rec); hit {
 				return false
 			}
 		}

@@ -174,27 +174,27 @@ func (n *Node) splice(client net.Conn, buffered *bufio.Reader, server net.Conn, 
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var r io.Reader = client
-		if buffered != nil && buffered.Buffered() > 0 {
-			r = io.MultiReader(io.LimitReader(buffered, int64(buffered.Buffered())), client)
-		}
-		if err := copyDir(server, client, r, &up); err != nil {
+	// pipe copies one direction, then passes its end on; a failure ends
+	// the tunnel both ways.
+	pipe := func(dst, src net.Conn, r io.Reader, count *int64) {
+		if err := copyDir(dst, src, r, count); err != nil {
 			closeConn(client)
 			closeConn(server)
 			return
 		}
-		closeWrite(server)
-	}()
-	if err := copyDir(client, server, server, &down); err != nil {
-		closeConn(client)
-		closeConn(server)
-	} else {
-		closeWrite(client)
+		closeWrite(dst)
 	}
+	var fromClient io.Reader = client
+	if buffered != nil && buffered.Buffered() > 0 {
+		fromClient = io.MultiReader(io.LimitReader(buffered, int64(buffered.Buffered())), client)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pipe(server, client, fromClient, &up)
+	}()
+	pipe(client, server, server, &down)
 	wg.Wait()
 	return up, down
 }

@@ -264,10 +264,11 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 	if h.Type != envelope.TypeBloom || h.Codec != envelope.CodecPieces {
 		return nil, fmt.Errorf("%w: a %v frame with codec %v, not a Bloom filter in pieces", ErrCodec, h.Type, h.Codec)
 	}
-	m, err := bloom.PayloadBits(h)
+	shape, err := bloom.FrameShape(h)
 	if err != nil {
 		return nil, err
 	}
+	m := shape.M
 	x, err := parsePieces(body, m)
 	if err != nil {
 		return nil, err
@@ -279,7 +280,7 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 	if err != nil {
 		return nil, err
 	}
-	geo, err := bloom.NewGeometry(shapeOf(h.Params), h.Seed, scheme)
+	geo, err := bloom.NewGeometry(shape, h.Seed, scheme)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
@@ -287,17 +288,6 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 		cache = DefaultViewCache
 	}
 	return &View{geo: geo, header: h, m: m, x: x, cache: make([]cachedPiece, 0, cache)}, nil
-}
-
-// shapeOf reads the shape from a type-1 parameter block that
-// bloom.PayloadBits has validated.
-func shapeOf(p []byte) params.Shape {
-	return params.Shape{
-		Layout:    params.Layout(p[0]),
-		K:         int(binary.LittleEndian.Uint16(p[2:])),
-		BlockBits: uint64(binary.LittleEndian.Uint32(p[4:])),
-		M:         binary.LittleEndian.Uint64(p[8:]),
-	}
 }
 
 // piece returns the decoded words of piece i, from the cache or decoded

@@ -1,6 +1,30 @@
 package main
 
-import "bufio"
+import (
+	"bufio"
+	"flag"
+)
+
+// lookupArgs parses the flags and arguments of a command that looks keys
+// up in one file (query, count, bloomier get, mht get): the file, the keys
+// given as arguments (none: the lines of standard input), and -v/--keys.
+// fileArg and what name the file in messages ("FILTER", "table").
+func (e *env) lookupArgs(fs *flag.FlagSet, args []string, fileArg, what string) (file string, keys []string, withKeys bool, err error) {
+	e.keyFlags(fs)
+	e.quietFlag(fs)
+	fs.BoolVar(&withKeys, "keys", false, "")
+	fs.BoolVar(&withKeys, "v", false, "")
+	if args, err = parseFlags(fs, args); err != nil {
+		return "", nil, false, err
+	}
+	switch {
+	case len(args) == 0:
+		return "", nil, false, usagef("missing %s", fileArg)
+	case args[0] == "-" && len(args) == 1:
+		return "", nil, false, usagef("the %s is read from standard input, so give the keys as arguments", what)
+	}
+	return args[0], args[1:], withKeys, nil
+}
 
 // eachKey calls fn with each key of args, or of standard input if there
 // are none.

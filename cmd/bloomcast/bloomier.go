@@ -257,27 +257,15 @@ func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
 }
 
 func (e *env) bloomierGet(args []string) error {
-	fs := newFlagSet("bloomier get")
-	e.keyFlags(fs)
-	e.quietFlag(fs)
-	var withKeys bool
-	fs.BoolVar(&withKeys, "keys", false, "")
-	fs.BoolVar(&withKeys, "v", false, "")
-	args, err := parseFlags(fs, args)
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("bloomier get"), args, "FILE", "filter")
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usagef("missing FILE")
-	}
-	if args[0] == "-" && len(args) == 1 {
-		return usagef("the filter is read from standard input, so give the keys as arguments")
-	}
-	f, err := e.openBloomier(args[0])
+	f, err := e.openBloomier(file)
 	if err != nil {
 		return err
 	}
-	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		if v, ok := f.Get(key); ok {
 			return strconv.FormatUint(v, 10), true
 		}

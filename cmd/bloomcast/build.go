@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
@@ -323,17 +322,6 @@ func newSizedFilter(q params.Query, seed uint64, folds int, kind filterKind) (bu
 		return d, s, err
 	}
 	return f, s, nil
-}
-
-// distinctHashes counts the distinct high halves of hs: the distinct keys,
-// give or take a 64-bit collision (about n²/2^65 of them).
-func distinctHashes(hs []hashing.Hash128) uint64 {
-	his := make([]uint64, len(hs))
-	for i, h := range hs {
-		his[i] = h.Hi
-	}
-	slices.Sort(his)
-	return uint64(len(slices.Compact(his)))
 }
 
 // buildShapeFill returns the shape and the fraction of bits set of what

@@ -29,7 +29,7 @@ func buildBudget(e *env, fs *flag.FlagSet, o budgetOptions, seed uint64, inputs 
 			return fmt.Errorf("build: %s%s means nothing with --budget: build chooses the shape", dash, f)
 		}
 	}
-	if err := o.check(nil, flagSet(fs, "packet"), false); err != nil {
+	if err := o.check(flagSet(fs, "packet"), false); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	var hs []hashing.Hash128

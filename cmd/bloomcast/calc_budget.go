@@ -161,17 +161,12 @@ func runCalcBudget(e *env, args []string) error {
 	fs.Float64Var(&maxBPK, "max-bpk", 0, "")
 	fs.Var(&maxK, "max-k", "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	rest, err := parseFlags(fs, args)
-	if errors.Is(err, errHelp) {
-		fprint(e.stdout, calcBudgetUsage)
-		return nil
-	}
-	if err != nil {
+	if done, err := e.parseModeFlags(fs, args, calcBudgetUsage); done || err != nil {
 		return err
 	}
 	o := budgetOptions{n: uint64(n), bytes: uint64(budget), packet: uint64(packet), layout: layout.layout,
 		blockBits: uint64(blockBits), maxM: uint64(maxM), maxBPK: maxBPK, maxK: int(maxK)}
-	if err := o.check(rest, flagSet(fs, "packet"), true); err != nil {
+	if err := o.check(flagSet(fs, "packet"), true); err != nil {
 		return err
 	}
 	res, err := o.solve()
@@ -186,10 +181,8 @@ func runCalcBudget(e *env, args []string) error {
 }
 
 // check validates the shared flags; cmd names the command for messages.
-func (o budgetOptions) check(rest []string, hasPacket, needN bool) error {
+func (o budgetOptions) check(hasPacket, needN bool) error {
 	switch {
-	case len(rest) > 0 && needN:
-		return usagef("unexpected argument %q", rest[0])
 	case needN && o.n == 0:
 		return errors.New("calc: --budget needs -n N")
 	case o.bytes == 0:

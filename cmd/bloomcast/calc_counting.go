@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"math"
 	"strconv"
 
@@ -101,17 +100,10 @@ func runCalcCounting(e *env, args []string) error {
 	fs.Var(&seed, "seed", "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.BoolVar(&counting, "counting", false, "")
-	rest, err := parseFlags(fs, args)
-	if errors.Is(err, errHelp) {
-		fprint(e.stdout, calcCountingUsage)
-		return nil
-	}
-	if err != nil {
+	if done, err := e.parseModeFlags(fs, args, calcCountingUsage); done || err != nil {
 		return err
 	}
 	switch {
-	case len(rest) > 0:
-		return usagef("unexpected argument %q", rest[0])
 	case n == 0 || m == 0:
 		return usagef("--counting needs -n N and -m M")
 	case m < 2:

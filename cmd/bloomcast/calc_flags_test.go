@@ -92,7 +92,8 @@ func TestCalcFlagCombinations(t *testing.T) {
 	}
 }
 
-// TestCalcFlagMessages: the lines for the cases issue 28 lists.
+// TestCalcFlagMessages: the lines for flags given in a mode that has no
+// use for them, and for values out of range.
 func TestCalcFlagMessages(t *testing.T) {
 	for _, c := range []struct{ args, msg string }{
 		{"--delta 1", "calc: --delta needs --transmit Z or -p P --compressed\n"},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -89,16 +88,8 @@ func runCalcFPSet(e *env, args []string) error {
 	fs.Var(&countBits, "count-bits", "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.BoolVar(&fpset, "fpset", false, "")
-	args, err := parseFlags(fs, args)
-	if errors.Is(err, errHelp) {
-		fprint(e.stdout, calcFPSetUsage)
-		return nil
-	}
-	if err != nil {
+	if done, err := e.parseModeFlags(fs, args, calcFPSetUsage); done || err != nil {
 		return err
-	}
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
 	}
 	if n == 0 {
 		return usagef("--fpset needs -n N")

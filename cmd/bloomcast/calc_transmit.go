@@ -121,17 +121,10 @@ func runCalcTransmit(e *env, args []string) error {
 	fs.BoolVar(&whole, "whole", false, "")
 	fs.BoolVar(&exact, "exact", false, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	rest, err := parseFlags(fs, args)
-	if errors.Is(err, errHelp) {
-		fprint(e.stdout, calcTransmitUsage)
-		return nil
-	}
-	if err != nil {
+	if done, err := e.parseModeFlags(fs, args, calcTransmitUsage); done || err != nil {
 		return err
 	}
 	switch {
-	case len(rest) > 0:
-		return usagef("unexpected argument %q", rest[0])
 	case n == 0:
 		return usagef("calc --transmit and --compressed need -n N")
 	case flagSet(fs, "transmit") == compressed:
@@ -158,6 +151,7 @@ func runCalcTransmit(e *env, args []string) error {
 		Exact: exact, WholeBitsPerElement: whole, Churn: churn, DeltaBitsPerElement: delta,
 	}
 	var res params.TransmitResult
+	var err error
 	r := calcTransmitReport{N: uint64(n)}
 	if compressed {
 		r.Question, r.TargetP = "target", float64(p)

@@ -211,23 +211,11 @@ func runRemove(e *env, args []string) error {
 }
 
 func runCount(e *env, args []string) error {
-	fs := newFlagSet("count")
-	e.keyFlags(fs)
-	e.quietFlag(fs)
-	var withKeys bool
-	fs.BoolVar(&withKeys, "keys", false, "")
-	fs.BoolVar(&withKeys, "v", false, "")
-	args, err := parseFlags(fs, args)
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("count"), args, "FILTER", "filter")
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usagef("missing FILTER")
-	}
-	if args[0] == "-" && len(args) == 1 {
-		return usagef("the filter is read from standard input, so give the keys as arguments")
-	}
-	lf, err := e.openFilter(args[0])
+	lf, err := e.openFilter(file)
 	if err != nil {
 		return err
 	}
@@ -235,7 +223,7 @@ func runCount(e *env, args []string) error {
 	if cf == nil {
 		return fileErr(lf.path, errors.New("holds a Bloom filter, which does not count; build it with --counting"))
 	}
-	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		return strconv.FormatUint(cf.Count(key), 10), true
 	})
 }

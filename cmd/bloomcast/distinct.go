@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -66,3 +67,13 @@ func (d *distinctCounter) count() (uint64, bool) {
 
 // read returns the number of keys added, duplicates included.
 func (d *distinctCounter) read() uint64 { return d.seen }
+
+// distinctHashes counts the distinct keys among hs, with no limit.
+func distinctHashes(hs []hashing.Hash128) uint64 {
+	d := newDistinctCounter(math.MaxInt)
+	for _, h := range hs {
+		d.add(h)
+	}
+	n, _ := d.count()
+	return n
+}

@@ -34,6 +34,18 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseModeFlags parses the flags of a calc mode, which takes no
+// arguments: -h prints the mode's usage on standard output and reports
+// done, and the caller returns nil.
+func (e *env) parseModeFlags(fs *flag.FlagSet, args []string, usage string) (done bool, err error) {
+	err = parseNoArgs(fs, args)
+	if errors.Is(err, errHelp) {
+		fprint(e.stdout, usage)
+		return true, nil
+	}
+	return false, err
+}
+
 // parseFlags parses args like a Unix tool: flags may come before, between
 // or after the positional arguments, with one dash or two ("-json",
 // "--json"), their values joined by "=" or in the next argument; "--" ends

@@ -11,11 +11,10 @@ import (
 	"github.com/bloomcast/bloomcast/hashing"
 )
 
-// TestBuildRecordsDistinctKeys is issue 20's report at a tenth of its
-// size: a filter sized for 10^5 distinct keys from 8·10^5 lines (each key
-// eight times) records 10^5 keys, so inspect predicts the target rate,
-// not a rate for eight times the keys; union and intersect record an
-// estimate, marked as one; fold keeps the count.
+// TestBuildRecordsDistinctKeys: a filter sized for 10^5 distinct keys
+// from 8·10^5 lines (each key eight times) records 10^5 keys, so inspect
+// predicts the target rate, not a rate for eight times the keys; union
+// and intersect record an estimate, marked as one; fold keeps the count.
 func TestBuildRecordsDistinctKeys(t *testing.T) {
 	dir := t.TempDir()
 	const n = 100_000

@@ -104,6 +104,15 @@ type squidReport struct {
 // schemeNames names the hashing schemes for people.
 var schemeNames = map[hashing.SchemeID]string{hashing.XXH3: "xxh3", hashing.SquidMD5: "squid-md5"}
 
+// schemeName names the hashing scheme of a frame header, or "scheme N"
+// for one this build does not know.
+func schemeName(id uint8) string {
+	if name, ok := schemeNames[hashing.SchemeID(id)]; ok {
+		return name
+	}
+	return "scheme " + strconv.Itoa(int(id))
+}
+
 func runInspect(e *env, args []string) error {
 	fs := newFlagSet("inspect")
 	var asJSON bool
@@ -132,7 +141,7 @@ func runInspect(e *env, args []string) error {
 		Type:                       h.Type.String(),
 		Codec:                      h.Codec.String(),
 		Sequence:                   h.Sequence,
-		HashScheme:                 schemeNames[hashing.SchemeID(h.Scheme)],
+		HashScheme:                 schemeName(h.Scheme),
 		HashSchemeID:               h.Scheme,
 		Seed:                       h.Seed,
 		Layout:                     f.Layout().String(),
@@ -168,9 +177,6 @@ func runInspect(e *env, args []string) error {
 		r.Squid = &squidReport{Version: d.Header.Version, RequiredVersion: d.Header.RequiredVersion,
 			Capacity: d.Header.Capacity, DelCount: d.Header.DelCount, MaskSize: d.Header.MaskSize,
 			BitsPerEntry: d.Header.BitsPerEntry, Usable: f.FillRatio() <= squid.MaxUsefulFill}
-	}
-	if r.HashScheme == "" {
-		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
 	}
 	if r.Count > 0 {
 		bpk := f.Shape().BitsPerKey(r.Count)

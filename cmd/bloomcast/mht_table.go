@@ -79,23 +79,11 @@ func (e *env) mhtBuild(args []string) error {
 
 // mhtGet prints the value of each key in a table file.
 func (e *env) mhtGet(args []string) error {
-	fs := newFlagSet("mht get")
-	e.keyFlags(fs)
-	e.quietFlag(fs)
-	var withKeys bool
-	fs.BoolVar(&withKeys, "keys", false, "")
-	fs.BoolVar(&withKeys, "v", false, "")
-	args, err := parseFlags(fs, args)
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("mht get"), args, "FILE", "table")
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usagef("missing FILE")
-	}
-	if args[0] == "-" && len(args) == 1 {
-		return usagef("the table is read from standard input, so give the keys as arguments")
-	}
-	lf, err := e.openAny(args[0])
+	lf, err := e.openAny(file)
 	if err != nil {
 		return err
 	}
@@ -103,7 +91,7 @@ func (e *env) mhtGet(args []string) error {
 		return fileErr(lf.path, fmt.Errorf("holds %s, not a multilevel hash table (build one with \"bloomcast mht build\")", lf.kind()))
 	}
 	t := lf.other.table
-	return e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		if v, ok := t.Get(t.Hash(key)); ok {
 			return strconv.FormatUint(v, 10), true
 		}

@@ -30,23 +30,11 @@ Exit status: 0 if every key may be present, 1 if any is absent, 2 on error.
 }
 
 func runQuery(e *env, args []string) (err error) {
-	fs := newFlagSet("query")
-	e.keyFlags(fs)
-	e.quietFlag(fs)
-	var withKeys bool
-	fs.BoolVar(&withKeys, "keys", false, "")
-	fs.BoolVar(&withKeys, "v", false, "")
-	args, err = parseFlags(fs, args)
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("query"), args, "FILTER", "filter")
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usagef("missing FILTER")
-	}
-	if args[0] == "-" && len(args) == 1 {
-		return usagef("the filter is read from standard input, so give the keys as arguments")
-	}
-	lf, err := e.openAnyWith(args[0], true)
+	lf, err := e.openAnyWith(file, true)
 	if err != nil {
 		return err
 	}
@@ -56,7 +44,7 @@ func runQuery(e *env, args []string) (err error) {
 		}
 	}()
 
-	err = e.answerKeys(args[1:], withKeys, func(key []byte) (string, bool) {
+	err = e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		if lf.contains(key) {
 			return "maybe", true
 		}

@@ -254,11 +254,8 @@ func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error 
 	h, s := lf.header, lf.other
 	r := structureReport{
 		File: path, FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
-		Sequence: h.Sequence, HashScheme: schemeNames[hashing.SchemeID(h.Scheme)], Seed: h.Seed,
+		Sequence: h.Sequence, HashScheme: schemeName(h.Scheme), Seed: h.Seed,
 		EncodedBytes: lf.size, PayloadBytes: lf.payloadBytes(),
-	}
-	if r.HashScheme == "" {
-		r.HashScheme = "scheme " + strconv.Itoa(int(h.Scheme))
 	}
 	switch {
 	case s.deletion != nil:

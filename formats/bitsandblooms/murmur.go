@@ -15,21 +15,18 @@ const (
 	murmurC2 = 0x4cf5ad432745937f
 )
 
-func murmurMix(h1, h2, k1, k2 uint64) (uint64, uint64) {
-	k1 *= murmurC1
-	k1 = bits.RotateLeft64(k1, 31)
-	k1 *= murmurC2
-	h1 ^= k1
-	h1 = bits.RotateLeft64(h1, 27)
-	h1 += h2
-	h1 = h1*5 + 0x52dce729
+// mixK1 and mixK2 scramble a block's first and second 8 bytes before they
+// enter their lane.
+func mixK1(k uint64) uint64 { return bits.RotateLeft64(k*murmurC1, 31) * murmurC2 }
+func mixK2(k uint64) uint64 { return bits.RotateLeft64(k*murmurC2, 33) * murmurC1 }
 
-	k2 *= murmurC2
-	k2 = bits.RotateLeft64(k2, 33)
-	k2 *= murmurC1
-	h2 ^= k2
-	h2 = bits.RotateLeft64(h2, 31)
-	h2 += h1
+// murmurMix mixes one 16-byte block, k1 and k2, into the lanes.
+func murmurMix(h1, h2, k1, k2 uint64) (uint64, uint64) {
+	h1 ^= mixK1(k1)
+	h1 = bits.RotateLeft64(h1, 27) + h2
+	h1 = h1*5 + 0x52dce729
+	h2 ^= mixK2(k2)
+	h2 = bits.RotateLeft64(h2, 31) + h1
 	h2 = h2*5 + 0x38495ab5
 	return h1, h2
 }
@@ -54,16 +51,10 @@ func murmurFinish(h1, h2 uint64, tail []byte, length uint64) (uint64, uint64) {
 		k1 = k1<<8 | uint64(tail[i])
 	}
 	if len(tail) > 8 {
-		k2 *= murmurC2
-		k2 = bits.RotateLeft64(k2, 33)
-		k2 *= murmurC1
-		h2 ^= k2
+		h2 ^= mixK2(k2)
 	}
 	if len(tail) > 0 {
-		k1 *= murmurC1
-		k1 = bits.RotateLeft64(k1, 31)
-		k1 *= murmurC2
-		h1 ^= k1
+		h1 ^= mixK1(k1)
 	}
 	h1 ^= length
 	h2 ^= length
