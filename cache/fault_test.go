@@ -1,6 +1,6 @@
 package cache
 
-// Fault tests of the summary-cache node (issue 6, "Load and faults"): a
+// Fault tests of the summary-cache node: a
 // peer killed mid-run, a peer restarted, dropped deltas, bad digests and
 // slow peers. Every wait is bounded: requests carry contexts with
 // timeouts, polling loops give up, and nodes must stop within a bound.

@@ -2,7 +2,7 @@
 // and general-purpose compressors side by side, in one process, on the
 // same i.i.d. random bit arrays: the size of each stream against the
 // entropy bound m·H(p̂) and the encode and decode speed, on the CPU-time
-// clock of the measuring thread and on the wall clock (issue 4).
+// clock of the measuring thread and on the wall clock.
 package coders
 
 import (
@@ -24,7 +24,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// DefaultPs are the densities of issue 4's table.
+// DefaultPs are the densities of the table in docs/BENCHMARKS.md,
+// "Entropy coders".
 var DefaultPs = []float64{0.5, 0.3, 0.2, 0.1, 0.06, 0.03, 0.01}
 
 // Defaults for a zero Config field.
@@ -121,7 +122,7 @@ func (a *Array) Density() float64 { return float64(a.Ones) / float64(a.M) }
 // Ideal is m·H(p̂)/8, the entropy bound in bytes.
 func (a *Array) Ideal() float64 { return float64(a.M) * entropy.Entropy(a.Density()) / 8 }
 
-// Coders returns the contenders of issue 4's table: bloomcast's two bit
+// Coders returns the contenders of the table: bloomcast's two bit
 // coders, flate at level 9 and zstd at its best compression, in that
 // order.
 func Coders() []Coder {

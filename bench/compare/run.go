@@ -1,7 +1,8 @@
 // Package compare runs bloomcast's filters and other Go filter libraries side
 // by side, in one process, on the same keys, and reports per-key timings,
 // measured false-positive rates and sizes, with the target ratios the
-// project tracks (issue 2).
+// project tracks (Checks; docs/BENCHMARKS.md, "Bloom filters against other
+// Go libraries").
 package compare
 
 import (

@@ -1,7 +1,8 @@
 // Package load drives a summary-cache cluster on loopback with concurrent
-// keep-alive clients and measures requests per second and latency (issue
-// 6, "Load and faults"). Everything runs in this process: an origin, node
-// A and node B (peers of each other through digests), and the clients.
+// keep-alive clients and measures requests per second and latency
+// (docs/BENCHMARKS.md, "Node under load"). Everything runs in this
+// process: an origin, node A and node B (peers of each other through
+// digests), and the clients.
 //
 // Two scenarios:
 //

@@ -1,8 +1,8 @@
 // Command coders measures bloomcast's bit-array coders against flate and
 // zstd on the same i.i.d. random arrays, one per density, and prints the
-// Markdown table of issue 4: each stream's size against m·H(p̂) and the
-// encode and decode speed of each coder, on the CPU-time clock of the
-// measuring thread and the wall clock:
+// Markdown table of docs/BENCHMARKS.md, "Entropy coders": each stream's
+// size against m·H(p̂) and the encode and decode speed of each coder, on
+// the CPU-time clock of the measuring thread and the wall clock:
 //
 //	go run ./cmd/coders -p 0.5,0.1,0.01 -m 8388608 -reps 7
 //

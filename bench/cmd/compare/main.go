@@ -1,6 +1,6 @@
 // Command compare runs bloomcast's Bloom filters against other Go filter
 // libraries on the same keys and prints Markdown tables and the target
-// ratios of issue 2:
+// ratios that compare.Checks computes:
 //
 //	go run ./cmd/compare -n 100000,20000000 -p 0.01,0.001 -reps 5
 //

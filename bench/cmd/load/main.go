@@ -1,4 +1,4 @@
-// Command load measures a summary-cache node under load (issue 6): it
+// Command load measures a summary-cache node under load: it
 // starts an origin and two nodes, A and B, peers through digests, in this
 // process on loopback, and drives concurrent keep-alive clients through A
 // for local hits (objects A holds) and for peer hits (objects only B
