@@ -10,7 +10,8 @@ import (
 	"github.com/bloomcast/bloomcast/plot"
 )
 
-// The seeds' curves, drawn by package plot: calc --plot and table --plot.
+// Charts, drawn by package plot: calc --plot, table --plot and the
+// simulations' --plot.
 
 // writeCharts writes the charts stacked in one SVG file.
 func writeCharts(path string, charts ...plot.Chart) error {

@@ -40,8 +40,8 @@ flags:
 // so later parts (the cache cluster simulation) add a member here and a
 // printer below without changing what scripts already read.
 type demoReport struct {
-	LayoutTrial *layoutTrialReport `json:"layout_trial"`
-	Cluster     *clusterReport     `json:"cluster,omitempty"`
+	LayoutTrial *sim.LayoutTrialReport `json:"layout_trial"`
+	Cluster     *sim.ClusterReport     `json:"cluster,omitempty"`
 }
 
 // The demo's replay: nodes, requests and modes.
@@ -50,30 +50,6 @@ const (
 	demoRequests = 30000
 	demoSummary  = "sc-10%-16b-comp-delta"
 )
-
-type layoutTrialReport struct {
-	Keys       int              `json:"keys"`
-	NonMembers int              `json:"non_members"`
-	P          float64          `json:"p"`
-	Seed       uint64           `json:"seed"`
-	Results    []layoutTrialRow `json:"results"`
-}
-
-type layoutTrialRow struct {
-	Layout                     string  `json:"layout"`
-	M                          uint64  `json:"m"`
-	K                          int     `json:"k"`
-	BlockBits                  uint64  `json:"block_bits"`
-	BitsPerKey                 float64 `json:"bits_per_key"`
-	PredictedFalsePositiveRate float64 `json:"predicted_false_positive_rate"`
-	MeasuredFalsePositiveRate  float64 `json:"measured_false_positive_rate"`
-	FalsePositives             int     `json:"false_positives"`
-	StdError                   float64 `json:"std_error"`
-	FillRatio                  float64 `json:"fill_ratio"`
-	AddNsPerKey                float64 `json:"add_ns_per_key"`
-	QueryNsPerKey              float64 `json:"query_ns_per_key"`
-	EncodedBytes               int     `json:"encoded_bytes"`
-}
 
 // maxDemoKeys bounds --keys: the demo holds twice as many keys in memory,
 // some 70 bytes each.
@@ -127,7 +103,7 @@ func runDemo(e *env, args []string) error {
 }
 
 // demoCluster replays the demo's synthetic trace in three modes.
-func demoCluster(e *env, requests int, seed uint64) (*clusterReport, error) {
+func demoCluster(e *env, requests int, seed uint64) (*sim.ClusterReport, error) {
 	trace, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
 	if err != nil {
 		return nil, err
@@ -141,13 +117,13 @@ func demoCluster(e *env, requests int, seed uint64) (*clusterReport, error) {
 }
 
 // printDemoCluster prints the replay's comparison and what it shows.
-func printDemoCluster(w io.Writer, r *clusterReport) error {
+func printDemoCluster(w io.Writer, r *sim.ClusterReport) error {
 	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
 		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
 	fprintf(w, "\n%s\n\n", wrap(head, 76))
 	var t textTable
 	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
-	rows := map[string]clusterRow{}
+	rows := map[string]sim.ClusterRow{}
 	for _, x := range r.Results {
 		rows[x.Mode] = x
 		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
@@ -177,33 +153,16 @@ func printDemoCluster(w io.Writer, r *clusterReport) error {
 }
 
 // layoutTrial runs sim.LayoutTrial and keeps what the demo shows.
-func layoutTrial(keys int, p float64, seed uint64) (*layoutTrialReport, error) {
-	results, err := sim.LayoutTrial(sim.LayoutTrialConfig{Keys: keys, P: p, Seed: seed})
+func layoutTrial(keys int, p float64, seed uint64) (*sim.LayoutTrialReport, error) {
+	cfg := sim.LayoutTrialConfig{Keys: keys, P: p, Seed: seed}
+	results, err := sim.LayoutTrial(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r := &layoutTrialReport{Keys: keys, NonMembers: keys, P: p, Seed: seed}
-	for _, x := range results {
-		r.Results = append(r.Results, layoutTrialRow{
-			Layout:                     x.Shape.Layout.String(),
-			M:                          x.Shape.M,
-			K:                          x.Shape.K,
-			BlockBits:                  x.Shape.BlockBits,
-			BitsPerKey:                 x.BitsPerKey,
-			PredictedFalsePositiveRate: x.Predicted,
-			MeasuredFalsePositiveRate:  x.Measured,
-			FalsePositives:             x.FalsePositives,
-			StdError:                   x.StdError(),
-			FillRatio:                  x.FillRatio,
-			AddNsPerKey:                x.AddNanos,
-			QueryNsPerKey:              x.QueryNanos,
-			EncodedBytes:               x.EncodedBytes,
-		})
-	}
-	return r, nil
+	return sim.NewLayoutTrialReport(cfg, results), nil
 }
 
-func printLayoutTrial(w io.Writer, r *layoutTrialReport) error {
+func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
 	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
 		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
 	var t textTable
@@ -247,7 +206,7 @@ func agreement(worst float64) string {
 }
 
 // blockedCost says how many more bits per key blocked needs than classic.
-func blockedCost(results []layoutTrialRow) string {
+func blockedCost(results []sim.LayoutTrialRow) string {
 	bpk := map[string]float64{}
 	for _, x := range results {
 		bpk[x.Layout] = x.BitsPerKey

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 func TestCompressDecompress(t *testing.T) {
@@ -139,7 +141,7 @@ func TestCalcTransmit(t *testing.T) {
 func near(got, want, tol float64) bool { return got >= want-tol && got <= want+tol }
 
 func TestSimCompress(t *testing.T) {
-	var rows []compressSimRow
+	var rows []sim.CompressRow
 	out := ok(t, "", "sim", "compress", "--n", "20000", "--trials", "3", "--queries", "20000", "--shapes", "48:3,14:2", "--json")
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -179,11 +178,11 @@ func runTraceback(e *env, args []string) error {
 		return err
 	}
 	if plot != "" {
-		if err := writeChart(plot, sim.TracebackChart(results)); err != nil {
+		if err := writeCharts(plot, sim.TracebackChart(results)); err != nil {
 			return err
 		}
 	}
-	report := newTracebackReport(cfg, results)
+	report := sim.NewTracebackReport(cfg, results)
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
@@ -236,72 +235,7 @@ func formatFloats(vs []float64) []string {
 	return out
 }
 
-// writeChart draws c into the SVG file at path.
-func writeChart(path string, c sim.Chart) error {
-	var b bytes.Buffer
-	if err := c.WriteSVG(&b); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fileErr(path, err)
-	}
-	return nil
-}
-
-// tracebackReport is the JSON output of sim traceback.
-type tracebackReport struct {
-	Seed    uint64         `json:"seed"`
-	Attacks int            `json:"attacks"`
-	Traffic int            `json:"packets_per_second"`
-	Windows int            `json:"windows"`
-	Ring    int            `json:"ring_windows"`
-	Results []tracebackRow `json:"results"`
-}
-
-type tracebackRow struct {
-	Topology                string  `json:"topology"`
-	Routers                 int     `json:"routers"`
-	Links                   int     `json:"links"`
-	MaxDegree               int     `json:"max_degree"`
-	P                       float64 `json:"p"`
-	PathRouters             float64 `json:"path_routers"`
-	Queries                 float64 `json:"queries_per_attack"`
-	NegativeQueries         int     `json:"negative_queries"`
-	FalseBranches           int     `json:"false_branches"`
-	ExpectedFalseBranches   float64 `json:"expected_false_branches"`
-	ModelFalseBranches      float64 `json:"model_false_branches"`
-	StdError                float64 `json:"std_error"`
-	FalseBranchesPerAttack  float64 `json:"false_branches_per_attack"`
-	ExpectedPerAttack       float64 `json:"expected_false_branches_per_attack"`
-	Successes               int     `json:"successes"`
-	SuccessRate             float64 `json:"success_rate"`
-	ExpectedSuccessRate     float64 `json:"expected_success_rate"`
-	BytesPerRouterSecond    float64 `json:"bytes_per_router_second"`
-	MaxBytesPerRouterSecond int     `json:"max_bytes_per_router_second"`
-	BitsPerPacket           float64 `json:"bits_per_packet"`
-	RingBytesPerRouter      float64 `json:"ring_bytes_per_router"`
-}
-
-func newTracebackReport(cfg sim.TracebackConfig, rs []sim.TracebackResult) *tracebackReport {
-	r := &tracebackReport{Seed: cfg.Seed, Attacks: cfg.Attacks, Traffic: cfg.Traffic,
-		Windows: sim.DefaultWindows, Ring: sim.DefaultRing}
-	for _, x := range rs {
-		r.Results = append(r.Results, tracebackRow{
-			Topology: x.Topology, Routers: x.Routers, Links: x.Links, MaxDegree: x.MaxDegree,
-			P: x.P, PathRouters: x.PathRouters, Queries: x.Queries,
-			NegativeQueries: x.NegativeQueries, FalseBranches: x.FalseBranches,
-			ExpectedFalseBranches: x.ExpectedFalseBranches, ModelFalseBranches: x.ModelFalseBranches,
-			StdError: x.StdError(), FalseBranchesPerAttack: x.FalseBranchesPerAttack(),
-			ExpectedPerAttack: x.ExpectedPerAttack(), Successes: x.Successes,
-			SuccessRate: x.SuccessRate(), ExpectedSuccessRate: x.ExpectedSuccessRate(),
-			BytesPerRouterSecond: x.BytesPerRouterSecond, MaxBytesPerRouterSecond: x.MaxBytesPerRouterSecond,
-			BitsPerPacket: x.BitsPerPacket, RingBytesPerRouter: x.BytesPerRouterSecond * float64(x.Ring),
-		})
-	}
-	return r
-}
-
-func printTraceback(w io.Writer, r *tracebackReport) error {
+func printTraceback(w io.Writer, r *sim.TracebackReport) error {
 	fprintf(w, "bloomcast sim traceback: %d attacks per topology and rate, %d packets/s, ring of %d one-second windows, seed %d\n\n",
 		r.Attacks, r.Traffic, r.Ring, r.Seed)
 	var t textTable
@@ -385,75 +319,18 @@ func runLoops(e *env, args []string) error {
 		results = append(results, r)
 	}
 	if plot != "" {
-		if err := writeChart(plot, sim.LoopChart(results)); err != nil {
+		if err := writeCharts(plot, sim.LoopChart(results)); err != nil {
 			return err
 		}
 	}
-	report := newLoopsReport(seed, loops, results)
+	report := sim.NewLoopReport(seed, loops, results)
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
 	return printLoops(e.stdout, report)
 }
 
-// loopsReport is the JSON output of sim loops.
-type loopsReport struct {
-	Seed         uint64    `json:"seed"`
-	LoopFraction float64   `json:"loop_fraction"`
-	Results      []loopRow `json:"results"`
-}
-
-type loopRow struct {
-	Bits                  int         `json:"bits"`
-	K                     int         `json:"k"`
-	Hops                  int         `json:"hops"`
-	HeaderBytes           int         `json:"header_bytes"`
-	RouteRecordBytes      int         `json:"route_record_bytes"`
-	Packets               int         `json:"packets"`
-	LoopFree              int         `json:"loop_free"`
-	FalseAlarms           int         `json:"false_alarms"`
-	FalseAlarmRate        float64     `json:"false_alarm_rate"`
-	PathFalseAlarm        float64     `json:"model_false_alarm_rate"`
-	ClassicPathFalseAlarm float64     `json:"classic_false_alarm_rate"`
-	StdError              float64     `json:"std_error"`
-	Looped                int         `json:"looped"`
-	Detected              int         `json:"detected_at_loop"`
-	EarlyAlarms           int         `json:"early_alarms"`
-	ExpectedEarlyAlarms   float64     `json:"expected_early_alarms"`
-	Missed                int         `json:"missed"`
-	DetectionRate         float64     `json:"detection_rate"`
-	LoopedRouters         float64     `json:"looped_packet_routers"`
-	TTL                   int         `json:"ttl"`
-	Checks                []loopCheck `json:"checks"`
-}
-
-type loopCheck struct {
-	Masks   int     `json:"masks"`
-	Checks  int     `json:"checks"`
-	Alarms  int     `json:"alarms"`
-	Model   float64 `json:"model"`
-	Classic float64 `json:"classic"`
-}
-
-func newLoopsReport(seed uint64, loops float64, rs []sim.LoopResult) *loopsReport {
-	r := &loopsReport{Seed: seed, LoopFraction: max(loops, 0)}
-	for _, x := range rs {
-		row := loopRow{Bits: x.Bits, K: x.K, Hops: x.Hops, HeaderBytes: x.HeaderBytes,
-			RouteRecordBytes: x.RouteRecordBytes, Packets: x.Packets, LoopFree: x.LoopFree,
-			FalseAlarms: x.FalseAlarms, FalseAlarmRate: x.FalseAlarmRate(),
-			PathFalseAlarm: x.PathFalseAlarm, ClassicPathFalseAlarm: x.ClassicPathFalseAlarm,
-			StdError: x.StdError(), Looped: x.Looped, Detected: x.Detected,
-			EarlyAlarms: x.EarlyAlarms, ExpectedEarlyAlarms: x.ExpectedEarlyAlarms,
-			Missed: x.Missed, DetectionRate: x.DetectionRate(), LoopedRouters: x.LoopedRouters, TTL: x.TTL}
-		for _, c := range x.Checks {
-			row.Checks = append(row.Checks, loopCheck{c.Masks, c.Checks, c.Alarms, c.Model, c.Classic})
-		}
-		r.Results = append(r.Results, row)
-	}
-	return r
-}
-
-func printLoops(w io.Writer, r *loopsReport) error {
+func printLoops(w io.Writer, r *sim.LoopReport) error {
 	if len(r.Results) == 0 {
 		return nil
 	}
@@ -489,7 +366,7 @@ func printLoops(w io.Writer, r *loopsReport) error {
 // printLoopChecks tabulates the false-alarm rate at each new router:
 // one row per number of masks already in the filter, measured and model
 // for each filter size.
-func printLoopChecks(w io.Writer, rs []loopRow) error {
+func printLoopChecks(w io.Writer, rs []sim.LoopRow) error {
 	var t textTable
 	head := []string{"routers passed"}
 	for _, x := range rs {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/sim"
@@ -31,27 +30,6 @@ flags:
   --json           print one JSON array instead of a table
 `
 
-// compressSimRow is one shape's result in sim compress's JSON output.
-type compressSimRow struct {
-	N             int            `json:"n"`
-	BitsPerKey    float64        `json:"bits_per_key"`
-	K             int            `json:"k"`
-	M             uint64         `json:"m"`
-	Trials        int            `json:"trials"`
-	P0            float64        `json:"p0"`
-	IdealBytes    float64        `json:"ideal_bytes"` // m·H(p)/8
-	FrameBytes    int            `json:"frame_bytes"`
-	MeanBytes     float64        `json:"mean_bytes"`
-	StdBytes      float64        `json:"std_bytes"`
-	MinBytes      float64        `json:"min_bytes"`
-	MaxBytes      float64        `json:"max_bytes"`
-	MeanOverIdeal float64        `json:"mean_over_ideal"` // mean / (ideal + frame)
-	Codecs        map[string]int `json:"codecs"`
-	PredictedFP   float64        `json:"predicted_fp"`
-	MeasuredFP    float64        `json:"measured_fp"`
-	FPStdErr      float64        `json:"fp_std_err"`
-}
-
 func runSimCompress(e *env, args []string) error {
 	fs := newFlagSet("sim compress")
 	n, trials, queries := countValue(100000), countValue(100), countValue(100000)
@@ -73,9 +51,9 @@ func runSimCompress(e *env, args []string) error {
 	if err != nil {
 		return usagef("--codec: %v", err)
 	}
-	var rows []compressSimRow
+	var rows []sim.CompressRow
 	for _, s := range shapes {
-		bpk, k, err := parseShape(s)
+		bpk, k, err := sim.ParseCompressShape(s)
 		if err != nil {
 			return usagef("--shapes: %v", err)
 		}
@@ -84,10 +62,7 @@ func runSimCompress(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, compressSimRow{N: r.Config.N, BitsPerKey: bpk, K: k, M: r.M, Trials: r.Config.Trials,
-			P0: r.P0, IdealBytes: r.IdealBytes, FrameBytes: r.FrameBytes, MeanBytes: r.MeanBytes, StdBytes: r.StdBytes,
-			MinBytes: r.MinBytes, MaxBytes: r.MaxBytes, MeanOverIdeal: r.MeanOverIdeal(), Codecs: r.Codecs,
-			PredictedFP: r.PredictedFP, MeasuredFP: r.MeasuredFP, FPStdErr: r.FPStdErr})
+		rows = append(rows, r.Row())
 	}
 	if asJSON {
 		return writeJSON(e.stdout, rows)
@@ -95,18 +70,7 @@ func runSimCompress(e *env, args []string) error {
 	return printCompressSim(e.stdout, rows)
 }
 
-// parseShape parses "m/n:k".
-func parseShape(s string) (float64, int, error) {
-	a, b, ok := strings.Cut(s, ":")
-	bpk, err1 := strconv.ParseFloat(a, 64)
-	k, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("%q is not m/n:k (e.g. 48:3)", s)
-	}
-	return bpk, k, nil
-}
-
-func printCompressSim(w io.Writer, rows []compressSimRow) error {
+func printCompressSim(w io.Writer, rows []sim.CompressRow) error {
 	var t textTable
 	t.add("m/n", "k", "n", "m", "trials", "p0", "m·H(p)+frame", "mean", "std", "min", "max", "mean/ideal", "fp measured", "fp (1-p0)^k")
 	for _, r := range rows {

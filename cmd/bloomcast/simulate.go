@@ -65,66 +65,6 @@ flags:
 	run: runSimulate,
 }
 
-// clusterReport is the JSON form of a cluster replay, shared by simulate
-// and demo.
-type clusterReport struct {
-	Trace         traceReport `json:"trace"`
-	Nodes         int         `json:"nodes"`
-	CacheFraction float64     `json:"cache_fraction"`
-	// CompressedMemory caps compressed digests' arrays, in raw digests'
-	// bits (sim.ClusterConfig).
-	CompressedMemory float64      `json:"compressed_memory,omitempty"`
-	CacheBytes       int64        `json:"cache_bytes_per_node"`
-	Results          []clusterRow `json:"results"`
-}
-
-type traceReport struct {
-	Source        string `json:"source"` // a file name, or "synthetic"
-	Requests      int    `json:"requests"`
-	Clients       int    `json:"clients"`
-	Objects       int    `json:"objects"`
-	UniqueBytes   int64  `json:"unique_bytes"`
-	SkippedMethod int    `json:"skipped_method,omitempty"`
-	SkippedStatus int    `json:"skipped_status,omitempty"`
-	Malformed     int    `json:"malformed,omitempty"`
-	Seed          uint64 `json:"seed,omitempty"`
-}
-
-type clusterRow struct {
-	Mode               string  `json:"mode"`
-	HitRatio           float64 `json:"hit_ratio"`
-	RemoteHitRatio     float64 `json:"remote_hit_ratio"`
-	LocalHits          uint64  `json:"local_hits"`
-	RemoteHits         uint64  `json:"remote_hits"`
-	Misses             uint64  `json:"misses"`
-	FalseHits          uint64  `json:"false_hits"`
-	QueryMessages      uint64  `json:"query_messages"`
-	ObjectMessages     uint64  `json:"object_messages"`
-	ICPMessages        uint64  `json:"icp_messages"`
-	DigestFetches      uint64  `json:"digest_fetches"`
-	FullFetches        uint64  `json:"full_digest_fetches"`
-	DeltaFetches       uint64  `json:"delta_fetches"`
-	Publications       uint64  `json:"publications"`
-	DigestBytes        uint64  `json:"digest_bytes"`
-	FullDigestBody     uint64  `json:"full_digest_body_bytes"`
-	DeltaBody          uint64  `json:"delta_body_bytes"`
-	ICPBytes           uint64  `json:"icp_bytes"`
-	ObjectBytes        uint64  `json:"object_bytes"`
-	ControlBytes       uint64  `json:"control_bytes"`
-	HitRatioLossVsICP  float64 `json:"hit_ratio_loss_vs_icp"`
-	QueryMsgsVsICP     float64 `json:"query_messages_vs_icp"`
-	ControlBytesVsICP  float64 `json:"control_bytes_vs_icp"`
-	DigestBitsPerEntry float64 `json:"digest_bits_per_entry,omitempty"`
-	DigestK            int     `json:"digest_k,omitempty"`
-	Capacity           uint64  `json:"digest_capacity"`
-	CacheObjects       float64 `json:"cache_objects"`
-	FullDigestBytes    float64 `json:"full_digest_bytes,omitempty"`
-	DigestFalsePos     float64 `json:"digest_false_positive_rate,omitempty"`
-	Seconds            float64 `json:"seconds"`
-	CPUSeconds         float64 `json:"cpu_seconds"`
-	CPUVsICP           float64 `json:"cpu_seconds_vs_icp,omitempty"`
-}
-
 func runSimulate(e *env, args []string) error {
 	fs := newFlagSet("simulate")
 	var traceFile, modes, plot string
@@ -202,7 +142,7 @@ func runSimulate(e *env, args []string) error {
 		return err
 	}
 	if plot != "" {
-		if err := writeChart(plot, sim.ClusterChart(results)); err != nil {
+		if err := writeCharts(plot, sim.ClusterChart(results)); err != nil {
 			return err
 		}
 	}
@@ -212,22 +152,11 @@ func runSimulate(e *env, args []string) error {
 	return printCluster(e.stdout, "bloomcast simulate", report)
 }
 
-// parseModes reads --modes: names of sim.ParseMode, "all" and "summary".
+// parseModes reads --modes (sim.ParseModes).
 func parseModes(list string) ([]sim.Mode, error) {
-	var ms []sim.Mode
-	for _, s := range strings.Split(list, ",") {
-		switch s = strings.TrimSpace(s); s {
-		case "all":
-			ms = append(ms, sim.DefaultModes()...)
-		case "summary":
-			ms = append(ms, sim.SummaryModes()...)
-		default:
-			m, err := sim.ParseMode(s)
-			if err != nil {
-				return nil, usagef("--modes: %v", err)
-			}
-			ms = append(ms, m)
-		}
+	ms, err := sim.ParseModes(list)
+	if err != nil {
+		return nil, usagef("--modes: %v", err)
 	}
 	return ms, nil
 }
@@ -243,11 +172,10 @@ type clusterOptions struct {
 
 // replayCluster runs the replay, with progress on stderr if asked, and
 // builds the report.
-func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*clusterReport, []sim.ClusterResult, error) {
+func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*sim.ClusterReport, []sim.ClusterResult, error) {
 	total := len(trace.Requests)
 	start := time.Now()
-	cacheFraction, source, seed := o.cacheFraction, o.source, o.seed
-	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: cacheFraction, CompressedMemory: o.compressedMemory,
+	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
 		ProgressEvery: max(total/4, 5000), Context: e.ctx}
 	if o.progress {
 		cfg.Progress = func(m sim.Mode, done, total int) {
@@ -258,50 +186,13 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &clusterReport{Nodes: trace.Proxies, CacheFraction: cacheFraction, CompressedMemory: cfg.CompressedMemory,
-		Trace: traceReport{Source: source, Requests: total, Clients: trace.Clients, Objects: trace.Objects,
-			UniqueBytes: trace.UniqueBytes, SkippedMethod: trace.SkippedMethod, SkippedStatus: trace.SkippedStatus,
-			Malformed: trace.Malformed, Seed: seed}}
-	var icp *sim.ClusterResult
-	for i := range results {
-		if results[i].Mode.Route == cache.RouteICP {
-			icp = &results[i]
-			break
-		}
-	}
-	for _, x := range results {
-		r.CacheBytes = x.CacheBytes
-		row := clusterRow{Mode: x.Mode.String(), HitRatio: x.HitRatio(), RemoteHitRatio: x.RemoteHitRatio(),
-			LocalHits: x.LocalHits, RemoteHits: x.RemoteHits, Misses: x.Misses, FalseHits: x.FalseHits,
-			QueryMessages: x.QueryMessages(), ObjectMessages: x.ObjectMessages(), ICPMessages: x.ICPQueries + x.ICPReplies,
-			DigestFetches: x.FullFetches + x.DeltaFetches, FullFetches: x.FullFetches, DeltaFetches: x.DeltaFetches,
-			Publications: x.Publications, DigestBytes: x.DigestBytes, FullDigestBody: x.FullDigestBodyBytes,
-			DeltaBody: x.DeltaBodyBytes, ICPBytes: x.ICPBytes, ObjectBytes: x.ObjectBytes, ControlBytes: x.ControlBytes(),
-			DigestBitsPerEntry: x.DigestBitsPerEntry, DigestK: x.DigestK, Capacity: x.Capacity,
-			CacheObjects: x.CacheObjects, FullDigestBytes: x.FullDigestBytes, DigestFalsePos: x.DigestFalsePos,
-			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds()}
-		if icp != nil {
-			row.HitRatioLossVsICP = x.HitRatioLoss(*icp)
-			row.QueryMsgsVsICP = ratioOf(x.QueryMessages(), icp.QueryMessages())
-			row.ControlBytesVsICP = ratioOf(x.ControlBytes(), icp.ControlBytes())
-			if icp.CPU > 0 {
-				row.CPUVsICP = x.CPU.Seconds() / icp.CPU.Seconds()
-			}
-		}
-		r.Results = append(r.Results, row)
-	}
+	r := sim.NewClusterReport(cfg, results)
+	r.Trace.Source, r.Trace.Seed = o.source, o.seed
 	return r, results, nil
 }
 
-func ratioOf(a, b uint64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
 // printCluster prints the replay's tables and what they mean.
-func printCluster(w io.Writer, title string, r *clusterReport) error {
+func printCluster(w io.Writer, title string, r *sim.ClusterReport) error {
 	tr := r.Trace
 	what := fmt.Sprintf("%s (%d requests", tr.Source, tr.Requests)
 	if tr.Source == "synthetic" {

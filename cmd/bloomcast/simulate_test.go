@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 func TestSimulate(t *testing.T) {
@@ -17,7 +19,7 @@ func TestSimulate(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "1500/1500 requests") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	var rep clusterReport
+	var rep sim.ClusterReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
