@@ -6,6 +6,7 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -215,7 +216,7 @@ func runBuild(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		read, distinct = uint64(len(hs)), distinctHashes(hs)
+		read, distinct = uint64(len(hs)), keyfile.CountDistinct(hs)
 		q.N = max(1, distinct)
 		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
@@ -225,11 +226,11 @@ func runBuild(e *env, args []string) error {
 		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
 			return err
 		}
-		keys := newDistinctCounter(maxExactDistinct)
+		keys := keyfile.NewDistinct(maxExactDistinct)
 		batch := make([]hashing.Hash128, 0, 1024)
 		err := src.each(func(key []byte) {
 			h := f.Hash(key)
-			keys.add(h)
+			keys.Add(h)
 			batch = append(batch, h)
 			if len(batch) == cap(batch) {
 				f.AddBatch(batch)
@@ -240,8 +241,8 @@ func runBuild(e *env, args []string) error {
 			return err
 		}
 		f.AddBatch(batch)
-		read = keys.read()
-		distinct, exact = keys.count()
+		read = keys.Seen()
+		distinct, exact = keys.Count()
 	}
 	shape, fill := buildShapeFill(f)
 	bf, ok := f.(*bloom.Filter)
@@ -337,3 +338,9 @@ func buildShapeFill(f buildTarget) (params.Shape, float64) {
 	}
 	return params.Shape{}, 0
 }
+
+// maxExactDistinct bounds the keys build counts exactly
+// (keyfile.Distinct): 2^24 distinct keys, held as 64-bit hashes (at most
+// 256 MiB while deduplicating). Beyond it the count recorded is the
+// estimate from the bits, marked as such (bloom.Filter.SetCountFromBits).
+var maxExactDistinct = 1 << 24 // a variable so that tests can lower it

@@ -7,6 +7,7 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -38,7 +39,7 @@ func buildBudget(e *env, fs *flag.FlagSet, o budgetOptions, seed uint64, inputs 
 		return err
 	}
 	if o.n == 0 {
-		o.n = max(1, distinctHashes(hs))
+		o.n = max(1, keyfile.CountDistinct(hs))
 	}
 	limit := o.effective()
 	for try := 0; ; try++ {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
 )
 
 // runBuildFPSet is build --fpset: a set of fingerprints of the keys,
@@ -43,7 +44,7 @@ func runBuildFPSet(e *env, args []string) error {
 	}
 	size := uint64(n)
 	if size == 0 {
-		size = max(1, distinctHashes(hs))
+		size = max(1, keyfile.CountDistinct(hs))
 	}
 	shape, err := fpsetFor(size, float64(p), int(bitsFlag), c, flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c"))
 	if err != nil {

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/bloomcast/bloomcast/hashing"
 )
 
 // TestBuildRecordsDistinctKeys: a filter sized for 10^5 distinct keys
@@ -73,22 +71,6 @@ func TestBuildDistinctBeyondBound(t *testing.T) {
 	ok(t, lines+lines, "build", "-n", "5000", "-o", out)
 	if r := inspectJSON(t, out); !r.CountEstimated || math.Abs(float64(r.Count)-5000) > 250 {
 		t.Errorf("count %d (estimated %t), want ≈ 5000, estimated", r.Count, r.CountEstimated)
-	}
-}
-
-func TestDistinctCounter(t *testing.T) {
-	d := newDistinctCounter(200_000)
-	for i := range 300_000 {
-		d.add(hashing.SumString(fmt.Sprint(i % 150_000)))
-	}
-	if got, ok := d.count(); !ok || got != 150_000 || d.read() != 300_000 {
-		t.Errorf("count %d, %t, read %d; want 150000, true, 300000", got, ok, d.read())
-	}
-	for i := range 100_000 {
-		d.add(hashing.SumString(fmt.Sprint("more", i)))
-	}
-	if got, ok := d.count(); ok {
-		t.Errorf("250000 distinct keys past a bound of 200000: count %d, true", got)
 	}
 }
 

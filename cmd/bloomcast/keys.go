@@ -1,18 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/bloomcast/bloomcast/keyfile"
 	"golang.org/x/term"
 )
 
 // keySource reads keys, one per line, from files or standard input,
-// gzip- or zstd-compressed or not (see keyInput).
+// gzip- or zstd-compressed or not (package keyfile).
 type keySource struct {
 	e     *env
 	names []string  // "-" is standard input; none means standard input
@@ -97,33 +97,26 @@ func (s *keySource) readOne(name string, fn func(key []byte, line int) error) er
 	if s.prog != nil {
 		r = &countingReader{r: r, n: &s.prog.bytes} // compressed bytes: the file's size
 	}
-	r, release, err := s.e.keyInput(name, r)
+	sc, err := keyfile.NewScanner(r, keyfile.Options{MaxKeyBytes: uint64(s.e.maxKeyBytes)})
 	if err != nil {
-		return err
+		return fileErr(name, err)
 	}
-	defer release()
-	maxKey := s.e.maxKey()
-	sc := bufio.NewScanner(r)
-	// Room for the longest key and its "\r\n"; longer lines fail below.
-	sc.Buffer(make([]byte, 0, min(64<<10, maxKey+2)), maxKey+2)
-	line := 0
-	for sc.Scan() { // ScanLines drops the "\n" and a "\r" before it
-		line++
-		key := sc.Bytes()
-		if len(key) > maxKey {
-			return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), line, maxKey)
-		}
-		if len(key) > 0 {
-			if err := fn(key, line); err != nil {
-				return fmt.Errorf("%s:%d: %w", displayName(name), line, err)
-			}
-			s.prog.key()
-		}
+	defer sc.Close()
+	if sc.Binary() {
+		s.e.warnf("%s: NUL bytes in the first 4 KiB: binary data read as keys (one per line)?", displayName(name))
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), line+1, maxKey)
+	for sc.Scan() {
+		if err := fn(sc.Key(), sc.Line()); err != nil {
+			return fmt.Errorf("%s:%d: %w", displayName(name), sc.Line(), err)
 		}
+		s.prog.key()
+	}
+	var tooLong *keyfile.TooLongError
+	var at *keyfile.LineError
+	switch err := sc.Err(); {
+	case errors.As(err, &tooLong) && errors.As(err, &at):
+		return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), at.Line, tooLong.Max)
+	case err != nil:
 		return fileErr(name, err)
 	}
 	return nil
