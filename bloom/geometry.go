@@ -50,7 +50,7 @@ type keyPath uint8
 
 const (
 	keyGo      keyPath = iota // none: hash, then the Go or hash-taking query
-	keyBlocked                // blockAllSetKey and blockSetKey (AVX-512)
+	keyBlocked                // blockAllSetKey and blockSetKey (AVX-512, BMI2)
 	keyRange                  // rangeHasKey: classic and partitioned queries
 )
 
@@ -91,7 +91,7 @@ func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
 	switch {
-	case g.blockedInline && hasAVX512:
+	case g.blockedInline && hasBlockKeyAsm:
 		g.keyPath = keyBlocked
 	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):
 		g.keyPath = keyRange
