@@ -48,6 +48,7 @@ import (
 )
 
 // Layout says how a filter places a key's probes.
+// The zero value is no layout; a zero Config.Layout means Classic.
 type Layout = params.Layout
 
 // The layouts.

@@ -75,6 +75,7 @@ var (
 // ConflictError names the two entries (indexes into the keys given to
 // Build) that have the same key and different values. It wraps
 // [ErrConflict].
+// The zero value names entries 0 and 0; Build returns one with both set.
 type ConflictError struct {
 	First, Second int
 }
@@ -86,6 +87,8 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // Config describes a filter.
+// The zero Config is not valid: Build reports ErrConfig, as ValueBits must
+// be 1 to 64.
 type Config struct {
 	// ValueBits is r, the width of the values, 1..64.
 	ValueBits int
@@ -121,6 +124,10 @@ func (c Config) validate() error {
 
 // Filter is a Bloomier filter. Get is safe for concurrent use; Update is
 // not safe concurrently with anything else.
+//
+// The zero Filter holds no keys: Get reports false, Update returns ErrStatic
+// and the encoders return an error wrapping ErrConfig; make one with Build
+// or a decoder.
 type Filter struct {
 	r, c      int  // value and check bits
 	updatable bool // values in vals, index and check in cells
@@ -200,6 +207,9 @@ func (f *Filter) GetString(key string) (uint64, bool) { return f.GetHash(f.HashS
 
 // GetHash is Get for a hashed key. It allocates nothing.
 func (f *Filter) GetHash(h hashing.Hash128) (uint64, bool) {
+	if f.segLen == 0 { // the zero Filter: no cells, no keys
+		return 0, false
+	}
 	c0, c1, c2 := f.cellsOf(h)
 	fp := f.fingerprint(h)
 	x := f.cells.Get(c0) ^ f.cells.Get(c1) ^ f.cells.Get(c2)

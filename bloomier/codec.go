@@ -52,8 +52,14 @@ func (f *Filter) EncodedSize() int {
 // AppendBinary appends the filter's encoding (the bloomcast frame, type 4,
 // raw codec; docs/FORMAT.md) to b.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	if f.segLen == 0 {
+		return b, errZero
+	}
 	return envelope.AppendWords(b, f.frameHeader(), f.cells.Words(), f.vals.Words())
 }
+
+// errZero is what the encoders of a zero Filter return.
+var errZero = fmt.Errorf("%w: zero Filter (no cells); use Build or a decoder", ErrConfig)
 
 // MarshalBinary returns the filter's encoding.
 func (f *Filter) MarshalBinary() ([]byte, error) {
@@ -62,6 +68,9 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w, streaming the tables.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if f.segLen == 0 {
+		return 0, errZero
+	}
 	return envelope.WriteWords(w, f.frameHeader(), f.cells.Words(), f.vals.Words())
 }
 

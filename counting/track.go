@@ -108,6 +108,7 @@ func (f *Filter) Unmark() { f.track = tracker{} }
 
 // WordChange is one word of the bit view that differs from the mark: bits
 // [64·Index, 64·Index+64) were Old and are New. Old XOR New is the delta.
+// The zero value says that word 0 was 0 and is 0: no change.
 type WordChange struct {
 	Index    uint64
 	Old, New uint64

@@ -17,6 +17,8 @@ import (
 const deltaPrefix = 16
 
 // DeltaHeader is what a delta frame says about itself.
+// The zero value describes no delta: its Target, 0, names no structure, and
+// nothing that applies a delta accepts it.
 type DeltaHeader struct {
 	Target       envelope.Type   // the structure it updates
 	Codec        envelope.Codec  // how the XOR is coded
@@ -274,6 +276,8 @@ func targetBits(h envelope.Header) (uint64, error) {
 
 // Delta is a decoded delta digest, for inspection: what it says about
 // itself and the XOR it carries.
+// The zero value is an empty delta of no bits: Changed and EntropyBits
+// return 0.
 type Delta struct {
 	DeltaHeader
 	// XOR is next XOR base in the structure's word layout (bits, or packed

@@ -225,6 +225,10 @@ func decodePieces(words []uint64, body []byte, m uint64) error {
 // coded pieces and their index, and a small cache of decoded pieces.
 // Contains decodes only the pieces a key's probes fall in (one piece for
 // the blocked and paged layouts). A View is not safe for concurrent use.
+//
+// The zero View is not usable; make one with DecodeView or NewView. On a
+// zero View, Contains and ContainsHash panic with a message naming the fix,
+// and AppendBinary, Filter and Patch return an error.
 type View struct {
 	geo    bloom.Geometry
 	header envelope.Header // the raw frame header: parameters, seed, scheme, sequence
@@ -473,6 +477,9 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 
 // AppendBinary appends the view's frame (codec 3) to b.
 func (v *View) AppendBinary(b []byte) ([]byte, error) {
+	if v.m == 0 {
+		return b, ErrEmpty
+	}
 	body := make([]byte, 0, v.CodedBytes())
 	body = binary.LittleEndian.AppendUint32(body, uint32(v.x.pieceBytes))
 	body = append(body, byte(innerEnvelope(v.x.inner)), 0, 0, 0)

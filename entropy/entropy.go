@@ -10,6 +10,8 @@ import (
 // Codec names a coder. Its value is also the first byte of every stream,
 // so a stream says how it was coded. Values are part of the format and are
 // never reused.
+// The zero value names no coder: EncodeBits and DecodeBits return ErrCodec
+// for it.
 type Codec uint8
 
 // Codecs. [Arith] and [Fast] are what callers ask for; [Fast] is only a

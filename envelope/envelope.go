@@ -39,6 +39,8 @@ const MaxParams = 1024
 
 // Type names the structure a frame carries. Values are part of the format
 // and never reused.
+// The zero value names no structure: every decoder refuses a frame of type
+// 0.
 type Type uint8
 
 // Structure types.
@@ -82,6 +84,7 @@ func (t Type) String() string {
 }
 
 // Codec names how a payload is coded. Values are part of the format.
+// The zero value is CodecRaw.
 type Codec uint8
 
 // Codecs.
@@ -135,6 +138,7 @@ type Header struct {
 const DefaultMaxPayload = 1 << 30
 
 // Limits bounds what a decoder accepts from untrusted input.
+// The zero value is the default limits: payloads up to DefaultMaxPayload.
 type Limits struct {
 	// MaxPayload is the largest payload, in bytes, a decoder accepts;
 	// 0 means DefaultMaxPayload.

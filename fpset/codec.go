@@ -51,6 +51,9 @@ func (t *Sorted) EncodedSize() int { return frameSize(t.fps.Words(), t.counts.Wo
 // AppendBinary appends the encoding (the bloomcast frame, type 3, sorted
 // form; docs/FORMAT.md) to b.
 func (t *Sorted) AppendBinary(b []byte) ([]byte, error) {
+	if t.bits == 0 {
+		return b, errZero
+	}
 	return envelope.AppendWords(b, t.header(), t.fps.Words(), t.counts.Words())
 }
 
@@ -61,6 +64,9 @@ func (t *Sorted) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the encoding to w.
 func (t *Sorted) WriteTo(w io.Writer) (int64, error) {
+	if t.bits == 0 {
+		return 0, errZero
+	}
 	return envelope.WriteWords(w, t.header(), t.fps.Words(), t.counts.Words())
 }
 
@@ -134,6 +140,9 @@ func (c *Compressed) EncodedSize() int { return frameSize(c.words) }
 
 // AppendBinary appends the encoding (type 3, Rice-coded form) to b.
 func (c *Compressed) AppendBinary(b []byte) ([]byte, error) {
+	if c.bits == 0 {
+		return b, errZero
+	}
 	return envelope.AppendWords(b, c.header(), c.words)
 }
 
@@ -144,6 +153,9 @@ func (c *Compressed) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the encoding to w.
 func (c *Compressed) WriteTo(w io.Writer) (int64, error) {
+	if c.bits == 0 {
+		return 0, errZero
+	}
 	return envelope.WriteWords(w, c.header(), c.words)
 }
 

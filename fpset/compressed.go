@@ -30,6 +30,10 @@ type sample struct {
 // 64th fingerprint (built in memory, not sent): a binary search of the
 // index, then at most 64 codes decoded. A Compressed is safe for
 // concurrent queries.
+//
+// The zero value holds nothing: every query answers absent (count 0), its
+// encoders return an error wrapping ErrConfig and its Set panics; make one
+// with Sorted.Compress, Set.Compress or DecodeCompressed.
 type Compressed struct {
 	shape
 	n, total uint64

@@ -70,6 +70,8 @@ var (
 )
 
 // Config describes a set.
+// The zero Config is not valid: New reports ErrConfig, since it gives
+// neither N nor Bits.
 type Config struct {
 	// N is the expected number of distinct keys: it sizes the initial
 	// table and, with C, the fingerprint width. The table grows beyond N
@@ -171,7 +173,20 @@ func (s shape) Fingerprint(h hashing.Hash128) uint64 { return fingerprint(h, s.u
 // present by a form holding d distinct fingerprints: d/(2^Bits − 1), as
 // the key's fingerprint is uniform over the 2^Bits − 1 values. For n keys
 // added, E[d]/(2^Bits − 1) is params.FingerprintFalsePositive(n, Bits).
-func (s shape) falsePositive(d uint64) float64 { return float64(d) / float64(s.universe()) }
+func (s shape) falsePositive(d uint64) float64 {
+	if d == 0 { // also a zero value's, whose universe is empty
+		return 0
+	}
+	return float64(d) / float64(s.universe())
+}
+
+// errZero is what the encoders of a zero Set, Sorted or Compressed
+// return: with no fingerprint width, there is nothing a decoder accepts.
+var errZero = fmt.Errorf("%w: zero value (fingerprint width 0); make a set with New or a decoder", ErrConfig)
+
+// zeroPanic is what a zero value's methods that cannot fail otherwise
+// panic with.
+const zeroPanic = "fpset: zero value (fingerprint width 0); make a set with New or a decoder"
 
 // errorf wraps sentinel with a formatted detail: "fpset: …: detail".
 func errorf(sentinel error, format string, args ...any) error {

@@ -20,7 +20,9 @@ func slackFor(home uint64) uint64 { return min(256, 16+home/8) }
 
 // Set is a dynamic set or multiset of fingerprints in an ordered
 // linear-probing table (see the package documentation). The zero value is
-// not usable; call [New].
+// not usable; call [New]. It holds nothing, so its queries answer absent,
+// but Add panics with a message naming the fix and the encoders return an
+// error wrapping ErrConfig.
 //
 // Slot i holds a fingerprint (0 = empty) and, in a multiset, its count.
 // Invariants: fingerprint f sits at or after its home slot
@@ -243,6 +245,9 @@ func (s *Set) each(fn func(f, c uint64)) {
 // unlikely case that the fingerprints spill past the slack). Since the
 // table is sorted, the rebuild is one linear pass.
 func (s *Set) resize(home uint64) {
+	if s.bits == 0 {
+		panic(zeroPanic)
+	}
 	for {
 		t := newSet(s.shape, home)
 		t.minHome = s.minHome

@@ -12,6 +12,10 @@ import (
 // interpolation. It takes Len·(Bits + CountBits) bits. Make one with
 // [Set.Sorted], [Compressed.Sorted] or [Decode]. A Sorted is safe for
 // concurrent queries.
+//
+// The zero value holds nothing: every query answers absent (count 0), its
+// encoders return an error wrapping ErrConfig and its Set panics with a
+// message naming the fix.
 type Sorted struct {
 	shape
 	n      uint64
@@ -152,8 +156,11 @@ func (t *Sorted) each(fn func(f, c uint64)) {
 }
 
 // Set returns a dynamic set holding the same fingerprints, sized so that
-// it can take a quarter more before it grows.
+// it can take a quarter more before it grows. It panics on a zero Sorted.
 func (t *Sorted) Set() *Set {
+	if t.bits == 0 {
+		panic(zeroPanic)
+	}
 	for home := max(minHome, t.n+t.n/4+1); ; home *= 2 {
 		if s := newSet(t.shape, home); s.fill(t.each) {
 			return s

@@ -26,6 +26,7 @@ import (
 
 // Hash128 is a key's 128-bit hash. Lo and Hi are the low and high 64-bit
 // halves of the XXH3-128 value (XXH128_hash_t's low64 and high64).
+// The zero value is the hash whose halves are both 0, a valid Hash128.
 type Hash128 struct {
 	Lo, Hi uint64
 }
@@ -108,6 +109,9 @@ func Finalize(x uint64) uint64 { return (x ^ x>>32) * FinalMultiplier }
 //
 // Probes is a value type so that filters run it inline, with no allocation
 // and no interface call.
+//
+// The zero value is the probe sequence of the zero hash,
+// NewProbes(Hash128{}).
 type Probes struct {
 	x, y, z uint64
 }

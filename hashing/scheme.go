@@ -6,6 +6,7 @@ import (
 )
 
 // SchemeID names a hashing scheme in every bloomcast format.
+// The zero value names no scheme: Lookup returns ErrUnknownScheme for it.
 type SchemeID uint8
 
 // The schemes bloomcast defines. IDs are part of the wire format and are
@@ -25,6 +26,9 @@ var ErrUnknownScheme = errors.New("hashing: unknown scheme")
 // say) implement this interface and the layouts call it per probe.
 //
 // Implementations must be deterministic and safe for concurrent use.
+//
+// The zero value, nil, is no scheme; where bloom.Config, counting.Config or
+// bloom.NewGeometry take one, nil means Default.
 type Scheme interface {
 	// ID is recorded in every format that uses the scheme.
 	ID() SchemeID

@@ -65,8 +65,14 @@ func (t *Table) EncodedSize() int {
 // AppendBinary appends the table's encoding (the bloomcast frame, type 6,
 // raw codec) to b. The summary is not included: encode it on its own.
 func (t *Table) AppendBinary(b []byte) ([]byte, error) {
+	if len(t.levels) == 0 {
+		return b, errZeroTable
+	}
 	return envelope.AppendWords(b, t.frameHeader(), t.wordArrays()...)
 }
+
+// errZeroTable is what the encoders of a zero Table return.
+var errZeroTable = fmt.Errorf("%w: zero Table (no sub-tables); use New or a decoder", ErrConfig)
 
 // MarshalBinary returns the table's encoding.
 func (t *Table) MarshalBinary() ([]byte, error) {
@@ -75,6 +81,9 @@ func (t *Table) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the table's encoding to w.
 func (t *Table) WriteTo(w io.Writer) (int64, error) {
+	if len(t.levels) == 0 {
+		return 0, errZeroTable
+	}
 	return envelope.WriteWords(w, t.frameHeader(), t.wordArrays()...)
 }
 

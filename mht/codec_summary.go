@@ -2,6 +2,7 @@ package mht
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"slices"
 
@@ -71,14 +72,24 @@ func (s *MBF) frame() (envelope.Header, [][]uint64) {
 // framer is what every summary implements for its encoding.
 type framer interface {
 	frame() (envelope.Header, [][]uint64)
+	Levels() int
 }
 
+// errZeroSummary is what the encoders of a zero summary return.
+var errZeroSummary = fmt.Errorf("%w: zero summary (no sub-tables); make one with its New function, Plan.NewSummary or a decoder", ErrConfig)
+
 func appendSummary(s framer, b []byte) ([]byte, error) {
+	if s.Levels() == 0 {
+		return b, errZeroSummary
+	}
 	h, a := s.frame()
 	return envelope.AppendWords(b, h, a...)
 }
 
 func marshalSummary(s framer) ([]byte, error) {
+	if s.Levels() == 0 {
+		return nil, errZeroSummary
+	}
 	h, a := s.frame()
 	n := 0
 	for _, w := range a {
@@ -88,6 +99,9 @@ func marshalSummary(s framer) ([]byte, error) {
 }
 
 func writeSummary(s framer, w io.Writer) (int64, error) {
+	if s.Levels() == 0 {
+		return 0, errZeroSummary
+	}
 	h, a := s.frame()
 	return envelope.WriteWords(w, h, a...)
 }

@@ -72,8 +72,13 @@ func (s *Song) CanRemove() bool { return true }
 // Count returns the number of items.
 func (s *Song) Count() uint64 { return s.n }
 
-// Bits returns c times the number of buckets.
-func (s *Song) Bits() uint64 { return s.c.a.Width() * (s.off[len(s.off)-1] + s.sizes[len(s.sizes)-1]) }
+// Bits returns c times the number of buckets (0 for a zero Song).
+func (s *Song) Bits() uint64 {
+	if len(s.sizes) == 0 {
+		return 0
+	}
+	return s.c.a.Width() * (s.off[len(s.off)-1] + s.sizes[len(s.sizes)-1])
+}
 
 // Clear zeroes the counters.
 func (s *Song) Clear() {

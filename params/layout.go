@@ -26,6 +26,9 @@ func invalidf(format string, args ...any) error {
 }
 
 // Layout says how a filter places a key's k probes.
+// The zero value is no layout: Valid reports false and a Shape with it is
+// invalid; in a Query or bloom.Config a zero Layout means "any" or Classic,
+// as their docs say.
 type Layout uint8
 
 // The layouts. Their numeric values are stable: formats may record them.

@@ -17,6 +17,8 @@ import (
 // Chart is a line chart of one or more series that WriteSVG draws as a
 // self-contained SVG image, so that the simulations can show their
 // figures without a plotting dependency.
+// The zero Chart has no series: WriteSVG returns an error, as it does for
+// any chart with no point to draw.
 type Chart struct {
 	Title, XLabel, YLabel string
 	// LogX and LogY put an axis on a logarithmic scale; points with a
@@ -35,6 +37,8 @@ type Chart struct {
 
 // Series is one named set of points of a Chart, drawn in order of X as
 // given.
+// The zero value is an unnamed series with no points, drawn as a line in its
+// Palette colour.
 type Series struct {
 	Name string
 	X, Y []float64

@@ -7,6 +7,8 @@ import (
 )
 
 // Limits bounds what a decoder accepts.
+// The zero value is the defaults: masks up to DefaultMaxMask, full digests
+// refused.
 type Limits struct {
 	// MaxMask is the largest mask_size accepted, in bytes; 0 means
 	// DefaultMaxMask. It is checked before anything is allocated.

@@ -55,6 +55,8 @@ var (
 )
 
 // Header is the fixed part of a Cache Digest.
+// The zero Header is not a valid digest's: ParseHeader rejects version 0
+// with ErrVersion.
 type Header struct {
 	Version         uint16
 	RequiredVersion uint16
@@ -67,6 +69,9 @@ type Header struct {
 }
 
 // Digest is a Squid Cache Digest: its header and its mask as a filter.
+// The zero Digest has no mask: ContainsKey and Contains report false, AddKey
+// panics, and Add and the encoders return an error wrapping ErrConfig; make
+// one with New, Decode or Read.
 type Digest struct {
 	Header Header
 	Filter *bloom.Filter // classic layout, m = MaskSize·8, k = 4, scheme hashing.Squid
@@ -117,8 +122,15 @@ func newMaskFilter(maskSize uint32, mask []byte) (*bloom.Filter, error) {
 	return f, nil
 }
 
+// errZero is what the methods of a zero Digest that can return an error
+// return.
+var errZero = fmt.Errorf("%w: zero Digest (no mask); use New, Decode or Read", ErrConfig)
+
 // Add records a URL requested with method (its store key).
 func (d *Digest) Add(m Method, url string) error {
+	if d.Filter == nil {
+		return errZero
+	}
 	key, err := StoreKey(m, url)
 	if err != nil {
 		return err
@@ -127,8 +139,11 @@ func (d *Digest) Add(m Method, url string) error {
 	return nil
 }
 
-// AddKey records a store key.
+// AddKey records a store key. It panics on a zero Digest.
 func (d *Digest) AddKey(key [16]byte) {
+	if d.Filter == nil {
+		panic("squid: AddKey on a zero Digest; use New, Decode or Read")
+	}
 	d.Filter.AddHash(hashing.MD5Hash128(key))
 	d.Header.Count++
 }
@@ -142,8 +157,12 @@ func (d *Digest) Contains(m Method, url string) (bool, error) {
 	return d.ContainsKey(key), nil
 }
 
-// ContainsKey reports whether the digest may hold a store key.
+// ContainsKey reports whether the digest may hold a store key (false
+// for a zero Digest, which holds nothing).
 func (d *Digest) ContainsKey(key [16]byte) bool {
+	if d.Filter == nil {
+		return false
+	}
 	return d.Filter.ContainsHash(hashing.MD5Hash128(key))
 }
 
@@ -163,13 +182,19 @@ func (d *Digest) AppendHeader(b []byte) []byte {
 	return append(b, make([]byte, HeaderSize-22)...)
 }
 
-// AppendMask appends the mask bytes.
+// AppendMask appends the mask bytes (none for a zero Digest).
 func (d *Digest) AppendMask(b []byte) []byte {
+	if d.Filter == nil {
+		return b
+	}
 	return d.Filter.AppendBitBytes(b)
 }
 
 // AppendBinary appends the digest body (header and mask).
 func (d *Digest) AppendBinary(b []byte) ([]byte, error) {
+	if d.Filter == nil {
+		return b, errZero
+	}
 	return d.AppendMask(d.AppendHeader(b)), nil
 }
 
@@ -180,7 +205,10 @@ func (d *Digest) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the digest body.
 func (d *Digest) WriteTo(w io.Writer) (int64, error) {
-	b, _ := d.MarshalBinary()
+	b, err := d.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
 	n, err := w.Write(b)
 	return int64(n), err
 }

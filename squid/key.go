@@ -9,6 +9,8 @@ import (
 
 // Method is an HTTP method as Squid numbers it in store keys
 // (HttpRequestMethod's Http::MethodType).
+// The zero value is Squid's METHOD_NONE, which no cache stores; StoreKey
+// hashes it like any other method byte.
 type Method uint8
 
 // The methods whose responses caches store.

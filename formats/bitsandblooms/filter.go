@@ -41,6 +41,11 @@ var (
 )
 
 // Filter is a bloom/v3 filter: m bits, k probes per key.
+//
+// The zero value has no bits and no probes: Add does nothing, Test reports
+// every key as maybe present (as bloom/v3 does with k = 0) and its encodings
+// do not decode. It is a target for UnmarshalBinary and UnmarshalJSON;
+// otherwise make one with New.
 type Filter struct {
 	m, k   uint64
 	length uint64   // bitset length in bits (m, or 0 for an empty m=1 filter)

@@ -1,9 +1,11 @@
-// Package apitest holds, in its tests, two checks of the module's public
-// API: that the exported methods of bloom, counting, digest and envelope
-// answer a zero value or a nil argument with an error, or a panic that
-// names the package and the fix, never with a runtime error (nil
-// dereference, division by zero, index out of range); and that no exported
-// identifier of a package outside internal/ has a type from an internal
-// package, which a user could not name and whose changes would escape the
-// committed API text (api/, .ci/api.sh). It has no code of its own.
+// Package apitest holds, in its tests, checks of the module's public API:
+// that the exported methods of bloom, counting, digest and envelope (and
+// of the zero values of bloomier, fpset, mht, squid and
+// formats/bitsandblooms) answer a zero value or a nil argument with an
+// error, or a panic that names the package and the fix, never with a
+// runtime error (nil dereference, division by zero, index out of range);
+// and that no exported identifier of a package outside internal/ has a
+// type from an internal package, which a user could not name and whose
+// changes would escape the committed API text (api/, .ci/api.sh). It has
+// no code of its own.
 package apitest

@@ -11,9 +11,14 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/squid"
 )
 
 // receivers are, per exported type, a zero value and (where one can be
@@ -53,6 +58,18 @@ func receivers(t *testing.T) []struct {
 		{"zero digest.Digest", &digest.Digest{}},
 		{"zero digest.Delta", &digest.Delta{}},
 		{"zero digest.DeltaHeader", &digest.DeltaHeader{}},
+		{"zero digest.View", &digest.View{}},
+		{"zero bloomier.Filter", &bloomier.Filter{}},
+		{"zero fpset.Set", &fpset.Set{}},
+		{"zero fpset.Sorted", &fpset.Sorted{}},
+		{"zero fpset.Compressed", &fpset.Compressed{}},
+		{"zero mht.Table", &mht.Table{}},
+		{"zero mht.Interp", &mht.Interp{}},
+		{"zero mht.MBF", &mht.MBF{}},
+		{"zero mht.SF", &mht.SF{}},
+		{"zero mht.Song", &mht.Song{}},
+		{"zero squid.Digest", &squid.Digest{}},
+		{"zero bitsandblooms.Filter", &bitsandblooms.Filter{}},
 		{"zero envelope.Header", &envelope.Header{}},
 		{"zero envelope.Limits", &envelope.Limits{}},
 		{"zero envelope.Writer", &envelope.Writer{}},
