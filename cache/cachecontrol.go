@@ -96,6 +96,28 @@ func (cc CacheControl) Has(name string) bool {
 	return ok
 }
 
+// whole reports whether the response directive name (no-cache or
+// private) is present in its unqualified form, which applies to the
+// whole response rather than to listed fields (RFC 9111 §5.2.2.4,
+// §5.2.2.7).
+func (cc CacheControl) whole(name string) bool {
+	v, ok := cc[name]
+	return ok && strings.Trim(v, " \t,") == ""
+}
+
+// fields returns the canonical field names listed by the qualified form
+// of the response directive name (no-cache="a, b" or private="a"), nil
+// when it is absent or unqualified.
+func (cc CacheControl) fields(name string) []string {
+	var names []string
+	for _, n := range strings.Split(cc[name], ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, http.CanonicalHeaderKey(n))
+		}
+	}
+	return names
+}
+
 // maxDelta is the largest delta-seconds a cache must handle; larger values
 // are read as it (RFC 9111 §1.2.2).
 const maxDelta = math.MaxInt32 + 1

@@ -13,6 +13,10 @@
 //     min-fresh, max-stale, only-if-cached, no-store), validation of stale
 //     responses (§4.3), stale-if-error (RFC 5861), collapsed forwarding of
 //     concurrent misses, and invalidation by unsafe methods (§4.4);
+//   - the header fields a stored response keeps ([StoredHeader], §3.1):
+//     all but the hop-by-hop ones and those a qualified no-cache or
+//     private lists; Set-Cookie is stored but, as in Squid, never served
+//     from the cache;
 //   - the cache key ([Key], [RequestKey]): the URL in Squid's canonical
 //     form, shared by GET and HEAD, so the project's digests and Squid's
 //     store keys (squid.StoreKeyCanonical(squid.GET, key)) name the same

@@ -58,9 +58,10 @@ func (e *Entry) Age(now time.Time) time.Duration {
 // Fresh reports whether the entry is fresh at now: its freshness lifetime
 // exceeds its current age (RFC 9111 §4.2). A response with
 // "Cache-Control: no-cache" is never served without validation, so it is
-// not fresh here either.
+// not fresh here either (a qualified no-cache="field" only keeps its
+// fields out of the stored response, see [StoredHeader]).
 func (e *Entry) Fresh(now time.Time) bool {
-	if ParseCacheControl(e.Header).Has("no-cache") {
+	if ParseCacheControl(e.Header).whole("no-cache") {
 		return false
 	}
 	return e.Lifetime() > e.Age(now)

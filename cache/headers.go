@@ -11,11 +11,12 @@ import (
 // hopByHop are the fields that describe one connection rather than the
 // message (RFC 9110 §7.6.1), plus Proxy-Connection (a non-standard
 // Connection) and the proxy authentication fields, which a proxy consumes
-// (RFC 9110 §11.7). Trailer is dropped because the proxy does not forward
-// trailers.
+// (RFC 9110 §11.7; RFC 9111 §3.1 forbids storing them). Trailer is
+// dropped because the proxy does not forward trailers.
 var hopByHop = []string{
 	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+	"Proxy-Authentication-Info", "Proxy-Authorization", "Te", "Trailer",
+	"Transfer-Encoding", "Upgrade",
 }
 
 // stripHopByHop removes the hop-by-hop fields of h, including every field
@@ -30,6 +31,22 @@ func stripHopByHop(h http.Header) {
 	}
 	for _, name := range hopByHop {
 		h.Del(name)
+	}
+}
+
+// clientState are the response fields that set state in the one client
+// that received them (RFC 6265 §4.1; Set-Cookie2 of the obsolete RFC
+// 2965): kept in stored responses, left out of responses served from
+// the cache, as Squid does (its client_side_reply.cc drops Set-Cookie
+// from hits).
+var clientState = map[string]bool{"Set-Cookie": true, "Set-Cookie2": true}
+
+// setClientState copies the clientState fields of src into dst.
+func setClientState(dst, src http.Header) {
+	for k := range clientState {
+		if vs, ok := src[k]; ok {
+			dst[k] = append([]string(nil), vs...)
+		}
 	}
 }
 

@@ -28,19 +28,25 @@ var heuristicStatus = map[int]bool{
 //
 //   - the request method is GET (HEAD requests are answered from stored GET
 //     responses, not stored themselves);
-//   - the status is final and neither 206 (ranges are not stored) nor 304;
+//   - the status is final and neither 206 nor 304: partial content is
+//     not stored (§3.3 allows storing it, §3.4 combining it; the proxy
+//     does neither, and answers Range requests from stored complete
+//     responses instead);
 //   - neither request nor response has no-store (§5.2.1.5, §5.2.2.5);
-//   - the response has no private directive (§5.2.2.7; the qualified form
-//     is treated as the unqualified one);
+//   - the response has no unqualified private directive (§5.2.2.7); a
+//     qualified one (private="Set-Cookie") keeps only the listed fields
+//     out of the cache (see [StoredHeader]);
 //   - a request with Authorization is stored only when the response has
 //     public, must-revalidate or s-maxage (§3.5);
 //   - Vary is not "*" (it can never be matched, §4.1);
 //   - the response has explicit freshness (public, s-maxage, max-age,
 //     Expires) or a heuristically cacheable status (RFC 9110 §15.1).
 //
-// One local rule beyond the RFC: a response carrying Set-Cookie is stored
-// only when it is explicitly public or has s-maxage, so that one client's
-// cookie is never handed to another by default.
+// Set-Cookie does not prevent storage (RFC 9111 §7: it "does not inhibit
+// caching"; an origin that minds says private or no-cache="Set-Cookie").
+// The stored response keeps it, and the proxy leaves it out of responses
+// served from the cache, as Squid does, so that one client's cookie is
+// never handed to another.
 func Storable(req *http.Request, status int, resp http.Header) bool {
 	if req.Method != http.MethodGet {
 		return false
@@ -50,14 +56,11 @@ func Storable(req *http.Request, status int, resp http.Header) bool {
 	}
 	qcc := ParseCacheControl(req.Header)
 	rcc := ParseCacheControl(resp)
-	if qcc.Has("no-store") || rcc.Has("no-store") || rcc.Has("private") {
+	if qcc.Has("no-store") || rcc.Has("no-store") || rcc.whole("private") {
 		return false
 	}
 	public := rcc.Has("public")
 	if req.Header.Get("Authorization") != "" && !public && !rcc.Has("must-revalidate") && !rcc.Has("s-maxage") {
-		return false
-	}
-	if len(resp.Values("Set-Cookie")) > 0 && !public && !rcc.Has("s-maxage") {
 		return false
 	}
 	if _, star := varyNames(resp); star {
@@ -65,6 +68,31 @@ func Storable(req *http.Request, status int, resp http.Header) bool {
 	}
 	return public || rcc.Has("s-maxage") || rcc.Has("max-age") ||
 		len(resp.Values("Expires")) > 0 || heuristicStatus[status]
+}
+
+// StoredHeader returns the header fields of a response as a shared cache
+// stores them (RFC 9111 §3.1): every field received, including unknown
+// ones, except the hop-by-hop fields and those the Connection field
+// names (RFC 9110 §7.6.1), the proxy authentication fields, and the
+// fields listed by a qualified no-cache (§5.2.2.4: they may not be sent
+// without revalidation, so the proxy does not keep them) or private
+// (§5.2.2.7: a shared cache must not store them). h is not modified.
+func StoredHeader(h http.Header) http.Header {
+	out := h.Clone()
+	stripHopByHop(out)
+	dropListedFields(out)
+	return out
+}
+
+// dropListedFields removes from h the fields that h's qualified no-cache
+// and private directives list.
+func dropListedFields(h http.Header) {
+	rcc := ParseCacheControl(h)
+	for _, d := range []string{"no-cache", "private"} {
+		for _, n := range rcc.fields(d) {
+			delete(h, n)
+		}
+	}
 }
 
 // FreshnessLifetime returns the freshness lifetime of a response as a
@@ -145,17 +173,17 @@ func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Du
 
 // usable reports whether entry e may answer, without contacting the
 // origin, a request with cache directives qcc at now (RFC 9111 §4.2 and
-// §5.2.1): the request has no no-cache; the response has no no-cache; its
-// age is within the request's max-age; and it is fresh for at least
-// min-fresh more, or, stale, within the request's max-stale when the
-// response allows serving stale (no must-revalidate, proxy-revalidate or
-// s-maxage, §5.2.2.2, §5.2.2.8, §5.2.2.10).
+// §5.2.1): the request has no no-cache; the response has no unqualified
+// no-cache; its age is within the request's max-age; and it is fresh for
+// at least min-fresh more, or, stale, within the request's max-stale when
+// the response allows serving stale (no must-revalidate, proxy-revalidate
+// or s-maxage, §5.2.2.2, §5.2.2.8, §5.2.2.10).
 func usable(e *Entry, qcc CacheControl, now time.Time) bool {
 	if qcc.Has("no-cache") {
 		return false
 	}
 	rcc := ParseCacheControl(e.Header)
-	if rcc.Has("no-cache") {
+	if rcc.whole("no-cache") {
 		return false
 	}
 	age, life := e.Age(now), e.Lifetime()
@@ -181,7 +209,7 @@ func usable(e *Entry, qcc CacheControl, now time.Time) bool {
 // §4.2.4).
 func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
 	rcc := ParseCacheControl(e.Header)
-	if qcc.Has("no-cache") || rcc.Has("no-cache") || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
+	if qcc.Has("no-cache") || rcc.whole("no-cache") || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
 		return false
 	}
 	window, ok := rcc.Duration("stale-if-error")

@@ -71,7 +71,10 @@ func TestStorable(t *testing.T) {
 		{"response no-store", "GET", nil, 200, hdr("Cache-Control", "max-age=60, no-store"), false},
 		{"request no-store", "GET", hdr("Cache-Control", "no-store"), 200, hdr("Cache-Control", "max-age=60"), false},
 		{"private", "GET", nil, 200, hdr("Cache-Control", "private, max-age=60"), false},
-		{"qualified private", "GET", nil, 200, hdr("Cache-Control", `private="X", max-age=60`), false},
+		// RFC 9111 §5.2.2.7: a shared cache must not store the listed
+		// fields, "but can store the remainder of the response".
+		{"qualified private", "GET", nil, 200, hdr("Cache-Control", `private="X", max-age=60`), true},
+		{"empty qualified private", "GET", nil, 200, hdr("Cache-Control", `private="", max-age=60`), false},
 		{"no-cache is storable", "GET", nil, 200, hdr("Cache-Control", "no-cache"), true},
 		{"authorization", "GET", hdr("Authorization", "Basic x"), 200, hdr("Cache-Control", "max-age=60"), false},
 		{"authorization public", "GET", hdr("Authorization", "Basic x"), 200, hdr("Cache-Control", "public, max-age=60"), true},
@@ -82,7 +85,8 @@ func TestStorable(t *testing.T) {
 		{"partial content", "GET", nil, 206, hdr("Cache-Control", "max-age=60"), false},
 		{"not modified", "GET", nil, 304, hdr("Cache-Control", "max-age=60"), false},
 		{"informational", "GET", nil, 100, hdr("Cache-Control", "max-age=60"), false},
-		{"set-cookie", "GET", nil, 200, hdr("Cache-Control", "max-age=60", "Set-Cookie", "a=b"), false},
+		// RFC 9111 §7: Set-Cookie "does not inhibit caching".
+		{"set-cookie", "GET", nil, 200, hdr("Cache-Control", "max-age=60", "Set-Cookie", "a=b"), true},
 		{"set-cookie public", "GET", nil, 200, hdr("Cache-Control", "public, max-age=60", "Set-Cookie", "a=b"), true},
 		{"last-modified 404", "GET", nil, 404, hdr("Last-Modified", lm), true},
 	}
@@ -290,5 +294,40 @@ func TestKey(t *testing.T) {
 	r.URL.Scheme, r.URL.Host = "", ""
 	if _, err := RequestKey(r); !errors.Is(err, ErrNotAbsolute) {
 		t.Errorf("origin-form request: %v, want ErrNotAbsolute", err)
+	}
+}
+
+// TestStoredHeader checks the fields a stored response keeps (RFC 9111
+// §3.1): all it received, unknown ones included, except those the
+// Connection field lists and the hop-by-hop ones (RFC 9110 §7.6.1), the
+// proxy authentication fields (§3.1), and the fields a qualified
+// no-cache (§5.2.2.4) or private (§5.2.2.7) lists.
+func TestStoredHeader(t *testing.T) {
+	in := hdr("Cache-Control", `max-age=60, no-cache="X-Nc", private="x-priv, X-Priv2"`,
+		"Connection", "a, B", "A", "1", "B", "2", "C", "3", "Keep-Alive", "timeout=5",
+		"Transfer-Encoding", "chunked", "Proxy-Authenticate", "Basic", "Proxy-Authentication-Info", "x",
+		"X-Nc", "n", "X-Priv", "p", "X-Priv2", "q", "Set-Cookie", "a=b", "Set-Cookie", "c=d",
+		"Clear-Site-Data", `"cookies"`, "X-Frame-Options", "deny", "Test-Header", "t", "Www-Authenticate", "Basic")
+	got := StoredHeader(in)
+	for _, k := range []string{"Connection", "A", "B", "Keep-Alive", "Transfer-Encoding", "Proxy-Authenticate",
+		"Proxy-Authentication-Info", "X-Nc", "X-Priv", "X-Priv2"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s stored", k)
+		}
+	}
+	for _, k := range []string{"Cache-Control", "C", "Clear-Site-Data", "X-Frame-Options", "Test-Header", "Www-Authenticate"} {
+		if got.Get(k) != in.Get(k) {
+			t.Errorf("%s: stored %q, want %q", k, got.Get(k), in.Get(k))
+		}
+	}
+	if sc := got.Values("Set-Cookie"); len(sc) != 2 || sc[1] != "c=d" {
+		t.Errorf("Set-Cookie stored as %q", sc)
+	}
+	if in.Get("Connection") == "" || in.Get("X-Nc") == "" {
+		t.Error("StoredHeader modified its argument")
+	}
+	// An unqualified no-cache or private lists no field.
+	if got := StoredHeader(hdr("Cache-Control", "no-cache", "X-A", "1")); got.Get("X-A") != "1" {
+		t.Errorf("unqualified no-cache dropped a field: %v", got)
 	}
 }

@@ -348,6 +348,8 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			fresh := freshen(revalidating, resp.Header, requestTime, responseTime)
 			p.put(r, fresh)
 			rec.Code = CodeRefreshUnmodified
+			// The cookies the origin set in its 304 are this client's.
+			setClientState(w.Header(), resp.Header)
 			p.serveEntry(w, r, fresh, responseTime, "REFRESH_HIT")
 			return false
 		}
@@ -360,7 +362,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		keep = &Entry{
 			URL:          key,
 			Status:       resp.StatusCode,
-			Header:       resp.Header.Clone(),
+			Header:       StoredHeader(resp.Header),
 			ReqHeader:    varyHeader(resp.Header, r.Header),
 			RequestTime:  requestTime,
 			ResponseTime: responseTime,
@@ -455,6 +457,9 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now
 		notMod = true
 	} else {
 		for k, vs := range e.Header {
+			if clientState[k] {
+				continue // another client's cookie (see Storable)
+			}
 			h[k] = append([]string(nil), vs...)
 		}
 	}
@@ -478,11 +483,14 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now
 }
 
 // put stores e if the response is still storable, else removes the key.
+// It drops from e.Header, which must be e's own, the fields a qualified
+// no-cache or private lists (StoredHeader).
 func (p *Proxy) put(r *http.Request, e *Entry) {
 	if !Storable(r, e.Status, e.Header) {
 		p.store.Delete(e.URL)
 		return
 	}
+	dropListedFields(e.Header)
 	if err := p.store.Put(e); err != nil {
 		p.log.Debug("cache: not stored", "url", e.URL, "err", err)
 	}
