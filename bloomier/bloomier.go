@@ -272,6 +272,42 @@ func (f *Filter) UpdateHash(h hashing.Hash128, value uint64) error {
 	return nil
 }
 
+// UpdateHashes is UpdateHash for several hashed keys, all or nothing:
+// unless every value fits in ValueBits bits and the check shows every key
+// in the set, it changes nothing. It returns the indexes of the keys the
+// check shows absent, with an error wrapping ErrAbsent; ErrStatic for a
+// filter built without Config.Updatable; ErrValue naming the first value
+// too wide; and ErrConfig when hs and values differ in length. Later
+// entries win over earlier ones for the same key.
+func (f *Filter) UpdateHashes(hs []hashing.Hash128, values []uint64) (absent []int, err error) {
+	switch {
+	case !f.updatable:
+		return nil, ErrStatic
+	case len(hs) != len(values):
+		return nil, fmt.Errorf("%w: %d keys and %d values", ErrConfig, len(hs), len(values))
+	}
+	for i, v := range values {
+		if v>>(f.r-1)>>1 != 0 {
+			return nil, fmt.Errorf("%w: entry %d: %d has more than %d bits", ErrValue, i, v, f.r)
+		}
+	}
+	for i, h := range hs {
+		c0, c1, c2 := f.cellsOf(h)
+		if _, ok := f.own(f.cells.Get(c0)^f.cells.Get(c1)^f.cells.Get(c2), f.fingerprint(h), c0, c1, c2); !ok {
+			absent = append(absent, i)
+		}
+	}
+	if len(absent) > 0 {
+		return absent, fmt.Errorf("%w: %d of %d keys", ErrAbsent, len(absent), len(hs))
+	}
+	for i, h := range hs {
+		if err := f.UpdateHash(h, values[i]); err != nil {
+			return nil, err // not reached: every key and value was checked
+		}
+	}
+	return nil, nil
+}
+
 // Len returns the number of keys the filter was built from.
 func (f *Filter) Len() uint64 { return f.n }
 

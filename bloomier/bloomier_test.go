@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -157,6 +158,43 @@ func TestUpdate(t *testing.T) {
 	s := mustBuild(t, Config{ValueBits: 12}, keys, values)
 	if err := s.UpdateString(keys[0], 1); !errors.Is(err, ErrStatic) {
 		t.Errorf("updating a static filter: %v", err)
+	}
+}
+
+// TestUpdateHashes: all or nothing; a refused batch leaves every value
+// as it was.
+func TestUpdateHashes(t *testing.T) {
+	keys, values := entries(3000, 10, 4)
+	f := mustBuild(t, Config{ValueBits: 10, CheckBits: 30, Updatable: true}, keys, values)
+	hs := []hashing.Hash128{f.HashString(keys[0]), f.HashString("absent-1"), f.HashString(keys[5]), f.HashString("absent-2")}
+	absent, err := f.UpdateHashes(hs, []uint64{1, 2, 3, 4})
+	if !errors.Is(err, ErrAbsent) || !slices.Equal(absent, []int{1, 3}) {
+		t.Fatalf("absent keys: %v, %v", absent, err)
+	}
+	for _, i := range []int{0, 5} {
+		if v, _ := f.GetString(keys[i]); v != values[i] {
+			t.Errorf("a refused batch changed key %d: %d, want %d", i, v, values[i])
+		}
+	}
+	if _, err := f.UpdateHashes(hs[:1], []uint64{1 << 10}); !errors.Is(err, ErrValue) {
+		t.Errorf("an 11-bit value: %v", err)
+	}
+	if _, err := f.UpdateHashes(hs, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("lengths differ: %v", err)
+	}
+	hs = []hashing.Hash128{f.HashString(keys[0]), f.HashString(keys[7]), f.HashString(keys[0])}
+	if absent, err := f.UpdateHashes(hs, []uint64{1, 2, 3}); err != nil || absent != nil {
+		t.Fatalf("keys of the set: %v, %v", absent, err)
+	}
+	if a, _ := f.GetString(keys[0]); a != 3 {
+		t.Errorf("key 0 = %d, want the last value, 3", a)
+	}
+	if b, _ := f.GetString(keys[7]); b != 2 {
+		t.Errorf("key 7 = %d, want 2", b)
+	}
+	s := mustBuild(t, Config{ValueBits: 10}, keys, values)
+	if _, err := s.UpdateHashes(hs, []uint64{1, 2, 3}); !errors.Is(err, ErrStatic) {
+		t.Errorf("a static filter: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/hashing"
 )
 
 // Map four keys to 8-bit values; an 8-bit check rejects all but about
@@ -41,6 +42,28 @@ func ExampleFilter_Update() {
 	// <nil>
 	// [10 2024 30]
 	// true
+}
+
+// Several keys change together, or none does: one key outside the set
+// refuses the batch.
+func ExampleFilter_UpdateHashes() {
+	c := bloomier.Config{ValueBits: 16, CheckBits: 16, Updatable: true}
+	f, _ := bloomier.BuildStrings(c, []string{"alpha", "beta", "gamma"}, []uint64{10, 20, 30})
+	hs := []hashing.Hash128{f.HashString("alpha"), f.HashString("delta")}
+	absent, err := f.UpdateHashes(hs, []uint64{11, 40})
+	fmt.Println(absent, errors.Is(err, bloomier.ErrAbsent))
+	v, _ := f.GetString("alpha")
+	fmt.Println(v)
+	hs[1] = f.HashString("gamma")
+	_, err = f.UpdateHashes(hs, []uint64{11, 33})
+	fmt.Println(err)
+	v, _ = f.GetString("gamma")
+	fmt.Println(v)
+	// Output:
+	// [1] true
+	// 10
+	// <nil>
+	// 33
 }
 
 // The table has about 1.13 to 1.23 cells per key, each of ValueBits +

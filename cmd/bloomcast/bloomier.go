@@ -297,26 +297,25 @@ func (e *env) bloomierUpdate(args []string) error {
 	if !f.Updatable() {
 		return fileErr(args[0], errors.New("holds a static Bloomier filter; build it with --updatable"))
 	}
-	refused, first := 0, ""
+	var hs []hashing.Hash128
+	var values []uint64
 	for i := 1; i < len(args); i += 2 {
 		v, err := strconv.ParseUint(args[i+1], 10, 64)
 		if err != nil {
 			return usagef("value %q is not an unsigned 64-bit integer", args[i+1])
 		}
-		switch err := f.UpdateString(args[i], v); {
-		case errors.Is(err, bloomier.ErrAbsent):
-			if refused == 0 {
-				first = args[i]
-			}
-			refused++
-		case err != nil:
-			return fmt.Errorf("key %q: %w", args[i], err)
+		if bits.Len64(v) > f.ValueBits() {
+			return fmt.Errorf("key %q: %w: %d has more than %d bits", args[i], bloomier.ErrValue, v, f.ValueBits())
 		}
+		hs, values = append(hs, f.HashString(args[i])), append(values, v)
 	}
-	if refused > 0 {
+	switch absent, err := f.UpdateHashes(hs, values); {
+	case len(absent) > 0:
 		fprintf(e.stderr, "bloomcast: %s: %d of %d keys not in the filter (the first: %q); nothing updated, file unchanged\n",
-			displayName(args[0]), refused, len(args)/2, first)
+			displayName(args[0]), len(absent), len(hs), args[1+2*absent[0]])
 		return exitStatus(1)
+	case err != nil:
+		return err
 	}
 	return e.writeFilter(args[0], f)
 }
@@ -335,6 +334,14 @@ type bloomierReport struct {
 	FalsePositiveRate float64 `json:"false_positive_rate"`
 }
 
+func newBloomierReport(f *bloomier.Filter) *bloomierReport {
+	return &bloomierReport{
+		Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
+		Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
+		BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
+	}
+}
+
 func (e *env) bloomierInfo(args []string) error {
 	fs := newFlagSet("bloomier info")
 	var asJSON bool
@@ -350,11 +357,7 @@ func (e *env) bloomierInfo(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := bloomierReport{
-		Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
-		Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
-		BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
-	}
+	r := newBloomierReport(f)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}

@@ -137,26 +137,9 @@ func (f *planFlags) plan(fs *flag.FlagSet) (mht.Plan, error) {
 	}
 	n := uint64(f.n)
 	p := mht.Plan{N: n, SFK: int(f.sfK), InterpBits: f.interpBits, CounterBits: f.width}
-	if len(f.sizes) > 0 {
-		if flagSet(fs, "levels") || flagSet(fs, "first") || flagSet(fs, "ratio") {
-			return p, usagef("--sizes replaces --levels, --first and --ratio")
-		}
-		for _, s := range f.sizes {
-			v, err := strconv.ParseUint(s, 10, 64)
-			if err != nil || v < 1 {
-				return p, usagef("--sizes: %q is not a size", s)
-			}
-			p.Sizes = append(p.Sizes, v)
-		}
-	} else {
-		if !(f.first > 0) {
-			return p, usagef("--first %g: want a positive number of buckets per item", f.first)
-		}
-		s, err := params.GeometricSizes(uint64(f.first*float64(n)+0.5), f.ratio, f.levels)
-		if err != nil {
-			return p, usagef("%v", err)
-		}
-		p.Sizes = s
+	var err error
+	if p.Sizes, err = tableSizes(fs, n, f.levels, f.first, f.ratio, f.sizes); err != nil {
+		return p, err
 	}
 	if !(f.sfCells > 0) || !(f.mbfBits > 0) {
 		return p, usagef("--sf-cells and --mbf-bits must be positive")
@@ -178,38 +161,31 @@ func (f *planFlags) plan(fs *flag.FlagSet) (mht.Plan, error) {
 	return p, nil
 }
 
-// mhtLevelReport is one sub-table in the JSON output.
-type mhtLevelReport struct {
-	Buckets  uint64  `json:"buckets"`
-	Expected float64 `json:"expected"`
-	StdDev   float64 `json:"std_dev"`
-	Approx   float64 `json:"approx"`
-	Measured float64 `json:"measured,omitempty"`
-	StdErr   float64 `json:"std_err,omitempty"`
-}
-
-type mhtReport struct {
-	N          uint64           `json:"n"`
-	Sizes      []uint64         `json:"sizes"`
-	Levels     []mhtLevelReport `json:"levels"`
-	Crisis     float64          `json:"crisis"`
-	Calculated []mht.Figures    `json:"calculated"`
-	Probe      mht.Figures      `json:"probe"`
-	Trials     int              `json:"trials,omitempty"`
-	Queries    int              `json:"queries,omitempty"`
-	Seed       uint64           `json:"seed,omitempty"`
-	Crises     *int             `json:"crises,omitempty"`
-	Measured   []mht.Figures    `json:"measured,omitempty"`
-	MeasProbe  *mht.Figures     `json:"measured_probe,omitempty"`
-	Failures   []int            `json:"construction_failures,omitempty"`
-}
-
-func newMHTReport(p mht.Plan, c mht.Calculation) *mhtReport {
-	r := &mhtReport{N: p.N, Sizes: p.Sizes, Crisis: c.Occupancy.Crisis, Calculated: c.Summaries, Probe: c.Probe}
-	for _, l := range c.Occupancy.Levels {
-		r.Levels = append(r.Levels, mhtLevelReport{Buckets: l.Buckets, Expected: l.Placed, StdDev: l.StdDev, Approx: l.Approx})
+// tableSizes reads the sub-table sizes of n items from --sizes, or from
+// --levels, --first and --ratio.
+func tableSizes(fs *flag.FlagSet, n uint64, levels int, first, ratio float64, sizes listValue) ([]uint64, error) {
+	if len(sizes) == 0 {
+		if !(first > 0) {
+			return nil, usagef("--first %g: want a positive number of buckets per item", first)
+		}
+		s, err := params.GeometricSizes(uint64(first*float64(n)+0.5), ratio, levels)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return s, nil
 	}
-	return r
+	if flagSet(fs, "levels") || flagSet(fs, "first") || flagSet(fs, "ratio") {
+		return nil, usagef("--sizes replaces --levels, --first and --ratio")
+	}
+	var out []uint64
+	for _, s := range sizes {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v < 1 {
+			return nil, usagef("--sizes: %q is not a size", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 func (e *env) mhtCalc(args []string) error {
@@ -223,7 +199,7 @@ func (e *env) mhtCalc(args []string) error {
 		return err
 	}
 	c, _ := p.Calculate()
-	r := newMHTReport(p, c)
+	r := mht.NewReport(p, c, nil)
 	if pf.json {
 		return writeJSON(e.stdout, r)
 	}
@@ -232,7 +208,7 @@ func (e *env) mhtCalc(args []string) error {
 	for i, l := range r.Levels {
 		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected), fmt.Sprintf("%.2f", l.StdDev), fmt.Sprintf("%.2f", l.Approx))
 	}
-	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), bucketsPerItem(p))
+	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), p.BucketsPerItem())
 	if err := occ.write(e.stdout); err != nil {
 		return err
 	}
@@ -249,14 +225,6 @@ func (e *env) mhtCalc(args []string) error {
 			fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", s.TouchedAbsent))
 	}
 	return t.write(e.stdout)
-}
-
-func bucketsPerItem(p mht.Plan) float64 {
-	t := uint64(0)
-	for _, m := range p.Sizes {
-		t += m
-	}
-	return float64(t) / float64(p.N)
 }
 
 func (e *env) mhtSim(args []string) error {
@@ -282,17 +250,12 @@ func (e *env) mhtSim(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := newMHTReport(p, c)
-	r.Trials, r.Queries, r.Seed, r.Crises = m.Trials, m.Queries, m.Seed, &m.Crises
-	r.Measured, r.MeasProbe, r.Failures = m.Summaries, &m.Probe, m.ConstructionFailures
-	for i := range r.Levels {
-		r.Levels[i].Measured, r.Levels[i].StdErr = m.Levels[i].Mean, m.Levels[i].StdErr
-	}
+	r := mht.NewReport(p, c, &m)
 	if pf.json {
 		return writeJSON(e.stdout, r)
 	}
 	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
-		p.N, len(p.Sizes), bucketsPerItem(p), m.Trials, m.Queries, m.Seed)
+		p.N, len(p.Sizes), p.BucketsPerItem(), m.Trials, m.Queries, m.Seed)
 	var occ textTable
 	occ.add("sub-table", "buckets", "expected", "measured", "std err", "z")
 	for i, l := range r.Levels {

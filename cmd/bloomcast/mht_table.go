@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // mht build and mht get: a multilevel hash table as a file (frame type 6).
@@ -38,41 +37,20 @@ func (e *env) mhtBuild(args []string) error {
 	if err != nil {
 		return err
 	}
-	n := uint64(max(1, len(in.values)))
 	cfg := mht.Config{Seed: seed}
-	if len(sizes) > 0 {
-		if flagSet(fs, "levels") || flagSet(fs, "first") || flagSet(fs, "ratio") {
-			return usagef("--sizes replaces --levels, --first and --ratio")
-		}
-		for _, s := range sizes {
-			v, err := strconv.ParseUint(s, 10, 64)
-			if err != nil || v < 1 {
-				return usagef("--sizes: %q is not a size", s)
-			}
-			cfg.Sizes = append(cfg.Sizes, v)
-		}
-	} else {
-		if !(first > 0) {
-			return usagef("--first %g: want a positive number of buckets per item", first)
-		}
-		s, err := params.GeometricSizes(uint64(first*float64(n)+0.5), ratio, levels)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		cfg.Sizes = s
+	if cfg.Sizes, err = tableSizes(fs, uint64(max(1, len(in.values))), levels, first, ratio, sizes); err != nil {
+		return err
 	}
-	t, err := mht.New(cfg)
-	if err != nil {
+	t, err := mht.BuildHashes(cfg, in.hashes, in.values)
+	var ie *mht.InsertError
+	switch {
+	case errors.As(err, &ie) && errors.Is(err, mht.ErrCrisis):
+		return fmt.Errorf("%s: %w, after %d items in %d buckets: give more room (--first, --ratio or --sizes)",
+			in.where(ie.Index), ie.Err, ie.Items, ie.Buckets)
+	case errors.As(err, &ie):
+		return fmt.Errorf("%s: %w", in.where(ie.Index), ie.Err)
+	case err != nil:
 		return usagef("%v", err)
-	}
-	for i, h := range in.hashes {
-		if err := t.Insert(h, in.values[i]); err != nil {
-			if errors.Is(err, mht.ErrCrisis) {
-				return fmt.Errorf("%s: %w, after %d items in %d buckets: give more room (--first, --ratio or --sizes)",
-					in.where(i), err, t.Len(), t.Buckets())
-			}
-			return fmt.Errorf("%s: %w", in.where(i), err)
-		}
 	}
 	return e.writeFilter(out, t)
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/mht"
 )
 
 func TestMHTCalc(t *testing.T) {
@@ -14,7 +16,7 @@ func TestMHTCalc(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, text)
 		}
 	}
-	var r mhtReport
+	var r mht.Report
 	if err := json.Unmarshal([]byte(ok(t, "", "mht", "calc", "--sizes", "3000,1500,750", "--n", "1000", "--summaries", "sf,mbf", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func TestMHTCalc(t *testing.T) {
 }
 
 func TestMHTSim(t *testing.T) {
-	var r mhtReport
+	var r mht.Report
 	out := ok(t, "", "mht", "sim", "--n", "2000", "--trials", "5", "--queries", "5000", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)

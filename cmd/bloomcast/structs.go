@@ -278,12 +278,7 @@ func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error 
 		r.FPSet = &fpsetFileReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
 			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
 	case s.bloomier != nil:
-		f := s.bloomier
-		r.Bloomier = &bloomierReport{
-			Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
-			Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
-			BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
-		}
+		r.Bloomier = newBloomierReport(s.bloomier)
 	case s.table != nil:
 		t := s.table
 		r.MHT = &mhtTableReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
