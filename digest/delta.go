@@ -38,9 +38,15 @@ func Checksum(d *Digest) (uint32, error) {
 	return wordsChecksum(p.words), nil
 }
 
-func wordsChecksum(words []uint64) uint32 {
-	var buf [4096]byte
-	var crc uint32
+func wordsChecksum(words []uint64) uint32 { return updateWordsChecksum(0, words, new(crcBuffer)) }
+
+// crcBuffer holds words as bytes for the checksum (on the heap: the CRC's
+// assembly makes it escape, so a caller that checksums piece by piece
+// allocates one for all the pieces).
+type crcBuffer [4096]byte
+
+// updateWordsChecksum continues crc over words, little-endian.
+func updateWordsChecksum(crc uint32, words []uint64, buf *crcBuffer) uint32 {
 	for len(words) > 0 {
 		n := min(len(words), len(buf)/8)
 		for i, w := range words[:n] {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/entropy"
@@ -104,20 +106,31 @@ func pieceBits(m, b uint64, i uint64) uint64 {
 
 // encodePieces codes the m-bit array in pieces of b bytes.
 func encodePieces(words []uint64, m uint64, b int, inner entropy.Codec) ([]byte, error) {
+	wpp := uint64(b / 8)
+	return codePieces(m, b, inner, len(words), func(i, nw uint64) ([]uint64, error) {
+		return words[i*wpp : i*wpp+nw], nil
+	})
+}
+
+// codePieces codes an m-bit array in pieces of b bytes, asking piece(i,
+// nw) for the nw words of piece i in turn; extra is room to reserve for
+// the streams.
+func codePieces(m uint64, b int, inner entropy.Codec, extra int, piece func(i, nw uint64) ([]uint64, error)) ([]byte, error) {
 	n := pieceCount(m, uint64(b))
 	if n > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: %d pieces", ErrCodec, n)
 	}
-	out := make([]byte, piecesHead+4*n, piecesHead+4*n+uint64(len(words)))
+	out := make([]byte, piecesHead+4*n, piecesHead+4*n+uint64(extra))
 	binary.LittleEndian.PutUint32(out, uint32(b))
 	out[4] = byte(innerEnvelope(inner))
 	start := len(out)
-	wpp := uint64(b / 8)
 	for i := range n {
 		bits := pieceBits(m, uint64(b), i)
-		lo := i * wpp
-		var err error
-		if out, err = entropy.EncodeBits(out, words[lo:lo+(bits+63)/64], bits, inner); err != nil {
+		words, err := piece(i, (bits+63)/64)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = entropy.EncodeBits(out, words, bits, inner); err != nil {
 			return nil, err
 		}
 		if uint64(len(out)-start) > math.MaxUint32 {
@@ -204,12 +217,8 @@ func (x *pieceIndex) decodePiece(dst []uint64, m, i uint64) error {
 	return nil
 }
 
-// decodePieces decodes a whole pieces payload into words (⌈m/64⌉ words).
-func decodePieces(words []uint64, body []byte, m uint64) error {
-	x, err := parsePieces(body, m)
-	if err != nil {
-		return err
-	}
+// decodePieces decodes every piece of x into words (⌈m/64⌉ words).
+func decodePieces(words []uint64, x pieceIndex, m uint64) error {
 	wpp := x.pieceBytes / 8
 	for i := range uint64(len(x.ends)) {
 		lo := i * wpp
@@ -224,20 +233,46 @@ func decodePieces(words []uint64, body []byte, m uint64) error {
 // View is a piecewise-compressed Bloom filter held as it travels: the
 // coded pieces and their index, and a small cache of decoded pieces.
 // Contains decodes only the pieces a key's probes fall in (one piece for
-// the blocked and paged layouts). A View is not safe for concurrent use.
+// the blocked and paged layouts), and Patch recodes only the pieces a
+// delta changes, so that the whole array is never held decoded.
 //
-// The zero View is not usable; make one with DecodeView or NewView. On a
-// zero View, Contains and ContainsHash panic with a message naming the fix,
-// and AppendBinary, Filter and Patch return an error.
+// A View is safe for concurrent use: lookups share the cache (a piece is
+// decoded outside the lock), and Patch replaces the coded pieces while
+// lookups go on. The zero value is not usable: [DecodeView], [NewView]
+// and [ViewOf] make Views; its methods then return errors wrapping
+// [ErrEmpty].
 type View struct {
-	geo    bloom.Geometry
+	geo   bloom.Geometry
+	shape params.Shape
+	m     uint64
+	// slots is the cache's size in pieces; pieceWords the words of a
+	// decoded piece.
+	slots, pieceWords int
+
+	// patchMu serialises Patch; it guards crc.
+	patchMu sync.Mutex
+	crc     viewChecksum
+
+	mu      sync.Mutex // guards what follows
+	st      *viewState // replaced whole by Patch
+	cache   []cachedPiece
+	free    [][]uint64 // decoded-piece buffers not in the cache
+	clock   uint64
+	decoded uint64 // piece decodings, for tests and metrics
+}
+
+// viewState is the coded array: never modified once a View holds it.
+type viewState struct {
 	header envelope.Header // the raw frame header: parameters, seed, scheme, sequence
-	m      uint64
 	x      pieceIndex
-	cache  []cachedPiece
-	clock  uint64
-	// decoded counts piece decodings, for tests and metrics.
-	decoded uint64
+}
+
+// viewChecksum is the CRC-32C of the array (as [Checksum] computes it),
+// which a delta names its base by, and that of as many zero bytes; both
+// computed when first needed and kept current by Patch.
+type viewChecksum struct {
+	known      bool
+	crc, zeros uint32
 }
 
 type cachedPiece struct {
@@ -268,17 +303,27 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 	if h.Type != envelope.TypeBloom || h.Codec != envelope.CodecPieces {
 		return nil, fmt.Errorf("%w: a %v frame with codec %v, not a Bloom filter in pieces", ErrCodec, h.Type, h.Codec)
 	}
+	v, err := newView(h, lim, cache)
+	if err != nil {
+		return nil, err
+	}
+	x, err := parsePieces(body, v.m)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.setPieceBytes(x.pieceBytes, lim); err != nil {
+		return nil, err
+	}
+	v.st = &viewState{header: h, x: x}
+	return v, nil
+}
+
+// newView checks a Bloom filter frame's header and returns a View of its
+// shape with no pieces yet.
+func newView(h envelope.Header, lim envelope.Limits, cache int) (*View, error) {
 	shape, err := bloom.FrameShape(h)
 	if err != nil {
 		return nil, err
-	}
-	m := shape.M
-	x, err := parsePieces(body, m)
-	if err != nil {
-		return nil, err
-	}
-	if piece := min(x.pieceBytes, 8*((m+63)/64)); piece > lim.Payload() {
-		return nil, fmt.Errorf("%w: pieces of %d bytes (limit %d bytes)", ErrTooLarge, piece, lim.Payload())
 	}
 	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
 	if err != nil {
@@ -291,58 +336,237 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 	if cache <= 0 {
 		cache = DefaultViewCache
 	}
-	return &View{geo: geo, header: h, m: m, x: x, cache: make([]cachedPiece, 0, cache)}, nil
+	return &View{geo: geo, shape: shape, m: shape.M, slots: cache}, nil
 }
 
-// piece returns the decoded words of piece i, from the cache or decoded
-// into it (evicting the least recently used piece).
-func (v *View) piece(i uint64) ([]uint64, error) {
-	v.clock++
-	for j := range v.cache {
-		if v.cache[j].piece == i {
-			v.cache[j].used = v.clock
-			return v.cache[j].words, nil
-		}
+// setPieceBytes checks a piece's decoded size against lim and sizes the
+// cache's buffers.
+func (v *View) setPieceBytes(b uint64, lim envelope.Limits) error {
+	piece := min(b, 8*((v.m+63)/64))
+	if piece > lim.Payload() {
+		return fmt.Errorf("%w: pieces of %d bytes (limit %d bytes)", ErrTooLarge, piece, lim.Payload())
 	}
-	var slot *cachedPiece
-	if len(v.cache) < cap(v.cache) {
-		v.cache = append(v.cache, cachedPiece{words: make([]uint64, min(v.x.pieceBytes/8, (v.m+63)/64))})
-		slot = &v.cache[len(v.cache)-1]
-	} else {
-		slot = &v.cache[0]
+	v.pieceWords = int(piece / 8)
+	return nil
+}
+
+// ViewOf reads a Bloom filter frame with any codec and returns it as a
+// View: a frame coded in pieces as DecodeView reads it, any other coded
+// again in pieces of PieceBytes(shape, pieceBytes) bytes with c ([Arith],
+// or [Fast]; [Auto] means Fast, which decodes faster). The array is
+// decoded and coded one piece at a time, so that it is never held whole:
+// what a receiver does once with a digest sent as one stream. cache is
+// as for DecodeView.
+func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*View, error) {
+	var inner entropy.Codec
+	switch c {
+	case Arith:
+		inner = entropy.Arith
+	case Fast, Auto:
+		inner = entropy.Fast
+	default:
+		return nil, fmt.Errorf("%w: pieces are coded with arith or fast, not %v", ErrCodec, c)
+	}
+	if pieceBytes < 1 {
+		return nil, fmt.Errorf("%w: piece size %d bytes", ErrCodec, pieceBytes)
+	}
+	return envelope.DecodeFrame(data, lim, "digest", func(h envelope.Header, body []byte) (*View, error) {
+		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
+			return NewView(h, body, lim, cache)
+		}
+		if h.Type != envelope.TypeBloom {
+			return nil, fmt.Errorf("%w: a %v frame, not a Bloom filter", ErrCodec, h.Type)
+		}
+		v, err := newView(h, lim, cache)
+		if err != nil {
+			return nil, err
+		}
+		b := PieceBytes(v.shape, pieceBytes)
+		if err := v.setPieceBytes(uint64(b), lim); err != nil {
+			return nil, err
+		}
+		src, err := newWordStream(h.Codec, body, v.m)
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]uint64, v.pieceWords)
+		var crc uint32
+		crcBuf := new(crcBuffer)
+		coded, err := codePieces(v.m, b, inner, len(body), func(_, nw uint64) ([]uint64, error) {
+			if err := src.read(buf[:nw]); err != nil {
+				return nil, err
+			}
+			crc = updateWordsChecksum(crc, buf[:nw], crcBuf)
+			return buf[:nw], nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		x, err := parsePieces(coded, v.m)
+		if err != nil {
+			return nil, err
+		}
+		h.Codec = envelope.CodecPieces
+		v.st = &viewState{header: h, x: x}
+		v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum(uint64(v.Words()))}
+		return v, nil
+	})
+}
+
+// wordStream reads a payload of m bits, coded with codec, a run of words
+// at a time.
+type wordStream struct {
+	raw  []byte // CodecRaw: the words, little-endian
+	m    uint64
+	next uint64
+	r    *entropy.BitReader
+}
+
+func newWordStream(codec envelope.Codec, body []byte, m uint64) (*wordStream, error) {
+	s := &wordStream{m: m}
+	var err error
+	switch codec {
+	case envelope.CodecRaw:
+		if uint64(len(body)) != 8*((m+63)/64) {
+			return nil, fmt.Errorf("%w: raw payload of %d bytes, %d bits need %d", ErrCorrupt, len(body), m, 8*((m+63)/64))
+		}
+		s.raw = body
+	case envelope.CodecArith:
+		s.r, err = entropy.NewBitReader(body, m, entropy.Arith)
+	case envelope.CodecFast:
+		s.r, err = entropy.NewBitReader(body, m, entropy.Fast)
+	default:
+		return nil, fmt.Errorf("%w: codec %v for a bit array", ErrCodec, codec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return s, nil
+}
+
+// read fills dst with the next len(dst) words.
+func (s *wordStream) read(dst []uint64) error {
+	if s.r != nil {
+		if err := s.r.Read(dst); err != nil {
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return nil
+	}
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint64(s.raw[8*(s.next+uint64(i)):])
+	}
+	s.next += uint64(len(dst))
+	if s.next == (s.m+63)/64 && s.m%64 != 0 && dst[len(dst)-1]>>(s.m%64) != 0 {
+		return fmt.Errorf("%w: bits set past the array", ErrCorrupt)
+	}
+	return nil
+}
+
+// state returns the coded array, or an error for the zero View.
+func (v *View) state() (*viewState, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: nil View", ErrEmpty)
+	}
+	v.mu.Lock()
+	st := v.st
+	v.mu.Unlock()
+	if st == nil {
+		return nil, fmt.Errorf("%w: zero View", ErrEmpty)
+	}
+	return st, nil
+}
+
+// bit reports bit q of piece i, from the cache or by decoding the piece
+// (outside the lock, into a buffer of its own) and caching it in place of
+// the least recently used piece.
+func (v *View) bit(st *viewState, i, q uint64) (bool, error) {
+	v.mu.Lock()
+	v.clock++
+	if v.st == st {
 		for j := range v.cache {
-			if v.cache[j].used < slot.used {
-				slot = &v.cache[j]
+			if c := &v.cache[j]; c.piece == i {
+				c.used = v.clock
+				set := c.words[q/64]>>(q%64)&1 != 0
+				v.mu.Unlock()
+				return set, nil
 			}
 		}
 	}
-	words := slot.words[:(pieceBits(v.m, v.x.pieceBytes, i)+63)/64]
-	slot.piece, slot.used = math.MaxUint64, v.clock
-	if err := v.x.decodePiece(words, v.m, i); err != nil {
-		return nil, err
+	var words []uint64
+	if n := len(v.free); n > 0 {
+		words, v.free = v.free[n-1], v.free[:n-1]
+	}
+	v.mu.Unlock()
+	if words == nil {
+		words = make([]uint64, v.pieceWords)
+	}
+	err := st.x.decodePiece(words[:(pieceBits(v.m, st.x.pieceBytes, i)+63)/64], v.m, i)
+	set := words[q/64]>>(q%64)&1 != 0
+
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err != nil {
+		v.release(words)
+		return false, err
 	}
 	v.decoded++
-	slot.piece = i
-	return words, nil
+	if v.st != st || slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
+		v.release(words) // patched meanwhile, or decoded by another lookup too
+		return set, nil
+	}
+	if len(v.cache) < v.slots {
+		v.cache = append(v.cache, cachedPiece{piece: i, used: v.clock, words: words})
+		return set, nil
+	}
+	lru := &v.cache[0]
+	for j := range v.cache {
+		if v.cache[j].used < lru.used {
+			lru = &v.cache[j]
+		}
+	}
+	v.release(lru.words)
+	*lru = cachedPiece{piece: i, used: v.clock, words: words}
+	return set, nil
+}
+
+// release keeps a decoded-piece buffer for reuse, up to the cache's size.
+// The caller holds v.mu.
+func (v *View) release(words []uint64) {
+	if len(v.free) < v.slots {
+		v.free = append(v.free, words)
+	}
 }
 
 // Contains reports whether key may be in the filter, decoding only the
 // pieces its probes fall in. A piece that does not decode is an error.
-func (v *View) Contains(key []byte) (bool, error) { return v.ContainsHash(v.geo.Hash(key)) }
+func (v *View) Contains(key []byte) (bool, error) {
+	if _, err := v.state(); err != nil {
+		return false, err
+	}
+	return v.ContainsHash(v.geo.Hash(key))
+}
+
+// ContainsString is Contains for a string key.
+func (v *View) ContainsString(key string) (bool, error) {
+	if _, err := v.state(); err != nil {
+		return false, err
+	}
+	return v.ContainsHash(v.geo.HashString(key))
+}
 
 // ContainsHash is Contains for the key whose hash is h.
 func (v *View) ContainsHash(h hashing.Hash128) (bool, error) {
-	var buf [64]uint64
-	bitsPer := 8 * v.x.pieceBytes
+	st, err := v.state()
+	if err != nil {
+		return false, err
+	}
+	var buf [params.MaxK]uint64
+	bitsPer := 8 * st.x.pieceBytes
 	for _, p := range v.geo.Positions(h, &buf) {
 		i := p / bitsPer
-		words, err := v.piece(i)
-		if err != nil {
+		set, err := v.bit(st, i, p-i*bitsPer)
+		if err != nil || !set {
 			return false, err
-		}
-		q := p - i*bitsPer
-		if words[q/64]&(1<<(q%64)) == 0 {
-			return false, nil
 		}
 	}
 	return true, nil
@@ -352,17 +576,48 @@ func (v *View) ContainsHash(h hashing.Hash128) (bool, error) {
 func (v *View) Geometry() *bloom.Geometry { return &v.geo }
 
 // Sequence returns the digest's sequence number.
-func (v *View) Sequence() uint64 { return v.header.Sequence }
+func (v *View) Sequence() uint64 {
+	st, err := v.state()
+	if err != nil {
+		return 0
+	}
+	return st.header.Sequence
+}
+
+// Words returns the number of 64-bit words of the decoded array.
+func (v *View) Words() int {
+	if v == nil {
+		return 0
+	}
+	return int((v.m + 63) / 64)
+}
 
 // Pieces returns the number of pieces.
-func (v *View) Pieces() int { return len(v.x.ends) }
+func (v *View) Pieces() int {
+	st, err := v.state()
+	if err != nil {
+		return 0
+	}
+	return len(st.x.ends)
+}
 
 // PieceBytes returns the decoded size of a piece.
-func (v *View) PieceBytes() int { return int(v.x.pieceBytes) }
+func (v *View) PieceBytes() int {
+	st, err := v.state()
+	if err != nil {
+		return 0
+	}
+	return int(st.x.pieceBytes)
+}
 
-// Codec returns the codec of the pieces' streams: Arith or Fast.
+// Codec returns the codec of the pieces' streams: Arith or Fast (Auto
+// for the zero View).
 func (v *View) Codec() Codec {
-	if v.x.inner == entropy.Arith {
+	st, err := v.state()
+	switch {
+	case err != nil:
+		return Auto
+	case st.x.inner == entropy.Arith:
 		return Arith
 	}
 	return Fast
@@ -370,92 +625,177 @@ func (v *View) Codec() Codec {
 
 // CodedBytes returns the size of the pieces payload: header, index and
 // streams.
-func (v *View) CodedBytes() int { return piecesHead + 4*len(v.x.ends) + len(v.x.streams) }
+func (v *View) CodedBytes() int {
+	st, err := v.state()
+	if err != nil {
+		return 0
+	}
+	return st.x.codedBytes()
+}
 
-// MemoryBytes returns what the view holds: the coded payload and the
-// decoded pieces in its cache.
+func (x *pieceIndex) codedBytes() int { return piecesHead + 4*len(x.ends) + len(x.streams) }
+
+// MemoryBytes returns what the view holds: the coded payload and its
+// index, and the decoded pieces in its cache and kept for reuse.
 func (v *View) MemoryBytes() int {
-	n := v.CodedBytes()
+	st, err := v.state()
+	if err != nil {
+		return 0
+	}
+	n := st.x.codedBytes() + 4*len(st.x.ends) // the parsed index beside the payload's
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	for _, c := range v.cache {
 		n += 8 * cap(c.words)
+	}
+	for _, w := range v.free {
+		n += 8 * cap(w)
 	}
 	return n
 }
 
 // Decoded returns how many times a piece has been decoded.
-func (v *View) Decoded() uint64 { return v.decoded }
+func (v *View) Decoded() uint64 {
+	if v == nil {
+		return 0
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.decoded
+}
 
 // Filter decodes every piece into a bloom.Filter.
 func (v *View) Filter() (*bloom.Filter, error) {
-	words := make([]uint64, (v.m+63)/64)
-	wpp := v.x.pieceBytes / 8
-	for i := range uint64(len(v.x.ends)) {
-		lo := i * wpp
-		if err := v.x.decodePiece(words[lo:lo+(pieceBits(v.m, v.x.pieceBytes, i)+63)/64], v.m, i); err != nil {
-			return nil, err
-		}
+	st, err := v.state()
+	if err != nil {
+		return nil, err
 	}
-	h := v.header
+	words := make([]uint64, (v.m+63)/64)
+	if err := decodePieces(words, st.x, v.m); err != nil {
+		return nil, err
+	}
+	h := st.header
 	h.Codec = envelope.CodecRaw
 	return bloom.FromWords(h, words)
 }
 
+// Checksum returns the CRC-32C of the array's words, as [Checksum]
+// computes it for a Digest: the first call decodes the pieces one at a
+// time (unless the View was coded by ViewOf, which knows it), and Patch
+// keeps it current without decoding the pieces it does not change.
+func (v *View) Checksum() (uint32, error) {
+	st, err := v.state()
+	if err != nil {
+		return 0, err
+	}
+	v.patchMu.Lock()
+	defer v.patchMu.Unlock()
+	return v.checksumLocked(st)
+}
+
+// checksumLocked computes the checksum if needed; the caller holds
+// patchMu, so that st is the current state.
+func (v *View) checksumLocked(st *viewState) (uint32, error) {
+	if v.crc.known {
+		return v.crc.crc, nil
+	}
+	buf := make([]uint64, v.pieceWords)
+	var crc uint32
+	crcBuf := new(crcBuffer)
+	wpp := st.x.pieceBytes / 8
+	for i := range uint64(len(st.x.ends)) {
+		nw := min(wpp, (v.m+63)/64-i*wpp)
+		if err := st.x.decodePiece(buf[:nw], v.m, i); err != nil {
+			return 0, err
+		}
+		crc = updateWordsChecksum(crc, buf[:nw], crcBuf)
+	}
+	v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum((v.m + 63) / 64)}
+	return crc, nil
+}
+
+// zerosChecksum is the CRC-32C of nw zero words. CRC-32C is affine in its
+// input: for messages of one length, crc(a ⊕ b) = crc(a) ⊕ crc(b) ⊕
+// crc(0…0), which is how Patch updates a View's checksum from the XOR it
+// applies alone.
+func zerosChecksum(nw uint64) uint32 {
+	zeros := new(crcBuffer)
+	var crc uint32
+	for n := 8 * nw; n > 0; {
+		k := min(n, uint64(len(zeros)))
+		crc = envelope.UpdateChecksum(crc, zeros[:k])
+		n -= k
+	}
+	return crc
+}
+
 // Patch applies a delta digest (see Patch) to the view: the base must be
-// the view's version (sequence and checksum); only the pieces whose words
-// the delta changes are decoded, changed and coded again. On any error
-// the view is unchanged.
+// the view's version (sequence and checksum). The delta's XOR is read one
+// piece at a time; only the pieces it changes are decoded, changed and
+// coded again, and the others keep their coded bytes. Neither the array
+// nor the XOR is ever held whole: besides the new coded payload, Patch
+// holds two pieces' words. Lookups may run meanwhile (they see the view
+// before or after the patch). On any error the view is unchanged.
 func (v *View) Patch(delta []byte, lim envelope.Limits) error {
-	d, err := DecodeDelta(delta, lim)
+	st, err := v.state()
 	if err != nil {
 		return err
 	}
-	switch {
-	case d.Target != envelope.TypeBloom:
-		return fmt.Errorf("%w: a delta of a %v, the view is a Bloom filter", ErrBase, d.Target)
-	case d.BaseSequence != v.header.Sequence:
-		return fmt.Errorf("%w: the delta's base is sequence %d, the view is %d", ErrBase, d.BaseSequence, v.header.Sequence)
-	case d.Header.Seed != v.header.Seed || d.Header.Scheme != v.header.Scheme ||
-		len(d.Header.Params) != len(v.header.Params) || string(d.Header.Params[:16]) != string(v.header.Params[:16]):
+	v.patchMu.Lock()
+	defer v.patchMu.Unlock()
+	st, _ = v.state() // the current state: patches are serialised
+	dh, body, err := ParseDelta(delta, lim)
+	if err != nil {
+		return err
+	}
+	if dh.Target != envelope.TypeBloom {
+		return fmt.Errorf("%w: a delta of a %v, the view is a Bloom filter", ErrBase, dh.Target)
+	}
+	if dh.BaseSequence != st.header.Sequence {
+		return fmt.Errorf("%w: the delta's base is sequence %d, the view is %d", ErrBase, dh.BaseSequence, st.header.Sequence)
+	}
+	shape, err := bloom.FrameShape(dh.Header)
+	if err != nil || shape != v.shape || dh.Header.Seed != st.header.Seed || dh.Header.Scheme != st.header.Scheme {
 		return fmt.Errorf("%w: the delta's shape, seed or scheme differs from the view's", ErrBase)
 	}
-	// The base checksum, one piece at a time.
-	wpp := v.x.pieceBytes / 8
-	buf := make([]uint64, min(wpp, (v.m+63)/64))
-	var crc uint32
-	var raw [8]byte
-	changed := make([]bool, len(v.x.ends))
-	for i := range uint64(len(v.x.ends)) {
-		nw := (pieceBits(v.m, v.x.pieceBytes, i) + 63) / 64
-		if err := v.x.decodePiece(buf[:nw], v.m, i); err != nil {
-			return err
-		}
-		for j, w := range buf[:nw] {
-			binary.LittleEndian.PutUint64(raw[:], w)
-			crc = envelope.UpdateChecksum(crc, raw[:])
-			if d.XOR[i*wpp+uint64(j)] != 0 {
-				changed[i] = true
-			}
-		}
+	base, err := v.checksumLocked(st)
+	if err != nil {
+		return err
 	}
-	if crc != d.BaseChecksum {
-		return fmt.Errorf("%w: the delta's base checksum %08x, the view's %08x", ErrBase, d.BaseChecksum, crc)
+	if base != dh.BaseChecksum {
+		return fmt.Errorf("%w: the delta's base checksum %08x, the view's %08x", ErrBase, dh.BaseChecksum, base)
+	}
+	xor, err := newWordStream(dh.Codec, body, v.m)
+	if err != nil {
+		return err
 	}
 	// Recode the changed pieces; copy the others' streams as they are.
-	streams := make([]byte, 0, len(v.x.streams))
-	ends := make([]uint32, len(v.x.ends))
-	for i := range uint64(len(v.x.ends)) {
-		if !changed[i] {
-			streams = append(streams, v.x.stream(i)...)
+	x := st.x
+	xbuf := make([]uint64, v.pieceWords)
+	pbuf := make([]uint64, v.pieceWords)
+	streams := make([]byte, 0, len(x.streams)+len(x.streams)/8)
+	ends := make([]uint32, len(x.ends))
+	var changed []uint64
+	var xcrc uint32
+	crcBuf := new(crcBuffer)
+	for i := range uint64(len(x.ends)) {
+		bits := pieceBits(v.m, x.pieceBytes, i)
+		nw := (bits + 63) / 64
+		if err := xor.read(xbuf[:nw]); err != nil {
+			return err
+		}
+		xcrc = updateWordsChecksum(xcrc, xbuf[:nw], crcBuf)
+		if !slices.ContainsFunc(xbuf[:nw], func(w uint64) bool { return w != 0 }) {
+			streams = append(streams, x.stream(i)...)
 		} else {
-			bits := pieceBits(v.m, v.x.pieceBytes, i)
-			nw := (bits + 63) / 64
-			if err := v.x.decodePiece(buf[:nw], v.m, i); err != nil {
+			changed = append(changed, i)
+			if err := x.decodePiece(pbuf[:nw], v.m, i); err != nil {
 				return err
 			}
-			for j := range buf[:nw] {
-				buf[j] ^= d.XOR[i*wpp+uint64(j)]
+			for j := range pbuf[:nw] {
+				pbuf[j] ^= xbuf[j]
 			}
-			if streams, err = entropy.EncodeBits(streams, buf[:nw], bits, v.x.inner); err != nil {
+			if streams, err = entropy.EncodeBits(streams, pbuf[:nw], bits, x.inner); err != nil {
 				return err
 			}
 		}
@@ -464,30 +804,37 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 		}
 		ends[i] = uint32(len(streams))
 	}
-	h := d.Header
-	h.Codec, h.Sequence = envelope.CodecPieces, d.Sequence
-	v.header, v.x.ends, v.x.streams = h, ends, streams
-	for j := range v.cache {
-		if p := v.cache[j].piece; p < uint64(len(changed)) && changed[p] {
-			v.cache[j].piece = math.MaxUint64
+	h := dh.Header
+	h.Codec, h.Sequence = envelope.CodecPieces, dh.Sequence
+	next := &viewState{header: h, x: pieceIndex{pieceBytes: x.pieceBytes, inner: x.inner, ends: ends, streams: streams}}
+	v.crc.crc = base ^ xcrc ^ v.crc.zeros
+	v.mu.Lock()
+	v.st = next
+	v.cache = slices.DeleteFunc(v.cache, func(c cachedPiece) bool {
+		if _, found := slices.BinarySearch(changed, c.piece); found {
+			v.release(c.words)
+			return true
 		}
-	}
+		return false
+	})
+	v.mu.Unlock()
 	return nil
 }
 
 // AppendBinary appends the view's frame (codec 3) to b.
 func (v *View) AppendBinary(b []byte) ([]byte, error) {
-	if v.m == 0 {
-		return b, ErrEmpty
+	st, err := v.state()
+	if err != nil {
+		return b, err
 	}
-	body := make([]byte, 0, v.CodedBytes())
-	body = binary.LittleEndian.AppendUint32(body, uint32(v.x.pieceBytes))
-	body = append(body, byte(innerEnvelope(v.x.inner)), 0, 0, 0)
-	for _, e := range v.x.ends {
+	body := make([]byte, 0, st.x.codedBytes())
+	body = binary.LittleEndian.AppendUint32(body, uint32(st.x.pieceBytes))
+	body = append(body, byte(innerEnvelope(st.x.inner)), 0, 0, 0)
+	for _, e := range st.x.ends {
 		body = binary.LittleEndian.AppendUint32(body, e)
 	}
-	body = append(body, v.x.streams...)
-	h := v.header
+	body = append(body, st.x.streams...)
+	h := st.header
 	return appendFrame(b, &h, body)
 }
 
@@ -498,9 +845,10 @@ func decodePiecesLimited(body []byte, m uint64, lim envelope.Limits) ([]uint64, 
 	if nw > math.MaxInt/8 || 8*nw > lim.Payload() {
 		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, m, lim.Payload())
 	}
-	if _, err := parsePieces(body, m); err != nil {
+	x, err := parsePieces(body, m)
+	if err != nil {
 		return nil, err
 	}
 	words := make([]uint64, nw)
-	return words, decodePieces(words, body, m)
+	return words, decodePieces(words, x, m)
 }

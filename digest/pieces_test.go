@@ -107,7 +107,7 @@ func TestViewPatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		v.Contains(key(5001)) // cache a piece that the delta may change
-		before := bytes.Clone(v.x.streams)
+		before := bytes.Clone(v.st.x.streams)
 		if err := v.Patch(delta, envelope.Limits{}); err != nil {
 			t.Fatalf("%v: %v", c.Layout, err)
 		}
@@ -127,11 +127,11 @@ func TestViewPatch(t *testing.T) {
 		// the same bytes.
 		same := 0
 		for i := range v.Pieces() {
-			lo, hi := uint32(0), v.x.ends[i]
+			lo, hi := uint32(0), v.st.x.ends[i]
 			if i > 0 {
-				lo = v.x.ends[i-1]
+				lo = v.st.x.ends[i-1]
 			}
-			if bytes.Contains(before, v.x.streams[lo:hi]) {
+			if bytes.Contains(before, v.st.x.streams[lo:hi]) {
 				same++
 			}
 		}

@@ -103,14 +103,37 @@ func arithEncode(dst []byte, words []uint64, m uint64) []byte {
 
 // arithDecode decodes the stream after its codec byte.
 func arithDecode(dst []uint64, src []byte, m uint64) error {
+	var d arithDec
+	if err := d.start(src); err != nil {
+		return err
+	}
+	if err := d.words(dst, src, 0, m); err != nil {
+		return err
+	}
+	return d.finish(src)
+}
+
+// arithDec is the decoder's state between runs of words.
+type arithDec struct {
+	code, rng uint32
+	c0, t     uint64
+	pos       int
+}
+
+// start reads the first four bytes of the stream after its codec byte.
+func (d *arithDec) start(src []byte) error {
 	if len(src) < 4 {
 		return errTruncated("arithmetic code")
 	}
-	code := binary.BigEndian.Uint32(src)
-	pos := 4
-	rng := uint32(0xFFFFFFFF)
-	c0, t := uint64(1), uint64(2)
-	for i := uint64(0); i < m; i += 64 {
+	*d = arithDec{code: binary.BigEndian.Uint32(src), pos: 4, rng: 0xFFFFFFFF, c0: 1, t: 2}
+	return nil
+}
+
+// words decodes into dst the bits from bit i (a multiple of 64) up to
+// i + 64·len(dst) or m, whichever is first.
+func (d *arithDec) words(dst []uint64, src []byte, i, m uint64) error {
+	code, rng, c0, t, pos := d.code, d.rng, d.c0, d.t, d.pos
+	for w := range dst {
 		var v uint64
 		n := min(m-i, 64)
 		for j := uint64(0); j < n; j++ {
@@ -134,13 +157,21 @@ func arithDecode(dst []uint64, src []byte, m uint64) error {
 				rng <<= 8
 			}
 		}
-		dst[i/64] = v
+		dst[w] = v
+		i += 64
 	}
-	if code != 0 {
+	d.code, d.rng, d.c0, d.t, d.pos = code, rng, c0, t, pos
+	return nil
+}
+
+// finish checks the end of the stream: the code at its final value and
+// every byte read.
+func (d *arithDec) finish(src []byte) error {
+	if d.code != 0 {
 		return errCorrupt("arithmetic code does not end at its final value")
 	}
-	if pos != len(src) {
-		return errTrailing(len(src) - pos)
+	if d.pos != len(src) {
+		return errTrailing(len(src) - d.pos)
 	}
 	return nil
 }

@@ -269,49 +269,58 @@ func ransEncode(buf []byte, lim, end int, words []uint64, last uint64, nsym uint
 // it) and writes nsym symbols of sw bits into dst, which has exactly
 // ⌈nsym·sw/64⌉ words; the unused bits of the last word are zero.
 func ransDecode(dst []uint64, src []byte, nsym uint64, sw uint, t *ransDec) error {
-	if len(src) < ransStates {
-		return errTruncated("rANS states")
+	xs, err := ransStart(src)
+	if err != nil {
+		return err
 	}
-	x0 := binary.LittleEndian.Uint64(src)
-	x1 := binary.LittleEndian.Uint64(src[8:])
-	x2 := binary.LittleEndian.Uint64(src[16:])
-	x3 := binary.LittleEndian.Uint64(src[24:])
-	for _, x := range [4]uint64{x0, x1, x2, x3} {
-		if x < ransL || x >= ransL<<32 {
-			return errCorrupt("rANS state out of range")
+	pos, err := ransWords(dst, src, ransStates, nsym, sw, t, &xs)
+	if err != nil {
+		return err
+	}
+	return ransFinish(src, pos, xs)
+}
+
+// ransStart reads and checks the four initial states.
+func ransStart(src []byte) ([4]uint64, error) {
+	var xs [4]uint64
+	if len(src) < ransStates {
+		return xs, errTruncated("rANS states")
+	}
+	for i := range xs {
+		xs[i] = binary.LittleEndian.Uint64(src[8*i:])
+		if xs[i] < ransL || xs[i] >= ransL<<32 {
+			return xs, errCorrupt("rANS state out of range")
 		}
 	}
-	pos := ransStates
+	return xs, nil
+}
+
+// ransWords decodes the next nsym symbols of sw bits from src at pos into
+// dst (⌈nsym·sw/64⌉ words), with the states xs, and returns where it
+// stopped reading. Runs of whole words keep the state schedule i mod 4,
+// since a word holds a multiple of 4 symbols.
+func ransWords(dst []uint64, src []byte, pos int, nsym uint64, sw uint, t *ransDec, xs *[4]uint64) (int, error) {
 	per := uint64(64 / sw)
 	nw := nsym / per
-	tail := nsym % per
-	xs := [4]uint64{x0, x1, x2, x3}
 	var w uint64
 	switch {
 	case sw == 8 && t.branchless:
-		w, pos = decodeBytesBranchless(t, dst[:nw], src, pos, &xs)
+		w, pos = decodeBytesBranchless(t, dst[:nw], src, pos, xs)
 	case sw == 8:
-		w, pos = decodeBytesBranchy(t, dst[:nw], src, pos, &xs)
+		w, pos = decodeBytesBranchy(t, dst[:nw], src, pos, xs)
 	case t.branchless:
-		w, pos = decodeNibblesBranchless(t, dst[:nw], src, pos, &xs)
+		w, pos = decodeNibblesBranchless(t, dst[:nw], src, pos, xs)
 	default:
-		w, pos = decodeNibblesBranchy(t, dst[:nw], src, pos, &xs)
+		w, pos = decodeNibblesBranchy(t, dst[:nw], src, pos, xs)
 	}
-	if w < nw {
-		return ransDecodeSlow(dst[w:], src, pos, nsym-w*per, sw, t, xs)
-	}
-	x0, x1, x2, x3 = xs[0], xs[1], xs[2], xs[3]
-	if tail == 0 {
-		return ransFinish(src, pos, [4]uint64{x0, x1, x2, x3})
-	}
-	return ransDecodeSlow(dst[nw:], src, pos, tail, sw, t, [4]uint64{x0, x1, x2, x3})
+	return ransDecodeSlow(dst[w:], src, pos, nsym-w*per, sw, t, xs)
 }
 
 // ransDecodeSlow decodes the remaining nsym symbols one at a time with
 // bounds checks on every read (near the end of the input, and the tail).
 // Symbol counting restarts at a word boundary, which is a multiple of 4
 // symbols, so the state schedule i mod 4 is unchanged.
-func ransDecodeSlow(dst []uint64, src []byte, pos int, nsym uint64, sw uint, t *ransDec, xs [4]uint64) error {
+func ransDecodeSlow(dst []uint64, src []byte, pos int, nsym uint64, sw uint, t *ransDec, xs *[4]uint64) (int, error) {
 	per := uint64(64 / sw)
 	var v uint64
 	var s uint64
@@ -321,7 +330,7 @@ func ransDecodeSlow(dst []uint64, src []byte, pos int, nsym uint64, sw uint, t *
 		v |= s << ((i % per) * uint64(sw))
 		if *x < ransL {
 			if len(src)-pos < 4 {
-				return errTruncated("rANS words")
+				return pos, errTruncated("rANS words")
 			}
 			*x = *x<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
 			pos += 4
@@ -331,7 +340,7 @@ func ransDecodeSlow(dst []uint64, src []byte, pos int, nsym uint64, sw uint, t *
 			v = 0
 		}
 	}
-	return ransFinish(src, pos, xs)
+	return pos, nil
 }
 
 // ransFinish checks that decoding ended where encoding started: every state

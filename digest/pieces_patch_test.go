@@ -1,0 +1,289 @@
+package digest
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// pieceStreams returns a copy of each piece's coded stream.
+func pieceStreams(v *View) [][]byte {
+	st, _ := v.state()
+	out := make([][]byte, len(st.x.ends))
+	for i := range out {
+		out[i] = bytes.Clone(st.x.stream(uint64(i)))
+	}
+	return out
+}
+
+// TestViewPatchPieces applies a chain of deltas (every delta codec) to
+// views coded with each piece codec: after each, the view decodes to
+// what Patch then EncodePieces give, bit for bit; its coded bytes are
+// those of EncodePieces of the patched filter; the pieces the delta does
+// not touch keep their bytes; and its checksum is the patched filter's.
+func TestViewPatchPieces(t *testing.T) {
+	for _, c := range pieceLayouts {
+		for _, inner := range []Codec{Arith, Fast} {
+			for _, dc := range []Codec{Raw, Arith, Fast} {
+				base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 5000)}
+				b, _ := EncodePieces(base, inner, 64)
+				v, err := DecodeView(b, envelope.Limits{}, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for step := range 3 {
+					next := &Digest{Sequence: base.Sequence + 1, Bloom: base.Bloom.Clone()}
+					for i := 5000 + 4*step; i < 5004+4*step; i++ {
+						next.Bloom.Add(key(i))
+					}
+					delta, err := Diff(base, next, dc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dd, _ := DecodeDelta(delta, envelope.Limits{})
+					before := pieceStreams(v)
+					v.Contains(key(5000 + 4*step)) // a cached piece the delta changes
+					if err := v.Patch(delta, envelope.Limits{}); err != nil {
+						t.Fatalf("%v %v %v step %d: %v", c.Layout, inner, dc, step, err)
+					}
+					want, _ := EncodePieces(next, inner, 64)
+					got, _ := v.AppendBinary(nil)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%v %v %v step %d: the patched view's frame differs from EncodePieces of the patched filter", c.Layout, inner, dc, step)
+					}
+					g, err := v.Filter()
+					if err != nil || !g.Equal(next.Bloom) {
+						t.Fatalf("%v %v %v: decoded view differs: %v", c.Layout, inner, dc, err)
+					}
+					after := pieceStreams(v)
+					wpp := v.PieceBytes() / 8
+					touched := 0
+					for i := range after {
+						lo := i * wpp
+						hi := min(lo+wpp, len(dd.XOR))
+						if !slices.ContainsFunc(dd.XOR[lo:hi], func(w uint64) bool { return w != 0 }) {
+							if !bytes.Equal(before[i], after[i]) {
+								t.Fatalf("%v: untouched piece %d was recoded", c.Layout, i)
+							}
+						} else {
+							touched++
+						}
+					}
+					if touched == 0 || touched == len(after) {
+						t.Fatalf("%v: the delta touched %d of %d pieces", c.Layout, touched, len(after))
+					}
+					crc, err := v.Checksum()
+					if want, _ := Checksum(next); err != nil || crc != want {
+						t.Fatalf("%v: view checksum %08x, the filter's %08x (%v)", c.Layout, crc, want, err)
+					}
+					for i := 4990; i < 5200; i++ {
+						if in, err := v.Contains(key(i)); err != nil || in != next.Bloom.Contains(key(i)) {
+							t.Fatalf("%v: key %d after the patch: %v", c.Layout, i, err)
+						}
+					}
+					base = next
+				}
+			}
+		}
+	}
+}
+
+// TestViewPatchMemory: patching a view of a compressible digest (k = 1,
+// m/n = 92: the coded pieces are about a tenth of the array) allocates a
+// fraction of the decoded array — the new coded pieces and two pieces'
+// words — where patching the decoded digest allocates the array and the
+// XOR.
+func TestViewPatchMemory(t *testing.T) {
+	const n = 50000
+	f := bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 92 * n, K: 1, Seed: 1}, 0, n)
+	array := 8 * len(f.Words())
+	base := &Digest{Sequence: 1, Bloom: f}
+	next := &Digest{Sequence: 2, Bloom: f.Clone()}
+	for i := n; i < n+200; i++ {
+		next.Bloom.Add(key(i))
+	}
+	for _, dc := range []Codec{Raw, Arith, Fast} {
+		delta, _ := Diff(base, next, dc)
+		full, _ := Encode(base, Arith)
+		v, err := ViewOf(full, envelope.Limits{}, Arith, 4096, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var patchErr error
+		viewBytes := allocated(func() { patchErr = v.Patch(delta, envelope.Limits{}) })
+		if patchErr != nil {
+			t.Fatal(patchErr)
+		}
+		fullBytes := allocated(func() { _, patchErr = Patch(base, delta, envelope.Limits{}) })
+		t.Logf("delta %v: array %d bytes, view holds %d; View.Patch allocated %d bytes, Patch of the decoded digest %d",
+			dc, array, v.MemoryBytes(), viewBytes, fullBytes)
+		if viewBytes > uint64(array)/4 || fullBytes < uint64(array) {
+			t.Errorf("delta %v: View.Patch allocated %d bytes for a %d-byte array (Patch: %d)", dc, viewBytes, array, fullBytes)
+		}
+		if g, _ := v.Filter(); !g.Equal(next.Bloom) {
+			t.Fatalf("delta %v: patched view differs", dc)
+		}
+	}
+}
+
+// allocated returns the bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestViewOf: a digest sent as one stream (raw, arith, fast) is coded
+// again in pieces one piece at a time: the result is EncodePieces' frame,
+// and a frame already in pieces is read as it is.
+func TestViewOf(t *testing.T) {
+	for _, c := range pieceLayouts {
+		d := &Digest{Sequence: 9, Bloom: bloomWith(t, c, 0, 4000)}
+		crc, _ := Checksum(d)
+		for _, sent := range []Codec{Raw, Arith, Fast} {
+			frame, _ := Encode(d, sent)
+			for _, inner := range []Codec{Arith, Fast} {
+				v, err := ViewOf(frame, envelope.Limits{}, inner, 1000, 0)
+				if err != nil {
+					t.Fatalf("%v from %v: %v", c.Layout, sent, err)
+				}
+				want, _ := EncodePieces(d, inner, 1000)
+				if got, _ := v.AppendBinary(nil); !bytes.Equal(got, want) {
+					t.Fatalf("%v from %v: ViewOf differs from EncodePieces", c.Layout, sent)
+				}
+				if got, err := v.Checksum(); err != nil || got != crc {
+					t.Fatalf("%v: checksum %08x, want %08x", c.Layout, got, crc)
+				}
+				again, err := ViewOf(want, envelope.Limits{}, Fast, 8, 0)
+				if err != nil || again.PieceBytes() != v.PieceBytes() || again.Codec() != inner {
+					t.Fatalf("a frame in pieces was not kept as it is: %v", err)
+				}
+			}
+		}
+	}
+	cf, _ := Encode(&Digest{Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}, Fast)
+	if _, err := ViewOf(cf, envelope.Limits{}, Fast, 64, 0); !errors.Is(err, ErrCodec) {
+		t.Errorf("a counting filter: %v", err)
+	}
+	d := &Digest{Bloom: bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 4096, K: 2, Seed: 1}, 0, 100)}
+	frame, _ := Encode(d, Arith)
+	if _, err := ViewOf(frame, envelope.Limits{MaxPayload: 100}, Fast, 1024, 0); err == nil {
+		t.Error("a 512-byte piece under a 100-byte limit")
+	}
+	var zero View
+	if _, err := zero.Contains(key(1)); !errors.Is(err, ErrEmpty) {
+		t.Errorf("zero View: %v", err)
+	}
+	if err := zero.Patch(frame, envelope.Limits{}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("zero View patched: %v", err)
+	}
+}
+
+// TestViewConcurrent runs lookups while the view is patched; run with
+// -race. Keys the deltas do not change keep their answers throughout.
+func TestViewConcurrent(t *testing.T) {
+	c := bloom.Config{Layout: bloom.Blocked, N: 5000, P: 0.01, Seed: 3}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 5000)}
+	b, _ := EncodePieces(base, Fast, 256)
+	v, err := DecodeView(b, envelope.Limits{}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deltas [][]byte
+	final := base
+	for step := range 20 {
+		next := &Digest{Sequence: final.Sequence + 1, Bloom: final.Bloom.Clone()}
+		for i := 10000 + 10*step; i < 10010+10*step; i++ {
+			next.Bloom.Add(key(i))
+		}
+		d, _ := Diff(final, next, Fast)
+		deltas = append(deltas, d)
+		final = next
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 300 {
+				i := (g*7919 + r*31) % 5000
+				if in, err := v.Contains(key(i)); err != nil || !in {
+					t.Errorf("stored key %d: %v %v", i, in, err)
+					return
+				}
+			}
+		}()
+	}
+	for _, d := range deltas {
+		if err := v.Patch(d, envelope.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if g, _ := v.Filter(); !g.Equal(final.Bloom) {
+		t.Fatal("view after concurrent patches differs")
+	}
+}
+
+// FuzzViewPatch: any bytes given to Patch as a delta either are refused,
+// leaving the view as it was, or patch it as Patch patches the decoded
+// digest.
+func FuzzViewPatch(f *testing.F) {
+	c := bloom.Config{Layout: bloom.Classic, M: 2048, K: 2, Seed: 5}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(f, c, 0, 60)}
+	next := &Digest{Sequence: 2, Bloom: bloomWith(f, c, 0, 70)}
+	for _, dc := range []Codec{Raw, Arith, Fast} {
+		d, _ := Diff(base, next, dc)
+		f.Add(d)
+	}
+	frame, _ := EncodePieces(base, Fast, 64)
+	f.Fuzz(func(t *testing.T, delta []byte) {
+		v, err := DecodeView(frame, fuzzLimits, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := Patch(base, delta, fuzzLimits)
+		if err := v.Patch(delta, fuzzLimits); err != nil {
+			if got, _ := v.Filter(); !got.Equal(base.Bloom) || v.Sequence() != 1 {
+				t.Fatal("a refused delta changed the view")
+			}
+			return
+		}
+		if werr != nil {
+			t.Fatalf("View.Patch applied a delta Patch refuses: %v", werr)
+		}
+		if got, _ := v.Filter(); !got.Equal(want.Bloom) || v.Sequence() != want.Sequence {
+			t.Fatal("View.Patch and Patch differ")
+		}
+	})
+}
+
+// FuzzViewOf: ViewOf reads what Decode reads, to the same filter.
+func FuzzViewOf(f *testing.F) {
+	for _, b := range goldenDigests(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ViewOf(data, fuzzLimits, Fast, 64, 1)
+		d, derr := Decode(data, fuzzLimits)
+		if err != nil {
+			return
+		}
+		if derr != nil {
+			t.Fatalf("ViewOf reads what Decode refuses: %v", derr)
+		}
+		if got, err := v.Filter(); err == nil && !got.Equal(d.Bloom) {
+			t.Fatal("ViewOf and Decode differ")
+		}
+	})
+}
