@@ -21,6 +21,10 @@ import (
 // probability about n/2^b; types are otherwise exact, and Remove takes an
 // item out. The summary takes n·(b + ⌈log2 d⌉) bits; with b = 64 − ⌈log2
 // d⌉ (the default) an entry is one word, as in the paper.
+//
+// The zero Interp is a summary of no levels: Type answers 0 (absent), Add
+// and Remove return ErrConfig and the encoders return an error wrapping
+// ErrConfig; make one with NewInterp.
 type Interp struct {
 	d     int
 	b     int // hash bits
@@ -29,6 +33,8 @@ type Interp struct {
 }
 
 // InterpConfig describes an interpolation-search summary.
+// The zero InterpConfig is not valid: NewInterp reports ErrConfig, as Levels
+// is 0.
 type InterpConfig struct {
 	// Levels is d, 1..MaxLevels.
 	Levels int

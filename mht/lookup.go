@@ -3,6 +3,7 @@ package mht
 import "github.com/bloomcast/bloomcast/hashing"
 
 // Outcome classifies a lookup.
+// The zero value is Miss.
 type Outcome uint8
 
 // Outcomes.
@@ -35,6 +36,7 @@ func (o Outcome) String() string {
 }
 
 // Result is what a lookup found and what it cost.
+// The zero value is a miss that read no bucket.
 type Result struct {
 	Value   uint64
 	Found   bool
@@ -44,6 +46,7 @@ type Result struct {
 }
 
 // Stats accumulates the lookups through [Table.Lookup] and [Table.Get].
+// The zero value counts no lookup.
 type Stats struct {
 	Lookups        uint64 // lookups
 	Hits           uint64 // lookups that found their key

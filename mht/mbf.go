@@ -19,6 +19,10 @@ import (
 // ([params.MHTOccupancy.MBFSizes] sizes them). The counting version
 // replaces each filter by a counting Bloom filter of c-bit counters (Fan,
 // Cao, Almeida and Broder, "Summary cache", 2000) so that Remove works.
+//
+// The zero MBF has no filters: Type answers 0 (absent), Add returns
+// ErrConfig, Remove ErrNoDelete and the encoders an error wrapping
+// ErrConfig; make one with NewMBF.
 type MBF struct {
 	m     []uint64
 	k     []int
@@ -28,6 +32,8 @@ type MBF struct {
 }
 
 // MBFConfig describes a multiple-Bloom-filter summary.
+// The zero MBFConfig is not valid: NewMBF reports ErrConfig, as it gives no
+// filter.
 type MBFConfig struct {
 	// Bits are m_1..m_d, the sizes of the filters (bits, or counters),
 	// each 1..MaxCells; len(Bits) is d.

@@ -12,6 +12,9 @@ import (
 // Plan is a table configuration and the summaries to compare on it: what
 // [Plan.Calculate] computes bounds for and [Plan.Simulate] measures, as in
 // section VI of Kirsch and Mitzenmacher.
+//
+// The zero Plan is not valid: Calculate, Simulate, SizeMBF and NewSummary
+// report ErrConfig; DefaultPlan makes one.
 type Plan struct {
 	// N is the number of items inserted.
 	N uint64
@@ -115,6 +118,7 @@ func (p Plan) NewSummary(k Kind) (Summary, error) {
 }
 
 // Figures are one summary's calculated (or measured) figures.
+// The zero value is a summary of no kind whose figures are all 0.
 type Figures struct {
 	Kind        Kind
 	Bits        uint64  // fast memory
@@ -133,6 +137,7 @@ type Figures struct {
 }
 
 // Calculation is what params computes for a plan.
+// The zero value is no calculation; Plan.Calculate fills it.
 type Calculation struct {
 	Occupancy params.MHTOccupancy
 	// Probe is the plain d-choice lookup that reads every sub-table.
@@ -186,11 +191,13 @@ func (p Plan) Calculate() (Calculation, error) {
 
 // LevelStat is a measured sub-table occupancy: the mean over trials and
 // its standard error.
+// The zero value is an empty sub-table measured exactly.
 type LevelStat struct {
 	Mean, StdErr float64
 }
 
 // Measurement is what a simulation measured.
+// The zero value is no measurement; Plan.Simulate fills it.
 type Measurement struct {
 	Trials, Queries int
 	Seed            uint64

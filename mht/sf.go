@@ -19,6 +19,10 @@ import (
 // takes ⌈log2(d+1)⌉ bits and cannot forget. The counting version keeps in
 // each cell a c-bit counter per type; the cell's value is the largest type
 // whose counter is nonzero, and Remove decrements.
+//
+// The zero SF has no cells: Type answers 0 (absent), Add returns ErrConfig,
+// Remove ErrNoDelete and the encoders an error wrapping ErrConfig; make one
+// with NewSF.
 type SF struct {
 	d, k  int
 	m     uint64
@@ -28,6 +32,7 @@ type SF struct {
 }
 
 // SFConfig describes a single filter.
+// The zero SFConfig is not valid: NewSF reports ErrConfig, as Levels is 0.
 type SFConfig struct {
 	// Levels is d, the number of sub-tables.
 	Levels int

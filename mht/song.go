@@ -19,6 +19,10 @@ import (
 // wrong sub-table: this is the cost of a counter per bucket without the
 // table it was designed for. Counters saturate and stick, so Remove never
 // loses an item.
+//
+// The zero Song has no counters: Type answers 0 (absent), Bits 0, Add and
+// Remove return ErrConfig and the encoders an error wrapping ErrConfig; make
+// one with NewSong.
 type Song struct {
 	sizes []uint64
 	off   []uint64 // first counter of each sub-table
@@ -28,6 +32,8 @@ type Song struct {
 }
 
 // SongConfig describes a Song summary.
+// The zero SongConfig is not valid: NewSong reports ErrConfig, as it gives
+// no sub-table.
 type SongConfig struct {
 	// Sizes are the table's sub-table sizes ([Table.Sizes]).
 	Sizes []uint64

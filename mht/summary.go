@@ -13,6 +13,9 @@ import (
 // false positive (a type for an absent key) and a type failure (the wrong
 // type for a present key). It must never answer 0 for a key it was given
 // and not told to forget.
+//
+// The zero value, nil, is no summary: a Table without one (Summary returns
+// nil) looks a key up by probing its sub-tables.
 type Summary interface {
 	// Kind names the construction.
 	Kind() Kind
@@ -42,6 +45,7 @@ type Summary interface {
 }
 
 // Kind names a summary construction.
+// The zero value names no summary: Plan.NewSummary reports ErrConfig for it.
 type Kind uint8
 
 // Kinds.

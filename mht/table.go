@@ -31,6 +31,8 @@ var (
 
 // Config describes a table: either Sizes, or Levels sub-tables of First,
 // First·Ratio, First·Ratio², … buckets.
+// The zero Config is not valid: New reports ErrConfig, as it gives neither
+// Sizes nor Levels and First.
 type Config struct {
 	// Sizes are the sub-table sizes m_1..m_d, each ≥ 1. When set, First,
 	// Ratio and Levels must be zero.
@@ -117,6 +119,10 @@ func (l *level) live(b uint64, h hashing.Hash128) bool {
 }
 
 // Table is a multilevel hash table with an optional summary.
+//
+// The zero Table has no sub-tables: lookups miss, Delete finds nothing,
+// Insert returns ErrCrisis and the encoders return an error wrapping
+// ErrConfig; make one with New or a decoder.
 type Table struct {
 	levels  []level
 	seed    uint64

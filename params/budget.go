@@ -104,6 +104,8 @@ func normalQuantile(c float64) float64 { return math.Sqrt2 * math.Erfinv(2*c-1) 
 
 // BudgetQuery asks for the filter of N keys with the lowest false-positive
 // rate whose message fits Bytes bytes.
+// The zero BudgetQuery is not valid: OptimizeBudget reports ErrInvalid,
+// since N is 0.
 type BudgetQuery struct {
 	N     uint64
 	Bytes uint64 // the whole message: frame and payload
@@ -123,6 +125,7 @@ type BudgetQuery struct {
 }
 
 // BudgetShape is one candidate of [OptimizeBudget].
+// The zero value is no candidate (an invalid Shape, size 0).
 type BudgetShape struct {
 	Shape         Shape
 	FalsePositive float64
@@ -137,6 +140,7 @@ type BudgetShape struct {
 // BudgetResult is the answer of [OptimizeBudget]: the best shape, the best
 // for each layout, and the best raw (uncompressed) filter of the same
 // budget, for comparison.
+// The zero value is no answer; OptimizeBudget returns it only with an error.
 type BudgetResult struct {
 	Best      BudgetShape
 	PerLayout []BudgetShape

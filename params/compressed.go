@@ -217,6 +217,8 @@ type TransmitOptions struct {
 
 // TransmitQuery asks [OptimizeTransmit] for the filter with the lowest
 // false-positive rate that can be sent in a given number of bits.
+// The zero TransmitQuery is not valid: OptimizeTransmit reports ErrInvalid,
+// since N is 0.
 type TransmitQuery struct {
 	// N is the number of distinct elements, at least 1.
 	N uint64
@@ -229,6 +231,8 @@ type TransmitQuery struct {
 
 // TargetQuery asks [OptimizeTarget] for the filter with the smallest
 // transmission that reaches a false-positive rate.
+// The zero TargetQuery is not valid: OptimizeTarget reports ErrInvalid,
+// since N is 0.
 type TargetQuery struct {
 	// N is the number of distinct elements, at least 1.
 	N uint64
@@ -239,6 +243,8 @@ type TargetQuery struct {
 
 // CompressedShape is a classic filter (m bits, k probes over the whole
 // array, n elements) described as a message.
+// The zero value is no filter: M and K are 0. TransmitResult.Uncompressed
+// holds it when the budget allows no standard filter.
 type CompressedShape struct {
 	// M is the number of array bits, the memory the receivers need.
 	M uint64
@@ -271,6 +277,8 @@ type CompressedShape struct {
 func (c CompressedShape) Shape() Shape { return Shape{Layout: Classic, M: c.M, K: c.K} }
 
 // TransmitResult is the answer of [OptimizeTransmit] and [OptimizeTarget].
+// The zero value is no answer; OptimizeTransmit and OptimizeTarget return it
+// only with an error.
 type TransmitResult struct {
 	// Best is the optimum over every k: the lowest rate for a budget, or
 	// the smallest transmission for a target rate.

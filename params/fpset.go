@@ -157,6 +157,8 @@ func FingerprintSetEntropy(n uint64, bits int) float64 {
 
 // FingerprintSet describes a fingerprint set of n keys next to a classic
 // Bloom filter with the same false-positive rate.
+// The zero value describes no set; FingerprintSetFor and
+// FingerprintSetWithBits fill it.
 type FingerprintSet struct {
 	// N is the number of distinct keys.
 	N uint64
@@ -231,6 +233,8 @@ func FingerprintSetFor(n uint64, p float64) (FingerprintSet, error) {
 // FingerprintCrossover says, for a number of keys, from which fingerprint
 // width on (and so below which false-positive rate) a fingerprint set is
 // smaller than a classic Bloom filter with the same rate.
+// The zero value means that the Bloom filter is the smaller at every width,
+// in memory and in transmission.
 type FingerprintCrossover struct {
 	// MemoryBits is the narrowest width from which on (for it and every
 	// wider width up to 64 bits) the sorted form, Bits per key, is no

@@ -74,6 +74,7 @@ const MaxMHTLevels = 16
 const mhtPrune = 1e-60
 
 // MHTLevel is one sub-table's occupancy.
+// The zero value is a sub-table of no buckets that holds nothing.
 type MHTLevel struct {
 	Buckets uint64  // m_i
 	Offered float64 // exact E[N_i], the items offered to T_i
@@ -84,6 +85,9 @@ type MHTLevel struct {
 
 // MHTOccupancy is the occupancy of a multilevel hash table after n
 // sequential insertions of distinct items.
+//
+// The zero value describes no table, and its methods' figures mean nothing
+// for it; make one with OccupancyMHT.
 type MHTOccupancy struct {
 	N      uint64
 	Levels []MHTLevel
@@ -276,6 +280,7 @@ func (o *MHTOccupancy) TypeCounts() []float64 {
 }
 
 // SummaryBounds are a summary's calculated figures.
+// The zero value is a summary of no bits that never fails.
 type SummaryBounds struct {
 	// FalsePositive is the probability that the summary names a sub-table
 	// for an item that is not in the table.

@@ -7,6 +7,7 @@ import (
 
 // Query is a sizing question for [Solve]: any two or more of N, P, M and K,
 // zero meaning "unknown".
+// The zero Query gives nothing, so Solve reports ErrInvalid.
 type Query struct {
 	// N is the number of distinct keys the filter holds.
 	N uint64
@@ -27,6 +28,7 @@ type Query struct {
 }
 
 // Solved is the answer of [Solve] for one layout.
+// The zero value is no answer; Solve fills one per layout.
 type Solved struct {
 	// Shape is the filter's geometry: given, derived or both.
 	Shape Shape
@@ -42,6 +44,7 @@ type Solved struct {
 }
 
 // Solution is the answer of [Solve].
+// The zero value is no answer; Solve returns it only with an error.
 type Solution struct {
 	// Given names the quantities the query gave, in the order n, p, m, k.
 	Given []string

@@ -10,6 +10,7 @@ import (
 
 // TableRow is one row of the false-positive tables of Fan, Cao, Almeida and
 // Broder ("Summary cache", 2000, Tables 3–5).
+// The zero value is a row with no rates.
 type TableRow struct {
 	// BitsPerKey is m/n.
 	BitsPerKey int
