@@ -15,6 +15,8 @@ import (
 )
 
 // ClientConfig configures a Client.
+// The zero value is ready to use: no logger, the default limits and no
+// server.
 type ClientConfig struct {
 	// Logger receives (at debug level) dropped datagrams and failed
 	// sends; nil discards.
@@ -29,6 +31,7 @@ type ClientConfig struct {
 }
 
 // Reply is one peer's answer to a query.
+// The zero value is no reply: its opcode, OpInvalid, is not a reply's.
 type Reply struct {
 	Peer   netip.AddrPort
 	Opcode Opcode        // a reply opcode (see Opcode.IsReply)
@@ -36,6 +39,7 @@ type Reply struct {
 }
 
 // Result is the outcome of a Query.
+// The zero value is a query that ended with no reply.
 type Result struct {
 	// Hit is set when a peer answered ICP_OP_HIT (or ICP_OP_HIT_OBJ);
 	// Peer is the first to do so.
@@ -59,6 +63,10 @@ type Result struct {
 // unknown or expired request number, from an address the query was not
 // sent to, for another URL (RFC 2186 §2: a reply's URL and request
 // number "must be exactly the same" as the query's), or repeated.
+//
+// The zero Client has no socket: Query and Close return an error wrapping
+// ErrConfig, LocalAddr returns nil and Stats counts nothing; make one with
+// NewClient.
 type Client struct {
 	conn  net.PacketConn
 	cfg   ClientConfig
@@ -91,6 +99,9 @@ func NewClient(conn net.PacketConn, cfg ClientConfig) (*Client, error) {
 	if cfg.Limits.MaxMessage < 0 || cfg.Limits.MaxURL < 0 {
 		return nil, fmt.Errorf("%w: negative limits %+v", ErrConfig, cfg.Limits)
 	}
+	if cfg.Server != nil && cfg.Server.cfg.Lookup == nil {
+		return nil, fmt.Errorf("%w: ClientConfig.Server is a zero Server; use NewServer", ErrConfig)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -101,7 +112,15 @@ func NewClient(conn net.PacketConn, cfg ClientConfig) (*Client, error) {
 }
 
 // LocalAddr is the address of the client's socket, the one peers reply to.
-func (c *Client) LocalAddr() net.Addr { return c.conn.LocalAddr() }
+func (c *Client) LocalAddr() net.Addr {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn.LocalAddr()
+}
+
+// errZeroClient is what the methods of a zero Client return.
+var errZeroClient = fmt.Errorf("%w: zero Client; use NewClient", ErrConfig)
 
 // Stats returns a snapshot of the client's counters.
 func (c *Client) Stats() ClientStats { return c.stats.snapshot() }
@@ -109,6 +128,9 @@ func (c *Client) Stats() ClientStats { return c.stats.snapshot() }
 // Close closes the socket, ends the queries in flight with ErrClosed and
 // waits for the reader to stop.
 func (c *Client) Close() error {
+	if c.conn == nil {
+		return errZeroClient
+	}
 	c.closeOnce.Do(func() {
 		c.closeErr = c.conn.Close()
 		<-c.done
@@ -125,6 +147,9 @@ func (c *Client) Close() error {
 // argument, sends that all failed, ctx ending (ctx.Err()) and Close
 // (ErrClosed). With no peers, Query sends nothing and returns a miss.
 func (c *Client) Query(ctx context.Context, peers []netip.AddrPort, url string, timeout time.Duration) (Result, error) {
+	if c.conn == nil {
+		return Result{}, errZeroClient
+	}
 	if timeout <= 0 {
 		return Result{}, fmt.Errorf("%w: timeout %v", ErrConfig, timeout)
 	}

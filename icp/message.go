@@ -39,6 +39,7 @@ const (
 )
 
 // Opcode is an ICP message type (RFC 2186 §2).
+// The zero value is OpInvalid, ICP_OP_INVALID, which is not Valid.
 type Opcode uint8
 
 // The opcodes of RFC 2186 §2. Experimental opcodes 12–20 of the ICP
@@ -92,6 +93,9 @@ func (o Opcode) IsHit() bool { return o == OpHit || o == OpHitObj }
 
 // Message is one ICP message (RFC 2186 §1): the header fields, then the
 // payload of its opcode.
+//
+// The zero Message has opcode ICP_OP_INVALID, which the encoders refuse with
+// ErrOpcode.
 type Message struct {
 	Opcode Opcode
 	// Version is 2 or 3; the encoder writes 2 when it is zero.

@@ -12,6 +12,8 @@ import (
 )
 
 // ServerConfig configures a Server.
+// The zero ServerConfig is not valid: NewServer reports ErrConfig, as Lookup
+// is required.
 type ServerConfig struct {
 	// Lookup reports whether the cache holds a URL; required. It runs on
 	// the serving goroutine for every allowed query and must not block:
@@ -41,6 +43,9 @@ type ServerConfig struct {
 // 3 queries too), and sets no option flags, so it never claims an RTT it
 // was not asked for (RFC 2186 §3). Anything else is dropped unanswered
 // and counted. One Server may serve several sockets at once.
+//
+// The zero Server has no Lookup: Serve returns an error wrapping ErrConfig
+// and NewClient refuses it as ClientConfig.Server; make one with NewServer.
 type Server struct {
 	cfg   ServerConfig
 	log   *slog.Logger
@@ -73,6 +78,9 @@ func (s *Server) Stats() ServerStats { return s.stats.snapshot() }
 // could not end: Serve then closes conn, the only other way to end it,
 // and returns the deadline's error.
 func (s *Server) Serve(ctx context.Context, conn net.PacketConn) error {
+	if s.cfg.Lookup == nil {
+		return fmt.Errorf("%w: zero Server; use NewServer", ErrConfig)
+	}
 	return s.serve(ctx, conn)
 }
 

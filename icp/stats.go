@@ -5,6 +5,7 @@ import "sync/atomic"
 // Traffic counts ICP messages and their bytes as an evaluation counts
 // inter-node traffic. Bytes are ICP messages (UDP payloads); each
 // datagram also costs 28 bytes of IPv4 and UDP headers (48 over IPv6).
+// The zero value counts nothing.
 type Traffic struct {
 	MessagesSent     uint64
 	BytesSent        uint64
@@ -35,6 +36,7 @@ func (t *traffic) snapshot() Traffic {
 }
 
 // ServerStats is a snapshot of a Server's counters.
+// The zero value counts nothing.
 type ServerStats struct {
 	Traffic
 	Queries      uint64 // well-formed queries received
@@ -72,6 +74,7 @@ func (c *serverCounters) snapshot() ServerStats {
 }
 
 // ClientStats is a snapshot of a Client's counters.
+// The zero value counts nothing.
 type ClientStats struct {
 	Traffic
 	Queries      uint64 // Query calls that sent to at least one peer

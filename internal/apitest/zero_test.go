@@ -17,6 +17,7 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
 	"github.com/bloomcast/bloomcast/squid"
 )
@@ -70,6 +71,8 @@ func receivers(t *testing.T) []struct {
 		{"zero mht.Song", &mht.Song{}},
 		{"zero squid.Digest", &squid.Digest{}},
 		{"zero bitsandblooms.Filter", &bitsandblooms.Filter{}},
+		{"zero icp.Client", &icp.Client{}},
+		{"zero icp.Server", &icp.Server{}},
 		{"zero envelope.Header", &envelope.Header{}},
 		{"zero envelope.Limits", &envelope.Limits{}},
 		{"zero envelope.Writer", &envelope.Writer{}},
