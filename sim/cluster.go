@@ -24,6 +24,9 @@ import (
 // Mode is one way of running a cache cluster: no cooperation, ICP, or
 // the summary cache with an update threshold, a digest size, a codec and
 // an update kind.
+//
+// The zero Mode is not valid: its Route is empty, so ParseMode refuses its
+// String and ReplayCluster reports ErrTrace.
 type Mode struct {
 	Route string // cache.RouteNone, cache.RouteICP or cache.RouteDigest
 	// The summary cache's settings (RouteDigest only):
@@ -104,6 +107,9 @@ func SummaryModes() []Mode {
 }
 
 // ClusterConfig configures a cluster replay ([ReplayCluster]).
+//
+// The zero ClusterConfig is not valid: it has no Trace, so ReplayCluster
+// reports ErrTrace. Every other zero field takes its default.
 type ClusterConfig struct {
 	Trace *Trace
 	Modes []Mode // default DefaultModes()
@@ -127,6 +133,8 @@ type ClusterConfig struct {
 }
 
 // ClusterResult is what one mode's replay counted, summed over the nodes.
+//
+// The zero value is no result; ReplayCluster fills one per mode.
 type ClusterResult struct {
 	Mode     Mode
 	Nodes    int

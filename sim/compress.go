@@ -17,6 +17,7 @@ import (
 // own hashing seed, sent as digests with Codec (Mitzenmacher, "Compressed
 // Bloom filters", section VI: the arithmetic coder's sizes over many
 // filters).
+// The zero value is the defaults shown, coded with digest.Auto.
 type CompressConfig struct {
 	N          int     // keys per filter; default 100000
 	BitsPerKey float64 // m/n; default 48
@@ -31,6 +32,7 @@ type CompressConfig struct {
 
 // CompressResult is what a compressed-filter trial measured, beside what
 // params predicts.
+// The zero value is no result; CompressionTrial fills it.
 type CompressResult struct {
 	Config CompressConfig
 	M      uint64

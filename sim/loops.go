@@ -53,6 +53,7 @@ type LoopConfig struct {
 
 // LoopCheck is what LoopDetection saw at the routers that checked a packet
 // holding Masks masks, the packet's (Masks+1)-th distinct router.
+// The zero value is a check that saw no packet.
 type LoopCheck struct {
 	Masks int
 	// Checks counts the packets that reached such a router; Alarms those
@@ -73,6 +74,7 @@ func (c LoopCheck) Rate() float64 {
 }
 
 // LoopResult is what LoopDetection measured.
+// The zero value is no result; LoopDetection fills it.
 type LoopResult struct {
 	// Bits, K and Hops are the run's filter size, mask weight and path
 	// length.

@@ -11,6 +11,9 @@ import (
 // whether all k bits of its mask (k distinct bits, as good as uniformly
 // chosen) are already set, which means "probably looped", and if not ORs
 // them in.
+//
+// The zero value models no path: PathFalseAlarm(r) needs 1 ≤ r ≤
+// len(Survival), and it has no such r; make one with NewLoopModel.
 type LoopModel struct {
 	// PerCheck[h] is the probability that the check at a router the packet
 	// has not visited, with h masks already in the filter, raises a false

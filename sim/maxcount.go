@@ -14,6 +14,9 @@ import (
 // receive N distinct keys with K probes, every filter with its own hashing
 // seed, and the largest count of each is recorded. It measures what Fan et
 // al.'s asymptote (params.ExpectedMaxCount) predicts.
+//
+// The zero MaxCountConfig is not valid: MaxCount reports an error, as M, N
+// and K must be positive.
 type MaxCountConfig struct {
 	M      uint64
 	N      uint64
@@ -23,6 +26,7 @@ type MaxCountConfig struct {
 }
 
 // MaxCountResult is what a counter-sizing trial measured.
+// The zero value is no result; MaxCount fills it.
 type MaxCountResult struct {
 	Config MaxCountConfig
 	// Max holds each filter's largest count, Mean their mean.

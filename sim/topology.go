@@ -62,6 +62,10 @@ type TopologyConfig struct {
 // Topology is an undirected, simple router graph. Routers are numbered
 // from 0; names, if the graph was loaded, map numbers back to the file's
 // labels.
+//
+// The zero Topology has no routers: Routers, Links and MaxDegree return 0,
+// Connected false, and Degree and Neighbors, which need 0 ≤ r < Routers,
+// have no r to take; make one with NewTopology or ReadEdgeList.
 type Topology struct {
 	// Name says where the graph came from: a kind, or a file name.
 	Name  string

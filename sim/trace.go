@@ -15,6 +15,7 @@ import (
 
 // Request is one request of a trace replayed through a cache cluster: a
 // client of proxy Proxy asks for URL, an object of Size bytes.
+// The zero value has no URL, so it is not a request a replay can send.
 type Request struct {
 	Proxy  int     // index of the client's proxy, 0 ≤ Proxy < Trace.Proxies
 	Client int     // index of the client, 0 ≤ Client < Trace.Clients
@@ -25,6 +26,7 @@ type Request struct {
 
 // Trace is a request trace: a Squid access.log ([ParseAccessLog]) or a
 // synthetic workload ([SyntheticTrace]).
+// The zero Trace has no requests: ReplayCluster reports ErrTrace for it.
 type Trace struct {
 	Requests []Request
 	Proxies  int // proxies the clients are spread over
@@ -126,6 +128,7 @@ func ParseAccessLog(r io.Reader, proxies int) (*Trace, error) {
 
 // SyntheticConfig describes a synthetic web workload. Zero fields take
 // the defaults shown.
+// The zero value is the default workload.
 type SyntheticConfig struct {
 	Proxies  int // proxies; default 4
 	Clients  int // clients, client c using proxy c mod Proxies; default 16 per proxy

@@ -78,6 +78,8 @@ type TracebackConfig struct {
 
 // TracebackResult is what Traceback measured for one topology and one
 // target false-positive rate.
+//
+// The zero value is no result; Traceback fills one per run.
 type TracebackResult struct {
 	// Topology names the graph; Routers, Links and MaxDegree describe it.
 	Topology  string

@@ -34,6 +34,7 @@ type LayoutTrialConfig struct {
 }
 
 // LayoutResult is what LayoutTrial measured for one layout.
+// The zero value is no result; LayoutTrial fills one per layout.
 type LayoutResult struct {
 	// Shape is the filter's geometry, chosen by params.Size.
 	Shape params.Shape
