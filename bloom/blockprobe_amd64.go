@@ -9,17 +9,12 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX512 reports whether this CPU and OS run blockAllSetAVX512, which
-// needs AVX-512 F (512-bit registers, VPERMQ, VPSRLVQ) and DQ (VPMULLQ,
-// KORTESTB). It is read once; it is a fact about the machine, not a
-// setting.
-var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
-
-// hasBlockKeyAsm reports whether blocked filters' key methods run the
-// routines that hash and probe in one (blockAllSetKeyAVX512,
-// blockSetKeyAsm): they need AVX-512 and BMI2, which every CPU with
-// AVX-512 has; the check makes that an explicit fact, not an assumption.
-var hasBlockKeyAsm = hasAVX512 && cpu.X86.HasBMI2
+// hasAVX512 reports whether this CPU and OS run the AVX-512 routines
+// (blockAllSetAVX512, blockAllSetKeyAVX512) and blockSetKeyAsm: AVX-512 F
+// (512-bit registers, VPERMQ, VPRORVQ) and DQ (VPMULLQ, KORTESTB), and
+// BMI2 (BZHI, RORX, SHLX), which every CPU with AVX-512 has (checked all
+// the same). It is read once: a fact about the machine, not a setting.
+var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasBMI2
 
 // blockAllSetAVX512 is blockAllSet in AVX-512 assembly
 // (blockprobe_amd64.s), eight probes per step. k must be at least 1.
@@ -92,9 +87,3 @@ func (f *Filter) rangeHasKey(key []byte, step uint64) bool {
 func (f *Filter) rangeHasKeyString(key string, step uint64) bool {
 	return rangeHasKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k, step)
 }
-
-//go:noescape
-func blockAllSetKeyBMI2(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
-
-//go:noescape
-func blockHasKeyBMI2(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool

@@ -7,9 +7,6 @@ import "github.com/bloomcast/bloomcast/hashing"
 // hasAVX512 is false: this build has no assembly.
 const hasAVX512 = false
 
-// hasBlockKeyAsm is false: this build has no assembly.
-const hasBlockKeyAsm = false
-
 // blockAllSetAVX512 stands in for the assembly of amd64 builds; with
 // hasAVX512 false it is never called.
 func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool {

@@ -91,7 +91,7 @@ func TestBlockedKeyAssembly(t *testing.T) {
 			seed := rng.Uint64()
 			byKey := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
 			byHash := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
-			if hasBlockKeyAsm && byKey.keyed == nil {
+			if hasAVX512 && byKey.keyed == nil {
 				t.Fatal("a blocked filter with AVX-512 does not take the assembly")
 			}
 			fill := blocks * 512 / uint64(k) / 2

@@ -91,7 +91,7 @@ func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
 	switch {
-	case g.blockedInline && hasBlockKeyAsm:
+	case g.blockedInline && hasAVX512:
 		g.keyPath = keyBlocked
 	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):
 		g.keyPath = keyRange
