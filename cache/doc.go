@@ -12,7 +12,10 @@
 //     ([Entry.MatchesVary], §4.1), request directives (no-cache, max-age,
 //     min-fresh, max-stale, only-if-cached, no-store), validation of stale
 //     responses (§4.3), stale-if-error (RFC 5861), collapsed forwarding of
-//     concurrent misses, and invalidation by unsafe methods (§4.4);
+//     concurrent misses, invalidation by unsafe methods (§4.4), and Range
+//     requests answered from stored complete responses (§3.4; RFC 9110
+//     §14: one range 206, several the whole 200, If-Range honoured;
+//     partial responses are relayed, never stored);
 //   - the header fields a stored response keeps ([StoredHeader], §3.1):
 //     all but the hop-by-hop ones and those a qualified no-cache or
 //     private lists; Set-Cookie is stored but, as in Squid, never served

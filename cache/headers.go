@@ -66,10 +66,10 @@ func addVia(h http.Header, major, minor int, name string) {
 var conditionalFields = []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"}
 
 // hasPrecondition reports whether h has a precondition other than the
-// validators a cache answers itself (If-None-Match, If-Modified-Since), or
-// a Range.
+// validators a cache answers itself (If-None-Match, If-Modified-Since)
+// and If-Range, which it answers with Range from a stored response.
 func hasPrecondition(h http.Header) bool {
-	for _, f := range conditionalFields[2:] {
+	for _, f := range conditionalFields[2:4] {
 		if _, ok := h[f]; ok {
 			return true
 		}

@@ -57,6 +57,16 @@ type Config struct {
 // another. A request with no-cache, a conditional or a Range is never
 // made to wait.
 //
+// A GET with a Range of one byte range is answered from a stored
+// complete response: 206 with Content-Range, or 416 when the range lies
+// past its end; If-Range is honoured (RFC 9110 §13.1.5, §14). Several
+// ranges get the whole 200, which RFC 9110 §14.2 allows. A Range that
+// misses is forwarded as sent (as Squid does with its default
+// range_offset_limit 0), and the 206 is not stored (RFC 9111 §3.3 allows
+// storing partial content; the proxy keeps complete responses only). A
+// stale stored response is revalidated as a whole, and the range served
+// from it.
+//
 // CDN-Cache-Control (RFC 9213) is addressed to CDNs; a forward proxy
 // ignores it, and the proxy passes it on untouched.
 type Proxy struct {
@@ -290,10 +300,14 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		!hasPrecondition(r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
 		// The cache validates its own stored response (RFC 9111 §4.3.1);
 		// a client's If-None-Match or If-Modified-Since is then answered
-		// from the freshened response (§4.3.2), 304 when it matches.
+		// from the freshened response (§4.3.2), 304 when it matches, and
+		// its Range from the freshened response too. When the origin
+		// sends a new response instead, the client gets all of it (a
+		// server may ignore Range, RFC 9110 §14.2) and it is stored.
 		revalidating = entry
-		out.Header.Del("If-None-Match")
-		out.Header.Del("If-Modified-Since")
+		for _, f := range []string{"If-None-Match", "If-Modified-Since", "Range", "If-Range"} {
+			out.Header.Del(f)
+		}
 		if etag := entry.Header.Get("ETag"); etag != "" {
 			out.Header.Set("If-None-Match", etag)
 		}
@@ -376,8 +390,10 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	case keep != nil && keep.Body != nil:
 		keep.Header.Set("Content-Length", strconv.Itoa(len(keep.Body)))
 		p.put(r, keep)
-	case entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified:
-		// The stored response is superseded by one that was not stored.
+	case entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
+		resp.StatusCode != http.StatusPartialContent:
+		// The stored response is superseded by one that was not stored
+		// (a part of a representation supersedes nothing).
 		p.store.Delete(key)
 	}
 	return aborted
@@ -469,6 +485,9 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now
 	if notMod {
 		w.WriteHeader(http.StatusNotModified)
 		return true
+	}
+	if writeRange(w, r, e, now) {
+		return false
 	}
 	if e.Status == http.StatusNoContent || e.Status == http.StatusNotModified {
 		h.Del("Content-Length")
