@@ -18,20 +18,24 @@ type CacheControl map[string]string
 // without Cache-Control but with "Pragma: no-cache" is read as
 // "Cache-Control: no-cache" (RFC 9111 §5.4); the caller passes request
 // headers and response headers alike, since a response never carries a
-// meaningful Pragma.
+// meaningful Pragma. When h has neither field the map is nil: it reads
+// as empty and must not be written to.
 func ParseCacheControl(h http.Header) CacheControl {
 	lines := h.Values("Cache-Control")
-	cc := CacheControl{}
 	if len(lines) == 0 {
+		// Most requests have neither field: their (nil) map is never
+		// allocated.
+		var cc CacheControl
 		for _, p := range h.Values("Pragma") {
 			for _, d := range strings.Split(p, ",") {
 				if strings.EqualFold(strings.TrimSpace(d), "no-cache") {
-					cc["no-cache"] = ""
+					cc = CacheControl{"no-cache": ""}
 				}
 			}
 		}
 		return cc
 	}
+	cc := CacheControl{}
 	for _, line := range lines {
 		parseDirectives(cc, line)
 	}
@@ -155,12 +159,14 @@ func parseDelta(v string) time.Duration {
 
 // formatSeconds formats a non-negative duration as delta-seconds.
 func formatSeconds(d time.Duration) string {
+	return strconv.FormatInt(deltaSeconds(d), 10)
+}
+
+// deltaSeconds is d in whole seconds, 0 for a negative d, capped at
+// maxDelta.
+func deltaSeconds(d time.Duration) int64 {
 	if d < 0 {
 		d = 0
 	}
-	s := int64(d / time.Second)
-	if s > maxDelta {
-		s = maxDelta
-	}
-	return strconv.FormatInt(s, 10)
+	return min(int64(d/time.Second), maxDelta)
 }

@@ -73,11 +73,17 @@ func (e *Entry) Fresh(now time.Time) bool {
 // and Vary is not "*" (RFC 9111 §4.1).
 func (e *Entry) MatchesVary(h http.Header) bool {
 	names, star := varyNames(e.Header)
+	return matchVary(names, star, e.ReqHeader, h)
+}
+
+// matchVary reports whether request header fields h match the stored
+// request's fields req for the Vary names (MatchesVary).
+func matchVary(names []string, star bool, req, h http.Header) bool {
 	if star {
 		return false
 	}
 	for _, n := range names {
-		if fieldValue(e.ReqHeader, n) != fieldValue(h, n) {
+		if fieldValue(req, n) != fieldValue(h, n) {
 			return false
 		}
 	}

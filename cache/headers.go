@@ -103,8 +103,12 @@ func notModified(req, stored http.Header) bool {
 		}
 		return false
 	}
+	imsField := req.Get("If-Modified-Since")
+	if imsField == "" {
+		return false
+	}
 	now := time.Now()
-	ims, ok := parseHTTPDate(req.Get("If-Modified-Since"), now)
+	ims, ok := parseHTTPDate(imsField, now)
 	if !ok {
 		return false
 	}

@@ -24,9 +24,10 @@ type Memory struct {
 	obs   Observer
 }
 
-// memItem is an entry with the size it was accounted for when stored.
+// memItem is an entry in its stored form with the size it was accounted
+// for when stored.
 type memItem struct {
-	e    *Entry
+	s    *storedEntry
 	size int64
 }
 
@@ -52,12 +53,26 @@ func (m *Memory) Get(key string) (*Entry, bool) {
 		return nil, false
 	}
 	m.lru.MoveToFront(el)
-	return el.Value.(memItem).e, true
+	return el.Value.(memItem).s.Entry, true
+}
+
+// getStored is Get returning the entry's stored form, worked out when
+// it was stored.
+func (m *Memory) getStored(key string) (*storedEntry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.index[key]
+	if !ok {
+		return nil, false
+	}
+	m.lru.MoveToFront(el)
+	return el.Value.(memItem).s, true
 }
 
 // Put implements Store.
 func (m *Memory) Put(e *Entry) error {
 	size := e.Size()
+	s := newStored(e)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.index[e.URL]; ok {
@@ -69,7 +84,7 @@ func (m *Memory) Put(e *Entry) error {
 	for m.bytes+size > m.max {
 		m.remove(m.lru.Back())
 	}
-	m.index[e.URL] = m.lru.PushFront(memItem{e, size})
+	m.index[e.URL] = m.lru.PushFront(memItem{s, size})
 	m.bytes += size
 	m.obs.Stored(e.URL)
 	return nil
@@ -78,9 +93,9 @@ func (m *Memory) Put(e *Entry) error {
 // remove drops an element and reports the eviction; m.mu is held.
 func (m *Memory) remove(el *list.Element) {
 	it := m.lru.Remove(el).(memItem)
-	delete(m.index, it.e.URL)
+	delete(m.index, it.s.URL)
 	m.bytes -= it.size
-	m.obs.Evicted(it.e.URL)
+	m.obs.Evicted(it.s.URL)
 }
 
 // Delete implements Store.

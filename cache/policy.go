@@ -178,15 +178,15 @@ func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Du
 // at least min-fresh more, or, stale, within the request's max-stale when
 // the response allows serving stale (no must-revalidate, proxy-revalidate
 // or s-maxage, §5.2.2.2, §5.2.2.8, §5.2.2.10).
-func usable(e *Entry, qcc CacheControl, now time.Time) bool {
+func usable(e *storedEntry, qcc CacheControl, now time.Time) bool {
 	if qcc.Has("no-cache") {
 		return false
 	}
-	rcc := ParseCacheControl(e.Header)
+	rcc := e.cc
 	if rcc.whole("no-cache") {
 		return false
 	}
-	age, life := e.Age(now), e.Lifetime()
+	age, life := e.currentAge(now), e.lifetime
 	if d, ok := qcc.Duration("max-age"); ok && age > d {
 		return false
 	}

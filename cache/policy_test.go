@@ -196,7 +196,7 @@ func TestUsable(t *testing.T) {
 	for _, c := range cases {
 		e := entry(c.resp)
 		qcc := ParseCacheControl(hdr("Cache-Control", c.req))
-		if got := usable(e, qcc, c.now); got != c.want {
+		if got := usable(newStored(e), qcc, c.now); got != c.want {
 			t.Errorf("%s: usable %v, want %v", c.name, got, c.want)
 		}
 		if got := e.Fresh(c.now); got != c.fresh {

@@ -80,6 +80,13 @@ type Proxy struct {
 	onRequest func(*Record)
 	memory    bool // the store is a Memory store: hits are TCP_MEM_HIT
 
+	// storedGetter is the store when it keeps entries' stored forms.
+	storedGetter storedGetter
+	// The values of Via and X-Cache on a hit, shared by every response
+	// (a ResponseWriter's Add copies them: their capacity is their
+	// length).
+	viaHit, xcacheHit []string
+
 	flightMu sync.Mutex
 	flights  map[string]*flight // misses being forwarded, by key
 }
@@ -139,6 +146,7 @@ func NewProxy(cfg Config) (*Proxy, error) {
 		onRequest: cfg.OnRequest,
 	}
 	_, p.memory = cfg.Store.(*Memory)
+	p.storedGetter, _ = cfg.Store.(storedGetter)
 	if p.router == nil {
 		p.router = Direct(cfg.Client)
 	}
@@ -157,6 +165,8 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	p.viaHit = []string{"1.1 " + p.via}
+	p.xcacheHit = []string{"HIT from " + p.via}
 	return p, nil
 }
 
@@ -184,17 +194,24 @@ func (p *Proxy) Lookup(rawURL string) (*Entry, bool) {
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := p.now()
-	rec := &Record{
-		Time:      start,
-		Client:    clientIP(r.RemoteAddr),
-		Method:    r.Method,
-		URL:       r.RequestURI,
-		Hierarchy: HierNone,
+	// One allocation for the record and the writer.
+	x := &struct {
+		rec Record
+		cw  countingWriter
+	}{
+		rec: Record{
+			Time:      start,
+			Client:    clientIP(r.RemoteAddr),
+			Method:    r.Method,
+			URL:       r.RequestURI,
+			Hierarchy: HierNone,
+		},
+		cw: countingWriter{ResponseWriter: w},
 	}
+	rec, cw := &x.rec, &x.cw
 	if rec.URL == "" && r.URL != nil {
 		rec.URL = r.URL.String()
 	}
-	cw := &countingWriter{ResponseWriter: w}
 	aborted := p.serve(cw, r, rec)
 	rec.Elapsed = p.now().Sub(start)
 	rec.Status, rec.Bytes = cw.status, cw.bytes
@@ -219,9 +236,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveHit returns the stored response that r selects, if any, and
 // answers r from it when it is usable (a hit), filling rec.
-func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc CacheControl, rec *Record) (entry *Entry, hit bool) {
-	if e, ok := p.store.Get(key); ok && e.MatchesVary(r.Header) {
-		entry = e
+func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc CacheControl, rec *Record) (entry *storedEntry, hit bool) {
+	if s, ok := p.getStored(key); ok && s.matchesVary(r.Header) {
+		entry = s
 	}
 	now := p.now()
 	if entry == nil || !usable(entry, qcc, now) {
@@ -249,10 +266,11 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	}
 	cacheable := r.Method == http.MethodGet || r.Method == http.MethodHead
 	var (
-		key   string
-		qcc   CacheControl
-		entry *Entry // the stored response selected for r, if any
-		err   error
+		key    string
+		qcc    CacheControl
+		stored *storedEntry // the stored response selected for r, if any
+		entry  *Entry       // its entry
+		err    error
 	)
 	if cacheable {
 		if key, err = RequestKey(r); err != nil {
@@ -263,8 +281,11 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		rec.Key = key
 		qcc = ParseCacheControl(r.Header)
 		var hit bool
-		if entry, hit = p.serveHit(w, r, key, qcc, rec); hit {
+		if stored, hit = p.serveHit(w, r, key, qcc, rec); hit {
 			return false
+		}
+		if stored != nil {
+			entry = stored.Entry
 		}
 		if qcc.Has("only-if-cached") {
 			rec.Code = CodeMiss
@@ -330,7 +351,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		p.log.Info("cache: forwarding failed", "url", rec.URL, "err", err)
 		if entry != nil && staleIfError(entry, qcc, p.now()) {
 			rec.Code = CodeRefreshFailOld
-			p.serveEntry(w, r, entry, p.now(), "STALE")
+			p.serveEntry(w, r, stored, p.now(), "STALE")
 			return false
 		}
 		p.fail(w, status, "cache: forwarding failed")
@@ -346,7 +367,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	if sc := resp.StatusCode; cacheable && (sc == 500 || sc == 502 || sc == 503 || sc == 504) &&
 		entry != nil && staleIfError(entry, qcc, responseTime) {
 		rec.Code = CodeRefreshFailOld
-		p.serveEntry(w, r, entry, responseTime, "STALE")
+		p.serveEntry(w, r, stored, responseTime, "STALE")
 		return false
 	}
 
@@ -364,7 +385,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			rec.Code = CodeRefreshUnmodified
 			// The cookies the origin set in its 304 are this client's.
 			setClientState(w.Header(), resp.Header)
-			p.serveEntry(w, r, fresh, responseTime, "REFRESH_HIT")
+			p.serveEntry(w, r, newStored(fresh), responseTime, "REFRESH_HIT")
 			return false
 		}
 		rec.Code = CodeRefreshModified
@@ -462,26 +483,36 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, k
 // serveEntry writes a stored response (RFC 9111 §4), with Age (§5.1),
 // Via and X-Cache, or a 304 when the client's conditional request finds
 // its copy current (§4.3.2), which it reports.
-func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now time.Time, xcache string) (notMod bool) {
+//
+// The values of the response's fields are the stored entry's own slices
+// (clipped, so that an Add copies them), and those of Age, Via and
+// X-Cache shared when they can be: a hit copies no value.
+func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntry, now time.Time, xcache string) (notMod bool) {
+	e := s.Entry
 	h := w.Header()
 	if e.Status == http.StatusOK && notModified(r.Header, e.Header) {
 		for _, k := range notModifiedFields {
 			if vs, ok := e.Header[k]; ok {
-				h[k] = append([]string(nil), vs...)
+				h[k] = slices.Clip(vs)
 			}
 		}
 		notMod = true
 	} else {
-		for k, vs := range e.Header {
-			if clientState[k] {
-				continue // another client's cookie (see Storable)
-			}
-			h[k] = append([]string(nil), vs...)
+		for _, f := range s.header {
+			h[f.name] = f.values
 		}
 	}
-	h.Set("Age", formatSeconds(e.Age(now)))
-	addVia(h, 1, 1, p.via)
-	h.Set("X-Cache", xcache+" from "+p.via)
+	h["Age"] = s.ageValues(now)
+	if _, ok := h["Via"]; ok {
+		addVia(h, 1, 1, p.via)
+	} else {
+		h["Via"] = p.viaHit
+	}
+	if xcache == "HIT" {
+		h["X-Cache"] = p.xcacheHit
+	} else {
+		h["X-Cache"] = []string{xcache + " from " + p.via}
+	}
 	if notMod {
 		w.WriteHeader(http.StatusNotModified)
 		return true
@@ -492,7 +523,7 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, e *Entry, now
 	if e.Status == http.StatusNoContent || e.Status == http.StatusNotModified {
 		h.Del("Content-Length")
 	} else {
-		h.Set("Content-Length", strconv.Itoa(len(e.Body)))
+		h["Content-Length"] = s.contentLength
 	}
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {

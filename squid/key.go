@@ -68,14 +68,55 @@ func CanonicalURL(raw string) (string, error) {
 	if host == "" {
 		return "", fmt.Errorf("squid: %q has no host", raw)
 	}
-	if _, err := url.Parse(scheme + "://" + host); err != nil {
-		return "", fmt.Errorf("squid: bad host in %q: %w", raw, err)
+	if !plainHost(scheme, host) {
+		if _, err := url.Parse(scheme + "://" + host); err != nil {
+			return "", fmt.Errorf("squid: bad host in %q: %w", raw, err)
+		}
 	}
 	host = strings.ToLower(host)
 	if port != "" && port != defaultPorts[scheme] {
+		if isConcat(raw, scheme, "://", userinfo, host, ":", port, path) {
+			return raw, nil // already canonical: no copy
+		}
 		host += ":" + port
+	} else if isConcat(raw, scheme, "://", userinfo, host, path) {
+		return raw, nil
 	}
 	return scheme + "://" + userinfo + host + path, nil
+}
+
+// plainHost reports whether url.Parse accepts scheme://host without
+// looking: a scheme of a letter then letters, digits, "+", "-" or ".",
+// and a host of letters, digits, ".", "-", "_" and "~" only (unreserved
+// characters, RFC 3986 §2.3), the common case that is then not parsed.
+func plainHost(scheme, host string) bool {
+	if scheme == "" || host == "" {
+		return false
+	}
+	for i := 0; i < len(scheme); i++ {
+		c := scheme[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// isConcat reports whether s is the concatenation of parts.
+func isConcat(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.HasPrefix(s, p) {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
 }
 
 // splitHostPort splits "host:port", keeping IPv6 brackets on the host.
