@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/hashing"
@@ -66,7 +67,7 @@ func buildBudget(e *env, fs *flag.FlagSet, o budgetOptions, seed uint64, inputs 
 				e.warnf("%s: the memory cap binds (m ≤ %d bits); --max-bpk or --max-m above it would lower the rate to %s",
 					outputName(out), res.CapBits, rate(res.Uncapped.FalsePositive))
 			}
-			return e.writeFilter(out, frameBytes(b))
+			return e.writeFilter(out, anyfile.Frame(b))
 		}
 		if try == 2 {
 			return fmt.Errorf("build: %s: the filter came to %d bytes, over the budget of %d", outputName(out), len(b), limit)

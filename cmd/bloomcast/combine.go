@@ -127,15 +127,7 @@ func runFold(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := lf.foldable(); err != nil {
-		return fileErr(args[0], err)
-	}
-	if to == 0 {
-		err = lf.filter.Fold()
-	} else {
-		err = lf.filter.FoldTo(uint64(to))
-	}
-	if err != nil {
+	if err := lf.Fold(uint64(to)); err != nil {
 		if errors.Is(err, bloom.ErrFold) {
 			err = fmt.Errorf("%w; \"bloomcast build --folds F\" makes filters that halve F times", err)
 		}

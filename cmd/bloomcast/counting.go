@@ -181,7 +181,7 @@ func runRemove(e *env, args []string) error {
 	if lf.other != nil {
 		return e.removeFromDeletion(lf, keys)
 	}
-	cf := lf.counting
+	cf := lf.Counting
 	if cf == nil {
 		return fileErr(lf.path, fmt.Errorf("holds %s, which cannot remove keys; build a counting filter (--counting)", lf.kind()))
 	}
@@ -219,7 +219,7 @@ func runCount(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cf := lf.counting
+	cf := lf.Counting
 	if cf == nil {
 		return fileErr(lf.path, errors.New("holds a Bloom filter, which does not count; build it with --counting"))
 	}

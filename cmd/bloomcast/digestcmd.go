@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 )
@@ -88,10 +89,10 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if err != nil {
 		return err
 	}
-	if lf.squid != nil {
+	if lf.Squid != nil {
 		return fileErr(args[0], errors.New("a Squid cache digest: compress and decompress read bloomcast filters"))
 	}
-	d := lf.digest()
+	d := lf.Digest()
 	if flagSet(fs, "seq") {
 		d.Sequence = uint64(seq)
 	}
@@ -103,7 +104,7 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 		if codec == digest.Raw {
 			return usagef("--piece-size codes pieces with arith or fast, not raw")
 		}
-		if lf.counting != nil {
+		if lf.Counting != nil {
 			return fileErr(args[0], errors.New("a counting filter: only Bloom filters are coded in pieces (--piece-size)"))
 		}
 		b, err = digest.EncodePieces(d, codec, int(pieceSize))
@@ -113,15 +114,7 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if err != nil {
 		return fileErr(args[0], err)
 	}
-	return e.writeFilter(out, frameBytes(b))
-}
-
-// frameBytes writes an encoded frame as it is.
-type frameBytes []byte
-
-func (b frameBytes) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(b)
-	return int64(n), err
+	return e.writeFilter(out, anyfile.Frame(b))
 }
 
 var diffCommand = &command{
@@ -165,10 +158,10 @@ func runDiff(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if lf.squid != nil {
+		if lf.Squid != nil {
 			return fileErr(path, errors.New("a Squid cache digest: diff reads bloomcast filters"))
 		}
-		files[i] = lf.digest()
+		files[i] = lf.Digest()
 	}
 	base, next := files[0], files[1]
 	if next.Sequence <= base.Sequence {
@@ -178,7 +171,7 @@ func runDiff(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s and %s: %w", displayName(args[0]), displayName(args[1]), err)
 	}
-	return e.writeFilter(out, frameBytes(b))
+	return e.writeFilter(out, anyfile.Frame(b))
 }
 
 var patchCommand = &command{
@@ -223,22 +216,22 @@ func runPatch(e *env, args []string) error {
 		return err
 	}
 	if codecName == "" {
-		codec = base.codec()
+		codec = base.Codec()
 	}
-	if base.squid != nil {
+	if base.Squid != nil {
 		return fileErr(args[0], errors.New("a Squid cache digest: patch applies bloomcast deltas"))
 	}
 	delta, lim, err := e.readAll(args[1])
 	if err != nil {
 		return err
 	}
-	next, err := digest.Patch(base.digest(), delta, lim)
+	next, err := digest.Patch(base.Digest(), delta, lim)
 	if err != nil {
 		return fileErr(args[1], err)
 	}
-	w, err := base.encodeAs(next, codec)
+	w, err := base.EncodeDigest(next, codec)
 	if err != nil {
-		return err
+		return fileErr(args[0], err)
 	}
 	return e.writeFilter(out, w)
 }

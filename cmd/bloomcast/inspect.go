@@ -128,13 +128,13 @@ func runInspect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if lf.delta != nil {
+	if lf.Delta != nil {
 		return inspectDelta(e, args[0], lf, asJSON)
 	}
 	if lf.other != nil {
 		return inspectStructure(e, args[0], lf, asJSON)
 	}
-	f, h := lf.filter, lf.header
+	f, h := lf.Bloom, lf.Header
 	r := inspectReport{
 		File:                       args[0],
 		FormatVersion:              h.Version,
@@ -149,9 +149,9 @@ func runInspect(e *env, args []string) error {
 		K:                          f.K(),
 		BlockBits:                  f.BlockBits(),
 		SizeBytes:                  f.SizeBytes(),
-		EncodedBytes:               lf.size,
-		PayloadBytes:               lf.payloadBytes(),
-		EntropyBytes:               lf.entropyBits / 8,
+		EncodedBytes:               lf.Size,
+		PayloadBytes:               lf.PayloadBytes(),
+		EntropyBytes:               lf.EntropyBits / 8,
 		Count:                      f.Count(),
 		CountEstimated:             f.CountEstimated(),
 		Saturated:                  f.Saturated(),
@@ -161,16 +161,16 @@ func runInspect(e *env, args []string) error {
 		FalsePositiveRate:          f.FalsePositiveRate(),
 		PredictedFalsePositiveRate: f.Shape().FalsePositive(f.Count()),
 	}
-	if lf.foldable() == nil {
+	if lf.Foldable() == nil {
 		r.Folds = f.Folds()
 	}
-	if cf := lf.counting; cf != nil {
+	if cf := lf.Counting; cf != nil {
 		r.SizeBytes = cf.SizeBytes()
 		r.Count = cf.Len()
 		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(cf.Len())
 		r.Counting = inspectCounting(cf)
 	}
-	if d := lf.squid; d != nil {
+	if d := lf.Squid; d != nil {
 		r.Type, r.Codec, r.Count = "squid cache digest", "raw", uint64(d.Header.Count)
 		r.PayloadBytes, r.EntropyBytes = int64(d.Header.MaskSize), float64(f.M())*entropy.Entropy(f.FillRatio())/8
 		r.PredictedFalsePositiveRate = f.Shape().FalsePositive(r.Count)

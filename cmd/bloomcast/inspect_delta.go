@@ -28,13 +28,13 @@ type deltaReport struct {
 }
 
 func inspectDelta(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	d := lf.delta
+	d := lf.Delta
 	r := deltaReport{
-		File: path, FormatVersion: lf.header.Version, Type: envelope.TypeDelta.String(),
+		File: path, FormatVersion: lf.Header.Version, Type: envelope.TypeDelta.String(),
 		Target: d.Target.String(), Codec: d.Codec.String(), Sequence: d.Sequence,
 		BaseSequence: d.BaseSequence, BaseChecksum: fmt.Sprintf("%08x", d.BaseChecksum),
-		Seed: lf.header.Seed, HashSchemeID: lf.header.Scheme, Bits: d.Bits, ChangedBits: d.Changed(),
-		EncodedBytes: lf.size, PayloadBytes: d.PayloadBytes, EntropyBytes: d.EntropyBits() / 8,
+		Seed: lf.Header.Seed, HashSchemeID: lf.Header.Scheme, Bits: d.Bits, ChangedBits: d.Changed(),
+		EncodedBytes: lf.Size, PayloadBytes: d.PayloadBytes, EntropyBytes: d.EntropyBits() / 8,
 	}
 	r.EntropyRatio = entropyRatio(int64(r.PayloadBytes), r.EntropyBytes)
 	if asJSON {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/inplace"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -194,11 +195,16 @@ func (f *fileError) Error() string { return displayName(f.path) + ": " + f.err.E
 func (f *fileError) Unwrap() error { return f.err }
 
 // fileErr attributes err to the file at path. An *fs.PathError already
-// names the file, so only its cause is kept.
+// names the file, so only its cause is kept; so is an *anyfile.Error's,
+// a problem with the file that the file's name now introduces.
 func fileErr(path string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
+	}
+	var ae *anyfile.Error
+	if errors.As(err, &ae) {
+		err = ae.Err
 	}
 	return &fileError{path: path, err: err}
 }

@@ -9,7 +9,7 @@ type piecesReport struct {
 }
 
 func inspectPieces(lf *loadedFilter) *piecesReport {
-	v := lf.view
+	v := lf.View
 	if v == nil {
 		return nil
 	}

@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
@@ -29,35 +27,6 @@ type structure struct {
 	summary  mht.Summary
 }
 
-// openStructure decodes a frame of any type but bloom, counting and
-// delta.
-func openStructure(h envelope.Header, payload []byte) (*structure, error) {
-	s := &structure{}
-	var err error
-	switch h.Type {
-	case envelope.TypeDeletion:
-		s.deletion, err = counting.DeletionFromFrame(h, payload)
-	case envelope.TypeFPSet:
-		if len(h.Params) > 0 && h.Params[0] == 2 {
-			s.rice, err = fpset.CompressedFromFrame(h, payload)
-		} else {
-			s.sorted, err = fpset.FromFrame(h, payload)
-		}
-	case envelope.TypeBloomier:
-		s.bloomier, err = bloomier.FromFrame(h, payload)
-	case envelope.TypeMHT:
-		s.table, err = mht.FromFrame(h, payload)
-	case envelope.TypeMHTInterp, envelope.TypeMHTFilter, envelope.TypeMHTMBF:
-		s.summary, err = mht.SummaryFromFrame(h, payload)
-	default:
-		err = fmt.Errorf("holds a structure of %v, which this bloomcast does not know", h.Type)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // kind names what s holds, for messages.
 func (s *structure) kind() string {
 	switch {
@@ -71,55 +40,6 @@ func (s *structure) kind() string {
 		return "a multilevel hash table"
 	}
 	return "a multilevel-hash-table summary"
-}
-
-// contains answers query: is key (probably) in the set? A deletion
-// filter: in the added filter and not in the removed one; a Bloomier
-// filter or a table: the key has a value; a summary: it names a
-// sub-table for the key, hashed with seed 0 as summary frames are.
-func (s *structure) contains(key []byte) bool {
-	switch {
-	case s.deletion != nil:
-		return s.deletion.Contains(key)
-	case s.sorted != nil:
-		return s.sorted.Contains(key)
-	case s.rice != nil:
-		return s.rice.Contains(key)
-	case s.bloomier != nil:
-		_, ok := s.bloomier.Get(key)
-		return ok
-	case s.table != nil:
-		_, ok := s.table.Get(s.table.Hash(key))
-		return ok
-	}
-	return s.summary.Type(hashing.SumSeed(key, 0)) > 0
-}
-
-// writer returns what writing s back writes; only a deletion filter is
-// ever changed in place.
-func (s *structure) writer() (io.WriterTo, error) {
-	if s.deletion == nil {
-		return nil, fmt.Errorf("%s is not changed by bloomcast", s.kind())
-	}
-	return s.deletion, nil
-}
-
-// openAny reads the file at path as open does, and refuses a delta
-// digest: query and inspect take every structure.
-func (e *env) openAny(path string) (*loadedFilter, error) { return e.openAnyWith(path, false) }
-
-// openAnyWith is openAny, with openWith's lazyPieces.
-func (e *env) openAnyWith(path string, lazyPieces bool) (*loadedFilter, error) {
-	lf, err := e.openWith(path, lazyPieces)
-	if err == nil && lf.delta != nil {
-		d := lf.delta
-		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
-			d.BaseSequence, d.Sequence))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return lf, nil
 }
 
 // refuseStructure is openFilter's answer to a structure that is not a
@@ -251,11 +171,11 @@ type summaryReport struct {
 
 // inspectStructure is inspect for a structure.
 func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	h, s := lf.header, lf.other
+	h, s := lf.Header, lf.other
 	r := structureReport{
 		File: path, FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
 		Sequence: h.Sequence, HashScheme: schemeName(h.Scheme), Seed: h.Seed,
-		EncodedBytes: lf.size, PayloadBytes: lf.payloadBytes(),
+		EncodedBytes: lf.Size, PayloadBytes: lf.PayloadBytes(),
 	}
 	switch {
 	case s.deletion != nil:

@@ -1,0 +1,461 @@
+// Package anyfile reads any file bloomcast writes and says what it holds:
+// a Bloom filter, a counting filter, a Squid Cache Digest, a delta digest,
+// a deletion filter, a fingerprint set, a Bloomier filter, a multilevel
+// hash table or one of its summaries. Bloomcast files are framed by
+// package envelope, whose header names the structure; a Squid digest is
+// recognised by its own header. Raw, compressed and piecewise-coded
+// digests are all read (package digest).
+//
+// A File answers membership queries for every kind, takes keys where the
+// kind can, and is written back as the kind, codec and sequence it was
+// read with, so a file never silently turns into another kind. Update
+// does that in place: under an exclusive lock, keeping the file's mode,
+// owner and group, or refusing and leaving the file as it was (package
+// inplace). Union, Intersect and Fold combine files of one kind.
+//
+// The input is untrusted: the envelope checks every length before
+// allocating, and a regular file's payload limit is raised to the file's
+// own size only (a frame cannot hold more than the bytes present).
+package anyfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/squid"
+)
+
+// An Error is a problem anyfile found with a file's content or with
+// what is asked of it; Err says what. Errors of the packages below
+// (envelope, digest, bloom, …) are returned as they are. The zero value
+// prints as "anyfile: <nil>".
+type Error struct {
+	Err error
+}
+
+func (e *Error) Error() string { return "anyfile: " + fmt.Sprint(e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(format string, a ...any) error { return &Error{fmt.Errorf(format, a...)} }
+
+// Errors of reading, wrapped in an *Error.
+var (
+	ErrEmpty    = errors.New("empty input, not a bloomcast filter")
+	ErrMagic    = errors.New("not a bloomcast filter or a Squid cache digest (bad magic)")
+	ErrTrailing = errors.New("unexpected bytes after the filter")
+)
+
+// A Kind is what a File holds. The zero value names no kind: a File
+// that holds nothing.
+type Kind int
+
+// The kinds of File.
+const (
+	Bloom      Kind = iota + 1 // a Bloom filter
+	Counting                   // a counting filter
+	Squid                      // a Squid Cache Digest
+	Delta                      // a delta digest
+	Deletion                   // a deletion filter
+	FPSet                      // a fingerprint set, sorted or Rice-coded
+	Bloomier                   // a Bloomier filter
+	MHT                        // a multilevel hash table
+	MHTSummary                 // a summary of a multilevel hash table
+)
+
+var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
+	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
+	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary"}
+
+// String names the kind: "Bloom filter", "Squid cache digest", ….
+func (k Kind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// A File is what a bloomcast file (or a Squid digest) holds, with what
+// its frame said. Exactly one of the structure fields is set, as Kind
+// says, except that Bloom is also set for a counting filter (a copy of
+// its bit view as read) and for a Squid digest (its mask), so that what reads
+// Bloom filters reads those too. Read makes Files; the zero value holds
+// nothing (Kind 0) and its methods return errors.
+type File struct {
+	// Header is the frame's header; for a Squid digest, only its
+	// version and hashing scheme (hashing.SquidMD5).
+	Header envelope.Header
+	// Size is the bytes of the encoding.
+	Size int64
+
+	Bloom     *bloom.Filter
+	Counting  *counting.Filter
+	Squid     *squid.Digest
+	Delta     *digest.Delta
+	Deletion  *counting.DeletionFilter
+	FPSet     *fpset.Sorted     // a fingerprint set in its sorted form
+	FPSetRice *fpset.Compressed // a fingerprint set, Golomb–Rice coded
+	Bloomier  *bloomier.Filter
+	Table     *mht.Table
+	Summary   mht.Summary
+
+	// View is set for a Bloom filter coded in pieces (codec 3); with
+	// Options.LazyPieces Bloom is then nil, and Contains decodes only
+	// the pieces a key's probes fall in.
+	View *digest.View
+	// EntropyBits is the structure's m·H(p̂) (for counters their
+	// order-0 entropy): what no coder of the model beats. Set for Bloom
+	// and counting filters read whole.
+	EntropyBits float64
+}
+
+// Options says how to read a file. The zero value reads every kind
+// within the envelope's default limits.
+type Options struct {
+	// Limits bounds the payload; ReadFile raises it to the size of a
+	// larger regular file.
+	Limits envelope.Limits
+	// LazyPieces keeps a Bloom filter coded in pieces as a digest.View
+	// (File.View), decoding pieces only as queries need them.
+	LazyPieces bool
+}
+
+// Read reads one file's content from r: a bloomcast frame of any type,
+// or a Squid Cache Digest (even one too full for Squid to use). Nothing
+// may follow it.
+func Read(r io.Reader, opt Options) (*File, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(squid.HeaderSize); !envelope.Sniff(head) && squid.Sniff(head) {
+		return readSquid(br, opt.Limits)
+	}
+	switch magic, _ := br.Peek(len(envelope.Magic)); {
+	case len(magic) == 0:
+		return nil, &Error{ErrEmpty}
+	case !strings.HasPrefix(envelope.Magic, string(magic)):
+		return nil, &Error{ErrMagic}
+	}
+	h, payload, n, err := envelope.Read(br, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := expectEOF(br); err != nil {
+		return nil, err
+	}
+	f := &File{Header: h, Size: n}
+	if err := f.decode(payload, opt); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile reads the file at path as Read does, with the payload limit
+// raised to the file's size if it is a larger regular file.
+func ReadFile(path string, opt Options) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	// Read only: everything read was checked, so closing changes nothing.
+	defer func() { _ = fh.Close() }()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, errorf("%s is a directory", path)
+	}
+	return Read(fh, RaiseLimit(opt, fi))
+}
+
+// RaiseLimit returns opt with its payload limit raised to the size of
+// fi, if fi describes a regular file larger than the limit.
+func RaiseLimit(opt Options, fi os.FileInfo) Options {
+	if fi != nil && fi.Mode().IsRegular() {
+		opt.Limits.MaxPayload = max(uint64(fi.Size()), opt.Limits.Payload())
+	}
+	return opt
+}
+
+// decode decodes the frame's payload into f.
+func (f *File) decode(payload []byte, opt Options) error {
+	h, lim := f.Header, opt.Limits
+	var err error
+	switch h.Type {
+	case envelope.TypeBloom, envelope.TypeCounting:
+		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
+			if f.View, err = digest.NewView(h, payload, lim, 0); err != nil || opt.LazyPieces {
+				return err
+			}
+		}
+		var d *digest.Digest
+		if d, err = digest.FromFrame(h, payload, lim); err != nil {
+			return err
+		}
+		f.Bloom, f.Counting, f.EntropyBits = d.Bloom, d.Counting, d.EntropyBits()
+		if d.Counting != nil {
+			f.Bloom = d.Counting.BitView().Clone()
+		}
+	case envelope.TypeDelta:
+		f.Delta, err = digest.DeltaFromFrame(h, payload, lim)
+	case envelope.TypeDeletion:
+		f.Deletion, err = counting.DeletionFromFrame(h, payload)
+	case envelope.TypeFPSet:
+		if len(h.Params) > 0 && h.Params[0] == 2 {
+			f.FPSetRice, err = fpset.CompressedFromFrame(h, payload)
+		} else {
+			f.FPSet, err = fpset.FromFrame(h, payload)
+		}
+	case envelope.TypeBloomier:
+		f.Bloomier, err = bloomier.FromFrame(h, payload)
+	case envelope.TypeMHT:
+		f.Table, err = mht.FromFrame(h, payload)
+	case envelope.TypeMHTInterp, envelope.TypeMHTFilter, envelope.TypeMHTMBF:
+		f.Summary, err = mht.SummaryFromFrame(h, payload)
+	default:
+		err = errorf("holds a structure of %v, which this bloomcast does not know", h.Type)
+	}
+	return err
+}
+
+// readSquid reads a Squid Cache Digest body (what a Squid serves at
+// /squid-internal-periodic/store_digest).
+func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
+	d, err := squid.Read(br, squid.Limits{MaxMask: uint32(min(lim.Payload(), 1<<31-1)), AllowFull: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := expectEOF(br); err != nil {
+		return nil, err
+	}
+	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
+	return &File{Header: h, Size: int64(d.EncodedSize()), Bloom: d.Filter, Squid: d}, nil
+}
+
+// expectEOF fails if anything follows the structure just read.
+func expectEOF(br *bufio.Reader) error {
+	switch _, err := br.ReadByte(); {
+	case err == nil:
+		return &Error{ErrTrailing}
+	case err != io.EOF:
+		return err
+	}
+	return nil
+}
+
+// Kind says what f holds; 0 for a File that holds nothing.
+func (f *File) Kind() Kind {
+	switch {
+	case f == nil:
+		return 0
+	case f.Squid != nil:
+		return Squid
+	case f.Counting != nil:
+		return Counting
+	case f.Bloom != nil, f.View != nil:
+		return Bloom
+	case f.Delta != nil:
+		return Delta
+	case f.Deletion != nil:
+		return Deletion
+	case f.FPSet != nil, f.FPSetRice != nil:
+		return FPSet
+	case f.Bloomier != nil:
+		return Bloomier
+	case f.Table != nil:
+		return MHT
+	case f.Summary != nil:
+		return MHTSummary
+	}
+	return 0
+}
+
+// errEmptyFile is the error of a File that holds nothing.
+var errEmptyFile = errorf("the File holds nothing (not made by Read)")
+
+// Contains asks f about key. A Bloom or counting filter: is it maybe in
+// the set; a Squid digest holds store keys, so there the key is a URL
+// requested with GET (canonicalised as Squid does; a key that is not an
+// absolute URL is hashed as given, and so is absent from any digest a
+// Squid made); a deletion filter: in the added filter and not the
+// removed one; a fingerprint set: its fingerprint is there; a Bloomier
+// filter or a table: the key has a value; a summary: it names a
+// sub-table for the key, hashed with seed 0 as summary frames are. An
+// error is a piece of a View that did not decode, or a delta digest,
+// which answers nothing.
+func (f *File) Contains(key []byte) (bool, error) {
+	switch f.Kind() {
+	case Squid:
+		u, err := squid.CanonicalURL(string(key))
+		if err != nil {
+			u = string(key)
+		}
+		return f.Squid.ContainsKey(squid.StoreKeyCanonical(squid.GET, u)), nil
+	case Bloom, Counting:
+		if f.Bloom == nil {
+			return f.View.Contains(key)
+		}
+		return f.Bloom.Contains(key), nil
+	case Deletion:
+		return f.Deletion.Contains(key), nil
+	case FPSet:
+		if f.FPSet != nil {
+			return f.FPSet.Contains(key), nil
+		}
+		return f.FPSetRice.Contains(key), nil
+	case Bloomier:
+		_, ok := f.Bloomier.Get(key)
+		return ok, nil
+	case MHT:
+		_, ok := f.Table.Get(f.Table.Hash(key))
+		return ok, nil
+	case MHTSummary:
+		return f.Summary.Type(hashing.SumSeed(key, 0)) > 0, nil
+	case Delta:
+		return false, errorf("a delta digest answers no queries: apply it to its base")
+	}
+	return false, errEmptyFile
+}
+
+// Add adds key: to a Bloom or counting filter (not to the copy of a
+// counting filter's bit view in f.Bloom, which stays as read), to a deletion filter's added keys, or for a Squid
+// digest the store key of the URL requested with GET (canonicalised as
+// Squid does; a key that is not an absolute URL is an error). The other
+// kinds take no keys. A Bloom filter read lazily in pieces is decoded
+// first.
+func (f *File) Add(key []byte) error {
+	switch f.Kind() {
+	case Squid:
+		if err := f.Squid.Add(squid.GET, string(key)); err != nil {
+			return fmt.Errorf("key %q: %w (a Squid digest holds URLs)", key, err)
+		}
+	case Counting:
+		f.Counting.Add(key)
+	case Bloom:
+		if err := f.decodeView(); err != nil {
+			return err
+		}
+		f.Bloom.Add(key)
+	case Deletion:
+		f.Deletion.Add(key)
+	default:
+		return errorf("%s takes no keys", article(f.Kind()))
+	}
+	return nil
+}
+
+// decodeView decodes a lazily read piecewise digest whole.
+func (f *File) decodeView() error {
+	if f.Bloom != nil || f.View == nil {
+		return nil
+	}
+	b, err := f.View.Filter()
+	f.Bloom = b
+	return err
+}
+
+// article is "a " and the kind's name.
+func article(k Kind) string { return "a " + k.String() }
+
+// Codec is the codec f was read with, as a digest.Codec: for a digest
+// coded in pieces, the codec of its pieces; Raw for anything else that
+// is not compressed.
+func (f *File) Codec() digest.Codec {
+	if f == nil {
+		return digest.Raw
+	}
+	if f.View != nil {
+		return f.View.Codec()
+	}
+	switch f.Header.Codec {
+	case envelope.CodecArith:
+		return digest.Arith
+	case envelope.CodecFast:
+		return digest.Fast
+	}
+	return digest.Raw
+}
+
+// Digest returns a Bloom or counting filter as a digest.Digest, with the
+// sequence and codec it was read with; nil for the other kinds.
+func (f *File) Digest() *digest.Digest {
+	switch f.Kind() {
+	case Counting:
+		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Counting: f.Counting}
+	case Bloom:
+		if f.decodeView() != nil {
+			return nil
+		}
+		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Bloom: f.Bloom}
+	}
+	return nil
+}
+
+// PayloadBytes is the size of the frame's payload: the encoding less the
+// frame's header, parameters and checksum.
+func (f *File) PayloadBytes() int64 {
+	if f == nil {
+		return 0
+	}
+	return f.Size - int64(envelope.HeaderSize+len(f.Header.Params)+envelope.TrailerSize)
+}
+
+// Frame is an encoded frame (or Squid digest body), written as it is.
+// The zero value is an empty frame, which writes nothing.
+type Frame []byte
+
+// WriteTo writes b to w.
+func (b Frame) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// Encoding returns what writing f back with codec writes: a Squid
+// digest body, a deletion filter's frame, or a Bloom or counting
+// filter's digest with f's sequence coded by codec (in pieces of f's
+// size when f was read in pieces and codec is theirs). The other kinds
+// are not written back.
+func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
+	switch f.Kind() {
+	case Squid:
+		return f.Squid, nil
+	case Deletion:
+		return f.Deletion, nil
+	case Bloom, Counting:
+		d := f.Digest()
+		if d == nil {
+			return nil, f.decodeView()
+		}
+		return f.EncodeDigest(d, codec)
+	}
+	return nil, errorf("%s is not written back", article(f.Kind()))
+}
+
+// EncodeDigest encodes d, a digest of f's kind (a new version of f's
+// filter, say), with codec: in pieces of f's size when f was read in
+// pieces and codec is theirs, else as one stream.
+func (f *File) EncodeDigest(d *digest.Digest, codec digest.Codec) (Frame, error) {
+	if f != nil && f.View != nil && codec == f.Codec() {
+		return digest.EncodePieces(d, codec, f.View.PieceBytes())
+	}
+	return digest.Encode(d, codec)
+}
+
+// WriteTo writes f as the kind, codec and sequence it was read with.
+func (f *File) WriteTo(w io.Writer) (int64, error) {
+	e, err := f.Encoding(f.Codec())
+	if err != nil {
+		return 0, err
+	}
+	return e.WriteTo(w)
+}

@@ -1,0 +1,86 @@
+package anyfile
+
+import (
+	"errors"
+	"math"
+)
+
+// Union makes f the union of f and g, two files of one kind: a key in
+// either is in f. Bloom filters and Squid digests of one shape OR their
+// bits; a Squid digest's header keeps f's capacity and sizes, sums the
+// deletions and takes the count estimated from the bits. Counting
+// filters are merged: their counters summed. f keeps its codec and
+// sequence.
+func (f *File) Union(g *File) error { return f.combine(g, false) }
+
+// Intersect makes f the intersection of f and g, two Bloom filters or
+// Squid digests of one shape: a key in both is in f. Counting filters
+// have no intersection.
+func (f *File) Intersect(g *File) error { return f.combine(g, true) }
+
+// ErrKinds is the error of combining files of two kinds.
+var ErrKinds = errors.New("only filters of one kind combine")
+
+func (f *File) combine(g *File, intersect bool) error {
+	k := f.Kind()
+	switch {
+	case k != g.Kind():
+		return &Error{ErrKinds}
+	case k == Counting && intersect:
+		return errorf("counting filters have no intersection here (the smaller of two counters is not a count of the keys in both)")
+	case k == Counting:
+		return f.Counting.Merge(g.Counting)
+	case k != Bloom && k != Squid:
+		return errorf("%s does not combine", article(k))
+	}
+	if err := f.decodeView(); err != nil {
+		return err
+	}
+	if err := g.decodeView(); err != nil {
+		return err
+	}
+	if err := f.Bloom.Compatible(g.Bloom); err != nil {
+		return err
+	}
+	op := f.Bloom.Union
+	if intersect {
+		op = f.Bloom.Intersect
+	}
+	if err := op(g.Bloom); err != nil {
+		return err
+	}
+	if d := f.Squid; d != nil {
+		d.Header.DelCount = uint32(min(uint64(d.Header.DelCount)+uint64(g.Squid.Header.DelCount), math.MaxInt32))
+		d.Header.Count = uint32(min(math.Round(f.Bloom.EstimateCount()), math.MaxInt32))
+	}
+	return nil
+}
+
+// Foldable says why f cannot be folded without changing kind, or nil
+// for a Bloom filter (which may still not halve: bloom.Filter.Folds).
+func (f *File) Foldable() error {
+	switch f.Kind() {
+	case Bloom:
+		return nil
+	case Squid:
+		return errorf("a Squid cache digest cannot be folded: Squid takes its bit positions modulo the mask size, so halving the mask moves them")
+	case Counting:
+		return errorf("a counting filter cannot be folded (its counters would have to be summed in pairs, and a key's count would mix with others')")
+	}
+	return errorf("%s cannot be folded", article(f.Kind()))
+}
+
+// Fold halves f's Bloom filter once (bloom.Filter.Fold), or with toBits
+// above 0 until it has at most toBits bits (bloom.Filter.FoldTo).
+func (f *File) Fold(toBits uint64) error {
+	if err := f.Foldable(); err != nil {
+		return err
+	}
+	if err := f.decodeView(); err != nil {
+		return err
+	}
+	if toBits == 0 {
+		return f.Bloom.Fold()
+	}
+	return f.Bloom.FoldTo(toBits)
+}
