@@ -33,6 +33,9 @@ const (
 )
 
 // Record is one line of the access log: one client request.
+//
+// The zero value is an empty record; the access log writes its empty fields
+// as "-" where the fields say so.
 type Record struct {
 	Time        time.Time     // when the request arrived
 	Elapsed     time.Duration // time to answer it
@@ -115,6 +118,9 @@ func appendField(dst []byte, s string) []byte {
 // AccessLog writes Records to an io.Writer, one line each, in Squid's
 // native format. It is safe for concurrent use; each record is written
 // with a single Write.
+//
+// The zero AccessLog is not usable: it has no writer; make one with
+// NewAccessLog.
 type AccessLog struct {
 	mu  sync.Mutex
 	w   io.Writer

@@ -12,6 +12,9 @@ import (
 // lines (RFC 9111 §5.2): lower-cased directive names mapped to their
 // arguments, unquoted, or "" for a directive without one. When a directive
 // appears more than once the first occurrence is kept (RFC 9111 §4.2.1).
+//
+// The zero value, nil, holds no directive; ParseCacheControl returns it for
+// a message without any.
 type CacheControl map[string]string
 
 // ParseCacheControl parses every Cache-Control field line of h. A request

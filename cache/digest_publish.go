@@ -31,6 +31,9 @@ const (
 )
 
 // PublisherConfig configures a [Publisher].
+//
+// The zero PublisherConfig is not valid: its Filter is a zero
+// counting.Config, which NewPublisher refuses with an error.
 type PublisherConfig struct {
 	// Filter is the shape of the counting filter of the cached keys (N
 	// and P, or M and K; the layout defaults to classic, whose delta per
@@ -73,6 +76,8 @@ type PublisherConfig struct {
 // keeps only the words that changed, from the counting filter's change
 // tracking, and its checksum, so serving a delta costs the changes since
 // its base plus the coding.
+//
+// The zero Publisher is not usable; make one with NewPublisher.
 type Publisher struct {
 	cfg PublisherConfig
 	now func() time.Time
@@ -278,6 +283,7 @@ func (p *Publisher) publishLocked() error {
 }
 
 // Stats describes the publisher's state.
+// The zero value describes a publisher that has published nothing.
 type PublisherStats struct {
 	Sequence    uint64
 	Published   time.Time
@@ -321,6 +327,7 @@ func (p *Publisher) etagLocked() string {
 }
 
 // Response is what the digest endpoint answers for one request.
+// The zero value, with status 0, is no answer.
 type Response struct {
 	Status   int    // 200 or 304
 	Body     []byte // the digest or delta (200 only)

@@ -14,6 +14,8 @@ import (
 )
 
 // SquidDigestConfig configures a [SquidDigest].
+//
+// The zero value is valid: the defaults shown.
 type SquidDigestConfig struct {
 	// Capacity is the number of entries the digest is sized for (Squid
 	// sizes its own from the cache size); 0 means 100 000.
@@ -37,6 +39,8 @@ type SquidDigestConfig struct {
 // between rebuilds. It implements [Observer] and serves the digest as
 // Squid serves /squid-internal-periodic/store_digest. Safe for
 // concurrent use.
+//
+// The zero SquidDigest is not usable; make one with NewSquidDigest.
 type SquidDigest struct {
 	cfg     SquidDigestConfig
 	now     func() time.Time

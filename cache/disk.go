@@ -17,6 +17,8 @@ import (
 )
 
 // DiskConfig configures a [Disk] store.
+// The zero DiskConfig is not valid: OpenDisk reports ErrConfig, as MaxBytes
+// must be positive.
 type DiskConfig struct {
 	Dir      string       // directory of the entry files; created if missing
 	MaxBytes int64        // budget of accounted bytes ([Entry.Size]); must be positive
@@ -38,6 +40,8 @@ type DiskConfig struct {
 // is truncated, corrupt, or not an entry file at all is deleted and
 // logged, whether it is found at open or at a later Get; the store never
 // fails because of one.
+//
+// The zero Disk is not usable; make one with OpenDisk.
 type Disk struct {
 	dir string
 	log *slog.Logger

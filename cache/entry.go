@@ -13,6 +13,8 @@ import (
 //
 // An Entry handed to or returned by a [Store] is shared and must be
 // treated as read-only.
+//
+// The zero value is an entry with no URL and no response.
 type Entry struct {
 	URL          string      // canonical absolute URL; also the cache key (see Key)
 	Status       int         // response status code

@@ -7,6 +7,8 @@ import (
 )
 
 // MemoryConfig configures a [Memory] store.
+// The zero MemoryConfig is not valid: NewMemory reports ErrConfig, as
+// MaxBytes must be positive.
 type MemoryConfig struct {
 	MaxBytes int64    // budget of accounted bytes ([Entry.Size]); must be positive
 	Observer Observer // told of every store and removal; nil for none
@@ -15,6 +17,7 @@ type MemoryConfig struct {
 // Memory is an in-memory Store with least-recently-used eviction under a
 // byte budget. Get, Put and Delete are O(1) (a map and a doubly linked
 // list, most recently used at the front), plus the evictions a Put causes.
+// The zero Memory is not usable; make one with NewMemory.
 type Memory struct {
 	mu    sync.Mutex
 	max   int64

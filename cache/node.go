@@ -121,6 +121,8 @@ type NodeConfig struct {
 // "Summary cache", IEEE/ACM ToN 2000). It also answers ICP and can route
 // by ICP instead, for comparison, and tunnels CONNECT to the ports in
 // NodeConfig.ConnectPorts (HTTPS through the proxy).
+//
+// The zero Node is not usable; make one with NewNode.
 type Node struct {
 	cfg       NodeConfig
 	log       *slog.Logger

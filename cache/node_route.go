@@ -15,6 +15,7 @@ import (
 )
 
 // PeerOutcome is what asking one peer for an object gave.
+// The zero value is PeerHit.
 type PeerOutcome int
 
 // Peer outcomes.
@@ -31,6 +32,8 @@ func (o PeerOutcome) String() string {
 // PeerFetcher asks peers for objects through their proxies, with
 // Cache-Control: only-if-cached so that a peer without the object answers
 // 504 at once instead of fetching it (RFC 9111 section 5.2.1.7).
+//
+// The zero value is ready to use: a 5-second timeout and no OnOutcome.
 type PeerFetcher struct {
 	// Timeout bounds the wait for a peer's response headers; 0 means 5 s.
 	Timeout time.Duration
@@ -110,6 +113,8 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *Forward) (*http.Response, PeerOutcome, 
 // "Summary cache"): it asks, in order, each peer whose digest says the
 // key may be there, and goes to Origin when none has it. A peer that
 // answers 504 was a false hit of its digest; the next is tried.
+//
+// The zero DigestRouter is not usable: set Directory, Peers and Origin.
 type DigestRouter struct {
 	Directory *Directory
 	Peers     *PeerFetcher
@@ -142,6 +147,8 @@ func (r *DigestRouter) Route(f *Forward) (*http.Response, Source, error) {
 // query to every peer with an ICP address and waits up to Timeout for a
 // HIT; the first peer to answer HIT is asked for the object, and if none
 // does (or the object is gone by then) the request goes to Origin.
+//
+// The zero ICPRouter is not usable: set Client, Directory, Peers and Origin.
 type ICPRouter struct {
 	Client    *icp.Client
 	Directory *Directory // the peers; those without an ICP address are skipped

@@ -10,6 +10,8 @@ import (
 // Prometheus metrics count, as plain numbers, so that a program
 // embedding nodes (the simulations of package sim) reads them without
 // scraping /metrics. Counts start at zero when the node is built.
+//
+// The zero value counts nothing.
 type NodeStats struct {
 	// Client requests by outcome (OutcomeLocalHit, ...), and the bytes
 	// sent to clients for each, headers included. PeerHitBytes is thus

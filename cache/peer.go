@@ -22,6 +22,7 @@ import (
 )
 
 // Protocol is how a peer publishes its summary.
+// The zero value is Bloomcast.
 type Protocol int
 
 // Protocols.
@@ -54,6 +55,9 @@ func ParseProtocol(s string) (Protocol, error) {
 const SquidDigestPath = "/squid-internal-periodic/store_digest"
 
 // PeerConfig describes one peer.
+//
+// The zero PeerConfig is not valid: NewDirectory reports ErrConfig, as Proxy
+// is required.
 type PeerConfig struct {
 	// Name identifies the peer in logs, metrics and the access log;
 	// empty means the proxy's host:port.
@@ -70,6 +74,8 @@ type PeerConfig struct {
 }
 
 // DirectoryConfig configures a [Directory].
+//
+// The zero value is valid: a directory of no peers, with the defaults shown.
 type DirectoryConfig struct {
 	Peers []PeerConfig
 	// Client fetches digests; nil means a client with a 10-second
@@ -104,6 +110,8 @@ type DirectoryConfig struct {
 // latest digest, kept current with conditional requests and deltas
 // (Fan et al., "Summary cache"), and answers which peers may hold a key.
 // Safe for concurrent use.
+//
+// The zero Directory is not usable; make one with NewDirectory.
 type Directory struct {
 	cfg     DirectoryConfig
 	now     func() time.Time
@@ -113,6 +121,8 @@ type Directory struct {
 }
 
 // Peer is one peer and its view.
+// The zero Peer is not usable: a Directory makes its peers from
+// DirectoryConfig.Peers.
 type Peer struct {
 	cfg   PeerConfig
 	proxy *url.URL
@@ -501,6 +511,7 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 }
 
 // PeerStatus describes a peer's view.
+// The zero value describes a peer with no view and no fetch.
 type PeerStatus struct {
 	Name                                      string
 	Protocol                                  string

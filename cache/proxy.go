@@ -24,6 +24,9 @@ const DefaultMaxObjectBytes = 4 << 20
 const DefaultVia = "bloomcast"
 
 // Config configures a [Proxy].
+//
+// The zero Config is not valid: NewProxy reports ErrConfig, as Store is
+// required. Every other zero field takes the default shown.
 type Config struct {
 	Store          Store            // where responses are kept; required. Its Observer sees every change.
 	Router         Router           // forwards what the cache cannot answer; nil: Direct(Client)
@@ -69,6 +72,8 @@ type Config struct {
 //
 // CDN-Cache-Control (RFC 9213) is addressed to CDNs; a forward proxy
 // ignores it, and the proxy passes it on untouched.
+//
+// The zero Proxy is not usable; make one with NewProxy.
 type Proxy struct {
 	store     Store
 	router    Router

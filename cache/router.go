@@ -8,6 +8,7 @@ import (
 
 // Forward is a request the proxy could not answer from its store, handed
 // to a [Router].
+// The zero value carries no Request and is not a request a Router can send.
 type Forward struct {
 	// Request is the outbound request, ready to send: absolute URL,
 	// hop-by-hop fields removed, Via added, the client's context.
@@ -22,6 +23,8 @@ type Forward struct {
 
 // Source says where a forwarded response came from, for the access log
 // and the metrics.
+//
+// The zero value names no hierarchy and no host, with no false hit.
 type Source struct {
 	Hierarchy string // HierDirect, HierCDSiblingHit, HierSiblingHit, ...
 	Host      string // the origin's or the peer's name
@@ -36,11 +39,15 @@ type Source struct {
 // the response (whose body the proxy closes) and where it came from. The
 // response must be a final response to Request, not a redirect followed on
 // the client's behalf.
+//
+// The zero value, nil, is no router; a nil Config.Router means
+// Direct(Client).
 type Router interface {
 	Route(f *Forward) (*http.Response, Source, error)
 }
 
 // RouterFunc adapts a function to Router.
+// The zero value, a nil function, is no router: its Route panics.
 type RouterFunc func(f *Forward) (*http.Response, Source, error)
 
 // Route implements Router.

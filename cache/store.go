@@ -23,6 +23,8 @@ const MinInterval = time.Millisecond
 // Store holds entries by key ([Key], which is the entry's URL) under a
 // byte budget, evicting the least recently used to stay within it. Both
 // implementations, [Memory] and [Disk], are safe for concurrent use.
+//
+// The zero value, nil, is no store; Config.Store is required.
 type Store interface {
 	// Get returns the entry stored under key and marks it recently used.
 	Get(key string) (*Entry, bool)
@@ -56,6 +58,9 @@ type Store interface {
 //
 // The methods are called synchronously with the store's lock held, in the
 // order of the changes; they must be quick and must not call the store.
+//
+// The zero value, nil, is no observer; a nil Observer in MemoryConfig or
+// DiskConfig means none is told.
 type Observer interface {
 	Stored(key string)
 	Evicted(key string)

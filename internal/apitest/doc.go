@@ -4,8 +4,9 @@
 // formats/bitsandblooms) answer a zero value or a nil argument with an
 // error, or a panic that names the package and the fix, never with a
 // runtime error (nil dereference, division by zero, index out of range);
-// and that no exported identifier of a package outside internal/ has a
-// type from an internal package, which a user could not name and whose
-// changes would escape the committed API text (api/, .ci/api.sh). It has
-// no code of its own.
+// that no exported identifier of a package outside internal/ has a type
+// from an internal package, which a user could not name and whose changes
+// would escape the committed API text (api/, .ci/api.sh); and that every
+// exported type of a library package says in its doc what its zero value
+// is (TestZeroValueDocumented). It has no code of its own.
 package apitest
