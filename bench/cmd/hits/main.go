@@ -1,0 +1,79 @@
+// Command hits measures cache hits through a bloomcast node and through
+// Squid side by side on loopback: an origin with 100 objects of 4 KiB,
+// `bloomcast serve` (built from this module, run at GOMAXPROCS=1 and at
+// GOMAXPROCS=2, no access log) and Debian's Squid (one worker,
+// access_log none), all objects cached hits in both, and Debian's wrk
+// sending absolute-URI requests through each proxy in turn, rounds
+// interleaved, every round checked against the proxies' own counters:
+//
+//	go run ./cmd/hits -rounds 3 -duration 10s
+//
+// Progress goes to stderr, the report to stdout.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/bench/compare"
+	"github.com/bloomcast/bloomcast/bench/hits"
+)
+
+func main() {
+	var cfg hits.Config
+	flag.StringVar(&cfg.Bloomcast, "bloomcast", "", "the bloomcast binary (default: build ./cmd/bloomcast of the module)")
+	flag.StringVar(&cfg.Squid, "squid", "/usr/sbin/squid", "the squid binary")
+	flag.StringVar(&cfg.Wrk, "wrk", "/usr/bin/wrk", "the wrk binary")
+	flag.IntVar(&cfg.Rounds, "rounds", 3, "rounds of each proxy")
+	flag.DurationVar(&cfg.Duration, "duration", 0, "one round (0: 10s)")
+	flag.IntVar(&cfg.Threads, "threads", 2, "wrk threads")
+	flag.IntVar(&cfg.Connections, "connections", 32, "wrk connections")
+	flag.IntVar(&cfg.Objects, "objects", 100, "objects of the origin")
+	flag.IntVar(&cfg.ObjectBytes, "size", 4096, "object body size in bytes")
+	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
+	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
+	flag.Parse()
+	for _, p := range strings.Split(*procs, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			fail(fmt.Errorf("-procs: %w", err))
+		}
+		cfg.Procs = append(cfg.Procs, n)
+	}
+	cfg.Progress = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := hits.Run(ctx, cfg)
+	if err != nil {
+		fail(err)
+	}
+	if *jsonPath == "-" {
+		if err := hits.WriteJSON(os.Stdout, rep); err != nil {
+			fail(err)
+		}
+	} else {
+		if err := hits.WriteMarkdown(os.Stdout, rep); err != nil {
+			fail(err)
+		}
+		if *jsonPath != "" {
+			if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return hits.WriteJSON(w, rep) }); err != nil {
+				fail(err)
+			}
+		}
+	}
+	if err := rep.Check(); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "hits:", err)
+	os.Exit(1)
+}
