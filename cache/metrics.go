@@ -140,12 +140,16 @@ var (
 		"Fraction of bits set in each peer's digest.", []string{"peer"}, nil)
 	peerSeqDesc = prometheus.NewDesc("bloomcast_peer_view_sequence",
 		"Sequence number of each peer's digest.", []string{"peer"}, nil)
+	peerBytesDesc = prometheus.NewDesc("bloomcast_peer_view_bytes",
+		"Memory each peer's view holds, by form: decoded (the bit array) or compressed (the coded pieces, their index and the decoded pieces cached; serve --peer-views).",
+		[]string{"peer", "form"}, nil)
 )
 
 func (c *peerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- peerAgeDesc
 	ch <- peerFillDesc
 	ch <- peerSeqDesc
+	ch <- peerBytesDesc
 }
 
 func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
@@ -156,6 +160,7 @@ func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(peerAgeDesc, prometheus.GaugeValue, s.Age.Seconds(), s.Name)
 		ch <- prometheus.MustNewConstMetric(peerFillDesc, prometheus.GaugeValue, s.Fill, s.Name)
 		ch <- prometheus.MustNewConstMetric(peerSeqDesc, prometheus.GaugeValue, float64(s.Sequence), s.Name)
+		ch <- prometheus.MustNewConstMetric(peerBytesDesc, prometheus.GaugeValue, float64(s.HeldBytes), s.Name, s.Form)
 	}
 }
 

@@ -83,6 +83,7 @@ type NodeConfig struct {
 	PeerExpiry     time.Duration // drop a silent peer's view; 0 means 4 poll intervals
 	MaxDigestBytes int64         // largest digest accepted from a peer; 0 means 64 MiB
 	NoDelta        bool          // always fetch peers' full digests, never deltas (DirectoryConfig.NoDelta)
+	PeerViews      string        // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
 
@@ -174,7 +175,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	if n.directory, err = NewDirectory(DirectoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
-		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, Logger: n.log, Now: cfg.Now,
+		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, Logger: n.log, Now: cfg.Now,
 		Client: &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
 		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
 			n.metrics.counts.fetched(status, bytes, delta)
@@ -234,6 +235,9 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.Route == "" {
 		cfg.Route = RouteDigest
 	}
+	if cfg.PeerViews == "" {
+		cfg.PeerViews = PeerViewsDecoded
+	}
 	if len(cfg.AllowClients) == 0 {
 		cfg.AllowClients = loopback
 	}
@@ -254,6 +258,8 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: name %q (want letters, digits, dots or dashes: it goes in Via headers)", ErrConfig, cfg.Name)
 	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
+	case checkPeerViews(cfg.PeerViews) != nil:
+		return checkPeerViews(cfg.PeerViews)
 	case cfg.TunnelIdle < MinInterval || cfg.TunnelLifetime < MinInterval:
 		return fmt.Errorf("%w: tunnel idle timeout %v, lifetime %v (want 0 for the default, or ≥ %v)",
 			ErrConfig, cfg.TunnelIdle, cfg.TunnelLifetime, MinInterval)

@@ -44,6 +44,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"SquidBitsPerEntry", old.SquidBitsPerEntry, cfg.SquidBitsPerEntry}, {"Route", old.Route, cfg.Route},
 		{"PollInterval", old.PollInterval, cfg.PollInterval}, {"PeerExpiry", old.PeerExpiry, cfg.PeerExpiry},
 		{"MaxDigestBytes", old.MaxDigestBytes, cfg.MaxDigestBytes}, {"NoDelta", old.NoDelta, cfg.NoDelta},
+		{"PeerViews", old.PeerViews, cfg.PeerViews},
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},
 		{"ConnectPorts", old.ConnectPorts, cfg.ConnectPorts}, {"TunnelIdle", old.TunnelIdle, cfg.TunnelIdle},
 		{"TunnelLifetime", old.TunnelLifetime, cfg.TunnelLifetime},

@@ -51,6 +51,33 @@ func ParseProtocol(s string) (Protocol, error) {
 	return 0, fmt.Errorf("%w: peer protocol %q (want bloomcast or squid)", ErrConfig, s)
 }
 
+// Forms in which a node holds its peers' digests
+// (DirectoryConfig.PeerViews, NodeConfig.PeerViews).
+const (
+	// PeerViewsDecoded: a peer's digest decoded to its bit array, as
+	// Decode gives it; a lookup reads the bits.
+	PeerViewsDecoded = "decoded"
+	// PeerViewsCompressed: a peer's digest kept coded in pieces
+	// (digest.View), a few decoded pieces cached; a digest sent as one
+	// stream is coded again in pieces of PeerPieceBytes once, one piece
+	// at a time, and deltas recode only the pieces they change. Squid
+	// digests are always held decoded.
+	PeerViewsCompressed = "compressed"
+)
+
+// PeerPieceBytes is the decoded size of the pieces a node codes a peer's
+// digest in when it holds it compressed.
+const PeerPieceBytes = 1024
+
+// checkPeerViews checks a PeerViews value ("" meaning decoded).
+func checkPeerViews(s string) error {
+	switch s {
+	case "", PeerViewsDecoded, PeerViewsCompressed:
+		return nil
+	}
+	return fmt.Errorf("%w: peer views %q (want compressed or decoded)", ErrConfig, s)
+}
+
 // SquidDigestPath is where Squid serves its store digest.
 const SquidDigestPath = "/squid-internal-periodic/store_digest"
 
@@ -104,6 +131,9 @@ type DirectoryConfig struct {
 	// OnFetchFailed, if set, is called after every failed refresh of a
 	// peer's digest (the failure RefreshPeer logs and returns).
 	OnFetchFailed func(peer string, err error)
+	// PeerViews is how the peers' digests are held: PeerViewsDecoded
+	// (empty means it) or PeerViewsCompressed.
+	PeerViews string
 }
 
 // Directory holds this node's view of its peers' summaries: each peer's
@@ -142,8 +172,9 @@ type Peer struct {
 
 // peerView is a peer's summary as last fetched.
 type peerView struct {
-	filter  *bloom.Filter  // bloomcast: the digest's filter; squid: the mask
-	digest  *digest.Digest // bloomcast only
+	filter  *bloom.Filter  // decoded bloomcast: the digest's filter; squid: the mask
+	digest  *digest.Digest // decoded bloomcast only
+	pieces  *digest.View   // compressed bloomcast only; Patch updates it in place
 	squid   *squid.Digest  // squid only
 	etag    string
 	seq     uint64
@@ -161,6 +192,9 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 	}
 	if cfg.MaxDigestBytes == 0 {
 		cfg.MaxDigestBytes = 64 << 20
+	}
+	if err := checkPeerViews(cfg.PeerViews); err != nil {
+		return nil, err
 	}
 	if cfg.PollInterval < MinInterval || cfg.Expiry < MinInterval || cfg.MaxDigestBytes < 0 {
 		return nil, fmt.Errorf("%w: poll %v, expiry %v (want ≥ %v), max digest %d", ErrConfig,
@@ -251,6 +285,12 @@ func (d *Directory) Candidates(key string) []*Peer {
 				squidKey, haveSquidKey = squid.StoreKeyCanonical(squid.GET, key), true
 			}
 			maybe = v.squid.ContainsKey(squidKey)
+		} else if v.pieces != nil {
+			// The view's pieces were all checked when it was made
+			// (holdPieces): an error here is not expected, and the peer
+			// is then no candidate.
+			in, err := v.pieces.ContainsString(key)
+			maybe = in && err == nil
 		} else {
 			maybe = v.filter.ContainsString(key)
 		}
@@ -452,7 +492,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	}
 	p.mu.Unlock()
 	codec := "squid"
-	if v.digest != nil {
+	if p.cfg.Protocol != Squid {
 		codec = envelope.Codec(body[7]).String()
 	}
 	d.fetched(p, resp.StatusCode, len(body), codec, delta)
@@ -493,7 +533,11 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		return &peerView{filter: sd.Filter, squid: sd}, false, nil
 	}
 	lim := envelope.Limits{MaxPayload: uint64(d.cfg.MaxDigestBytes)}
-	if len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeDelta {
+	isDelta := len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeDelta
+	if d.cfg.PeerViews == PeerViewsCompressed {
+		return holdPieces(old, body, lim, isDelta)
+	}
+	if isDelta {
 		if old == nil || old.digest == nil {
 			return nil, true, fmt.Errorf("%w: a delta but no view to apply it to", digest.ErrBase)
 		}
@@ -510,17 +554,57 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 	return &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}, false, nil
 }
 
+// holdPieces turns a response body into a compressed view: a full
+// digest coded in pieces (unless it came so), or a delta applied to the
+// old view's pieces. Every piece of a view is decoded once when it is
+// made, to check it and to learn its checksum and fill.
+func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (*peerView, bool, error) {
+	if isDelta {
+		if old == nil || old.pieces == nil {
+			return nil, true, fmt.Errorf("%w: a delta but no view to apply it to", digest.ErrBase)
+		}
+		if err := old.pieces.Patch(body, lim); err != nil {
+			return nil, true, err
+		}
+		return &peerView{pieces: old.pieces, seq: old.pieces.Sequence()}, true, nil
+	}
+	v, err := digest.ViewOf(body, lim, digest.Fast, PeerPieceBytes, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := v.Checksum(); err != nil {
+		return nil, false, err
+	}
+	return &peerView{pieces: v, seq: v.Sequence()}, false, nil
+}
+
+// form returns how the view is held, PeerViewsCompressed or
+// PeerViewsDecoded, the bytes it holds, and the fraction of its bits set.
+func (v *peerView) form() (form string, held int, fill float64) {
+	if v.pieces != nil {
+		set, _ := v.pieces.SetBits() // known since holdPieces
+		return PeerViewsCompressed, v.pieces.MemoryBytes(), float64(set) / float64(v.pieces.Geometry().M())
+	}
+	return PeerViewsDecoded, 8 * len(v.filter.Words()), v.filter.FillRatio()
+}
+
 // PeerStatus describes a peer's view.
 // The zero value describes a peer with no view and no fetch.
 type PeerStatus struct {
-	Name                                      string
-	Protocol                                  string
-	HasView                                   bool
-	Sequence                                  uint64
-	Age                                       time.Duration // since the view was fetched
-	SinceAnswer                               time.Duration // since the peer last answered
-	Fill                                      float64
-	Bytes                                     int // size of the last digest or delta fetched
+	Name        string
+	Protocol    string
+	HasView     bool
+	Sequence    uint64
+	Age         time.Duration // since the view was fetched
+	SinceAnswer time.Duration // since the peer last answered
+	Fill        float64
+	Bytes       int // size of the last digest or delta fetched
+	// Form is how the view is held (PeerViewsCompressed or
+	// PeerViewsDecoded) and HeldBytes the memory it holds: the decoded
+	// array, or the coded pieces, their index and the decoded pieces
+	// cached.
+	Form                                      string
+	HeldBytes                                 int
 	Failures                                  int
 	LastError                                 string
 	Full, Delta, NotModified, Resync, Refused uint64
@@ -543,7 +627,8 @@ func (d *Directory) Status() []PeerStatus {
 			s.SinceAnswer = now.Sub(p.contact)
 		}
 		if v := p.view; v != nil {
-			s.HasView, s.Sequence, s.Age, s.Fill, s.Bytes = true, v.seq, now.Sub(v.fetched), v.filter.FillRatio(), v.bytes
+			s.HasView, s.Sequence, s.Age, s.Bytes = true, v.seq, now.Sub(v.fetched), v.bytes
+			s.Form, s.HeldBytes, s.Fill = v.form()
 		}
 		p.mu.RUnlock()
 		out = append(out, s)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -268,11 +269,13 @@ type viewState struct {
 }
 
 // viewChecksum is the CRC-32C of the array (as [Checksum] computes it),
-// which a delta names its base by, and that of as many zero bytes; both
-// computed when first needed and kept current by Patch.
+// which a delta names its base by, that of as many zero bytes, and the
+// number of bits set; computed when first needed and kept current by
+// Patch.
 type viewChecksum struct {
 	known      bool
 	crc, zeros uint32
+	ones       uint64
 }
 
 type cachedPiece struct {
@@ -391,26 +394,38 @@ func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*
 		}
 		buf := make([]uint64, v.pieceWords)
 		var crc uint32
+		var ones uint64
 		crcBuf := new(crcBuffer)
-		coded, err := codePieces(v.m, b, inner, len(body), func(_, nw uint64) ([]uint64, error) {
+		extra := len(body) + 16*int(pieceCount(v.m, uint64(b)))
+		coded, err := codePieces(v.m, b, inner, extra, func(_, nw uint64) ([]uint64, error) {
 			if err := src.read(buf[:nw]); err != nil {
 				return nil, err
 			}
 			crc = updateWordsChecksum(crc, buf[:nw], crcBuf)
+			ones += onesCount(buf[:nw])
 			return buf[:nw], nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		x, err := parsePieces(coded, v.m)
+		x, err := parsePieces(trim(coded), v.m)
 		if err != nil {
 			return nil, err
 		}
-		h.Codec = envelope.CodecPieces
+		h.Codec, h.Params = envelope.CodecPieces, slices.Clone(h.Params) // not the frame's bytes
 		v.st = &viewState{header: h, x: x}
-		v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum(uint64(v.Words()))}
+		v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum(uint64(v.Words())), ones: ones}
 		return v, nil
 	})
+}
+
+// trim returns b, or a copy of it without the spare capacity when that is
+// more than an eighth of it: a View holds its coded pieces for long.
+func trim(b []byte) []byte {
+	if cap(b)-len(b) > len(b)/8 {
+		return slices.Clone(b)
+	}
+	return b
 }
 
 // wordStream reads a payload of m bits, coded with codec, a run of words
@@ -642,7 +657,8 @@ func (v *View) MemoryBytes() int {
 	if err != nil {
 		return 0
 	}
-	n := st.x.codedBytes() + 4*len(st.x.ends) // the parsed index beside the payload's
+	// The streams' capacity, and the parsed index beside the payload's.
+	n := st.x.codedBytes() + cap(st.x.streams) - len(st.x.streams) + 4*len(st.x.ends)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, c := range v.cache {
@@ -701,6 +717,7 @@ func (v *View) checksumLocked(st *viewState) (uint32, error) {
 	}
 	buf := make([]uint64, v.pieceWords)
 	var crc uint32
+	var ones uint64
 	crcBuf := new(crcBuffer)
 	wpp := st.x.pieceBytes / 8
 	for i := range uint64(len(st.x.ends)) {
@@ -709,9 +726,33 @@ func (v *View) checksumLocked(st *viewState) (uint32, error) {
 			return 0, err
 		}
 		crc = updateWordsChecksum(crc, buf[:nw], crcBuf)
+		ones += onesCount(buf[:nw])
 	}
-	v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum((v.m + 63) / 64)}
+	v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum((v.m + 63) / 64), ones: ones}
 	return crc, nil
+}
+
+// SetBits returns the number of bits set, computed with the checksum (see
+// Checksum) and kept current by Patch.
+func (v *View) SetBits() (uint64, error) {
+	st, err := v.state()
+	if err != nil {
+		return 0, err
+	}
+	v.patchMu.Lock()
+	defer v.patchMu.Unlock()
+	if _, err := v.checksumLocked(st); err != nil {
+		return 0, err
+	}
+	return v.crc.ones, nil
+}
+
+func onesCount(words []uint64) uint64 {
+	var n int
+	for _, w := range words {
+		n += bits.OnesCount64(w)
+	}
+	return uint64(n)
 }
 
 // zerosChecksum is the CRC-32C of nw zero words. CRC-32C is affine in its
@@ -773,10 +814,11 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 	x := st.x
 	xbuf := make([]uint64, v.pieceWords)
 	pbuf := make([]uint64, v.pieceWords)
-	streams := make([]byte, 0, len(x.streams)+len(x.streams)/8)
+	streams := make([]byte, 0, len(x.streams)+len(x.streams)/16+1024)
 	ends := make([]uint32, len(x.ends))
 	var changed []uint64
 	var xcrc uint32
+	ones := v.crc.ones
 	crcBuf := new(crcBuffer)
 	for i := range uint64(len(x.ends)) {
 		bits := pieceBits(v.m, x.pieceBytes, i)
@@ -792,9 +834,11 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 			if err := x.decodePiece(pbuf[:nw], v.m, i); err != nil {
 				return err
 			}
+			ones -= onesCount(pbuf[:nw])
 			for j := range pbuf[:nw] {
 				pbuf[j] ^= xbuf[j]
 			}
+			ones += onesCount(pbuf[:nw])
 			if streams, err = entropy.EncodeBits(streams, pbuf[:nw], bits, x.inner); err != nil {
 				return err
 			}
@@ -805,9 +849,9 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 		ends[i] = uint32(len(streams))
 	}
 	h := dh.Header
-	h.Codec, h.Sequence = envelope.CodecPieces, dh.Sequence
-	next := &viewState{header: h, x: pieceIndex{pieceBytes: x.pieceBytes, inner: x.inner, ends: ends, streams: streams}}
-	v.crc.crc = base ^ xcrc ^ v.crc.zeros
+	h.Codec, h.Sequence, h.Params = envelope.CodecPieces, dh.Sequence, slices.Clone(h.Params) // not the delta's bytes
+	next := &viewState{header: h, x: pieceIndex{pieceBytes: x.pieceBytes, inner: x.inner, ends: ends, streams: trim(streams)}}
+	v.crc.crc, v.crc.ones = base^xcrc^v.crc.zeros, ones
 	v.mu.Lock()
 	v.st = next
 	v.cache = slices.DeleteFunc(v.cache, func(c cachedPiece) bool {

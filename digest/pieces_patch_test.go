@@ -79,6 +79,9 @@ func TestViewPatchPieces(t *testing.T) {
 					if touched == 0 || touched == len(after) {
 						t.Fatalf("%v: the delta touched %d of %d pieces", c.Layout, touched, len(after))
 					}
+					if ones, err := v.SetBits(); err != nil || ones != next.Bloom.SetBits() {
+						t.Fatalf("%v: view has %d bits set, the filter %d (%v)", c.Layout, ones, next.Bloom.SetBits(), err)
+					}
 					crc, err := v.Checksum()
 					if want, _ := Checksum(next); err != nil || crc != want {
 						t.Fatalf("%v: view checksum %08x, the filter's %08x (%v)", c.Layout, crc, want, err)
@@ -160,6 +163,9 @@ func TestViewOf(t *testing.T) {
 				want, _ := EncodePieces(d, inner, 1000)
 				if got, _ := v.AppendBinary(nil); !bytes.Equal(got, want) {
 					t.Fatalf("%v from %v: ViewOf differs from EncodePieces", c.Layout, sent)
+				}
+				if got, err := v.SetBits(); err != nil || got != d.Bloom.SetBits() {
+					t.Fatalf("%v: %d bits set, want %d", c.Layout, got, d.Bloom.SetBits())
 				}
 				if got, err := v.Checksum(); err != nil || got != crc {
 					t.Fatalf("%v: checksum %08x, want %08x", c.Layout, got, crc)

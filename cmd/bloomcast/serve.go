@@ -93,6 +93,12 @@ flags:
                          (default 4 polls)
   --max-digest SIZE      largest digest accepted from a peer (default 64MiB)
   --no-delta             always fetch peers' full digests, never deltas
+  --peer-views FORM      how peers' digests are held: decoded (default: the
+                         bit array) or compressed (coded in 1 KiB pieces, a
+                         few decoded pieces cached; a delta recodes only the
+                         pieces it changes): less memory for digests that
+                         compress, slower lookups (/metrics:
+                         bloomcast_peer_view_bytes)
   --peer-timeout DUR     wait for a peer's response headers (default 5s)
   --icp-timeout DUR      wait for ICP replies (default 2s)
   --allow-clients CIDRS  comma-separated ranges allowed to use the proxy

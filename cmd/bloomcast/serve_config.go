@@ -93,6 +93,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
 	fs.Var(&sf.maxDig, "max-digest", "")
 	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
+	fs.StringVar(&c.PeerViews, "peer-views", cache.PeerViewsDecoded, "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&sf.allowClients, "allow-clients", "")
@@ -274,6 +275,9 @@ func (sf *serveFlags) check() error {
 		}
 	default:
 		return sf.errf("route", "want digest, icp or none")
+	}
+	if c.PeerViews != cache.PeerViewsDecoded && c.PeerViews != cache.PeerViewsCompressed {
+		return sf.errf("peer-views", "want compressed or decoded")
 	}
 	for _, name := range []string{"allow-clients", "allow-peers"} {
 		if sf.isSet(name) && len(sf.allowList(name)) == 0 {

@@ -89,7 +89,7 @@ var restartFlags = map[string]string{
 	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry",
-	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 }
 
