@@ -94,3 +94,50 @@ func SurveyOverflowLog10(q uint64, j int) float64 {
 	fj := float64(j)
 	return math.Log10(float64(q)) + fj*math.Log10(SurveyOverflowBase/fj)
 }
+
+// CounterWidth is one counter width in a CounterSizing: a counter of Bits
+// bits overflows at OverflowsAt = 2^Bits, and the base-10 logarithms of
+// the two bounds on Pr(any counter ≥ OverflowsAt). The zero value is an
+// empty row.
+type CounterWidth struct {
+	Bits        int     `json:"bits"`
+	OverflowsAt uint64  `json:"overflows_at"`
+	Log10P      float64 `json:"log10_probability"`   // SurveyOverflowLog10(m, 2^Bits)
+	Log10AtLoad float64 `json:"log10_bound_at_load"` // OverflowLog10(m, n, k, 2^Bits)
+}
+
+// CounterSizing sizes the counters of a counting Bloom filter of M
+// counters holding N keys with K probes each: the expected largest count,
+// and for each width of 2 to 16 bits the bounds on an overflow. The JSON
+// form is what "bloomcast calc --counting --json" prints. SizeCounters
+// computes one; the zero value describes no filter.
+type CounterSizing struct {
+	N    uint64  `json:"n"`
+	M    uint64  `json:"m"`
+	K    int     `json:"k"`
+	Load float64 `json:"load"` // k·n/m, the mean count
+	// SurveyApplies is k ≤ ln2·m/n, where the survey's form bounds.
+	SurveyApplies    bool    `json:"survey_bound_applies"`
+	ExpectedMaxCount float64 `json:"expected_max_count"` // ExpectedMaxCount(m, n, k)
+	// SmallestWidth is the narrowest width whose at-load bound is below
+	// 10^−6 (0 when none up to 16 bits is).
+	SmallestWidth int            `json:"smallest_width"`
+	Overflow      []CounterWidth `json:"overflow"` // widths 2..16
+}
+
+// SizeCounters returns the counter sizing of m counters holding n keys
+// with k probes each.
+func SizeCounters(m, n uint64, k int) CounterSizing {
+	load := float64(k) * float64(n) / float64(m)
+	r := CounterSizing{N: n, M: m, K: k, Load: load, SurveyApplies: load <= math.Ln2,
+		ExpectedMaxCount: ExpectedMaxCount(m, n, k)}
+	for t := 2; t <= 16; t++ {
+		j := 1 << t
+		w := CounterWidth{Bits: t, OverflowsAt: uint64(j), Log10P: SurveyOverflowLog10(m, j), Log10AtLoad: OverflowLog10(m, n, k, j)}
+		if r.SmallestWidth == 0 && w.Log10AtLoad < -6 {
+			r.SmallestWidth = t
+		}
+		r.Overflow = append(r.Overflow, w)
+	}
+	return r
+}

@@ -140,3 +140,40 @@ func poissonMaxMean(m uint64, lambda float64) float64 {
 	}
 	return mean
 }
+
+func TestSizeCounters(t *testing.T) {
+	s := params.SizeCounters(40000, 2000, 7)
+	if s.N != 2000 || s.M != 40000 || s.K != 7 || math.Abs(s.Load-0.35) > 1e-12 || !s.SurveyApplies {
+		t.Fatalf("%+v", s)
+	}
+	if s.ExpectedMaxCount != params.ExpectedMaxCount(40000, 2000, 7) || len(s.Overflow) != 15 || s.SmallestWidth != 4 {
+		t.Errorf("%+v", s)
+	}
+	for _, w := range s.Overflow {
+		j := 1 << w.Bits
+		if w.OverflowsAt != uint64(j) || w.Log10P != params.SurveyOverflowLog10(40000, j) || w.Log10AtLoad != params.OverflowLog10(40000, 2000, 7, j) {
+			t.Errorf("width %d: %+v", w.Bits, w)
+		}
+	}
+	if w := s.Overflow[6]; w.Bits != 8 || math.Abs(w.Log10P-math.Log10(40000)-(-546.03)) > 0.005 {
+		t.Errorf("8-bit counters: %+v, want the survey's −546.03 + log10 m", w)
+	}
+	// Above the optimal load the survey's form does not apply, and a
+	// heavy load needs wider counters.
+	if s := params.SizeCounters(1000, 1000, 7); s.SurveyApplies || s.SmallestWidth <= 4 {
+		t.Errorf("load 7: %+v", s)
+	}
+}
+
+// Counters for a million keys in ten million counters at the best k: 4
+// bits keep the chance of an overflow below 10^−6.
+func ExampleSizeCounters() {
+	m, n := uint64(10_000_000), uint64(1_000_000)
+	s := params.SizeCounters(m, n, params.OptimalK(m, n))
+	fmt.Printf("k = %d, load %.2f, expected largest count %.1f\n", s.K, s.Load, s.ExpectedMaxCount)
+	w := s.Overflow[s.SmallestWidth-2]
+	fmt.Printf("%d-bit counters: Pr(overflow) < 10^%.1f\n", w.Bits, w.Log10AtLoad)
+	// Output:
+	// k = 7, load 0.70, expected largest count 9.8
+	// 4-bit counters: Pr(overflow) < 10^-7.8
+}

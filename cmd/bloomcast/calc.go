@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 var calcCommand = &command{
@@ -158,7 +159,7 @@ func runCalc(e *env, args []string) error {
 		if n == 0 || m == 0 {
 			return errors.New("calc: --plot draws the rate against k for given -n N and -m M; it needs both")
 		}
-		if err := writeCharts(plotOut, rateByK(q.N, q.M, q.BlockBits)); err != nil { // charts.go
+		if err := writeCharts(plotOut, sim.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/params"
@@ -60,31 +59,14 @@ func wantsCounting(args []string) bool {
 	return false
 }
 
-// countingWidth is one counter width in calc --counting's output.
-type countingWidth struct {
-	Bits        int     `json:"bits"`
-	OverflowsAt uint64  `json:"overflows_at"`
-	Log10P      float64 `json:"log10_probability"`   // the survey's form
-	Log10AtLoad float64 `json:"log10_bound_at_load"` // Fan et al.'s, this n and k
-}
-
-// calcCountingReport is calc --counting's JSON output.
+// calcCountingReport is calc --counting's JSON output: the sizing, and
+// the simulation's figures.
 type calcCountingReport struct {
-	N    uint64  `json:"n"`
-	M    uint64  `json:"m"`
-	K    int     `json:"k"`
-	Load float64 `json:"load"` // k·n/m, the mean count
-	// SurveyApplies is k ≤ ln2·m/n, where the survey's form bounds.
-	SurveyApplies    bool     `json:"survey_bound_applies"`
-	ExpectedMaxCount float64  `json:"expected_max_count"`
-	SimulatedMax     *float64 `json:"simulated_max_count"` // null without a simulation
-	SimulatedMaxima  []uint64 `json:"simulated_maxima"`
-	Trials           int      `json:"trials"`
-	Seed             uint64   `json:"seed"`
-	// SmallestWidth is the narrowest width whose at-load bound is below
-	// 10^−6 (0 when none up to 16 bits is).
-	SmallestWidth int             `json:"smallest_width"`
-	Overflow      []countingWidth `json:"overflow"`
+	params.CounterSizing
+	SimulatedMax    *float64 `json:"simulated_max_count"` // null without a simulation
+	SimulatedMaxima []uint64 `json:"simulated_maxima"`
+	Trials          int      `json:"trials"`
+	Seed            uint64   `json:"seed"`
 }
 
 func runCalcCounting(e *env, args []string) error {
@@ -112,7 +94,7 @@ func runCalcCounting(e *env, args []string) error {
 	if k == 0 {
 		k = probesValue(params.OptimalK(uint64(m), uint64(n)))
 	}
-	r := counterSizing(uint64(n), uint64(m), int(k))
+	r := calcCountingReport{CounterSizing: params.SizeCounters(uint64(m), uint64(n), int(k)), SimulatedMaxima: []uint64{}}
 	if trials > 0 && uint64(m) <= sim.MaxCountLimit {
 		t := min(uint64(trials), uint64(countingSimWork/(float64(n)*float64(k))))
 		if t > 0 {
@@ -127,29 +109,6 @@ func runCalcCounting(e *env, args []string) error {
 		return writeJSON(e.stdout, r)
 	}
 	return printCounting(e, r)
-}
-
-// counterSizing computes calc --counting's bounds.
-func counterSizing(n, m uint64, k int) calcCountingReport {
-	load := float64(k) * float64(n) / float64(m)
-	r := calcCountingReport{
-		N: n, M: m, K: k, Load: load,
-		SurveyApplies:    load <= math.Ln2,
-		ExpectedMaxCount: params.ExpectedMaxCount(m, n, k),
-		SimulatedMaxima:  []uint64{},
-	}
-	for t := 2; t <= 16; t++ {
-		j := 1 << t
-		w := countingWidth{Bits: t, OverflowsAt: uint64(j),
-			Log10P:      params.SurveyOverflowLog10(m, j),
-			Log10AtLoad: params.OverflowLog10(m, n, k, j),
-		}
-		if r.SmallestWidth == 0 && w.Log10AtLoad < -6 {
-			r.SmallestWidth = t
-		}
-		r.Overflow = append(r.Overflow, w)
-	}
-	return r
 }
 
 func printCounting(e *env, r calcCountingReport) error {

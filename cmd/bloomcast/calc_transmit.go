@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // calc --transmit and calc --compressed: the compressed-filter optimiser.
@@ -173,7 +174,11 @@ func runCalcTransmit(e *env, args []string) error {
 		r.PerK = append(r.PerK, toTransmitShape(s, churn > 0))
 	}
 	if plotOut != "" && len(r.PerK) > 0 {
-		if err := writeCharts(plotOut, transmitByK(r)...); err != nil { // charts.go
+		q := fmt.Sprintf("budget %g bits per key", r.Budget)
+		if compressed {
+			q = fmt.Sprintf("target rate %g", r.TargetP)
+		}
+		if err := writeCharts(plotOut, sim.TransmitCharts(r.N, q, res)...); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 var tableCommand = &command{
@@ -31,7 +32,7 @@ func runTable(e *env, args []string) error {
 		return err
 	}
 	if plotOut != "" {
-		if err := writeCharts(plotOut, figure4()); err != nil { // charts.go
+		if err := writeCharts(plotOut, sim.Figure4Chart()); err != nil {
 			return err
 		}
 	}
