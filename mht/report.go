@@ -106,4 +106,3 @@ func BuildHashes(c Config, hs []hashing.Hash128, values []uint64) (*Table, error
 	}
 	return t, nil
 }
-
