@@ -155,3 +155,37 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestRateRatioBound(t *testing.T) {
+	for _, c := range []struct {
+		a, b int
+		want float64
+	}{
+		{10218, 10185, 1.042}, // blocked and blobloom at equal memory, 10^6 queries
+		{100, 100, 1.424},
+		{0, 100, 1},
+		{100, 0, 1},
+	} {
+		if got := rateRatioBound(c.a, c.b); got != c.want {
+			t.Errorf("rateRatioBound(%d, %d) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+	// 10,218 against 10,185 false positives is a ratio of 1.003: within
+	// sampling error, so the check passes.
+	rep := &Report{Cases: []Case{{N: SmallN, P: 0.01, Results: []Result{
+		{Name: NameBlocked, N: SmallN, P: 0.01, Rate: 0.010218, FalsePositives: 10218},
+		{Name: NameBlobloomEq, N: SmallN, P: 0.01, Rate: 0.010185, FalsePositives: 10185},
+	}}}}
+	found := false
+	for _, c := range Checks(rep) {
+		if c.What == "blocked vs "+NameBlobloomEq+": blocked's rate / its rate" {
+			found = true
+			if c.Verdict() != "PASS" {
+				t.Errorf("%s = %g against %s: %s", c.What, c.Value, c.TargetString(), c.Verdict())
+			}
+		}
+	}
+	if !found {
+		t.Error("no rate check for blobloom at equal memory")
+	}
+}
