@@ -7,7 +7,7 @@ import (
 
 // Shape is a filter's geometry: everything the false-positive models need.
 // The zero Shape is not valid: Validate reports ErrInvalid (no layout), and
-// its figures are NaN.
+// its FalsePositive and ExpectedFill are NaN.
 type Shape struct {
 	Layout Layout
 	// M is the total number of bits.
