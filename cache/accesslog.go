@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -132,6 +133,9 @@ func NewAccessLog(w io.Writer) *AccessLog { return &AccessLog{w: w} }
 
 // Log writes one record.
 func (l *AccessLog) Log(r Record) error {
+	if l.w == nil {
+		return fmt.Errorf("%w: zero AccessLog; use NewAccessLog", ErrConfig)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf = r.AppendSquid(l.buf[:0])

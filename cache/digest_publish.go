@@ -152,6 +152,7 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 // Stored records a key entering the cache; it publishes when the
 // threshold is passed.
 func (p *Publisher) Stored(key string) {
+	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.filter.AddString(key)
@@ -163,6 +164,7 @@ func (p *Publisher) Stored(key string) {
 // (possible only if stores and evictions were not balanced) is counted and
 // otherwise ignored.
 func (p *Publisher) Evicted(key string) {
+	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.filter.RemoveString(key); err != nil {
@@ -177,6 +179,9 @@ func (p *Publisher) Evicted(key string) {
 // digest is older than MaxAge with changes pending; a node calls it
 // periodically. It reports whether it published.
 func (p *Publisher) PublishIfDue() (bool, error) {
+	if p.filter == nil {
+		return false, errZeroPublisher
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.changes == 0 || (!p.thresholdPassed() && p.now().Sub(p.current.at) < p.cfg.MaxAge) {
@@ -187,6 +192,9 @@ func (p *Publisher) PublishIfDue() (bool, error) {
 
 // Publish publishes the current state now, changed or not.
 func (p *Publisher) Publish() error {
+	if p.filter == nil {
+		return errZeroPublisher
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.publishLocked()
@@ -215,6 +223,9 @@ func (p *Publisher) maybePublishLocked() {
 // MaxAge with changes pending, until ctx is done. A node runs it in its
 // own goroutine unless the publisher is Inline.
 func (p *Publisher) Run(ctx context.Context) error {
+	if p.filter == nil {
+		return errZeroPublisher
+	}
 	return p.loop(ctx, func(_ bool, err error) error { return err })
 }
 
@@ -298,6 +309,9 @@ type PublisherStats struct {
 
 // Stats returns the publisher's state.
 func (p *Publisher) Stats() PublisherStats {
+	if p.filter == nil {
+		return PublisherStats{}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return PublisherStats{
@@ -310,9 +324,22 @@ func (p *Publisher) Stats() PublisherStats {
 // Filter returns a copy of the live filter's bit view: what the node
 // holds now, published or not.
 func (p *Publisher) Filter() *bloom.Filter {
+	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.filter.BitView().Clone()
+}
+
+// errZeroPublisher is what the methods of a zero Publisher that return
+// an error return.
+var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use NewPublisher", ErrConfig)
+
+// mustBeMade panics, naming the fix, if p is a zero Publisher; for the
+// methods that cannot return an error.
+func (p *Publisher) mustBeMade() {
+	if p.filter == nil {
+		panic("cache: zero Publisher; use NewPublisher")
+	}
 }
 
 // ETag returns the entity tag of the current publication.
@@ -344,6 +371,9 @@ type Response struct {
 // unchanged one); a delta if since is an older sequence still in the
 // history; the full digest otherwise (since 0 means none).
 func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) {
+	if p.filter == nil {
+		return Response{}, errZeroPublisher
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := Response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at, Codec: p.current.codec}
@@ -424,6 +454,7 @@ func etagMatches(header, etag string) bool {
 // delta, If-None-Match for revalidation. The node mounts it at
 // DigestPath behind its peer allow-list.
 func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mustBeMade()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

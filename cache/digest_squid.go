@@ -93,6 +93,7 @@ func storeKeyHash(key string) hashing.Hash128 {
 // Stored records a key (a canonical URL, as [Key] returns) entering the
 // cache.
 func (d *SquidDigest) Stored(key string) {
+	d.mustBeMade()
 	d.mu.Lock()
 	d.filter.AddHash(storeKeyHash(key))
 	d.changed = d.now()
@@ -101,6 +102,7 @@ func (d *SquidDigest) Stored(key string) {
 
 // Evicted records a key leaving the cache.
 func (d *SquidDigest) Evicted(key string) {
+	d.mustBeMade()
 	d.mu.Lock()
 	if d.filter.RemoveHash(storeKeyHash(key)) == nil {
 		d.deleted++
@@ -109,8 +111,16 @@ func (d *SquidDigest) Evicted(key string) {
 	d.mu.Unlock()
 }
 
+// mustBeMade panics, naming the fix, if d is a zero SquidDigest.
+func (d *SquidDigest) mustBeMade() {
+	if d.filter == nil {
+		panic("cache: zero SquidDigest; use NewSquidDigest")
+	}
+}
+
 // Digest returns a copy of the current digest.
 func (d *SquidDigest) Digest() *squid.Digest {
+	d.mustBeMade()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	h := d.header
@@ -131,6 +141,7 @@ func (d *SquidDigest) Digest() *squid.Digest {
 // right behind the header was read wrongly and every lookup missed; with
 // the pause, Squid finds the node's objects.)
 func (d *SquidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.mustBeMade()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

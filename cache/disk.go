@@ -216,6 +216,9 @@ func (d *Disk) Get(key string) (*Entry, bool) {
 
 // Put implements Store.
 func (d *Disk) Put(e *Entry) (err error) {
+	if e == nil {
+		return errNilEntry
+	}
 	size := e.Size()
 	var tmp string
 	if size <= d.max {

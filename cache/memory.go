@@ -74,6 +74,9 @@ func (m *Memory) getStored(key string) (*storedEntry, bool) {
 
 // Put implements Store.
 func (m *Memory) Put(e *Entry) error {
+	if e == nil {
+		return errNilEntry
+	}
 	size := e.Size()
 	s := newStored(e)
 	m.mu.Lock()

@@ -498,6 +498,12 @@ func (n *Node) Addr() string {
 // at error level and retried, and /healthz answers 503 once the digest is
 // overdue (node_health.go).
 func (n *Node) Serve(ctx context.Context, ln net.Listener, icpConn net.PacketConn) error {
+	if n.proxy == nil {
+		return errZeroNode
+	}
+	if ln == nil {
+		return fmt.Errorf("%w: nil listener", ErrConfig)
+	}
 	return n.serve(ctx, ln, icpConn)
 }
 
@@ -568,9 +574,16 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	return err
 }
 
+// errZeroNode is what the methods of a zero Node that return an error
+// return.
+var errZeroNode = fmt.Errorf("%w: zero Node; use NewNode", ErrConfig)
+
 // ListenAndServe listens on the configured addresses and serves until ctx
 // is done.
 func (n *Node) ListenAndServe(ctx context.Context) error {
+	if n.proxy == nil {
+		return errZeroNode
+	}
 	ln, err := net.Listen("tcp", n.cfg.Listen)
 	if err != nil {
 		return err

@@ -17,6 +17,9 @@ import (
 // they are the caller's to swap). cfg is checked as NewNode checks it; on
 // an error nothing changes.
 func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
+	if n.proxy == nil {
+		return nil, errZeroNode
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = n.log
 	}
@@ -82,6 +85,9 @@ func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Dura
 // their defaults, as in PublisherConfig); the next change or tick is
 // judged by them.
 func (p *Publisher) SetThreshold(threshold float64, maxAge time.Duration) error {
+	if p.filter == nil {
+		return errZeroPublisher
+	}
 	threshold, maxAge, err := publisherTimes(threshold, maxAge)
 	if err != nil {
 		return err
@@ -102,6 +108,9 @@ func (p *Publisher) setTimes(threshold float64, maxAge time.Duration) {
 // new one at once and stops polling one no longer listed. On an error
 // (a peer's configuration is invalid) nothing changes.
 func (d *Directory) SetPeers(peers []PeerConfig) error {
+	if d.changed == nil {
+		return errZeroDirectory
+	}
 	next, err := d.preparePeers(peers)
 	if err != nil {
 		return err

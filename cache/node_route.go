@@ -74,6 +74,9 @@ func (pf *PeerFetcher) client(p *Peer) *http.Client {
 // Fetch asks peer p for the object of f. It returns the response on a
 // hit; on a false hit or an error the response is nil.
 func (pf *PeerFetcher) Fetch(p *Peer, f *Forward) (*http.Response, PeerOutcome, error) {
+	if p == nil || p.proxy == nil || f == nil || f.Request == nil {
+		return nil, PeerError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", ErrConfig)
+	}
 	req := f.Request.Clone(f.Request.Context())
 	cc := req.Header.Get("Cache-Control")
 	if !strings.Contains(strings.ToLower(cc), "only-if-cached") {
@@ -123,6 +126,9 @@ type DigestRouter struct {
 
 // Route implements Router.
 func (r *DigestRouter) Route(f *Forward) (*http.Response, Source, error) {
+	if r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
+		return nil, Source{}, fmt.Errorf("%w: DigestRouter needs Directory, Peers and Origin, and Route a Forward", ErrConfig)
+	}
 	falseHits := 0
 	if f.Key != "" && !f.Revalidation {
 		for _, p := range r.Directory.Candidates(f.Key) {
@@ -180,6 +186,9 @@ func (r *ICPRouter) resolve() {
 
 // Route implements Router.
 func (r *ICPRouter) Route(f *Forward) (*http.Response, Source, error) {
+	if r.Client == nil || r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
+		return nil, Source{}, fmt.Errorf("%w: ICPRouter needs Client, Directory, Peers and Origin, and Route a Forward", ErrConfig)
+	}
 	r.once.Do(r.resolve)
 	if f.Key == "" || f.Revalidation || len(r.addrs) == 0 {
 		return r.Origin.Route(f)

@@ -115,6 +115,9 @@ func (c *nodeCounters) served(kind string, bytes int64) {
 // Stats returns a snapshot of the node's counters. Safe for concurrent
 // use; each counter is read atomically, the snapshot as a whole is not.
 func (n *Node) Stats() NodeStats {
+	if n.metrics == nil { // a zero Node counts nothing
+		return NodeStats{}
+	}
 	c := &n.metrics.counts
 	s := NodeStats{
 		LocalHits: c.localHits.Load(), PeerHits: c.peerHits.Load(), Misses: c.misses.Load(), Other: c.other.Load(),

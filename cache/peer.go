@@ -244,7 +244,17 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 }
 
 // Peers returns the configured peers, in order.
-func (d *Directory) Peers() []*Peer { return *d.peers.Load() }
+func (d *Directory) Peers() []*Peer {
+	ps := d.peers.Load()
+	if ps == nil { // a zero Directory has no peers
+		return nil
+	}
+	return *ps
+}
+
+// errZeroDirectory is what the methods of a zero Directory that return an
+// error return.
+var errZeroDirectory = fmt.Errorf("%w: zero Directory; use NewDirectory", ErrConfig)
 
 // Name returns the peer's name.
 func (p *Peer) Name() string { return p.name }
@@ -261,6 +271,9 @@ func (p *Peer) Config() PeerConfig { return p.cfg }
 // peer that could not be connected to at the last attempt (it is down),
 // until a digest poll reaches it again.
 func (d *Directory) Candidates(key string) []*Peer {
+	if d.changed == nil { // a zero Directory has no peers
+		return nil
+	}
 	var out []*Peer
 	var squidKey [16]byte
 	haveSquidKey := false
@@ -317,6 +330,9 @@ func (p *Peer) expire(log *slog.Logger) {
 // to come delays no other peer's (and does not make their views expire).
 // A peer added by SetPeers is polled at once; a removed one no more.
 func (d *Directory) Run(ctx context.Context) error {
+	if d.changed == nil {
+		return errZeroDirectory
+	}
 	var wg sync.WaitGroup
 	running := map[*Peer]context.CancelFunc{}
 	defer func() {
@@ -368,6 +384,9 @@ func (d *Directory) Run(ctx context.Context) error {
 
 // Refresh fetches every peer's digest once, concurrently, and waits.
 func (d *Directory) Refresh(ctx context.Context) {
+	if d.changed == nil { // a zero Directory has no peers to refresh
+		return
+	}
 	var wg sync.WaitGroup
 	for _, p := range d.Peers() {
 		wg.Add(1)
@@ -385,6 +404,12 @@ func (d *Directory) Refresh(ctx context.Context) {
 // when it has a view) and updates its view. Errors are logged, counted
 // and returned; the old view stays until it expires.
 func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
+	if d.changed == nil {
+		return errZeroDirectory
+	}
+	if p == nil || p.proxy == nil {
+		return fmt.Errorf("%w: RefreshPeer of a nil or zero Peer", ErrConfig)
+	}
 	err := d.fetch(ctx, p, true)
 	if errors.Is(err, digest.ErrBase) || errors.Is(err, digest.ErrSequence) {
 		// A delta for another base (a restarted peer, a missed
@@ -612,6 +637,9 @@ type PeerStatus struct {
 
 // Status returns each peer's status, in order.
 func (d *Directory) Status() []PeerStatus {
+	if d.changed == nil { // a zero Directory has no peers
+		return nil
+	}
 	now := d.now()
 	peers := d.Peers()
 	out := make([]PeerStatus, 0, len(peers))

@@ -185,6 +185,9 @@ func (p *Proxy) Store() Store { return p.store }
 // HTTP request with only-if-cached goes through ServeHTTP, which applies
 // every rule.
 func (p *Proxy) Lookup(rawURL string) (*Entry, bool) {
+	if p.store == nil { // a zero Proxy holds nothing
+		return nil, false
+	}
 	key, err := Key(rawURL)
 	if err != nil {
 		return nil, false
@@ -198,6 +201,9 @@ func (p *Proxy) Lookup(rawURL string) (*Entry, bool) {
 
 // ServeHTTP implements http.Handler.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.store == nil {
+		panic("cache: zero Proxy; use NewProxy")
+	}
 	start := p.now()
 	// One allocation for the record and the writer.
 	x := &struct {

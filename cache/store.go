@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -13,6 +14,9 @@ var (
 	ErrCorrupt  = errors.New("cache: corrupt entry")
 	ErrClosed   = errors.New("cache: store closed")
 )
+
+// errNilEntry is what a Store's Put returns for a nil Entry.
+var errNilEntry = fmt.Errorf("%w: Put of a nil Entry", ErrConfig)
 
 // MinInterval is the shortest duration any of this package's configurations
 // accepts (a digest's MaxAge, a directory's PollInterval and Expiry, a

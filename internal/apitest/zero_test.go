@@ -12,6 +12,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
@@ -73,6 +74,17 @@ func receivers(t *testing.T) []struct {
 		{"zero bitsandblooms.Filter", &bitsandblooms.Filter{}},
 		{"zero icp.Client", &icp.Client{}},
 		{"zero icp.Server", &icp.Server{}},
+		{"zero cache.AccessLog", &cache.AccessLog{}},
+		{"zero cache.Directory", &cache.Directory{}},
+		{"zero cache.Disk", &cache.Disk{}},
+		{"zero cache.Memory", &cache.Memory{}},
+		{"zero cache.Node", &cache.Node{}},
+		{"zero cache.PeerFetcher", &cache.PeerFetcher{}},
+		{"zero cache.DigestRouter", &cache.DigestRouter{}},
+		{"zero cache.ICPRouter", &cache.ICPRouter{}},
+		{"zero cache.Proxy", &cache.Proxy{}},
+		{"zero cache.Publisher", &cache.Publisher{}},
+		{"zero cache.SquidDigest", &cache.SquidDigest{}},
 		{"zero envelope.Header", &envelope.Header{}},
 		{"zero envelope.Limits", &envelope.Limits{}},
 		{"zero envelope.Writer", &envelope.Writer{}},
