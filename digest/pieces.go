@@ -396,7 +396,7 @@ func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*
 		var crc uint32
 		var ones uint64
 		crcBuf := new(crcBuffer)
-		extra := len(body) + 16*int(pieceCount(v.m, uint64(b)))
+		extra := len(body) + 40*int(pieceCount(v.m, uint64(b))) // a RANS piece adds 37 bytes
 		coded, err := codePieces(v.m, b, inner, extra, func(_, nw uint64) ([]uint64, error) {
 			if err := src.read(buf[:nw]); err != nil {
 				return nil, err
