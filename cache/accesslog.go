@@ -20,6 +20,9 @@ const (
 	CodeRefreshModified   = "TCP_REFRESH_MODIFIED"    // stale, revalidated: replaced by a new response
 	CodeClientRefreshMiss = "TCP_CLIENT_REFRESH_MISS" // the client asked for no-cache: forwarded
 	CodeRefreshFailOld    = "TCP_REFRESH_FAIL_OLD"    // stale, the origin failed: the stored response served (stale-if-error)
+	CodeStaleHit          = "TCP_STALE_HIT"           // stale, served while revalidated in the background (stale-while-revalidate); Squid 2.7's code
+	CodeAsyncHit          = "TCP_ASYNC_HIT"           // a background revalidation: the stored response is still valid (304)
+	CodeAsyncMiss         = "TCP_ASYNC_MISS"          // a background revalidation: replaced, removed, or the origin failed
 	CodeDenied            = "TCP_DENIED"              // refused (a method or request the proxy does not serve)
 	CodeNone              = "NONE"                    // no cache lookup: a malformed request
 )

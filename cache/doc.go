@@ -11,7 +11,9 @@
 //     [CurrentAge] (§4.2.3), [ParseCacheControl] (§5.2), Vary selection
 //     ([Entry.MatchesVary], §4.1), request directives (no-cache, max-age,
 //     min-fresh, max-stale, only-if-cached, no-store), validation of stale
-//     responses (§4.3), stale-if-error (RFC 5861), collapsed forwarding of
+//     responses (§4.3), stale-while-revalidate (RFC 5861 §3: served at
+//     once, revalidated once in the background) and stale-if-error (RFC
+//     5861 §4), collapsed forwarding of
 //     concurrent misses, invalidation by unsafe methods (§4.4), and Range
 //     requests answered from stored complete responses (§3.4; RFC 9110
 //     §14: one range 206, several the whole 200, If-Range honoured;

@@ -60,6 +60,14 @@ type Config struct {
 // another. A request with no-cache, a conditional or a Range is never
 // made to wait.
 //
+// A stale stored response within its stale-while-revalidate (RFC 5861
+// §3) is served at once, logged TCP_STALE_HIT, and revalidated in the
+// background: once, however many requests it answers meanwhile, since
+// the revalidation is the key's collapsed-forwarding flight. The
+// background request is logged TCP_ASYNC_HIT (still valid) or
+// TCP_ASYNC_MISS, as Squid 2.7 did. Past the window the response is
+// revalidated before it is served, as any other.
+//
 // A GET with a Range of one byte range is answered from a stored
 // complete response: 206 with Content-Range, or 416 when the range lies
 // past its end; If-Range is honoured (RFC 9110 §13.1.5, §14). Several
@@ -94,6 +102,8 @@ type Proxy struct {
 
 	flightMu sync.Mutex
 	flights  map[string]*flight // misses being forwarded, by key
+
+	bg sync.WaitGroup // background revalidations (stale-while-revalidate)
 }
 
 // flight is a miss being forwarded that other requests for its key wait
@@ -293,6 +303,12 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		qcc = ParseCacheControl(r.Header)
 		var hit bool
 		if stored, hit = p.serveHit(w, r, key, qcc, rec); hit {
+			return false
+		}
+		if now := p.now(); stored != nil && staleWhileRevalidate(stored, qcc, now) {
+			rec.Code = CodeStaleHit
+			p.revalidateInBackground(r, key, stored.Entry)
+			p.serveEntry(w, r, stored, now, "STALE")
 			return false
 		}
 		if stored != nil {
