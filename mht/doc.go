@@ -26,7 +26,10 @@
 //
 //   - [Song]: the baseline of Song, Dharmapurikar, Turner and Lockwood
 //     ("Fast hash table lookup using extended Bloom filter", SIGCOMM 2005),
-//     a counter per bucket naming the sub-table of least count;
+//     a counter per bucket naming the sub-table of least count; it is
+//     right only for the table it was designed for, [FHT], which keeps
+//     each item in the bucket of its smallest counter (pruning) and moves
+//     items when that changes (relocation), its buckets holding lists;
 //   - [Interp]: a b-bit hash of each item with its type, kept sorted and
 //     searched by interpolation; two items with one hash fail construction
 //     ([ErrCollision]);
@@ -47,7 +50,9 @@
 // marked, as the paper suggests for summaries without counters.
 //
 // package params computes the occupancy, crisis probability and every
-// summary's bounds ([params.OccupancyMHT]); [Plan.Simulate] measures them.
+// summary's bounds ([params.OccupancyMHT]) and the figures of Song et
+// al.'s table ([params.MHTOccupancy.SongBounds]); [Plan.Simulate]
+// measures them.
 // Tables travel in the bloomcast frame as structure type 6 and summaries
 // as types 7 (interpolation search), 8 (single filter and Song's counters)
 // and 9 (multiple Bloom filters). A Table is not safe for concurrent use:

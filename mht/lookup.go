@@ -43,16 +43,20 @@ type Result struct {
 	Type    int     // the sub-table holding the key (1..d), 0 if absent
 	Touched int     // buckets of the table read
 	Outcome Outcome // how the summary did
+	// Items is the number of items in the bucket read by an [FHT] lookup,
+	// whose buckets hold lists; a [Table] lookup leaves it 0.
+	Items int
 }
 
-// Stats accumulates the lookups through [Table.Lookup] and [Table.Get].
-// The zero value counts no lookup.
+// Stats accumulates the lookups through [Table.Lookup] and [Table.Get]
+// (or [FHT.Lookup] and [FHT.Get]). The zero value counts no lookup.
 type Stats struct {
 	Lookups        uint64 // lookups
 	Hits           uint64 // lookups that found their key
 	Touched        uint64 // buckets read, in all
 	FalsePositives uint64 // absent keys the summary called present
 	TypeFailures   uint64 // present keys the summary put in the wrong sub-table
+	Items          uint64 // items in the buckets read, in all ([FHT] only)
 }
 
 // TouchedPerLookup returns the mean number of buckets a lookup read.

@@ -132,8 +132,16 @@ type Figures struct {
 	// (calculated: bounds).
 	TouchedPresent, TouchedAbsent float64
 	// Estimate marks calculated figures that are estimates, not bounds
-	// (Song's type failures).
+	// (Song's table: items per bucket read and crowded buckets).
 	Estimate bool `json:",omitempty"`
+	// Song's table ([FHT]), whose buckets hold lists: the mean number of
+	// items in the bucket read by a lookup of a stored and of an absent
+	// key, and the number of buckets holding two or more items (per
+	// table; measured: the mean over trials). AnyFailure is then the
+	// probability that some bucket holds two or more.
+	ItemsPresent   float64 `json:",omitempty"`
+	ItemsAbsent    float64 `json:",omitempty"`
+	CrowdedBuckets float64 `json:",omitempty"`
 }
 
 // Calculation is what params computes for a plan.
@@ -179,12 +187,18 @@ func (p Plan) Calculate() (Calculation, error) {
 		case KindCountingMBF:
 			b = o.MBFBounds(p.MBFBits, p.MBFK, p.CounterBits)
 		}
-		c.Summaries = append(c.Summaries, Figures{
+		f := Figures{
 			Kind: k, Bits: b.Bits, BitsPerItem: float64(b.Bits) / max(1, float64(p.N)),
 			FalsePositive: b.FalsePositive, TypeFailure: b.TypeFailure, AnyFailure: b.AnyFailure,
 			TouchedPresent: 1 + (d-1)*b.TypeFailure, TouchedAbsent: min(d, b.FalsePositive*d),
 			Estimate: b.Estimate,
-		})
+		}
+		if k == KindSong {
+			// Song's table reads one bucket, and none when a counter is 0.
+			f.TouchedPresent, f.TouchedAbsent = 1, b.FalsePositive
+			f.ItemsPresent, f.ItemsAbsent, f.CrowdedBuckets = b.ItemsPresent, b.ItemsAbsent, b.CrowdedBuckets
+		}
+		c.Summaries = append(c.Summaries, f)
 	}
 	return c, nil
 }
@@ -217,7 +231,10 @@ type Measurement struct {
 // Simulate inserts N items with random 128-bit hashes (a PCG stream per
 // trial, from seed) into the plan's table, trials times, builds every
 // summary over each table, and looks up every stored key and queries
-// absent keys through it. Rates are pooled over the trials.
+// absent keys through it. Song's summary is simulated with the table it
+// was designed for: an [FHT] of the plan's sizes holding the same keys
+// (a stored key its lookup does not find would count as a type failure).
+// Rates are pooled over the trials.
 func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 	if trials < 1 || queries < 0 {
 		return Measurement{}, fmt.Errorf("%w: %d trials, %d queries", ErrConfig, trials, queries)
@@ -239,8 +256,16 @@ func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 	ms := Measurement{Trials: trials, Queries: queries, Seed: seed, Levels: make([]LevelStat, d),
 		ConstructionFailures: make([]int, len(kinds))}
 	sum, sq := make([]float64, d), make([]float64, d)
-	type acc struct{ fp, tf, any, tp, ta, present, absent float64 }
+	type acc struct{ fp, tf, any, tp, ta, present, absent, ip, ia, crowded float64 }
 	accs := make([]acc, len(kinds))
+	fhts := make([]*FHT, len(kinds))
+	for i, k := range kinds {
+		if k == KindSong {
+			if fhts[i], err = NewFHT(FHTConfig{Sizes: p.Sizes, CounterBits: p.CounterBits}); err != nil {
+				return Measurement{}, err
+			}
+		}
+	}
 	var probe acc
 	keys := make([]hashing.Hash128, 0, p.N)
 	for trial := range trials {
@@ -277,6 +302,45 @@ func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 		probe.present += float64(len(keys))
 		probe.absent += float64(len(absent))
 		for i, s := range sums {
+			if f := fhts[i]; f != nil {
+				a := &accs[i]
+				f.Clear()
+				for _, h := range keys {
+					if err := f.Insert(h, h.Lo); err != nil {
+						return Measurement{}, err
+					}
+				}
+				lost := 0
+				for _, h := range keys {
+					r := f.Lookup(h)
+					if !r.Found {
+						lost++
+					}
+					a.tp += float64(r.Touched)
+					a.ip += float64(r.Items)
+				}
+				f.ResetStats()
+				for _, h := range absent {
+					r := f.Lookup(h)
+					a.ta += float64(r.Touched)
+					a.ia += float64(r.Items)
+				}
+				a.fp += float64(f.Stats().FalsePositives)
+				crowded := uint64(0)
+				for j, c := range f.Loads() {
+					if j >= 2 {
+						crowded += c
+					}
+				}
+				a.tf += float64(lost)
+				a.crowded += float64(crowded)
+				if crowded > 0 || lost > 0 {
+					a.any++
+				}
+				a.present += float64(len(keys))
+				a.absent += float64(len(absent))
+				continue
+			}
 			if err := t.SetSummary(s); err != nil {
 				ms.ConstructionFailures[i]++
 				accs[i].any++
@@ -322,6 +386,7 @@ func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 			Kind: k, Bits: bits, BitsPerItem: float64(bits) / max(1, float64(p.N)),
 			FalsePositive: ratio(a.fp, a.absent), TypeFailure: ratio(a.tf, a.present), AnyFailure: a.any / nt,
 			TouchedPresent: ratio(a.tp, a.present), TouchedAbsent: ratio(a.ta, a.absent),
+			ItemsPresent: ratio(a.ip, a.present), ItemsAbsent: ratio(a.ia, a.absent), CrowdedBuckets: a.crowded / nt,
 		})
 	}
 	return ms, nil

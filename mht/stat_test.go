@@ -94,3 +94,65 @@ func TestRareEventsDoNotHappen(t *testing.T) {
 		t.Errorf("only %d figures below 1e-6: the test checks too little (%+v)", rare, c.Summaries)
 	}
 }
+
+// Song et al.'s table (simulated as an [FHT]) agrees with its calculation
+// (params.MHTOccupancy.SongBounds): no stored key is missed and each reads
+// one bucket; the false-positive rate, exact, is within four binomial
+// standard deviations; the estimated items per bucket read and crowded
+// buckets are within four standard errors of the mean over 30 tables
+// (independent seeds) plus 0.3% of the figure, the margin stated for the
+// estimate (runs of 3·10^6 items at n = 10^2, 10^3 and 10^4 found its
+// error below that).
+func TestSongTableMatchesCalculation(t *testing.T) {
+	p := testPlan(t, 10000)
+	p.Kinds = []Kind{KindSong}
+	c, err := p.Calculate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calc := c.Summaries[0]
+	if calc.TypeFailure != 0 || calc.TouchedPresent != 1 || calc.TouchedAbsent != calc.FalsePositive || !calc.Estimate {
+		t.Errorf("calculated %+v", calc)
+	}
+	const trials, queries = 30, 20000
+	var items, absent, crowded []float64
+	fp := 0.0
+	for s := range trials {
+		m, err := p.Simulate(1, queries, 1000+uint64(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := m.Summaries[0]
+		if f.TypeFailure != 0 || f.TouchedPresent != 1 || f.TouchedAbsent != f.FalsePositive || f.AnyFailure != 1 {
+			t.Fatalf("seed %d: measured %+v", 1000+s, f)
+		}
+		items = append(items, f.ItemsPresent)
+		absent = append(absent, f.ItemsAbsent)
+		crowded = append(crowded, f.CrowdedBuckets)
+		fp += f.FalsePositive / trials
+	}
+	if sd := math.Sqrt(calc.FalsePositive * (1 - calc.FalsePositive) / (trials * queries)); math.Abs(fp-calc.FalsePositive) > 4*sd {
+		t.Errorf("false positives %.5f, calculated %.5f (sd %.5f)", fp, calc.FalsePositive, sd)
+	}
+	for _, x := range []struct {
+		name string
+		got  []float64
+		want float64
+	}{{"items per stored key", items, calc.ItemsPresent}, {"items per absent key", absent, calc.ItemsAbsent},
+		{"crowded buckets", crowded, calc.CrowdedBuckets}} {
+		mean, v := 0.0, 0.0
+		for _, g := range x.got {
+			mean += g / trials
+		}
+		for _, g := range x.got {
+			v += (g - mean) * (g - mean) / (trials - 1)
+		}
+		se := math.Sqrt(v / trials)
+		if math.Abs(mean-x.want) > 4*se+0.003*x.want || se == 0 {
+			t.Errorf("%s: measured %.5f ± %.5f, calculated %.5f", x.name, mean, se, x.want)
+		}
+	}
+	if calc.ItemsPresent < 1.01 || calc.CrowdedBuckets < 10 {
+		t.Errorf("calculated %+v: the test checks too little", calc)
+	}
+}

@@ -50,17 +50,10 @@ import (
 //     two items share a hash (the birthday bound n(n−1)/2^(b+1)); otherwise
 //     types are exact and an absent item is a false positive with
 //     probability 1 − (1 − 2^−b)^n;
-//   - the counter-per-bucket summary of Song, Dharmapurikar, Turner and
-//     Lockwood ("Fast hash table lookup using extended Bloom filter",
-//     SIGCOMM 2005), used on the multilevel table for comparison: every
-//     item adds 1 to the counter of each of its d buckets and the lookup
-//     names the sub-table whose counter is smallest (ties to the first).
-//     An absent item is a false positive when its d counters are all
-//     nonzero, rate Π_i (1 − (1 − 1/m_i)^n). The table places items in the
-//     first empty bucket, not the least-counted one, so types fail often;
-//     the type-failure figure is a Poisson estimate, not a bound: counters
-//     are 1 + Poisson((n−1)/m_i), conditioned on ≥ 1 other item for the
-//     occupied buckets before the item's own sub-table.
+//   - the fast hash table of Song, Dharmapurikar, Turner and Lockwood
+//     ("Fast hash table lookup using extended Bloom filter", SIGCOMM
+//     2005), laid over the same buckets for comparison: see
+//     [MHTOccupancy.SongBounds] (song.go).
 //
 // Sizes in bits: SF m·⌈log2(d+1)⌉ (counting: m·d·c, a c-bit counter per
 // type per cell); MBF Σ m_i (counting: c·Σ m_i); interpolation search
@@ -297,6 +290,12 @@ type SummaryBounds struct {
 	Bits uint64
 	// Estimate is true when the figures are estimates, not bounds.
 	Estimate bool
+	// ItemsPresent and ItemsAbsent are, for a table whose buckets hold
+	// lists (Song et al.'s), the mean number of items in the bucket a
+	// lookup of a stored and of an absent item reads; CrowdedBuckets is
+	// the expected number of buckets holding two or more items. Zero for
+	// the summaries of a multilevel table, whose buckets hold one item.
+	ItemsPresent, ItemsAbsent, CrowdedBuckets float64
 }
 
 // tailEps is the total probability that the quantile bounds leave out.
@@ -386,82 +385,6 @@ func (o *MHTOccupancy) InterpBounds(b int) SummaryBounds {
 		FalsePositive: min(1, fp), AnyFailure: min(1, fail),
 		Bits: o.N * uint64(b+typeBits(len(o.Levels))),
 	}
-}
-
-// SongBounds returns the figures of the counter-per-bucket summary of Song
-// et al. with counterBits-bit counters over the table's buckets. Its
-// TypeFailure and AnyFailure are estimates (see the comment above).
-func (o *MHTOccupancy) SongBounds(counterBits int) SummaryBounds {
-	n := o.N
-	fp := 1.0
-	total := uint64(0)
-	for _, l := range o.Levels {
-		fp *= -math.Expm1(float64(n) * math.Log1p(-1/float64(l.Buckets)))
-		total += l.Buckets
-	}
-	wrong := 0.0
-	for j := range o.Levels {
-		wrong += o.Levels[j].Placed * (1 - o.songRight(j))
-	}
-	return SummaryBounds{
-		FalsePositive: fp, TypeFailure: wrong / max(1, float64(n)),
-		AnyFailure: min(1, wrong), Bits: total * uint64(counterBits), Estimate: true,
-	}
-}
-
-// songRight is the Poisson estimate of the probability that the minimum
-// counter names sub-table j (0-based) for an item held there.
-func (o *MHTOccupancy) songRight(j int) float64 {
-	lam := make([]float64, len(o.Levels))
-	for i, l := range o.Levels {
-		lam[i] = max(0, float64(o.N)-1) / float64(l.Buckets)
-	}
-	// cdf of 1 + X, X ~ Poisson(λ), conditioned on X ≥ 1 when cond.
-	pmf := func(l float64, v int, cond bool) float64 {
-		x := v - 1
-		if x < 0 || (cond && x < 1) {
-			return 0
-		}
-		p := math.Exp(-l + float64(x)*math.Log(l) - lgamma(float64(x)+1))
-		if l == 0 {
-			p = 0
-			if x == 0 {
-				p = 1
-			}
-		}
-		if cond {
-			p /= -math.Expm1(-l)
-		}
-		return p
-	}
-	right := 0.0
-	for v := 1; v < 200; v++ {
-		pv := pmf(lam[j], v, false)
-		if pv == 0 && v > 2 && float64(v) > 10*lam[j]+10 {
-			break
-		}
-		prod := pv
-		for i := range o.Levels {
-			if i == j {
-				continue
-			}
-			// Earlier sub-tables must be strictly larger (ties go first),
-			// later ones at least as large.
-			above := 0.0
-			from := v + 1
-			if i > j {
-				from = v
-			}
-			below := 0.0
-			for u := 1; u < from; u++ {
-				below += pmf(lam[i], u, i < j)
-			}
-			above = max(0, 1-below)
-			prod *= above
-		}
-		right += prod
-	}
-	return min(1, right)
 }
 
 func lgamma(x float64) float64 {

@@ -150,3 +150,48 @@ func TestSummaryBounds(t *testing.T) {
 		t.Errorf("song %+v", song)
 	}
 }
+
+// Song et al.'s table: the false-positive rate is the product of the
+// sub-tables' nonzero probabilities, and with one sub-table every item
+// stays in its only bucket, so the figures are exact binomial moments,
+// whether or not the counters stick.
+func TestSongBounds(t *testing.T) {
+	o, err := OccupancyMHT(1000, []uint64{3000, 1500, 750})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := o.SongBounds(4)
+	fp := 1.0
+	for _, m := range []float64{3000, 1500, 750} {
+		fp *= 1 - math.Pow(1-1/m, 1000)
+	}
+	if math.Abs(b.FalsePositive-fp) > 1e-12 || b.TypeFailure != 0 || !b.Estimate || b.Bits != 4*5250 {
+		t.Errorf("%+v, want false positives %.6g", b, fp)
+	}
+	if b.ItemsPresent <= 1 || b.ItemsPresent >= 1+999.0/3000 || b.ItemsAbsent <= 0 || b.ItemsAbsent >= b.FalsePositive*b.ItemsPresent*2 {
+		t.Errorf("items %+v", b)
+	}
+	const n, m = 500, 200
+	one, err := OccupancyMHT(n, []uint64{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := 1.0 / m
+	p0, p1 := math.Pow(1-q, n), n*q*math.Pow(1-q, n-1)
+	for _, bits := range []int{1, 2, 16} {
+		b := one.SongBounds(bits)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"false positives", b.FalsePositive, 1 - p0},
+			{"items per stored key", b.ItemsPresent, 1 + (n-1)*q},
+			{"items per absent key", b.ItemsAbsent, n * q},
+			{"crowded buckets", b.CrowdedBuckets, m * (1 - p0 - p1)},
+		} {
+			if math.Abs(c.got-c.want) > 1e-9*c.want {
+				t.Errorf("%d-bit counters: %s %.10g, want %.10g", bits, c.name, c.got, c.want)
+			}
+		}
+	}
+}

@@ -50,8 +50,13 @@ of SF and MBF that support deletion.
 
 calc prints the exact expected occupancy of each sub-table, the crisis
 probability, and for each summary its size, false-positive and
-type-failure bounds (Song's type failures are an estimate) and the
-buckets a lookup reads. sim inserts N random items T times, builds every
+type-failure bounds and the buckets a lookup reads. Song's counters come
+with the table they were designed for (Song, Dharmapurikar, Turner and
+Lockwood's fast hash table over the same buckets: an item is kept only
+in the bucket of its smallest counter and relocated when that changes,
+and a bucket holds a list): no type failures, one bucket per lookup, and
+estimates of the items in the bucket read and of the buckets holding two
+or more ("any fail." is the probability that one does). sim inserts N random items T times, builds every
 summary, looks up every stored item and Q absent ones, and prints the
 measured figures beside the calculated ones.
 
@@ -224,7 +229,30 @@ func (e *env) mhtCalc(args []string) error {
 		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(s.TypeFailure), rate(s.AnyFailure),
 			fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", s.TouchedAbsent))
 	}
-	return t.write(e.stdout)
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	return songLines(e, c.Summaries, nil)
+}
+
+// songLines prints the figures of Song et al.'s table (items in the bucket
+// read, crowded buckets), calculated and, when m is not nil, measured.
+func songLines(e *env, calc, meas []mht.Figures) error {
+	for i, s := range calc {
+		if s.Kind != mht.KindSong {
+			continue
+		}
+		var t textTable
+		t.add("song's table", "items read (in)", "items read (out)", "buckets with 2+ items")
+		t.add("calculated", fmt.Sprintf("%.4f", s.ItemsPresent), fmt.Sprintf("%.4f", s.ItemsAbsent), fmt.Sprintf("%.2f", s.CrowdedBuckets))
+		if meas != nil {
+			m := meas[i]
+			t.add("measured", fmt.Sprintf("%.4f", m.ItemsPresent), fmt.Sprintf("%.4f", m.ItemsAbsent), fmt.Sprintf("%.2f", m.CrowdedBuckets))
+		}
+		fprintf(e.stdout, "\n")
+		return t.write(e.stdout)
+	}
+	return nil
 }
 
 func (e *env) mhtSim(args []string) error {
@@ -287,7 +315,10 @@ func (e *env) mhtSim(args []string) error {
 	if err := t.write(e.stdout); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, "\nmeasured \"any fail.\" is the fraction of trials with a mistyped item or a failed construction")
+	if err := songLines(e, c.Summaries, m.Summaries); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, "\nmeasured \"any fail.\" is the fraction of trials with a mistyped item or a failed construction\n(song: with a bucket holding two or more items)")
 	return err
 }
 

@@ -52,5 +52,18 @@ func TestMHTSim(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, text)
 		}
 	}
+	// Song's summary is simulated with its own table: one bucket per
+	// stored key, none missed, the items in it beside the calculation.
+	song := r.Measured[0]
+	if song.Kind.String() != "song" || song.TypeFailure != 0 || song.TouchedPresent != 1 || song.ItemsPresent <= 1 ||
+		math.Abs(song.ItemsPresent-r.Calculated[0].ItemsPresent) > 0.01 {
+		t.Errorf("song measured %+v, calculated %+v", song, r.Calculated[0])
+	}
+	text = ok(t, "", "mht", "sim", "--n", "500", "--trials", "2", "--queries", "100", "--summaries", "song")
+	for _, s := range []string{"song's table", "items read (in)", "buckets with 2+ items", "calculated", "measured"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("output lacks %q:\n%s", s, text)
+		}
+	}
 	usageFails(t, "mht: --trials 0", "mht", "sim", "--trials", "0")
 }
