@@ -56,9 +56,10 @@ Lockwood's fast hash table over the same buckets: an item is kept only
 in the bucket of its smallest counter and relocated when that changes,
 and a bucket holds a list): no type failures, one bucket per lookup, and
 estimates of the items in the bucket read and of the buckets holding two
-or more ("any fail." is the probability that one does). sim inserts N random items T times, builds every
-summary, looks up every stored item and Q absent ones, and prints the
-measured figures beside the calculated ones.
+or more ("any fail." is the probability that one does). sim inserts N
+random items T times, builds every summary, looks up every stored item
+and Q absent ones, and prints the measured figures beside the calculated
+ones.
 
 build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
 key is everything before the last tab; a trailing "\r" is dropped and
