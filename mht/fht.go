@@ -32,9 +32,12 @@ import (
 //
 // Counters stick at their maximum and are then never decremented; lookups
 // and placement read the same counters, so a stuck counter changes where
-// items go but never loses one. The zero value is not usable: make one
-// with [NewFHT]. An FHT is not safe for concurrent use: lookups update its
-// statistics.
+// items go but never loses one. An FHT is not safe for concurrent use:
+// lookups update its statistics.
+//
+// The zero FHT has no buckets: lookups miss, Delete finds nothing, Insert
+// returns an error wrapping ErrConfig and Counters returns nil; make one
+// with NewFHT.
 type FHT struct {
 	c     *Song
 	seed  uint64
@@ -90,16 +93,31 @@ func (t *FHT) HashString(key string) hashing.Hash128 { return hashing.SumStringS
 func (t *FHT) Seed() uint64 { return t.seed }
 
 // Levels returns d, the number of sub-tables and hash functions.
-func (t *FHT) Levels() int { return len(t.c.sizes) }
+func (t *FHT) Levels() int {
+	if t.c == nil {
+		return 0
+	}
+	return len(t.c.sizes)
+}
 
 // Sizes returns the sub-table sizes.
-func (t *FHT) Sizes() []uint64 { return append([]uint64(nil), t.c.sizes...) }
+func (t *FHT) Sizes() []uint64 {
+	if t.c == nil {
+		return nil
+	}
+	return append([]uint64(nil), t.c.sizes...)
+}
 
 // Len returns the number of items.
 func (t *FHT) Len() int { return t.count }
 
 // Counters returns a copy of the counters, the summary in fast memory.
-func (t *FHT) Counters() *Song { return t.c.clone() }
+func (t *FHT) Counters() *Song {
+	if t.c == nil {
+		return nil
+	}
+	return t.c.clone()
+}
 
 // Relocations returns the number of times an item already stored moved to
 // another bucket because its smallest counter moved.
@@ -124,6 +142,9 @@ func (t *FHT) Loads() []uint64 {
 
 // Clear empties the table, keeping its buckets.
 func (t *FHT) Clear() {
+	if t.c == nil {
+		return
+	}
 	t.c.Clear()
 	clear(t.head)
 	clear(t.all)
@@ -134,6 +155,9 @@ func (t *FHT) Clear() {
 // locate returns h's item id, 0 if absent, from the bucket its counters
 // name.
 func (t *FHT) locate(h hashing.Hash128) uint32 {
+	if t.c == nil {
+		return 0
+	}
 	typ, at := t.c.least(h)
 	if typ == 0 {
 		return 0
@@ -156,8 +180,11 @@ func (t *FHT) bucketsOf(h hashing.Hash128, b *[MaxLevels]uint64) {
 
 // Insert stores value under the key whose hash is h, replacing the value
 // of a key already there. It returns an error wrapping [ErrConfig] only
-// when the table cannot number another item.
+// for a zero FHT or when the table cannot number another item.
 func (t *FHT) Insert(h hashing.Hash128, value uint64) error {
+	if t.c == nil {
+		return fmt.Errorf("%w: a zero FHT (make one with NewFHT)", ErrConfig)
+	}
 	if id := t.locate(h); id != 0 {
 		t.items[id].val = value
 		return nil
@@ -277,6 +304,10 @@ func (t *FHT) DeleteString(key string) bool { return t.Delete(t.HashString(key))
 // [FHT.Stats].
 func (t *FHT) Lookup(h hashing.Hash128) Result {
 	r := Result{Outcome: Miss}
+	if t.c == nil {
+		t.stats.Lookups++
+		return r
+	}
 	typ, at := t.c.least(h)
 	if typ != 0 {
 		r.Touched, r.Outcome = 1, FalsePositive

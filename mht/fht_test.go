@@ -229,3 +229,25 @@ func TestFHTConfig(t *testing.T) {
 		t.Errorf("All yields %d items", n)
 	}
 }
+
+// The zero FHT answers without panicking.
+func TestFHTZero(t *testing.T) {
+	var f FHT
+	h := hashing.Hash128{Lo: 1, Hi: 2}
+	if r := f.Lookup(h); r.Found || r.Touched != 0 || r.Outcome != Miss {
+		t.Errorf("Lookup %+v", r)
+	}
+	if err := f.Insert(h, 1); !errors.Is(err, ErrConfig) {
+		t.Errorf("Insert: %v", err)
+	}
+	if f.Delete(h) || f.Len() != 0 || f.Levels() != 0 || f.Sizes() != nil || f.Counters() != nil || f.Loads() != nil {
+		t.Error("zero FHT holds something")
+	}
+	f.Clear()
+	for range f.All() {
+		t.Error("All yields an item")
+	}
+	if f.Stats().Lookups != 1 {
+		t.Errorf("stats %+v", f.Stats())
+	}
+}

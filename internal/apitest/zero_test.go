@@ -42,6 +42,11 @@ func receivers(t *testing.T) []struct {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fht, err := mht.NewFHT(mht.FHTConfig{Sizes: []uint64{8, 4}, CounterBits: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fht.InsertString("k", 1)
 	return []struct {
 		name string
 		v    any
@@ -70,6 +75,9 @@ func receivers(t *testing.T) []struct {
 		{"zero mht.MBF", &mht.MBF{}},
 		{"zero mht.SF", &mht.SF{}},
 		{"zero mht.Song", &mht.Song{}},
+		{"zero mht.FHT", &mht.FHT{}},
+		{"mht.FHT", fht},
+		{"zero mht.FHTConfig", &mht.FHTConfig{}},
 		{"zero squid.Digest", &squid.Digest{}},
 		{"zero bitsandblooms.Filter", &bitsandblooms.Filter{}},
 		{"zero icp.Client", &icp.Client{}},
