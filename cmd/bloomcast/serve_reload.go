@@ -22,16 +22,16 @@ func runServe(e *env, args []string) (err error) {
 		return checkOnly(e, sf)
 	}
 	level := new(slog.LevelVar)
-	logger, err := newLogger(e.stderr, level, sf.level, sf.format)
+	logger, err := cache.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
 	if err != nil {
 		return err
 	}
 	cfg := sf.cfg
 	cfg.Logger = logger
 	var alog *accessLogFile
-	if sf.accessLog != "" {
+	if sf.AccessLog != "" {
 		alog = &accessLogFile{stdout: e.stdout, log: logger}
-		if err := alog.open(sf.accessLog); err != nil {
+		if err := alog.open(sf.AccessLog); err != nil {
 			return err
 		}
 		defer func() {
@@ -115,41 +115,24 @@ func (r *reloader) reload() {
 	for _, f := range changed {
 		restart = append(restart, "--"+restartFlags[f])
 	}
-	if sf.format != r.sf.format {
+	if sf.LogFormat != r.sf.LogFormat {
 		restart = append(restart, "--log-format")
 	}
 	var l slog.Level
-	_ = l.UnmarshalText([]byte(sf.level)) // checked by parseServeFlags
+	_ = l.UnmarshalText([]byte(sf.LogLevel)) // checked by parseServeFlags
 	r.level.Set(l)
 	switch {
 	case r.alog != nil:
-		if err := r.alog.open(sf.accessLog); err != nil {
+		if err := r.alog.open(sf.AccessLog); err != nil {
 			r.log.Error("access log not reopened: writing to the old one", "err", message(err))
 		}
-	case sf.accessLog != "":
+	case sf.AccessLog != "":
 		restart = append(restart, "--access-log")
 	}
-	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", sf.accessLog)
+	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", sf.AccessLog)
 	if len(restart) > 0 {
 		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
 	}
-}
-
-// newLogger builds the node's slog logger on w, at a level that can change.
-func newLogger(w io.Writer, lv *slog.LevelVar, level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: want debug, info, warn or error")
-	}
-	lv.Set(l)
-	opts := &slog.HandlerOptions{Level: lv}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return nil, fmt.Errorf("--log-format: want text or json")
 }
 
 // accessLogFile is the access log: a file opened for appending ("-":
