@@ -94,12 +94,12 @@ func compareAnswers(t *testing.T, name string, got, want []byte, n, a int) {
 // goldenSpec parses a testdata name such as "str-mitz64-n10000-p0.01".
 func goldenSpec(t *testing.T, name string) (kind string, s Strategy, n int, fpp float64) {
 	t.Helper()
-	var strat string
+	var strategyName string
 	parts := strings.Split(name, "-")
 	if len(parts) != 4 {
 		t.Fatalf("%s: want KIND-STRATEGY-nN-pFPP", name)
 	}
-	kind, strat = parts[0], parts[1]
+	kind, strategyName = parts[0], parts[1]
 	n, err := strconv.Atoi(strings.TrimPrefix(parts[2], "n"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func goldenSpec(t *testing.T, name string) (kind string, s Strategy, n int, fpp 
 		t.Fatal(err)
 	}
 	s = Murmur128Mitz64
-	if strat == "mitz32" {
+	if strategyName == "mitz32" {
 		s = Murmur128Mitz32
 	}
 	return kind, s, n, fpp
