@@ -195,7 +195,7 @@ func (t *FHT) Insert(h hashing.Hash128, value uint64) error {
 		id, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		if uint64(len(t.items)+1)*uint64(d) > 1<<32-1 {
-			return fmt.Errorf("%w: Song's table holds at most %d items", ErrConfig, (1<<32-1)/d-1)
+			return fmt.Errorf("%w: Song's table holds at most %d items", ErrConfig, uint64(1<<32-1)/uint64(d)-1)
 		}
 		id = uint32(len(t.items))
 		t.items = append(t.items, fhtItem{})
