@@ -247,4 +247,9 @@ func TestDurationsHaveLowerBounds(t *testing.T) {
 	if _, err := NewNode(NodeConfig{PeerTimeout: 5}); !errors.Is(err, ErrConfig) {
 		t.Errorf("peer timeout 5 ns: %v, want ErrConfig", err)
 	}
+	for _, d := range []time.Duration{-time.Second, 500 * time.Millisecond} {
+		if _, err := NewNode(NodeConfig{SquidDigestLifetime: d}); !errors.Is(err, ErrConfig) {
+			t.Errorf("Squid digest lifetime %v: %v, want ErrConfig", d, err)
+		}
+	}
 }

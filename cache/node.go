@@ -75,6 +75,11 @@ type NodeConfig struct {
 	// SquidBitsPerEntry is the bits per entry of the Squid digest; 0
 	// means Squid's default 5.
 	SquidBitsPerEntry uint8
+	// SquidDigestLifetime is how long the Squid digest the node serves
+	// stays fresh for a Squid peer (its Expires and max-age); Squid
+	// fetches it again no sooner than 5 minutes after that. 0 means 5
+	// minutes; otherwise at least 1 s (SquidDigestConfig.Lifetime).
+	SquidDigestLifetime time.Duration
 
 	// Peers, Route and the peer timings.
 	Peers          []PeerConfig
@@ -170,7 +175,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		return nil, err
 	}
 	if n.squid, err = NewSquidDigest(SquidDigestConfig{Capacity: uint32(min(cfg.Capacity, 1<<31)),
-		BitsPerEntry: cfg.SquidBitsPerEntry, Now: cfg.Now}); err != nil {
+		BitsPerEntry: cfg.SquidBitsPerEntry, Lifetime: cfg.SquidDigestLifetime, Now: cfg.Now}); err != nil {
 		return nil, err
 	}
 	if n.directory, err = NewDirectory(DirectoryConfig{
