@@ -778,13 +778,12 @@ func zerosChecksum(nw uint64) uint32 {
 // holds two pieces' words. Lookups may run meanwhile (they see the view
 // before or after the patch). On any error the view is unchanged.
 func (v *View) Patch(delta []byte, lim envelope.Limits) error {
-	st, err := v.state()
-	if err != nil {
+	if _, err := v.state(); err != nil {
 		return err
 	}
 	v.patchMu.Lock()
 	defer v.patchMu.Unlock()
-	st, _ = v.state() // the current state: patches are serialised
+	st, _ := v.state() // the current state: patches are serialised
 	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
 		return err

@@ -267,7 +267,7 @@ func NewLoopReport(seed uint64, loopFraction float64, rs []LoopResult) *LoopRepo
 			EarlyAlarms: x.EarlyAlarms, ExpectedEarlyAlarms: x.ExpectedEarlyAlarms,
 			Missed: x.Missed, DetectionRate: x.DetectionRate(), LoopedRouters: x.LoopedRouters, TTL: x.TTL}
 		for _, c := range x.Checks {
-			row.Checks = append(row.Checks, LoopCheckRow{c.Masks, c.Checks, c.Alarms, c.Model, c.Classic})
+			row.Checks = append(row.Checks, LoopCheckRow(c))
 		}
 		r.Results = append(r.Results, row)
 	}

@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"errors"
 	"go/ast"
 	"go/build"
 	"go/doc"
@@ -36,7 +37,7 @@ func TestZeroValueDocumented(t *testing.T) {
 	var missing []string
 	for _, dir := range dirs {
 		bp, err := build.ImportDir(dir, 0)
-		if _, none := err.(*build.NoGoError); none {
+		if noGo := (*build.NoGoError)(nil); errors.As(err, &noGo) {
 			continue
 		}
 		if err != nil {
