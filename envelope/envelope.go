@@ -55,6 +55,7 @@ const (
 	TypeMHTFilter Type = 8  // an mht single-filter summary (plain or counting) or Song et al. counters
 	TypeMHTMBF    Type = 9  // an mht multiple-Bloom-filter summary (plain or counting)
 	TypeDeletion  Type = 10 // a counting.DeletionFilter: two Bloom filters, added and removed
+	TypeScalable  Type = 11 // a scalable.Filter: its configuration, then each layer's Bloom filter frame
 )
 
 func (t Type) String() string {
@@ -79,6 +80,8 @@ func (t Type) String() string {
 		return "mht-mbf"
 	case TypeDeletion:
 		return "deletion"
+	case TypeScalable:
+		return "scalable"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
