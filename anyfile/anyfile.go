@@ -432,6 +432,13 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 	case Deletion:
 		return f.Deletion, nil
 	case Bloom, Counting:
+		if codec == digest.Raw && f.Header.Sequence == 0 && f.View == nil {
+			// What digest.Encode writes, streamed from the array.
+			if f.Counting != nil {
+				return f.Counting, nil
+			}
+			return f.Bloom, nil
+		}
 		d := f.Digest()
 		if d == nil {
 			return nil, f.decodeView()

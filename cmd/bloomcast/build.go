@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
-	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/keyfile"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -198,69 +196,23 @@ func runBuild(e *env, args []string) error {
 	if m == 0 || flagSet(fs, "p") {
 		q.P = float64(p)
 	}
+	b, err := anyfile.NewBuilder(anyfile.BuildConfig{Kind: kind.kind(), Query: q, Seed: seed, Folds: int(folds),
+		Width: int(kind.width), MinimalIncrease: kind.minInc, MaxExactDistinct: maxExactDistinct})
+	if err != nil {
+		return err
+	}
 	src := e.keys(inputs)
 	if !e.quiet && isTerminal(e.stderr) {
 		src.withProgress(e.stderr)
 	}
-
-	var f buildTarget
-	var solved params.Solved
-	var read, distinct uint64 // keys read, distinct keys among them
-	exact := true             // distinct is a count, not an estimate
-	if n == 0 && (m == 0 || k == 0) {
-		// Size for the keys themselves: hash them all first (16 bytes a
-		// key, the hash the filter would compute), count the distinct
-		// hashes, then add every key as the streaming path does.
-		var hs []hashing.Hash128
-		err := src.each(func(key []byte) { hs = append(hs, hashing.Default.Sum(key, seed)) })
-		if err != nil {
-			return err
-		}
-		read, distinct = uint64(len(hs)), keyfile.CountDistinct(hs)
-		q.N = max(1, distinct)
-		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
-			return err
-		}
-		f.AddBatch(hs)
-	} else {
-		if f, solved, err = newSizedFilter(q, seed, int(folds), kind); err != nil {
-			return err
-		}
-		keys := keyfile.NewDistinct(maxExactDistinct)
-		batch := make([]hashing.Hash128, 0, 1024)
-		err := src.each(func(key []byte) {
-			h := f.Hash(key)
-			keys.Add(h)
-			batch = append(batch, h)
-			if len(batch) == cap(batch) {
-				f.AddBatch(batch)
-				batch = batch[:0]
-			}
-		})
-		if err != nil {
-			return err
-		}
-		f.AddBatch(batch)
-		read = keys.Seen()
-		distinct, exact = keys.Count()
+	if err := src.each(b.Add); err != nil {
+		return err
 	}
-	shape, fill := buildShapeFill(f)
-	bf, ok := f.(*bloom.Filter)
-	if d, isDeletion := f.(deletionTarget); isDeletion {
-		bf, ok = d.Added(), true
+	f, res, err := b.Finish()
+	if err != nil {
+		return err
 	}
-	if ok {
-		// The count a bloom filter records is of distinct keys; a
-		// counting filter's counts every add (its keys are a multiset).
-		if exact {
-			bf.SetCount(distinct)
-		} else {
-			bf.SetCountFromBits()
-			distinct = bf.Count()
-		}
-	} else if !exact {
-		distinct = read
-	}
+	read, distinct, solved := res.Read, res.Distinct, res.Solved
 
 	var w warnings
 	name := outputName(out)
@@ -279,12 +231,12 @@ func runBuild(e *env, args []string) error {
 			name, rate(solved.FalsePositive), solved.N, rate(q.P))
 	}
 	if q.P > 0 && distinct > 0 {
-		if pred := shape.FalsePositive(distinct); pred > 10*q.P {
+		if pred := res.PredictedRate; pred > 10*q.P {
 			w.add("%s: predicted false-positive rate %s for the %d distinct keys read, more than 10× the target %s",
 				name, rate(pred), distinct, rate(q.P))
 		}
 	}
-	if fill > 0.9 {
+	if fill := res.Fill; fill > 0.9 {
 		full := "nearly full"
 		if fill == 1 {
 			full = "full"
@@ -301,46 +253,6 @@ func runBuild(e *env, args []string) error {
 	return nil
 }
 
-// newSizedFilter returns an empty filter of the kind asked for and of the
-// shape params.Solve gives for q (which names one layout), m rounded up
-// for the folds (bloom.Config.Folds), and that answer.
-func newSizedFilter(q params.Query, seed uint64, folds int, kind filterKind) (buildTarget, params.Solved, error) {
-	sol, err := params.Solve(q)
-	if err != nil {
-		return nil, params.Solved{}, err
-	}
-	s := sol.Layouts[0]
-	if kind.counting {
-		f, err := kind.newCounting(s.Shape, seed)
-		return f, s, err
-	}
-	f, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: seed, Folds: folds})
-	if err != nil {
-		return nil, s, err
-	}
-	if kind.deletion {
-		d, err := newDeletionTarget(f)
-		return d, s, err
-	}
-	return f, s, nil
-}
-
-// buildShapeFill returns the shape and the fraction of bits set of what
-// build made (a counting filter's bits are its non-zero counters).
-func buildShapeFill(f buildTarget) (params.Shape, float64) {
-	switch f := f.(type) {
-	case *bloom.Filter:
-		return f.Shape(), f.FillRatio()
-	case *counting.Filter:
-		return f.Shape(), f.FillRatio()
-	case deletionTarget:
-		return f.Added().Shape(), f.Added().FillRatio()
-	}
-	return params.Shape{}, 0
-}
-
-// maxExactDistinct bounds the keys build counts exactly
-// (keyfile.Distinct): 2^24 distinct keys, held as 64-bit hashes (at most
-// 256 MiB while deduplicating). Beyond it the count recorded is the
-// estimate from the bits, marked as such (bloom.Filter.SetCountFromBits).
-var maxExactDistinct = 1 << 24 // a variable so that tests can lower it
+// maxExactDistinct is anyfile.DefaultMaxExactDistinct, a variable so
+// that tests can lower it.
+var maxExactDistinct = anyfile.DefaultMaxExactDistinct

@@ -4,21 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 )
-
-// buildTarget is what build fills and writes: a bloom.Filter or a
-// counting.Filter.
-type buildTarget interface {
-	Hash(key []byte) hashing.Hash128
-	AddBatch(hs []hashing.Hash128)
-	WriteTo(w io.Writer) (int64, error)
-}
 
 // filterKind holds build's flags that choose a counting filter.
 type filterKind struct {
@@ -47,11 +38,15 @@ func (k *filterKind) check(fs *flag.FlagSet) error {
 	return nil
 }
 
-func (k *filterKind) newCounting(s params.Shape, seed uint64) (*counting.Filter, error) {
-	return counting.New(counting.Config{
-		Layout: s.Layout, M: s.M, K: s.K, BlockBits: s.BlockBits,
-		Width: int(k.width), MinimalIncrease: k.minInc, Seed: seed,
-	})
+// kind is the anyfile.Kind that build makes.
+func (k *filterKind) kind() anyfile.Kind {
+	switch {
+	case k.counting:
+		return anyfile.Counting
+	case k.deletion:
+		return anyfile.Deletion
+	}
+	return anyfile.Bloom
 }
 
 // widthValue is a counter width: 4, 8 or 16 bits.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/fpset"
@@ -50,20 +49,6 @@ func refuseStructure(lf *loadedFilter) error {
 		what = "only query, inspect, add and remove read it"
 	}
 	return fileErr(lf.path, fmt.Errorf("holds %s, not a Bloom filter: %s", lf.other.kind(), what))
-}
-
-// deletionTarget is build's target for --deletion: keys go to the added
-// filter.
-type deletionTarget struct{ *counting.DeletionFilter }
-
-func (d deletionTarget) Hash(key []byte) hashing.Hash128 { return d.Added().Hash(key) }
-func (d deletionTarget) AddBatch(hs []hashing.Hash128)   { d.Added().AddBatch(hs) }
-
-// newDeletionTarget is an empty deletion filter whose halves have the
-// shape of f.
-func newDeletionTarget(f *bloom.Filter) (deletionTarget, error) {
-	d, err := counting.NewDeletion(bloom.Config{Layout: f.Layout(), M: f.M(), K: f.K(), BlockBits: f.BlockBits(), Seed: f.Seed()})
-	return deletionTarget{d}, err
 }
 
 // removeFromDeletion is remove for a deletion filter: every key goes to
