@@ -1,8 +1,9 @@
 // Package apitest holds, in its tests, checks of the module's public API:
 // that the exported methods of bloom, counting, digest and envelope (and
-// of the zero values of bloomier, cache, fpset, icp, mht, squid and
-// formats/bitsandblooms) answer a zero value or a nil argument with an
-// error, or a panic that names the package and the fix, never with a
+// of the zero values of bloomier, cache, fpset, icp, mht, squid,
+// formats/bitsandblooms and formats/parquet) answer a zero value or a nil
+// argument with an error, or a panic that names the package and the fix,
+// never with a
 // runtime error (nil dereference, division by zero, index out of range);
 // that no exported identifier of a package outside internal/ has a type
 // from an internal package, which a user could not name and whose changes

@@ -17,6 +17,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
@@ -47,6 +48,11 @@ func receivers(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	fht.InsertString("k", 1)
+	sbbf, err := parquet.NewNDV(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbbf.InsertString("k")
 	return []struct {
 		name string
 		v    any
@@ -80,6 +86,9 @@ func receivers(t *testing.T) []struct {
 		{"zero mht.FHTConfig", &mht.FHTConfig{}},
 		{"zero squid.Digest", &squid.Digest{}},
 		{"zero bitsandblooms.Filter", &bitsandblooms.Filter{}},
+		{"zero parquet.Filter", &parquet.Filter{}},
+		{"parquet.Filter", sbbf},
+		{"zero parquet.File", &parquet.File{}},
 		{"zero icp.Client", &icp.Client{}},
 		{"zero icp.Server", &icp.Server{}},
 		{"zero cache.AccessLog", &cache.AccessLog{}},
@@ -136,6 +145,9 @@ var functions = []struct {
 	{"envelope.AppendWords", envelope.AppendWords},
 	{"envelope.Parse", envelope.Parse},
 	{"envelope.ParsePrefix", envelope.ParsePrefix},
+	{"parquet.Decode", parquet.Decode},
+	{"parquet.FromBitset", parquet.FromBitset},
+	{"parquet.OpenFile", parquet.OpenFile},
 }
 
 // withWriters lists the functions that take an io.Writer or io.Reader;
