@@ -503,3 +503,21 @@ func TestConfigFolds(t *testing.T) {
 		t.Fatalf("Folds 33: %v", err)
 	}
 }
+
+func TestConfigShape(t *testing.T) {
+	for _, l := range layouts {
+		for _, c := range []Config{{N: 12345, P: 0.01}, {M: 100000, K: 5}, {M: 100000}, {N: 1000, P: 0.001, Folds: 3}} {
+			c.Layout = l
+			s, err := c.Shape()
+			if err != nil {
+				t.Fatalf("%v %+v: %v", l, c, err)
+			}
+			if f := mustNew(t, c); s != f.Shape() {
+				t.Errorf("%v %+v: Shape() = %+v, New gives %+v", l, c, s, f.Shape())
+			}
+		}
+	}
+	if _, err := (Config{N: 10}).Shape(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Shape of an invalid Config: %v", err)
+	}
+}

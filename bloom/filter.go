@@ -174,6 +174,13 @@ func MustNew(c Config) *Filter {
 	return f
 }
 
+// Shape returns the shape New builds for c (layout, bits after rounding,
+// probes, block size), or New's error, without allocating the bit array.
+// A structure that keeps a filter's bits elsewhere (a shared filter in a
+// key-value store, say) sizes itself with it, so that its array is
+// bit-for-bit the one a Filter of the same Config holds.
+func (c Config) Shape() (params.Shape, error) { return c.shape() }
+
 func (c Config) shape() (params.Shape, error) {
 	layout := c.Layout
 	if layout == 0 {
