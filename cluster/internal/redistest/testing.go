@@ -1,0 +1,55 @@
+package redistest
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// Require skips t when redis-server or redis-cli is not installed, or
+// fails it when RequireEnv is set.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, _, err := Binaries(); err != nil {
+		if os.Getenv(RequireEnv) != "" {
+			t.Fatalf("%v, and %s is set", err, RequireEnv)
+		}
+		t.Skip(err)
+	}
+}
+
+// Single starts a single server for t, killed at t's cleanup (Require
+// first).
+func Single(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	Require(t)
+	s, err := Start(t.TempDir(), false, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Kill)
+	return s
+}
+
+// NewCluster starts a cluster of n masters for t, killed at t's cleanup
+// (Require first).
+func NewCluster(t testing.TB, n int, extra ...string) *Cluster {
+	t.Helper()
+	Require(t)
+	c, err := StartCluster(t.TempDir(), n, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// Installed reports whether redis-server and redis-cli are installed; it
+// fails, as an error, when they are not and RequireEnv is set.
+func Installed() (bool, error) {
+	_, _, err := Binaries()
+	if err != nil && os.Getenv(RequireEnv) != "" {
+		return false, errors.Join(err, errors.New("redistest: "+RequireEnv+" is set"))
+	}
+	return err == nil, nil
+}
