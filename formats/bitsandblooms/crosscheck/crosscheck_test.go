@@ -191,3 +191,56 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimatesMergeFold checks NewWithEstimates against bloom/v3's
+// NewWithEstimates, Union against its Merge, and that a folded filter is
+// byte for byte the filter bloom/v3 builds at half the size from the same
+// keys.
+func TestEstimatesMergeFold(t *testing.T) {
+	for _, c := range []struct {
+		n  uint
+		fp float64
+	}{{1, 0.5}, {100, 0.01}, {1000, 0.001}, {12345, 0.03}, {1 << 20, 1e-6}} {
+		theirs := bloom.NewWithEstimates(c.n, c.fp)
+		ours, err := bitsandblooms.NewWithEstimates(uint64(c.n), c.fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uint64(theirs.Cap()) != ours.M() || uint64(theirs.K()) != ours.K() {
+			t.Errorf("n=%d fp=%v: bloom/v3 m=%d k=%d, bitsandblooms m=%d k=%d", c.n, c.fp, theirs.Cap(), theirs.K(), ours.M(), ours.K())
+		}
+	}
+	for _, s := range []shape{{64, 4}, {1000, 7}, {8192, 5}, {100002, 10}} {
+		name := fmt.Sprintf("m=%d,k=%d", s.m, s.k)
+		a, b := bloom.New(s.m, s.k), bloom.New(s.m, s.k)
+		half := bloom.New(s.m/2, s.k)
+		oa, _ := bitsandblooms.New(uint64(s.m), uint64(s.k))
+		ob, _ := bitsandblooms.New(uint64(s.m), uint64(s.k))
+		n := keysFor(s)
+		for i := 0; i < n; i++ {
+			a.Add(key("in", i))
+			oa.Add(key("in", i))
+			b.Add(key("out", i))
+			ob.Add(key("out", i))
+			half.Add(key("in", i))
+			half.Add(key("out", i))
+		}
+		if err := a.Merge(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := oa.Union(ob); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := oa.MarshalBinary()
+		if !bytes.Equal(got, mustBinary(t, a)) {
+			t.Errorf("%s: Union differs from bloom/v3's Merge", name)
+		}
+		if err := oa.Fold(); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = oa.MarshalBinary()
+		if !bytes.Equal(got, mustBinary(t, half)) {
+			t.Errorf("%s: the folded filter differs from bloom/v3's filter of m=%d with the same keys", name, s.m/2)
+		}
+	}
+}
