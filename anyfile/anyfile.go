@@ -6,6 +6,15 @@
 // recognised by its own header. Raw, compressed and piecewise-coded
 // digests are all read (package digest).
 //
+// It reads the Bloom filters of other programs too, each in its own
+// format (a Format; Read detects it, Options.Format forces it): Guava's
+// BloomFilter.writeTo streams (package formats/guava) and
+// bits-and-blooms/bloom/v3's binary and JSON forms (package
+// formats/bitsandblooms). Their keys are hashed as those programs hash
+// them (Options.Keys: Guava's string or long funnel), and they are
+// written back in the format they were read in. Convert changes a file's
+// format only where nothing is lost, and says why not otherwise.
+//
 // A File answers membership queries for every kind, takes keys where the
 // kind can, and is written back as the kind, codec and sequence it was
 // read with, so a file never silently turns into another kind. Update
@@ -31,6 +40,8 @@ import (
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
+	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
@@ -53,7 +64,7 @@ func errorf(format string, a ...any) error { return &Error{fmt.Errorf(format, a.
 // Errors of reading, wrapped in an *Error.
 var (
 	ErrEmpty    = errors.New("empty input, not a bloomcast filter")
-	ErrMagic    = errors.New("not a bloomcast filter or a Squid cache digest (bad magic)")
+	ErrMagic    = errors.New("not a bloomcast filter, a Squid cache digest, or a Guava or bits-and-blooms filter (no format's header matches)")
 	ErrTrailing = errors.New("unexpected bytes after the filter")
 )
 
@@ -63,20 +74,23 @@ type Kind int
 
 // The kinds of File.
 const (
-	Bloom      Kind = iota + 1 // a Bloom filter
-	Counting                   // a counting filter
-	Squid                      // a Squid Cache Digest
-	Delta                      // a delta digest
-	Deletion                   // a deletion filter
-	FPSet                      // a fingerprint set, sorted or Rice-coded
-	Bloomier                   // a Bloomier filter
-	MHT                        // a multilevel hash table
-	MHTSummary                 // a summary of a multilevel hash table
+	Bloom         Kind = iota + 1 // a Bloom filter
+	Counting                      // a counting filter
+	Squid                         // a Squid Cache Digest
+	Delta                         // a delta digest
+	Deletion                      // a deletion filter
+	FPSet                         // a fingerprint set, sorted or Rice-coded
+	Bloomier                      // a Bloomier filter
+	MHT                           // a multilevel hash table
+	MHTSummary                    // a summary of a multilevel hash table
+	Guava                         // a Guava BloomFilter (formats/guava)
+	BitsAndBlooms                 // a bits-and-blooms/bloom/v3 filter (formats/bitsandblooms)
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
 	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
-	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary"}
+	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
+	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -110,6 +124,14 @@ type File struct {
 	Table     *mht.Table
 	Summary   mht.Summary
 
+	// Guava and BitsAndBlooms hold the filters of other programs; Header
+	// is then zero.
+	Guava         *guava.Filter
+	BitsAndBlooms *bitsandblooms.Filter
+	// Keys is how Contains and Add hash the keys of a Guava filter
+	// (Options.Keys); the other kinds take KeyString only.
+	Keys KeyType
+
 	// View is set for a Bloom filter coded in pieces (codec 3); with
 	// Options.LazyPieces Bloom is then nil, and Contains decodes only
 	// the pieces a key's probes fall in.
@@ -118,6 +140,8 @@ type File struct {
 	// order-0 entropy): what no coder of the model beats. Set for Bloom
 	// and counting filters read whole.
 	EntropyBits float64
+
+	format Format // as read; see Format
 }
 
 // Options says how to read a file. The zero value reads every kind
@@ -129,21 +153,48 @@ type Options struct {
 	// LazyPieces keeps a Bloom filter coded in pieces as a digest.View
 	// (File.View), decoding pieces only as queries need them.
 	LazyPieces bool
+	// Format, if not 0, is the format the file must be in; 0 detects it.
+	Format Format
+	// Keys says how keys are hashed by a Guava filter (File.Keys); any
+	// other KeyType than KeyString makes Read refuse the other kinds.
+	Keys KeyType
 }
 
-// Read reads one file's content from r: a bloomcast frame of any type,
-// or a Squid Cache Digest (even one too full for Squid to use). Nothing
-// may follow it.
+// Read reads one file's content from r: a bloomcast frame of any type, a
+// Squid Cache Digest (even one too full for Squid to use), or a filter of
+// another program's format; opt.Format forces the format, else it is
+// detected from the bytes. Nothing may follow the filter.
 func Read(r io.Reader, opt Options) (*File, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if head, _ := br.Peek(squid.HeaderSize); !envelope.Sniff(head) && squid.Sniff(head) {
-		return readSquid(br, opt.Limits)
+	f, err := readFormat(r, opt)
+	if err != nil {
+		return nil, err
 	}
-	switch magic, _ := br.Peek(len(envelope.Magic)); {
-	case len(magic) == 0:
+	f.Keys = opt.Keys
+	if err := f.checkKeys(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readFormat is Read, less the check of the key type.
+func readFormat(r io.Reader, opt Options) (*File, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(squid.HeaderSize)
+	switch {
+	case len(head) == 0:
 		return nil, &Error{ErrEmpty}
-	case !strings.HasPrefix(envelope.Magic, string(magic)):
-		return nil, &Error{ErrMagic}
+	case opt.Format == FormatSquid, opt.Format == 0 && !envelope.Sniff(head) && squid.Sniff(head):
+		return readSquid(br, opt.Limits)
+	case opt.Format.foreign():
+		return readForeign(br, opt.Format, opt)
+	case opt.Format != 0 && opt.Format != FormatBloomcast:
+		return nil, errorf("unknown format %v", opt.Format)
+	}
+	if magic := head[:min(len(head), len(envelope.Magic))]; !strings.HasPrefix(envelope.Magic, string(magic)) {
+		if opt.Format == FormatBloomcast {
+			return nil, errorf("not a bloomcast frame (bad magic)")
+		}
+		return readForeign(br, 0, opt)
 	}
 	h, payload, n, err := envelope.Read(br, opt.Limits)
 	if err != nil {
@@ -152,7 +203,7 @@ func Read(r io.Reader, opt Options) (*File, error) {
 	if err := expectEOF(br); err != nil {
 		return nil, err
 	}
-	f := &File{Header: h, Size: n}
+	f := &File{Header: h, Size: n, format: FormatBloomcast}
 	if err := f.decode(payload, opt); err != nil {
 		return nil, err
 	}
@@ -239,7 +290,7 @@ func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
 		return nil, err
 	}
 	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
-	return &File{Header: h, Size: int64(d.EncodedSize()), Bloom: d.Filter, Squid: d}, nil
+	return &File{Header: h, Size: int64(d.EncodedSize()), Bloom: d.Filter, Squid: d, format: FormatSquid}, nil
 }
 
 // expectEOF fails if anything follows the structure just read.
@@ -276,9 +327,35 @@ func (f *File) Kind() Kind {
 		return MHT
 	case f.Summary != nil:
 		return MHTSummary
+	case f.Guava != nil:
+		return Guava
+	case f.BitsAndBlooms != nil:
+		return BitsAndBlooms
 	}
 	return 0
 }
+
+// Format is the format f was read in: FormatBloomcast, FormatSquid, or
+// another program's; 0 for a File that holds nothing.
+func (f *File) Format() Format {
+	switch {
+	case f == nil || f.Kind() == 0:
+		return 0
+	case f.format != 0:
+		return f.format
+	case f.Squid != nil:
+		return FormatSquid
+	case f.Guava != nil:
+		return FormatGuava
+	case f.BitsAndBlooms != nil:
+		return FormatBitsAndBlooms
+	}
+	return FormatBloomcast
+}
+
+// Foreign reports whether f holds a filter of another program's format
+// (Guava, bits-and-blooms).
+func (f *File) Foreign() bool { return f.Format().foreign() }
 
 // errEmptyFile is the error of a File that holds nothing.
 var errEmptyFile = errorf("the File holds nothing (not made by Read)")
@@ -290,10 +367,15 @@ var errEmptyFile = errorf("the File holds nothing (not made by Read)")
 // Squid made); a deletion filter: in the added filter and not the
 // removed one; a fingerprint set: its fingerprint is there; a Bloomier
 // filter or a table: the key has a value; a summary: it names a
-// sub-table for the key, hashed with seed 0 as summary frames are. An
-// error is a piece of a View that did not decode, or a delta digest,
-// which answers nothing.
+// sub-table for the key, hashed with seed 0 as summary frames are; a
+// filter of another program's format: as that program answers, the key
+// hashed as f.Keys says. An error is a piece of a View that did not
+// decode, a delta digest, which answers nothing, or a key that is not of
+// f.Keys' type.
 func (f *File) Contains(key []byte) (bool, error) {
+	if f.Foreign() {
+		return f.containsForeign(key)
+	}
 	switch f.Kind() {
 	case Squid:
 		u, err := squid.CanonicalURL(string(key))
@@ -330,10 +412,14 @@ func (f *File) Contains(key []byte) (bool, error) {
 // Add adds key: to a Bloom or counting filter (not to the copy of a
 // counting filter's bit view in f.Bloom, which stays as read), to a deletion filter's added keys, or for a Squid
 // digest the store key of the URL requested with GET (canonicalised as
-// Squid does; a key that is not an absolute URL is an error). The other
-// kinds take no keys. A Bloom filter read lazily in pieces is decoded
-// first.
+// Squid does; a key that is not an absolute URL is an error), or to a
+// filter of another program's format as that program adds it (f.Keys).
+// The other kinds take no keys. A Bloom filter read lazily in pieces is
+// decoded first.
 func (f *File) Add(key []byte) error {
+	if f.Foreign() {
+		return f.addForeign(key)
+	}
 	switch f.Kind() {
 	case Squid:
 		if err := f.Squid.Add(squid.GET, string(key)); err != nil {
@@ -423,9 +509,13 @@ func (b Frame) WriteTo(w io.Writer) (int64, error) {
 // Encoding returns what writing f back with codec writes: a Squid
 // digest body, a deletion filter's frame, or a Bloom or counting
 // filter's digest with f's sequence coded by codec (in pieces of f's
-// size when f was read in pieces and codec is theirs). The other kinds
-// are not written back.
+// size when f was read in pieces and codec is theirs), or a filter of
+// another program's format in that format (codec does not apply). The
+// other kinds are not written back.
 func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
+	if f.Foreign() {
+		return f.encodeForeign()
+	}
 	switch f.Kind() {
 	case Squid:
 		return f.Squid, nil
@@ -458,7 +548,8 @@ func (f *File) EncodeDigest(d *digest.Digest, codec digest.Codec) (Frame, error)
 	return digest.Encode(d, codec)
 }
 
-// WriteTo writes f as the kind, codec and sequence it was read with.
+// WriteTo writes f as the kind, format, codec and sequence it was read
+// with.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
 	e, err := f.Encoding(f.Codec())
 	if err != nil {

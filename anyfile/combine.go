@@ -10,12 +10,15 @@ import (
 // bits; a Squid digest's header keeps f's capacity and sizes, sums the
 // deletions and takes the count estimated from the bits. Counting
 // filters are merged: their counters summed. f keeps its codec and
-// sequence.
+// sequence. Filters of another program's format (Guava, bits-and-blooms)
+// of one size and number of probes OR their bits, as that program's own
+// union does, and keep f's format.
 func (f *File) Union(g *File) error { return f.combine(g, false) }
 
 // Intersect makes f the intersection of f and g, two Bloom filters or
-// Squid digests of one shape: a key in both is in f. Counting filters
-// have no intersection.
+// Squid digests of one shape, or filters of another program's format of
+// one size: a key in both is in f. Counting filters have no
+// intersection.
 func (f *File) Intersect(g *File) error { return f.combine(g, true) }
 
 // ErrKinds is the error of combining files of two kinds.
@@ -30,6 +33,8 @@ func (f *File) combine(g *File, intersect bool) error {
 		return errorf("counting filters have no intersection here (the smaller of two counters is not a count of the keys in both)")
 	case k == Counting:
 		return f.Counting.Merge(g.Counting)
+	case f.Foreign():
+		return f.combineForeign(g, intersect)
 	case k != Bloom && k != Squid:
 		return errorf("%s does not combine", article(k))
 	}
@@ -57,10 +62,12 @@ func (f *File) combine(g *File, intersect bool) error {
 }
 
 // Foldable says why f cannot be folded without changing kind, or nil
-// for a Bloom filter (which may still not halve: bloom.Filter.Folds).
+// for a Bloom filter (which may still not halve: bloom.Filter.Folds) or
+// a Guava or bits-and-blooms filter (which halve when their size is
+// even: Stats.Folds).
 func (f *File) Foldable() error {
 	switch f.Kind() {
-	case Bloom:
+	case Bloom, Guava, BitsAndBlooms:
 		return nil
 	case Squid:
 		return errorf("a Squid cache digest cannot be folded: Squid takes its bit positions modulo the mask size, so halving the mask moves them")
@@ -71,10 +78,16 @@ func (f *File) Foldable() error {
 }
 
 // Fold halves f's Bloom filter once (bloom.Filter.Fold), or with toBits
-// above 0 until it has at most toBits bits (bloom.Filter.FoldTo).
+// above 0 until it has at most toBits bits (bloom.Filter.FoldTo); a Guava
+// or bits-and-blooms filter likewise, into exactly the filter of half the
+// bits that program builds from the same keys (guava.Filter.Fold,
+// bitsandblooms.Filter.Fold). A target out of reach changes nothing.
 func (f *File) Fold(toBits uint64) error {
 	if err := f.Foldable(); err != nil {
 		return err
+	}
+	if f.Foreign() {
+		return f.foldForeign(toBits)
 	}
 	if err := f.decodeView(); err != nil {
 		return err

@@ -22,6 +22,9 @@ var buildCommand = &command{
                        -o OUT [FILE...]
        bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] [--quiet]
                        [--strict] -o OUT [FILE...]
+       bloomcast build --format guava|bits-and-blooms|bits-and-blooms-json
+                       [-n N -p P | -m BITS -k K] [--key-type T] [--quiet]
+                       [--strict] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
 or from standard input ("-" also means standard input). A trailing "\r" is
@@ -114,13 +117,17 @@ transmission. The width is the narrowest with a rate of at most -p P for N
 keys, --bits B, or ceil(C·log2 N) with -c C (default 2), as "bloomcast calc
 --fpset" sizes it; without -n, N is the number of distinct keys read.
 --count-bits W keeps a count of W bits per fingerprint (a multiset).
-`,
+` + buildFormatHelp,
 	run: runBuild,
 }
 
 func runBuild(e *env, args []string) error {
 	if wantsFPSet(args) {
 		return runBuildFPSet(e, args)
+	}
+	args, done, err := buildWithFormat(e, args) // build_format.go
+	if done {
+		return err
 	}
 	fs := newFlagSet("build")
 	e.keyFlags(fs)

@@ -18,12 +18,14 @@ compatible: same layout, m, k, block size, hashing scheme and seed
 (counting filters also the counter width and mode; Squid digests the
 mask size). OUT is of the first filter's kind, codec and sequence:
 counting filters are merged (their counters summed), Squid digests stay
-Squid digests (masks OR-ed, the count estimated from the bits).
+Squid digests (masks OR-ed, the count estimated from the bits). Guava and
+bits-and-blooms filters of one size and k are OR-ed as their own union
+(putAll, Merge) does; OUT is in the first one's format.
 
 flags:
   -o OUT   output file (required; "-" for standard output)
   --force  write to standard output even when it is a terminal
-`,
+` + formatHelp,
 	run: func(e *env, args []string) error {
 		return combine(e, "union", args, false)
 	},
@@ -38,13 +40,14 @@ Write the intersection (bitwise AND) of the filters to OUT: a key added to
 all of them is reported present, and the false-positive rate is at most
 that of any input. The filters must be Bloom filters or Squid digests,
 of one kind and compatible: same layout, m, k, block size, hashing scheme
-and seed. OUT is of the first filter's kind, codec and sequence. Counting
-filters have no intersection: refused.
+and seed; or Guava or bits-and-blooms filters of one size and k. OUT is of
+the first filter's kind, format, codec and sequence. Counting filters have
+no intersection: refused.
 
 flags:
   -o OUT   output file (required; "-" for standard output)
   --force  write to standard output even when it is a terminal
-`,
+` + formatHelp,
 	run: func(e *env, args []string) error {
 		return combine(e, "intersect", args, true)
 	},
@@ -57,6 +60,7 @@ func combine(e *env, name string, args []string, intersect bool) error {
 	fs := newFlagSet(name)
 	var out string
 	e.outFlag(fs, &out, "")
+	e.formatFlag(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -67,12 +71,12 @@ func combine(e *env, name string, args []string, intersect bool) error {
 	if len(inputs) < 2 {
 		return usagef("want at least two filters, got %d", len(inputs))
 	}
-	first, err := e.openFilter(inputs[0])
+	first, err := e.openCombinable(inputs[0])
 	if err != nil {
 		return err
 	}
 	for _, path := range inputs[1:] {
-		next, err := e.openFilter(path)
+		next, err := e.openCombinable(path)
 		if err != nil {
 			return err
 		}
@@ -99,11 +103,17 @@ build" makes filters that fold at least 4 times (to 1/16), more with
 --folds. Counting filters and Squid digests do not fold (a Squid digest's
 positions are taken modulo its size): refused, exit 2.
 
+A Guava or bits-and-blooms filter takes its positions modulo its size, so
+OR-ing the upper half of its bits into the lower half gives exactly the
+filter of half the size that program builds from the same keys: it folds
+while its size (Guava: its number of 64-bit words; bits-and-blooms: m) is
+even, and OUT is in its format.
+
 flags:
   --to BITS   fold until the filter has at most BITS bits
   -o OUT      output file (required; "-" for standard output)
   --force     write to standard output even when it is a terminal
-`,
+` + formatHelp,
 	run: runFold,
 }
 
@@ -112,6 +122,7 @@ func runFold(e *env, args []string) error {
 	var out string
 	var to countValue
 	e.outFlag(fs, &out, "")
+	e.formatFlag(fs)
 	fs.Var(&to, "to", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {
@@ -123,7 +134,7 @@ func runFold(e *env, args []string) error {
 	if flagSet(fs, "to") && to == 0 {
 		return usagef("--to must be at least 1")
 	}
-	lf, err := e.openFilter(args[0])
+	lf, err := e.openCombinable(args[0])
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,9 @@ kind, with the same codec and sequence number. Adding a key twice to a
 counting filter counts it twice. To a Squid digest each KEY is a URL
 requested with GET: its Squid store key is added, and a key that is not an
 absolute URL is an error (nothing is written).
-` + keyInputHelp + inPlaceNote,
+
+flags:
+` + keyTypeHelp + formatHelp + keyInputHelp + inPlaceNote,
 	run: runAdd,
 }
 
@@ -128,6 +130,10 @@ func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []
 	fs := newFlagSet(name)
 	e.keyFlags(fs)
 	e.quietFlag(fs)
+	if name == "add" {
+		e.formatFlag(fs)
+		e.keyTypeFlag(fs)
+	}
 	args, err = parseFlags(fs, args)
 	if err != nil {
 		return nil, nil, nil, err

@@ -38,16 +38,23 @@ and fills, and the rate of false deletions (kept keys reported absent).
 For a fingerprint set, a Bloomier filter, a multilevel hash table or a
 summary: the frame and the structure's own parameters and sizes.
 
+For another program's filter: its format (and a Guava filter's
+strategy), m, k, sizes, set bits, fill ratio, the count estimated from
+the bits, the false-positive rate now and how many times it folds.
+
 flags:
-  --json   print one JSON object instead of text
-`,
+  --json   print one JSON object instead of text; "format" names the
+           file's format for every kind
+` + formatHelp,
 	run: runInspect,
 }
 
 // inspectReport is what inspect prints; its JSON form is a stable
 // interface for scripts.
 type inspectReport struct {
-	File          string `json:"file"`
+	File string `json:"file"`
+	// Format is "bloomcast" or "squid" (anyfile.Format).
+	Format        string `json:"format"`
 	FormatVersion uint16 `json:"format_version"`
 	Type          string `json:"type"`
 	Codec         string `json:"codec"`
@@ -115,6 +122,7 @@ func schemeName(id uint8) string {
 
 func runInspect(e *env, args []string) error {
 	fs := newFlagSet("inspect")
+	e.formatFlag(fs)
 	var asJSON bool
 	fs.BoolVar(&asJSON, "json", false, "")
 	args, err := parseFlags(fs, args)
@@ -131,12 +139,16 @@ func runInspect(e *env, args []string) error {
 	if lf.Delta != nil {
 		return inspectDelta(e, args[0], lf, asJSON)
 	}
+	if lf.Foreign() {
+		return inspectForeign(e, args[0], lf, asJSON)
+	}
 	if lf.other != nil {
 		return inspectStructure(e, args[0], lf, asJSON)
 	}
 	f, h := lf.Bloom, lf.Header
 	r := inspectReport{
 		File:                       args[0],
+		Format:                     lf.Format().String(),
 		FormatVersion:              h.Version,
 		Type:                       h.Type.String(),
 		Codec:                      h.Codec.String(),

@@ -10,6 +10,7 @@ import (
 // deltaReport is what inspect prints for a delta digest.
 type deltaReport struct {
 	File          string   `json:"file"`
+	Format        string   `json:"format"` // "bloomcast"
 	FormatVersion uint16   `json:"format_version"`
 	Type          string   `json:"type"` // "delta"
 	Target        string   `json:"target"`
@@ -30,7 +31,7 @@ type deltaReport struct {
 func inspectDelta(e *env, path string, lf *loadedFilter, asJSON bool) error {
 	d := lf.Delta
 	r := deltaReport{
-		File: path, FormatVersion: lf.Header.Version, Type: envelope.TypeDelta.String(),
+		File: path, Format: lf.Format().String(), FormatVersion: lf.Header.Version, Type: envelope.TypeDelta.String(),
 		Target: d.Target.String(), Codec: d.Codec.String(), Sequence: d.Sequence,
 		BaseSequence: d.BaseSequence, BaseChecksum: fmt.Sprintf("%08x", d.BaseChecksum),
 		Seed: lf.Header.Seed, HashSchemeID: lf.Header.Scheme, Bits: d.Bits, ChangedBits: d.Changed(),

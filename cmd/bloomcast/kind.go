@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+
+	"github.com/bloomcast/bloomcast/anyfile"
 )
 
 // Every command that writes a filter writes it back as the kind it read
@@ -24,13 +27,28 @@ func (e *env) writeBack(out string, lf *loadedFilter) error {
 }
 
 // adder returns the function that adds a key to lf (anyfile.File.Add).
-func (lf *loadedFilter) adder() func(key []byte) error { return lf.Add }
+func (lf *loadedFilter) adder() func(key []byte) error {
+	return func(key []byte) error { return keyError(lf.Add(key)) }
+}
+
+// keyError is an error of anyfile about a key, without the package's
+// prefix: the file and line it is attributed to introduce it.
+func keyError(err error) error {
+	var ae *anyfile.Error
+	if errors.As(err, &ae) {
+		return ae.Err
+	}
+	return err
+}
 
 // combineWith applies union (or, with intersect, intersection) of next
 // to lf, both of one kind (anyfile.File.Union, Intersect).
 func (lf *loadedFilter) combineWith(next *loadedFilter, intersect bool) error {
 	if lf.Kind() != next.Kind() {
 		return fmt.Errorf("%s, and %s is %s: only filters of one kind combine", next.kind(), displayName(lf.path), lf.kind())
+	}
+	if lf.Foreign() {
+		return combineForeign(lf, next, intersect)
 	}
 	if lf.Counting == nil {
 		if err := lf.Bloom.Compatible(next.Bloom); err != nil {

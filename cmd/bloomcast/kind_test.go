@@ -34,6 +34,27 @@ var fileKinds = []fileKind{
 	{"fpset", []string{"--fpset"}, nil, "fpset", "raw"},
 	{"bloomier", []string{"bloomier", "build"}, nil, "bloomier", "raw"},
 	{"mht", []string{"mht", "build"}, nil, "mht", "raw"},
+	// Other programs' filters: inspect reports their format, no type or
+	// codec.
+	{"guava", []string{"--format", "guava", "-m", "4096", "-k", "7"}, nil, "", ""},
+	{"bits-and-blooms", []string{"--format", "bits-and-blooms", "-m", "4096", "-k", "7"}, nil, "", ""},
+	{"bits-and-blooms-json", []string{"--format", "bits-and-blooms-json", "-m", "4096", "-k", "7"}, nil, "", ""},
+}
+
+// foreignKinds are the kinds of other programs' filters: add, union,
+// intersect and fold keep their format; remove, patch, compress and
+// decompress refuse them.
+var foreignKinds = []string{"guava", "bits-and-blooms", "bits-and-blooms-json"}
+
+// format is what inspect --json reports as the kind's "format".
+func (k fileKind) format() string {
+	switch {
+	case slices.Contains(foreignKinds, k.name):
+		return k.name
+	case k.name == "squid":
+		return "squid"
+	}
+	return "bloomcast"
 }
 
 // readOnlyKinds are the kinds that no writing command changes: every one
@@ -111,7 +132,8 @@ func TestWritesKeepKind(t *testing.T) {
 			refused: []string{"squid", "deletion"}},
 	}
 	refuses := func(s step, kind string) bool {
-		return slices.Contains(s.refused, kind) || slices.Contains(readOnlyKinds, kind)
+		foreignRefused := slices.Contains([]string{"remove", "patch", "compress", "decompress"}, s.cmd) && slices.Contains(foreignKinds, kind)
+		return foreignRefused || slices.Contains(s.refused, kind) || slices.Contains(readOnlyKinds, kind)
 	}
 	for _, k := range fileKinds {
 		for _, s := range steps {
@@ -157,8 +179,8 @@ func TestWritesKeepKind(t *testing.T) {
 				case "decompress":
 					wantCodec = "raw"
 				}
-				if rep.Type != k.typ || rep.Codec != wantCodec {
-					t.Fatalf("%s of %s wrote type %q codec %q, want %q %q", s.cmd, k.name, rep.Type, rep.Codec, k.typ, wantCodec)
+				if rep.Type != k.typ || rep.Codec != wantCodec || rep.Format != k.format() {
+					t.Fatalf("%s of %s wrote format %q type %q codec %q, want %q %q %q", s.cmd, k.name, rep.Format, rep.Type, rep.Codec, k.format(), k.typ, wantCodec)
 				}
 				keys := base
 				if s.cmd == "remove" {

@@ -47,6 +47,11 @@ type env struct {
 	lockedPath string
 	// maxKeyBytes is the longest key line (see keyFlags); 0 is the default.
 	maxKeyBytes countValue
+	// format forces the format of the files read (--format; 0 detects
+	// it), keyType how keys go into Guava filters (--key-type); see
+	// formatFlag.
+	format  formatValue
+	keyType keyTypeValue
 }
 
 // A command is one subcommand of bloomcast.
@@ -74,6 +79,7 @@ func init() {
 		unionCommand,
 		intersectCommand,
 		foldCommand,
+		convertCommand,
 		compressCommand,
 		decompressCommand,
 		diffCommand,

@@ -38,8 +38,22 @@ func (lf *loadedFilter) contains(key []byte) bool {
 
 // openFilter reads the filter at path ("-": standard input): a Bloom or
 // counting filter or a Squid digest, raw or compressed. A delta digest is
-// refused with a pointer to patch, and so are the other structures.
+// refused with a pointer to patch, and so are the other structures and
+// other programs' filters (see openCombinable).
 func (e *env) openFilter(path string) (*loadedFilter, error) {
+	lf, err := e.openCombinable(path)
+	if err == nil && lf.Foreign() {
+		err = fileErr(path, fmt.Errorf("holds %s: only inspect, query, add, union, intersect, fold and convert read it", lf.kind()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lf, nil
+}
+
+// openCombinable is openFilter for union, intersect and fold, which also
+// take other programs' filters.
+func (e *env) openCombinable(path string) (*loadedFilter, error) {
 	lf, err := e.openAny(path)
 	if err == nil && lf.other != nil {
 		err = refuseStructure(lf)
@@ -59,7 +73,7 @@ func (e *env) open(path string) (*loadedFilter, error) { return e.openWith(path,
 // digest.View, not decoded (query).
 func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	var r io.Reader = e.stdin
-	opt := anyfile.Options{LazyPieces: lazyPieces}
+	opt := anyfile.Options{LazyPieces: lazyPieces, Format: anyfile.Format(e.format), Keys: anyfile.KeyType(e.keyType)}
 	if path != "-" {
 		f, fi, closeFile, err := e.openInput(path)
 		if err != nil {
@@ -73,7 +87,7 @@ func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 		return nil, fileErr(path, err)
 	}
 	lf := &loadedFilter{File: f, path: path}
-	if k := f.Kind(); k != anyfile.Bloom && k != anyfile.Counting && k != anyfile.Squid && k != anyfile.Delta {
+	if k := f.Kind(); k != anyfile.Bloom && k != anyfile.Counting && k != anyfile.Squid && k != anyfile.Delta && !f.Foreign() {
 		lf.other = &structure{deletion: f.Deletion, sorted: f.FPSet, rice: f.FPSetRice,
 			bloomier: f.Bloomier, table: f.Table, summary: f.Summary}
 	}

@@ -23,14 +23,17 @@ one (present: the summary names a sub-table; keys are hashed with seed
 
 flags:
   -v, --keys   print KEY<TAB>maybe or KEY<TAB>no
-
+` + keyTypeHelp + formatHelp + `
 Exit status: 0 if every key may be present, 1 if any is absent, 2 on error.
 ` + keyInputHelp,
 	run: runQuery,
 }
 
 func runQuery(e *env, args []string) (err error) {
-	file, keys, withKeys, err := e.lookupArgs(newFlagSet("query"), args, "FILTER", "filter")
+	fs := newFlagSet("query")
+	e.formatFlag(fs)
+	e.keyTypeFlag(fs)
+	file, keys, withKeys, err := e.lookupArgs(fs, args, "FILTER", "filter")
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,7 @@ func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
 // Exactly one of the kind-specific parts is present.
 type structureReport struct {
 	File          string `json:"file"`
+	Format        string `json:"format"` // "bloomcast"
 	FormatVersion uint16 `json:"format_version"`
 	Type          string `json:"type"`
 	Codec         string `json:"codec"`
@@ -158,7 +159,7 @@ type summaryReport struct {
 func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error {
 	h, s := lf.Header, lf.other
 	r := structureReport{
-		File: path, FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
+		File: path, Format: lf.Format().String(), FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
 		Sequence: h.Sequence, HashScheme: schemeName(h.Scheme), Seed: h.Seed,
 		EncodedBytes: lf.Size, PayloadBytes: lf.PayloadBytes(),
 	}

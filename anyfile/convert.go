@@ -1,0 +1,156 @@
+package anyfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
+	"github.com/bloomcast/bloomcast/formats/guava"
+)
+
+// ErrLossy is the error of a conversion that would not keep what the
+// file answers: the two formats hash keys differently, or one has no
+// place for what the other holds. Rebuilding the filter from its keys in
+// the other format is the way there.
+var ErrLossy = errors.New("no lossless conversion")
+
+// hashingOf says how a format turns a key into bits, for the messages of
+// refused conversions.
+var hashingOf = map[Format]string{
+	FormatBloomcast:         "by its frame's hashing scheme (XXH3-128 unless it says otherwise) and layout",
+	FormatSquid:             "by MD5 store keys, four probes into its mask",
+	FormatGuava:             "by MurmurHash3 x64 128 of the funnelled key with Guava's MITZ probes",
+	FormatBitsAndBlooms:     "by MurmurHash3 x64 128 of the key and of the key and 0x01, with bloom/v3's locations",
+	FormatBitsAndBloomsJSON: "by MurmurHash3 x64 128 of the key and of the key and 0x01, with bloom/v3's locations",
+}
+
+// family groups the formats that are one filter in two encodings.
+func (f Format) family() Format {
+	if f == FormatBitsAndBloomsJSON {
+		return FormatBitsAndBlooms
+	}
+	return f
+}
+
+// Convert returns what writing f in format to writes, where that keeps
+// every answer and everything f records:
+//
+//   - within bloomcast's frames, a Bloom or counting filter with codec
+//     (digest.Auto for the smallest; f.Codec() keeps f's), any other kind
+//     as it was read;
+//   - bits-and-blooms' binary and JSON forms, either way;
+//   - any file in its own format, as it was read (codec applies to
+//     bloomcast frames only).
+//
+// Every other pair is refused with an *Error wrapping ErrLossy that says
+// why: no two formats of different programs hash keys alike, so a key's
+// bits in one are not its bits in the other, and a Squid digest's header
+// has no place in a bloomcast frame. The filter must then be rebuilt from
+// its keys in the other format.
+func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
+	from := f.Format()
+	switch {
+	case from == 0:
+		return nil, errEmptyFile
+	case to <= 0 || int(to) >= len(formatNames):
+		return nil, errorf("unknown format %v", to)
+	case from == FormatBloomcast && to == from:
+		return f.convertFrame(codec)
+	case to == from:
+		return f.Encoding(f.Codec())
+	case to.family() == from.family() && from.family() == FormatBitsAndBlooms:
+		var b []byte
+		var err error
+		if to == FormatBitsAndBloomsJSON {
+			b, err = f.BitsAndBlooms.MarshalJSON()
+		} else {
+			b, err = f.BitsAndBlooms.MarshalBinary()
+		}
+		return Frame(b), err
+	}
+	return nil, &Error{fmt.Errorf("%w from %s to %v: %s", ErrLossy, article(f.Kind()), to, lossReason(from, to))}
+}
+
+// convertFrame is Convert within bloomcast's frames.
+func (f *File) convertFrame(codec digest.Codec) (io.WriterTo, error) {
+	switch k := f.Kind(); k {
+	case Bloom, Counting:
+		return f.Encoding(codec)
+	case Deletion:
+		if codec != digest.Raw && codec != digest.Auto {
+			return nil, errorf("a deletion filter is written raw only, not %v", codec)
+		}
+		return f.Deletion, nil
+	default:
+		return nil, errorf("%s is written only as it was built", article(k))
+	}
+}
+
+// lossReason says why a file in format from does not become one in to.
+func lossReason(from, to Format) string {
+	switch {
+	case from == FormatSquid && to == FormatBloomcast:
+		return "a Squid digest's header (capacity, bits per entry, deletions) has no place in a bloomcast frame"
+	case from == FormatBloomcast && to == FormatSquid:
+		return "a Squid digest's mask is set by MD5 store keys with four probes, and its header records a capacity that a bloomcast frame does not"
+	}
+	return fmt.Sprintf("%v sets a key's bits %s, %v %s, so a key's bits in one are not its bits in the other",
+		from, hashingOf[from], to, hashingOf[to])
+}
+
+// A Spec says what filter of another program's format New makes. The
+// zero Spec names no format, and New refuses it.
+type Spec struct {
+	Format Format
+	// N and P size the filter for N keys at false-positive rate P, as
+	// the program's own constructor sizes it: Guava's
+	// BloomFilter.create (guava.New), bloom/v3's NewWithEstimates. N of
+	// 0 is taken as 1.
+	N uint64
+	P float64
+	// M and K, both set, give the shape instead: M bits (Guava: rounded
+	// up to whole 64-bit words) and K probes per key.
+	M uint64
+	K int
+	// Keys is how keys are hashed (File.Keys).
+	Keys KeyType
+}
+
+// New returns an empty filter of another program's format (Guava:
+// strategy MURMUR128_MITZ_64, as Guava builds them; bits-and-blooms: its
+// binary form, or its JSON form for FormatBitsAndBloomsJSON) as s says.
+// Bloomcast's own filters and Squid's are made by packages bloom,
+// counting and squid.
+func New(s Spec) (*File, error) {
+	f := &File{format: s.Format, Keys: s.Keys}
+	shaped := s.M > 0 && s.K > 0
+	var err error
+	switch s.Format {
+	case FormatGuava:
+		if shaped {
+			f.Guava, err = guava.NewSized(guava.Murmur128Mitz64, int64(min(s.M, math.MaxInt64)), s.K)
+		} else {
+			f.Guava, err = guava.New(int64(min(max(s.N, 1), math.MaxInt64)), s.P)
+		}
+	case FormatBitsAndBlooms, FormatBitsAndBloomsJSON:
+		if shaped {
+			f.BitsAndBlooms, err = bitsandblooms.New(s.M, uint64(s.K))
+		} else {
+			f.BitsAndBlooms, err = bitsandblooms.NewWithEstimates(max(s.N, 1), s.P)
+		}
+	case FormatBloomcast, FormatSquid:
+		return nil, errorf("New makes filters of other programs' formats; packages bloom, counting and squid make %v's", s.Format)
+	default:
+		return nil, errorf("unknown format %v", s.Format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkKeys(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
