@@ -6,7 +6,7 @@
 // probes all fall in one 512-bit block, chosen and probed by package
 // hashing exactly as bloom.Filter does for the same Config. The bit array
 // is cut into shards, Redis strings of at most Config.ShardBytes
-// (DefaultShardBytes, 256 KiB) holding whole blocks, so a key's block lives
+// (DefaultShardBytes, about 256 KiB) holding whole blocks, so a key's block lives
 // in one shard:
 //
 //   - an add is one command, BITFIELD with one "SET u1 offset 1" per
@@ -26,7 +26,10 @@
 // The shards' keys are "<Name>:<i>{<tag>}", with hash tags chosen so that
 // the shards spread evenly over Redis Cluster's 16384 slots (slot.go);
 // "<Name>:meta" records the parameters, and New refuses to open a filter
-// whose parameters differ from it ([ErrMismatch]). Batches ([Filter.AddBatch],
+// whose parameters differ from it ([ErrMismatch]). New writes the shards
+// that do not exist yet as zeros of their full length, so that Redis
+// holds each in its own size (a string grown bit by bit is given up to
+// twice that). Batches ([Filter.AddBatch],
 // [Filter.ContainsBatch]) are pipelined, Config.Pipeline commands per round
 // trip; go-redis's cluster client splits each round by node and sends the
 // nodes' pipelines at once.
@@ -74,9 +77,11 @@ var (
 )
 
 // DefaultShardBytes is the shard size when Config.ShardBytes is zero:
-// 256 KiB, 4096 blocks. Smaller shards spread a small filter over more
+// 4095 blocks, 64 bytes short of 256 KiB, so that the string with its
+// header fits jemalloc's 256 KiB size class (256 KiB exactly would take
+// the next, 320 KiB). Smaller shards spread a small filter over more
 // masters; a shard is one Redis string, read whole by Snapshot.
-const DefaultShardBytes = 256 << 10
+const DefaultShardBytes = 256<<10 - blockBytes
 
 // MaxShardBytes is the largest shard New accepts, 8 MiB: a shard is one
 // string on one node, and Snapshot and Import move it in one command.
@@ -112,7 +117,8 @@ type Config struct {
 	Folds int     // as bloom.Config.Folds: M rounded up so the filter can halve Folds times
 
 	// ShardBytes is the largest shard, a multiple of 64 bytes up to
-	// MaxShardBytes; zero means DefaultShardBytes.
+	// MaxShardBytes; zero means DefaultShardBytes. A power of two less 64
+	// wastes nothing to Redis's allocator (DefaultShardBytes says why).
 	ShardBytes int
 	// Pipeline is the number of commands per round trip in batches;
 	// zero means DefaultPipeline.
@@ -200,7 +206,58 @@ func New(ctx context.Context, c Config) (*Filter, error) {
 			return nil, fmt.Errorf("%w: %s holds %q, the Config gives %q", ErrMismatch, f.meta, have, want)
 		}
 	}
+	if err := f.allocate(ctx, false); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// allocate writes every shard that does not exist (or every shard, with
+// reset) as zeros of its full length. A string Redis grows by BITFIELD
+// or SETRANGE is given twice what it needs (sds's greedy growth, below
+// 1 MiB), one written whole is not: allocated up front, a shard costs its
+// bytes. Creating it with SET NX leaves a shard that another process
+// created meanwhile as it is.
+func (f *Filter) allocate(ctx context.Context, reset bool) error {
+	exists := make([]*redis.IntCmd, len(f.shards))
+	if !reset {
+		pipe := f.client.Pipeline()
+		for i, key := range f.shards {
+			exists[i] = pipe.Exists(ctx, key)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("redisfilter: %s: %w", f.name, err)
+		}
+	}
+	size := f.shardBlocks * blockBytes
+	last := f.geom.M()/8 - uint64(len(f.shards)-1)*size
+	zeros := make([]byte, size)
+	const perRound = 8 // shards per round trip
+	for from := 0; from < len(f.shards); {
+		pipe := f.client.Pipeline()
+		for sent := 0; sent < perRound && from < len(f.shards); from++ {
+			if exists[from] != nil && exists[from].Val() != 0 {
+				continue
+			}
+			v := zeros
+			if from == len(f.shards)-1 {
+				v = zeros[:last]
+			}
+			if reset {
+				pipe.Set(ctx, f.shards[from], v, 0)
+			} else {
+				pipe.SetNX(ctx, f.shards[from], v, 0)
+			}
+			sent++
+		}
+		if pipe.Len() == 0 {
+			continue
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("redisfilter: %s: writing shards: %w", f.name, err)
+		}
+	}
+	return nil
 }
 
 // record is the meta key's value: every parameter that places a bit. The
@@ -607,18 +664,13 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// Clear removes every key from the filter: it deletes the shards (one DEL
-// each, pipelined), keeping the meta key. Adds racing with Clear may
-// survive it.
+// Clear removes every key from the filter: it writes every shard as
+// zeros (one SET each, pipelined). Adds racing with Clear may survive it.
 func (f *Filter) Clear(ctx context.Context) error {
 	if f.client == nil {
 		return ErrZero
 	}
-	pipe := f.client.Pipeline()
-	for _, key := range f.shards {
-		pipe.Del(ctx, key)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := f.allocate(ctx, true); err != nil {
 		return fmt.Errorf("redisfilter: clear: %w", err)
 	}
 	return nil

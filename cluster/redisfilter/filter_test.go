@@ -141,6 +141,13 @@ func TestLayout(t *testing.T) {
 	if want := (local.M()/8 + 1023) / 1024; uint64(len(f.Keys())-1) != want {
 		t.Fatalf("%d shards, want %d", len(f.Keys())-1, want)
 	}
+	// New wrote every shard whole.
+	array := local.AppendBitBytes(nil)
+	for i, key := range f.shards {
+		if n, err := client.StrLen(ctx, key).Result(); err != nil || n != int64(len(f.shardPart(array, i))) {
+			t.Fatalf("%s: STRLEN %d, %v; want %d", key, n, err, len(f.shardPart(array, i)))
+		}
+	}
 	log.take()
 	for i := range 300 {
 		key := "key-" + strconv.Itoa(i)
