@@ -30,7 +30,9 @@
 // a hash among z/2 blocks is its block among z blocks divided by two, so
 // ORing blocks 2i and 2i+1 gives, bit for bit, the filter of z/2 blocks
 // built from the same values. Fit builds large and folds to the smallest
-// size that meets a false-positive target for the values actually added.
+// size that meets a false-positive target for the values actually added,
+// by the rate of params.SplitBlockFalsePositive (docs/PARQUET.md gives the
+// bytes it saves against a guessed distinct count).
 //
 // The layout and hashing were checked against parquet-go v0.32.0 (its
 // bloom package builds filters word-for-word identical to these) and

@@ -89,6 +89,7 @@ func receivers(t *testing.T) []struct {
 		{"zero parquet.Filter", &parquet.Filter{}},
 		{"parquet.Filter", sbbf},
 		{"zero parquet.File", &parquet.File{}},
+		{"zero parquet.Fit", &parquet.Fit{}},
 		{"zero icp.Client", &icp.Client{}},
 		{"zero icp.Server", &icp.Server{}},
 		{"zero cache.AccessLog", &cache.AccessLog{}},
