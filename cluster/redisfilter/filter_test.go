@@ -523,3 +523,104 @@ func TestKilledMaster(t *testing.T) {
 		t.Fatal("retry:", err)
 	}
 }
+
+// TestMovedSlots moves 1500 slots of one master, among them some shards'
+// (redis-cli --cluster reshard, keys migrated live), while batches of adds
+// run: every key a batch did not name as not applied is present afterwards,
+// and the filter is still the local one of those keys.
+func TestMovedSlots(t *testing.T) {
+	cl := redistest.NewCluster(t, 3)
+	ctx := context.Background()
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+	defer func() { _ = client.Close() }()
+	c := Config{Client: client, Name: "moved", N: 200000, P: 0.01, ShardBytes: 4096, Pipeline: 128}
+	f, err := New(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 2)
+	for i := range ids {
+		rc := redis.NewClient(&redis.Options{Addr: cl.Nodes[i].Addr})
+		ids[i], err = rc.ClusterMyID(ctx).Result()
+		_ = rc.Close() // only queried
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := onNode(t, client, f, cl.Nodes[1].Addr)
+	_, cli, _ := redistest.Binaries()
+	reshard := exec.Command(cli, "--cluster", "reshard", cl.Nodes[0].Addr, "--cluster-from", ids[0], "--cluster-to", ids[1],
+		"--cluster-slots", "1500", "--cluster-yes")
+	var reshardOut bytes.Buffer
+	reshard.Stdout, reshard.Stderr = &reshardOut, &reshardOut
+	if err := reshard.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- reshard.Wait() }()
+	local := newLocal(t, c)
+	var named, batches int
+	for running := true; running; batches++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("reshard: %v\n%s", err, reshardOut.String())
+			}
+			running = false // one batch more after the move
+		default:
+		}
+		keys := keysFrom("m"+strconv.Itoa(batches)+"-", 0, 1000)
+		err := f.AddBatch(ctx, keys)
+		failed := map[int]bool{}
+		var be *BatchError
+		if errors.As(err, &be) {
+			named += len(be.Failed)
+			for _, i := range be.Failed {
+				failed[i] = true
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			if !failed[i] {
+				local.Add(k)
+			}
+		}
+	}
+	if err := cl.WaitOK(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := f.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keys named may have been applied all the same: the snapshot holds
+	// at least the local filter's bits, and exactly them if none was named.
+	u := snap.Clone()
+	if err := u.Union(local); err != nil {
+		t.Fatal(err)
+	}
+	if !u.Equal(snap) || named == 0 && !snap.Equal(local) {
+		t.Fatalf("after the move the filter lacks keys reported added (%d named not applied)", named)
+	}
+	if after := onNode(t, client, f, cl.Nodes[1].Addr); after <= before {
+		t.Fatalf("%d shards on the second master before the move, %d after: the move took none", before, after)
+	}
+	t.Logf("%d batches of 1000 keys during the move, %d keys named not applied", batches, named)
+}
+
+// onNode returns how many of f's shards the master at addr holds.
+func onNode(t *testing.T, client *redis.ClusterClient, f *Filter, addr string) int {
+	t.Helper()
+	n := 0
+	for _, key := range f.shards {
+		master, err := client.MasterForKey(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if master.Options().Addr == addr {
+			n++
+		}
+	}
+	return n
+}

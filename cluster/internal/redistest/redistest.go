@@ -216,8 +216,8 @@ func (c *Cluster) Addrs() []string {
 	return a
 }
 
-// WaitOK waits until every node reports cluster_state:ok and knows every
-// other node's slots.
+// WaitOK waits until every node reports cluster_state:ok and knows an
+// owner for each of the 16384 slots.
 func (c *Cluster) WaitOK(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for _, s := range c.Nodes {
@@ -230,7 +230,13 @@ func (c *Cluster) WaitOK(timeout time.Duration) error {
 				shards, err = rc.ClusterShards(ctx).Result()
 			}
 			cancel()
-			if err == nil && strings.Contains(info, "cluster_state:ok") && len(shards) == len(c.Nodes) {
+			covered := int64(0)
+			for _, sh := range shards {
+				for _, r := range sh.Slots {
+					covered += r.End - r.Start + 1
+				}
+			}
+			if err == nil && strings.Contains(info, "cluster_state:ok") && covered == 16384 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -238,7 +244,7 @@ func (c *Cluster) WaitOK(timeout time.Duration) error {
 				if err != nil {
 					return fmt.Errorf("redistest: cluster node %s not ok after %v: %w", s.Addr, timeout, err)
 				}
-				return fmt.Errorf("redistest: cluster node %s not ok after %v: %q, %d shards", s.Addr, timeout, firstLine(info), len(shards))
+				return fmt.Errorf("redistest: cluster node %s not ok after %v: %q, %d slots assigned", s.Addr, timeout, firstLine(info), covered)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
