@@ -42,6 +42,7 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
@@ -85,12 +86,15 @@ const (
 	MHTSummary                    // a summary of a multilevel hash table
 	Guava                         // a Guava BloomFilter (formats/guava)
 	BitsAndBlooms                 // a bits-and-blooms/bloom/v3 filter (formats/bitsandblooms)
+	SBBF                          // a Parquet split block Bloom filter, alone (formats/parquet)
+	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
 	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
 	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
-	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter"}
+	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
+	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -128,8 +132,12 @@ type File struct {
 	// is then zero.
 	Guava         *guava.Filter
 	BitsAndBlooms *bitsandblooms.Filter
-	// Keys is how Contains and Add hash the keys of a Guava filter
-	// (Options.Keys); the other kinds take KeyString only.
+	SBBF          *parquet.Filter
+	// Parquet is a Parquet file, its footer and filters read into
+	// memory: File.Parquet.Probe answers by column and row group.
+	Parquet *parquet.File
+	// Keys is how Contains and Add hash the keys of a Guava or Parquet
+	// filter (Options.Keys); the other kinds take KeyString only.
 	Keys KeyType
 
 	// View is set for a Bloom filter coded in pieces (codec 3); with
@@ -185,6 +193,8 @@ func readFormat(r io.Reader, opt Options) (*File, error) {
 		return nil, &Error{ErrEmpty}
 	case opt.Format == FormatSquid, opt.Format == 0 && !envelope.Sniff(head) && squid.Sniff(head):
 		return readSquid(br, opt.Limits)
+	case opt.Format == FormatParquet, opt.Format == 0 && parquet.SniffFile(head):
+		return readParquet(r, br, opt)
 	case opt.Format.foreign():
 		return readForeign(br, opt.Format, opt)
 	case opt.Format != 0 && opt.Format != FormatBloomcast:
@@ -331,6 +341,10 @@ func (f *File) Kind() Kind {
 		return Guava
 	case f.BitsAndBlooms != nil:
 		return BitsAndBlooms
+	case f.SBBF != nil:
+		return SBBF
+	case f.Parquet != nil:
+		return ParquetFile
 	}
 	return 0
 }
@@ -349,6 +363,10 @@ func (f *File) Format() Format {
 		return FormatGuava
 	case f.BitsAndBlooms != nil:
 		return FormatBitsAndBlooms
+	case f.SBBF != nil:
+		return FormatParquetSBBF
+	case f.Parquet != nil:
+		return FormatParquet
 	}
 	return FormatBloomcast
 }

@@ -67,8 +67,10 @@ func (f *File) combine(g *File, intersect bool) error {
 // even: Stats.Folds).
 func (f *File) Foldable() error {
 	switch f.Kind() {
-	case Bloom, Guava, BitsAndBlooms:
+	case Bloom, Guava, BitsAndBlooms, SBBF:
 		return nil
+	case ParquetFile:
+		return errParquetFile("is not folded: bloomcast does not rewrite Parquet files")
 	case Squid:
 		return errorf("a Squid cache digest cannot be folded: Squid takes its bit positions modulo the mask size, so halving the mask moves them")
 	case Counting:

@@ -9,6 +9,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // ErrLossy is the error of a conversion that would not keep what the
@@ -25,6 +26,8 @@ var hashingOf = map[Format]string{
 	FormatGuava:             "by MurmurHash3 x64 128 of the funnelled key with Guava's MITZ probes",
 	FormatBitsAndBlooms:     "by MurmurHash3 x64 128 of the key and of the key and 0x01, with bloom/v3's locations",
 	FormatBitsAndBloomsJSON: "by MurmurHash3 x64 128 of the key and of the key and 0x01, with bloom/v3's locations",
+	FormatParquetSBBF:       "by xxHash64 of the value's plain encoding into a 256-bit block with the spec's eight salts",
+	FormatParquet:           "by xxHash64 of the value's plain encoding into a 256-bit block with the spec's eight salts",
 }
 
 // family groups the formats that are one filter in two encodings.
@@ -94,6 +97,10 @@ func lossReason(from, to Format) string {
 	switch {
 	case from == FormatSquid && to == FormatBloomcast:
 		return "a Squid digest's header (capacity, bits per entry, deletions) has no place in a bloomcast frame"
+	case from == FormatParquet && to == FormatParquetSBBF:
+		return "a Parquet file holds one filter per column chunk, not one filter"
+	case to == FormatParquet:
+		return "a Parquet file's filters describe the values of its row groups; bloomcast writes no Parquet files"
 	case from == FormatBloomcast && to == FormatSquid:
 		return "a Squid digest's mask is set by MD5 store keys with four probes, and its header records a capacity that a bloomcast frame does not"
 	}
@@ -141,8 +148,14 @@ func New(s Spec) (*File, error) {
 		} else {
 			f.BitsAndBlooms, err = bitsandblooms.NewWithEstimates(max(s.N, 1), s.P)
 		}
-	case FormatBloomcast, FormatSquid:
-		return nil, errorf("New makes filters of other programs' formats; packages bloom, counting and squid make %v's", s.Format)
+	case FormatParquetSBBF:
+		if s.M > 0 {
+			f.SBBF, err = parquet.NewBlocks(int(min((s.M+255)/256, parquet.MaxBytes/parquet.BlockBytes+1)))
+		} else {
+			f.SBBF, err = parquet.NewNDV(max(s.N, 1), s.P)
+		}
+	case FormatBloomcast, FormatSquid, FormatParquet:
+		return nil, errorf("New makes filters of other programs' formats; packages bloom, counting and squid make %v's, and Parquet files are written by Parquet writers", s.Format)
 	default:
 		return nil, errorf("unknown format %v", s.Format)
 	}

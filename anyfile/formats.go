@@ -2,13 +2,17 @@ package anyfile
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -25,13 +29,17 @@ const (
 	FormatGuava                               // a Guava BloomFilter.writeTo stream (package formats/guava)
 	FormatBitsAndBlooms                       // bits-and-blooms/bloom/v3's binary form, WriteTo and MarshalBinary
 	FormatBitsAndBloomsJSON                   // bits-and-blooms/bloom/v3's JSON form, MarshalJSON
+	FormatParquetSBBF                         // a Parquet split block Bloom filter alone: thrift header and bitset (package formats/parquet)
+	FormatParquet                             // a Parquet file whose column chunks carry split block Bloom filters
 )
 
 var formatNames = [...]string{FormatBloomcast: "bloomcast", FormatSquid: "squid", FormatGuava: "guava",
-	FormatBitsAndBlooms: "bits-and-blooms", FormatBitsAndBloomsJSON: "bits-and-blooms-json"}
+	FormatBitsAndBlooms: "bits-and-blooms", FormatBitsAndBloomsJSON: "bits-and-blooms-json",
+	FormatParquetSBBF: "parquet-sbbf", FormatParquet: "parquet"}
 
 // String names the format as ParseFormat reads it: "bloomcast", "squid",
-// "guava", "bits-and-blooms", "bits-and-blooms-json".
+// "guava", "bits-and-blooms", "bits-and-blooms-json", "parquet-sbbf",
+// "parquet".
 func (f Format) String() string {
 	if f > 0 && int(f) < len(formatNames) {
 		return formatNames[f]
@@ -82,40 +90,61 @@ const (
 	// bloomcast, Squid and bits-and-blooms filters hash.
 	KeyString KeyType = iota
 	// KeyLong reads the key as a decimal 64-bit integer and hashes it as
-	// Guava's Funnels.longFunnel() puts it.
+	// Guava's Funnels.longFunnel() puts it, or as a Parquet INT64.
 	KeyLong
+	// KeyInt, KeyFloat and KeyDouble read the key as a decimal 32-bit
+	// integer or a number and hash it as a Parquet INT32, FLOAT or DOUBLE
+	// (its plain encoding, parquet.Plain).
+	KeyInt
+	KeyFloat
+	KeyDouble
 )
 
-// String names the key type as ParseKeyType reads it: "string", "long".
+var keyTypeNames = [...]string{KeyString: "string", KeyLong: "long", KeyInt: "int", KeyFloat: "float", KeyDouble: "double"}
+
+// parquetTypes are the Parquet physical types of the key types.
+var parquetTypes = [...]parquet.Type{KeyString: parquet.ByteArray, KeyLong: parquet.Int64, KeyInt: parquet.Int32,
+	KeyFloat: parquet.Float, KeyDouble: parquet.Double}
+
+// String names the key type as ParseKeyType reads it: "string", "long",
+// "int", "float", "double".
 func (t KeyType) String() string {
-	switch t {
-	case KeyString:
-		return "string"
-	case KeyLong:
-		return "long"
+	if t >= 0 && int(t) < len(keyTypeNames) {
+		return keyTypeNames[t]
 	}
 	return fmt.Sprintf("KeyType(%d)", int(t))
 }
 
-// ParseKeyType returns the key type named s: "string" or "long".
+// ParseKeyType returns the key type named s (KeyType.String).
 func ParseKeyType(s string) (KeyType, error) {
-	switch s {
-	case "string":
-		return KeyString, nil
-	case "long":
-		return KeyLong, nil
+	for t, name := range keyTypeNames {
+		if s == name {
+			return KeyType(t), nil
+		}
 	}
-	return 0, errorf("unknown key type %q (want string or long)", s)
+	return 0, errorf("unknown key type %q (want string, long, int, float or double)", s)
 }
 
 // Check says whether key is a key of type t: any bytes are a KeyString,
-// a decimal 64-bit integer a KeyLong.
+// a decimal 64-bit integer a KeyLong, and so on.
 func (t KeyType) Check(key []byte) error {
-	if t == KeyLong {
-		_, err := parseLong(key)
-		return err
+	_, err := t.plain(key)
+	return err
+}
+
+// plain returns the Parquet plain encoding of key read as type t.
+func (t KeyType) plain(key []byte) ([]byte, error) {
+	if t < 0 || int(t) >= len(parquetTypes) {
+		return nil, errorf("unknown key type %v", t)
 	}
-	return nil
+	if t == KeyString {
+		return key, nil
+	}
+	b, err := parquet.Plain(parquetTypes[t], 0, string(key))
+	if err != nil {
+		return nil, errorf("key %q is not a %v (%v)", key, t, parquetTypes[t])
+	}
+	return b, nil
 }
 
 // parseLong reads a key of type KeyLong.
@@ -129,10 +158,15 @@ func parseLong(key []byte) (int64, error) {
 
 // checkKeys refuses a key type that f's format does not hash.
 func (f *File) checkKeys() error {
-	if f.Keys == KeyString || f.Kind() == Guava {
+	switch k := f.Kind(); {
+	case f.Keys == KeyString, k == SBBF, k == ParquetFile:
 		return nil
+	case k == Guava && f.Keys == KeyLong:
+		return nil
+	case k == Guava:
+		return errorf("a Guava filter takes keys as strings or longs, not as %vs", f.Keys)
 	}
-	return errorf("%s hashes keys as bytes: only Guava filters take keys as longs", article(f.Kind()))
+	return errorf("%s hashes keys as bytes: only Guava filters take keys as longs, and Parquet filters as long, int, float or double", article(f.Kind()))
 }
 
 // sniffForeign returns the foreign format that data, a whole file,
@@ -150,6 +184,9 @@ func sniffForeign(data []byte) Format {
 		return FormatBitsAndBlooms
 	case "json":
 		return FormatBitsAndBloomsJSON
+	}
+	if parquet.Sniff(data) {
+		return FormatParquetSBBF
 	}
 	return 0
 }
@@ -178,6 +215,10 @@ func readForeign(br *bufio.Reader, format Format, opt Options) (*File, error) {
 		f.BitsAndBlooms, err = bitsandblooms.Decode(data)
 	case FormatBitsAndBloomsJSON:
 		f.BitsAndBlooms, err = bitsandblooms.DecodeJSON(data)
+	case FormatParquetSBBF:
+		f.SBBF, err = parquet.Decode(data)
+	case FormatParquet:
+		f.Parquet, err = parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	default:
 		err = errorf("format %v is not another program's", format)
 	}
@@ -201,8 +242,21 @@ func (f *File) containsForeign(key []byte) (bool, error) {
 		return f.Guava.Test(key), nil
 	case BitsAndBlooms:
 		return f.BitsAndBlooms.Test(key), nil
+	case SBBF:
+		p, err := f.Keys.plain(key)
+		if err != nil {
+			return false, err
+		}
+		return f.SBBF.Check(p), nil
+	case ParquetFile:
+		return false, errParquetFile("answers by column and row group (File.Parquet.Probe)")
 	}
 	return false, errEmptyFile
+}
+
+// errParquetFile is the error of what a Parquet file does not do.
+func errParquetFile(what string) error {
+	return errorf("a Parquet file holds one filter per column chunk: it %s", what)
 }
 
 // addForeign is Add for the foreign kinds.
@@ -220,6 +274,14 @@ func (f *File) addForeign(key []byte) error {
 		f.Guava.Add(key)
 	case BitsAndBlooms:
 		f.BitsAndBlooms.Add(key)
+	case SBBF:
+		p, err := f.Keys.plain(key)
+		if err != nil {
+			return err
+		}
+		f.SBBF.Insert(p)
+	case ParquetFile:
+		return errParquetFile("takes no keys: its filters describe the values in its row groups, which bloomcast does not rewrite")
 	default:
 		return errorf("%s takes no keys", article(f.Kind()))
 	}
@@ -239,6 +301,10 @@ func (f *File) encodeForeign() (Frame, error) {
 		} else {
 			b, err = f.BitsAndBlooms.MarshalBinary()
 		}
+	case SBBF:
+		b, err = f.SBBF.MarshalBinary()
+	case ParquetFile:
+		err = errParquetFile("is not written back: bloomcast does not rewrite Parquet files")
 	default:
 		err = errorf("%s is not written back", article(f.Kind()))
 	}
@@ -259,8 +325,32 @@ func (f *File) combineForeign(g *File, intersect bool) error {
 			return f.BitsAndBlooms.Intersect(g.BitsAndBlooms)
 		}
 		return f.BitsAndBlooms.Union(g.BitsAndBlooms)
+	case SBBF:
+		if intersect {
+			return f.intersectSBBF(g.SBBF)
+		}
+		return f.SBBF.Union(g.SBBF)
+	case ParquetFile:
+		return errParquetFile("does not combine: bloomcast does not rewrite Parquet files")
 	}
 	return errorf("%s does not combine", article(f.Kind()))
+}
+
+// intersectSBBF ANDs g's bits into f's split block filter, of the same
+// size.
+func (f *File) intersectSBBF(g *parquet.Filter) error {
+	a, b := f.SBBF.Bitset(), g.Bitset()
+	if len(a) != len(b) {
+		return fmt.Errorf("split block filters of %d and %d blocks do not combine", f.SBBF.Blocks(), g.Blocks())
+	}
+	for i := range a {
+		a[i] &= b[i]
+	}
+	h, err := parquet.FromBitset(a)
+	if err == nil {
+		f.SBBF = h
+	}
+	return err
 }
 
 // halver is a foreign filter that folds.
@@ -276,9 +366,16 @@ func (f *File) halverOf() (halver, func() uint64) {
 		return f.Guava, f.Guava.Bits
 	case BitsAndBlooms:
 		return f.BitsAndBlooms, f.BitsAndBlooms.M
+	case SBBF:
+		return sbbfHalver{f.SBBF}, func() uint64 { return 8 * uint64(f.SBBF.Bytes()) }
 	}
 	return nil, nil
 }
+
+// sbbfHalver is a split block filter as a halver.
+type sbbfHalver struct{ *parquet.Filter }
+
+func (s sbbfHalver) Folds() int { return bits.TrailingZeros(uint(s.Blocks())) }
 
 // foldForeign is Fold for a foreign kind: once, or until at most toBits
 // bits, checked first so that a target out of reach changes nothing.
@@ -324,6 +421,32 @@ type Stats struct {
 	FalsePositiveRate float64
 	// Folds is how many times Fold can halve the filter.
 	Folds int
+	// Blocks is a split block filter's number of 32-byte blocks; 0 for
+	// the others.
+	Blocks int
+}
+
+// sbbfStats describes a split block filter: a key sets one bit in each
+// of the eight 32-bit words of its block, so the rate from the bits is
+// the mean over the blocks of the product of the words' fills, and the
+// count is the filter's own estimate (parquet.Filter.EstimateNDV).
+func sbbfStats(f *parquet.Filter) Stats {
+	s := Stats{Format: FormatParquetSBBF, Bits: 8 * uint64(f.Bytes()), K: 8, SizeBytes: uint64(f.Bytes()),
+		SetBits: f.Ones(), FillRatio: f.Fill(), EstimatedCount: f.EstimateNDV(), Blocks: f.Blocks(),
+		Folds: sbbfHalver{f}.Folds()}
+	words := f.Words()
+	var sum float64
+	for b := 0; b+8 <= len(words); b += 8 {
+		p := 1.0
+		for _, w := range words[b : b+8] {
+			p *= float64(bits.OnesCount32(w)) / 32
+		}
+		sum += p
+	}
+	if n := len(words) / 8; n > 0 {
+		s.FalsePositiveRate = sum / float64(n)
+	}
+	return s
 }
 
 // Stats describes f, a filter of another program's format (Kind Guava
@@ -337,6 +460,8 @@ func (f *File) Stats() Stats {
 	case BitsAndBlooms:
 		b := f.BitsAndBlooms
 		s = Stats{Bits: b.M(), K: int(b.K()), SetBits: b.Ones(), Folds: b.Folds()}
+	case SBBF:
+		return sbbfStats(f.SBBF)
 	default:
 		return s
 	}
@@ -348,4 +473,67 @@ func (f *File) Stats() Stats {
 	s.EstimatedCount = params.EstimateCount(s.Bits, s.SetBits, s.K)
 	s.FalsePositiveRate = params.FalsePositiveFromFill(s.FillRatio, s.K)
 	return s
+}
+
+// readParquet reads a Parquet file: its footer, and every split block
+// filter its column chunks carry, into memory, so that the File answers
+// after r is closed. A reader that can seek (an *os.File) is read only
+// there, however large the file; any other is read whole, within the
+// payload limit.
+func readParquet(r io.Reader, br *bufio.Reader, opt Options) (*File, error) {
+	type statReaderAt interface {
+		io.ReaderAt
+		Stat() (os.FileInfo, error)
+	}
+	sr, ok := r.(statReaderAt)
+	if !ok {
+		return readForeign(br, FormatParquet, opt)
+	}
+	fi, err := sr.Stat()
+	if err != nil {
+		return nil, err
+	}
+	rec := &recordingReaderAt{r: sr}
+	pf, err := parquet.OpenFile(rec, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range pf.Filters() {
+		if _, err := pf.ReadFilter(c); err != nil {
+			return nil, err
+		}
+	}
+	rec.r = nil // from now on, only what was read
+	return &File{Size: fi.Size(), Parquet: pf, format: FormatParquet}, nil
+}
+
+// recordingReaderAt reads through r and keeps what it read; once r is
+// nil it serves those bytes only.
+type recordingReaderAt struct {
+	r     io.ReaderAt
+	spans []span
+}
+
+type span struct {
+	off int64
+	b   []byte
+}
+
+func (rr *recordingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if rr.r != nil {
+		n, err := rr.r.ReadAt(p, off)
+		rr.spans = append(rr.spans, span{off, append([]byte(nil), p[:n]...)})
+		return n, err
+	}
+	for _, s := range rr.spans {
+		if off >= s.off && off+int64(len(p)) <= s.off+int64(len(s.b)) {
+			return copy(p, s.b[off-s.off:]), nil
+		}
+	}
+	for _, s := range rr.spans { // a read that ended at the file's end
+		if off == s.off && len(s.b) < len(p) {
+			return copy(p, s.b), io.EOF
+		}
+	}
+	return 0, errorf("bytes %d to %d of the Parquet file were not read when it was opened", off, off+int64(len(p)))
 }

@@ -30,6 +30,7 @@ func foreignFiles(t testing.TB) map[anyfile.Format][]byte {
 		anyfile.FormatGuava:             golden(t, "guava", "str-mitz64-n10000-p0.01.bin"),
 		anyfile.FormatBitsAndBlooms:     golden(t, "bitsandblooms", "m1000-k7-n100.bin"),
 		anyfile.FormatBitsAndBloomsJSON: golden(t, "bitsandblooms", "m1000-k7-n100.json"),
+		anyfile.FormatParquetSBBF:       golden(t, "parquet", "parquetgo-n1000.bin"),
 	}
 }
 
@@ -51,6 +52,7 @@ func TestForeignDetectedAndWrittenBack(t *testing.T) {
 		anyfile.FormatGuava:             "present-1",
 		anyfile.FormatBitsAndBlooms:     "in1a",
 		anyfile.FormatBitsAndBloomsJSON: "in1a",
+		anyfile.FormatParquetSBBF:       "k1",
 	}
 	for format, b := range foreignFiles(t) {
 		f := read(t, b, anyfile.Options{})
@@ -106,7 +108,7 @@ func TestGuavaKeys(t *testing.T) {
 		t.Error("Add with KeyLong did not add the long")
 	}
 	for format, b := range foreignFiles(t) {
-		if format == anyfile.FormatGuava {
+		if format == anyfile.FormatGuava || format == anyfile.FormatParquetSBBF {
 			continue
 		}
 		if _, err := anyfile.Read(bytes.NewReader(b), anyfile.Options{Keys: anyfile.KeyLong}); err == nil {
@@ -121,7 +123,7 @@ func TestGuavaKeys(t *testing.T) {
 // TestForeignOperations: New, Add, Union, Intersect and Fold keep the
 // format and the keys; filters of two formats do not combine.
 func TestForeignOperations(t *testing.T) {
-	for _, format := range []anyfile.Format{anyfile.FormatGuava, anyfile.FormatBitsAndBlooms, anyfile.FormatBitsAndBloomsJSON} {
+	for _, format := range []anyfile.Format{anyfile.FormatGuava, anyfile.FormatBitsAndBlooms, anyfile.FormatBitsAndBloomsJSON, anyfile.FormatParquetSBBF} {
 		mk := func() *anyfile.File {
 			f, err := anyfile.New(anyfile.Spec{Format: format, M: 4096, K: 5})
 			if err != nil {
@@ -239,7 +241,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte{1, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(0))
 	f.Add([]byte(`{"m":64,"k":3,"b":"AAAAAAAAAEAAAAAAAAAAAA=="}`), uint8(5))
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
-		opt := anyfile.Options{Format: anyfile.Format(format % 6), Limits: envelope.Limits{MaxPayload: 1 << 20}}
+		opt := anyfile.Options{Format: anyfile.Format(format % 8), Limits: envelope.Limits{MaxPayload: 1 << 20}}
 		file, err := anyfile.Read(bytes.NewReader(data), opt)
 		if err != nil {
 			return
@@ -253,4 +255,51 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParquetFile reads the Parquet file DuckDB wrote, from a file (only
+// its footer and filters, answered after the file is closed) and from a
+// stream (read whole): its filters are listed and probed by column, and
+// it refuses keys, writes and combinations.
+func TestParquetFile(t *testing.T) {
+	path := filepath.Join("..", "formats", "parquet", "testdata", "duckdb.parquet")
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := anyfile.Read(fh, anyfile.Options{})
+	if cerr := fh.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
+	fromStream := read(t, golden(t, "parquet", "duckdb.parquet"), anyfile.Options{})
+	for _, f := range []*anyfile.File{fromFile, fromStream} {
+		if f.Kind() != anyfile.ParquetFile || f.Format() != anyfile.FormatParquet {
+			t.Fatalf("read as %v, %v", f.Kind(), f.Format())
+		}
+		answers, err := f.Parquet.Probe("s", []string{"k1100", "k5000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(answers[0].RowGroups) != 1 || answers[0].RowGroups[0] != 1 || len(answers[1].RowGroups) != 0 {
+			t.Fatalf("Probe: %+v", answers)
+		}
+		if reports, err := f.Parquet.Reports(); err != nil || len(reports) != 12 {
+			t.Fatalf("Reports: %d, %v", len(reports), err)
+		}
+		if _, err := f.Contains([]byte("k1")); err == nil {
+			t.Error("a Parquet file answered without a column")
+		}
+		if err := f.Add([]byte("k1")); err == nil {
+			t.Error("a Parquet file took a key")
+		}
+		if _, err := f.WriteTo(new(bytes.Buffer)); err == nil {
+			t.Error("a Parquet file was written")
+		}
+		if err := f.Fold(0); err == nil {
+			t.Error("a Parquet file was folded")
+		}
+		if err := f.Union(fromStream); err == nil {
+			t.Error("Parquet files were combined")
+		}
+	}
 }

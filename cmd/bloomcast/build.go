@@ -22,7 +22,7 @@ var buildCommand = &command{
                        -o OUT [FILE...]
        bloomcast build --squid [-n CAPACITY] [--bits-per-entry B] [--quiet]
                        [--strict] -o OUT [FILE...]
-       bloomcast build --format guava|bits-and-blooms|bits-and-blooms-json
+       bloomcast build --format guava|bits-and-blooms|bits-and-blooms-json|parquet-sbbf
                        [-n N -p P | -m BITS -k K] [--key-type T] [--quiet]
                        [--strict] -o OUT [FILE...]
 

@@ -13,14 +13,17 @@ const buildFormatHelp = `
 Other programs' filters (--format NAME): guava (a Guava BloomFilter as
 BloomFilter.writeTo writes it, strategy MURMUR128_MITZ_64), bits-and-blooms
 or bits-and-blooms-json (a bits-and-blooms/bloom/v3 filter, binary as its
-WriteTo writes it, or JSON). -n N -p P sizes it as that program's own
+WriteTo writes it, or JSON), parquet-sbbf (a Parquet split block Bloom
+filter as Parquet writers store it at a column chunk's
+bloom_filter_offset). -n N -p P sizes it as that program's own
 constructor does (Guava's BloomFilter.create, bloom/v3's
-NewWithEstimates; without -n, for the distinct keys read, which are held
-in memory); -m BITS -k K gives the shape. Keys are hashed as that program
+NewWithEstimates, DuckDB's Parquet writer; without -n, for the distinct
+keys read, which are held in memory); -m BITS -k K gives the shape (a
+split block filter takes -m alone: whole 256-bit blocks, 8 bits a key). Keys are hashed as that program
 hashes them. --format bloomcast is the default; --format squid is
 --squid.
-  --format NAME    bloomcast (default), squid, guava, bits-and-blooms or
-                   bits-and-blooms-json
+  --format NAME    bloomcast (default), squid, guava, bits-and-blooms,
+                   bits-and-blooms-json or parquet-sbbf
 ` + keyTypeHelp
 
 // buildFormatArg finds build's --format value in args (before "--"):
@@ -102,7 +105,11 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	if out == "" {
 		return usagef("missing -o OUT")
 	}
-	if flagSet(fs, "m") != flagSet(fs, "k") {
+	switch {
+	case format == anyfile.FormatParquetSBBF && flagSet(fs, "k"):
+		return usagef("-k does not apply to a parquet-sbbf filter: a key sets one bit in each of its block's eight words")
+	case format == anyfile.FormatParquetSBBF:
+	case flagSet(fs, "m") != flagSet(fs, "k"):
 		return usagef("a %v filter takes -m and -k together (or -n and -p)", format)
 	}
 	spec := anyfile.Spec{Format: format, N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Keys: anyfile.KeyType(e.keyType)}

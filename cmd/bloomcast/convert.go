@@ -26,14 +26,15 @@ and everything the file records (anyfile.File.Convert):
 Every other pair is refused with exit status 2 and one line that says
 why: no two programs hash keys alike (bloomcast: XXH3-128; Squid: MD5
 store keys; Guava: MurmurHash3 with its MITZ probes; bits-and-blooms:
-MurmurHash3 with bloom/v3's locations), so a key's bits in one filter are
-not its bits in the other, and a Squid digest's header has no place in a
-bloomcast frame. Rebuild the filter from its keys instead, with
-"bloomcast build --format FORMAT".
+MurmurHash3 with bloom/v3's locations; Parquet: xxHash64 into 256-bit
+blocks), so a key's bits in one filter are not its bits in the other; a
+Squid digest's header has no place in a bloomcast frame; and a Parquet
+file holds a filter per column chunk and is never written. Rebuild the
+filter from its keys instead, with "bloomcast build --format FORMAT".
 
 flags:
-  --to FORMAT  bloomcast, squid, guava, bits-and-blooms or
-               bits-and-blooms-json (required)
+  --to FORMAT  bloomcast, squid, guava, bits-and-blooms,
+               bits-and-blooms-json, parquet-sbbf or parquet (required)
   --codec C    with --to bloomcast: the codec (see "bloomcast compress -h")
   -o OUT       output file (required; "-" for standard output)
   --force      write to standard output even when it is a terminal

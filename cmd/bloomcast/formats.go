@@ -17,16 +17,21 @@ import (
 const formatHelp = `
 FILE may also be another program's Bloom filter, detected from its bytes
 and written back in its own format: a Guava BloomFilter (writeTo stream),
-a bits-and-blooms/bloom/v3 filter (binary or JSON).
+a bits-and-blooms/bloom/v3 filter (binary or JSON), a Parquet split block
+Bloom filter (thrift header and bitset), or a Parquet file (read only:
+inspect lists its filters, query --column probes them).
   --format NAME   read the file(s) as NAME: bloomcast, squid, guava,
-                  bits-and-blooms or bits-and-blooms-json
+                  bits-and-blooms, bits-and-blooms-json, parquet-sbbf or
+                  parquet
 `
 
 // keyTypeHelp ends the usage of the commands that hash keys into other
 // programs' filters.
-const keyTypeHelp = `  --key-type T    how keys go into a Guava filter: string (default: the
-                  key's UTF-8 bytes, Funnels.stringFunnel(UTF_8)) or long
-                  (a decimal 64-bit integer, Funnels.longFunnel())
+const keyTypeHelp = `  --key-type T    how keys go into a Guava or Parquet split block filter:
+                  string (default: the key's bytes; Guava's
+                  Funnels.stringFunnel(UTF_8), Parquet's BYTE_ARRAY), long
+                  (a decimal 64-bit integer: Funnels.longFunnel(), INT64),
+                  and for Parquet int (INT32), float (FLOAT), double (DOUBLE)
 `
 
 // formatValue is --format: an anyfile.Format by name; 0 detects.
@@ -99,6 +104,8 @@ type foreignReport struct {
 	EstimatedCount    float64 `json:"estimated_count"`
 	FalsePositiveRate float64 `json:"false_positive_rate"`
 	Folds             int     `json:"folds"`
+	// Blocks is a Parquet split block filter's number of 32-byte blocks.
+	Blocks int `json:"blocks,omitempty"`
 }
 
 // inspectForeign is inspect for another program's filter.
@@ -106,7 +113,7 @@ func inspectForeign(e *env, path string, lf *loadedFilter, asJSON bool) error {
 	s := lf.Stats()
 	r := foreignReport{File: path, Format: s.Format.String(), Strategy: s.Strategy, M: s.Bits, K: s.K,
 		SizeBytes: s.SizeBytes, EncodedBytes: lf.Size, SetBits: s.SetBits, FillRatio: s.FillRatio,
-		EstimatedCount: s.EstimatedCount, FalsePositiveRate: s.FalsePositiveRate, Folds: s.Folds}
+		EstimatedCount: s.EstimatedCount, FalsePositiveRate: s.FalsePositiveRate, Folds: s.Folds, Blocks: s.Blocks}
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -115,6 +122,9 @@ func inspectForeign(e *env, path string, lf *loadedFilter, asJSON bool) error {
 	format := r.Format + " (" + lf.kind() + ")"
 	if r.Strategy != "" {
 		format += ", strategy " + r.Strategy
+	}
+	if r.Blocks != 0 {
+		format += fmt.Sprintf(", %d blocks of 256 bits", r.Blocks)
 	}
 	kv.add("format", format)
 	kv.add("m", fmt.Sprintf("%d bits", r.M))

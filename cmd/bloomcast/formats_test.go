@@ -247,7 +247,7 @@ func TestKeyTypeLong(t *testing.T) {
 	failsWith(t, bf+": a Bloom filter hashes keys as bytes", "add", "--key-type", "long", bf, "1")
 	y := filepath.Join(dir, "y")
 	failsWith(t, y+": a bits-and-blooms Bloom filter hashes keys as bytes", "build", "--format", "bits-and-blooms", "--key-type", "long", "-o", y, keys)
-	usageFails(t, "query", "query", "--key-type", "int", bb, "1")
+	usageFails(t, "query", "query", "--key-type", "uuid", bb, "1")
 }
 
 // TestBuildFormat: build --format writes each program's filter as that
@@ -437,4 +437,126 @@ func TestForeignCombineAndFold(t *testing.T) {
 	build(mixed, ak, "--format", "bits-and-blooms-json", "-m", "8192", "-k", "5")
 	failsWith(t, mixed+": a bits-and-blooms Bloom filter, and "+a+" is a Guava Bloom filter: only filters of one kind combine", "union", "-o", u, a, mixed)
 	failsWith(t, a+": holds a Guava Bloom filter: only inspect, query, add, union, intersect, fold and convert read it", "compress", "-o", u, a)
+}
+
+// TestParquet: query --column answers, per value, the row groups of the
+// Parquet file DuckDB wrote whose filter may hold it, exactly as DuckDB's
+// parquet_bloom_probe did (testdata/duckdb.answers), in text and JSON,
+// with exit status 1 when no row group may hold any value; inspect lists
+// the file's filters; every write is refused and leaves the file as it
+// was.
+func TestParquet(t *testing.T) {
+	dir := t.TempDir()
+	pq := formatGolden(t, dir, "parquet", "duckdb.parquet")
+	before := mustRead(t, pq)
+	out := ok(t, "", "query", "--column", "s", pq, "k7", "k1100", "k5000")
+	if out != "k7\trow groups 0,1\nk1100\trow groups 1\nk5000\tnone\n" {
+		t.Errorf("query --column s: %q", out)
+	}
+	if r := bc(t, "", "query", "--column", "s", pq, "k5000", "k6000"); r.code != 1 || r.stderr != "" {
+		t.Errorf("no row group for any value: exit %d, %q", r.code, r.stderr)
+	}
+
+	answers, err := os.ReadFile(filepath.Join("..", "..", "formats", "parquet", "testdata", "duckdb.answers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(answers)), "\n") {
+		col, masks, _ := strings.Cut(line, " ")
+		var value func(v int) string
+		switch col {
+		case "s":
+			value = func(v int) string { return "k" + strconv.Itoa(v) }
+		case "i64":
+			value = func(v int) string { return strconv.FormatInt(int64(v)*1000000007, 10) }
+		default:
+			continue
+		}
+		var in strings.Builder
+		for v := range masks {
+			in.WriteString(value(v) + "\n")
+		}
+		r := bc(t, in.String(), "query", "--json", "--column", col, pq)
+		var got []parquetAnswer
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != len(masks) || r.code != 0 {
+			t.Fatalf("%s: exit %d, %d answers, %v (%q)", col, r.code, len(got), err, r.stderr)
+		}
+		for v, a := range got {
+			m := 0
+			for _, g := range a.RowGroups {
+				m |= 1 << g
+			}
+			if want, _ := strconv.ParseUint(masks[v:v+1], 16, 8); a.Value != value(v) || m != int(want) {
+				t.Fatalf("%s: value %s: row groups %v, DuckDB mask %d", col, a.Value, a.RowGroups, want)
+			}
+			compared++
+		}
+	}
+	if compared < 4000 {
+		t.Errorf("compared %d answers with DuckDB's", compared)
+	}
+
+	var rep parquetReport
+	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", pq)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != "parquet" || rep.RowGroups != 2 || len(rep.Filters) != 12 || rep.Filters[0].Column != "s" ||
+		rep.Filters[0].EstimatedDistinct < 500 || rep.Filters[0].SizeBytes != 2048 {
+		t.Errorf("inspect --json: %+v", rep)
+	}
+	if text := ok(t, "", "inspect", pq); !strings.Contains(text, "12 split block Bloom filters") || !strings.Contains(text, "FIXED_LEN_BYTE_ARRAY") {
+		t.Errorf("inspect:\n%s", text)
+	}
+
+	usageFails(t, "query", "query", pq, "k1")
+	usageFails(t, "query", "query", "--column", "s", formatGolden(t, dir, "guava", "str-mitz32-n10000-p0.03.bin"), "k1")
+	failsWith(t, pq+": parquet: invalid configuration: no column \"nope\"", "query", "--column", "nope", pq, "k1")
+	failsWith(t, pq+": column i64: parquet: invalid configuration: \"x\" is not an INT64", "query", "--column", "i64", pq, "x")
+	o := filepath.Join(dir, "o")
+	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it takes no keys", "add", pq, "k1")
+	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it does not combine", "union", "-o", o, pq, pq)
+	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it is not folded", "fold", "-o", o, pq)
+	failsWith(t, pq+": no lossless conversion from a Parquet file to parquet-sbbf", "convert", "--to", "parquet-sbbf", "-o", o, pq)
+	if !bytes.Equal(before, mustRead(t, pq)) {
+		t.Error("a refused command changed the Parquet file")
+	}
+	if _, err := os.Stat(o); !os.IsNotExist(err) {
+		t.Error("a refused command wrote its output")
+	}
+}
+
+// TestParquetSBBF: a standalone split block filter written by parquet-go
+// holds its values; build --format parquet-sbbf of the same values at the
+// same size writes it byte for byte; --key-type reads values as Parquet's
+// numeric types.
+func TestParquetSBBF(t *testing.T) {
+	dir := t.TempDir()
+	golden := formatGolden(t, dir, "parquet", "parquetgo-n1000.bin")
+	var values []string
+	for v := range 1000 {
+		values = append(values, "k"+strconv.Itoa(v))
+	}
+	if answers, code := queryAll(t, golden, values); code != 0 || countAnswers(answers, "maybe") != 1000 {
+		t.Fatalf("a value parquet-go inserted is absent (exit %d)", code)
+	}
+	in := writeFile(t, filepath.Join(dir, "values"), strings.Join(values, "\n")+"\n")
+	out := filepath.Join(dir, "out")
+	ok(t, "", "build", "--format", "parquet-sbbf", "-m", "10240", "-o", out, in)
+	if !bytes.Equal(mustRead(t, out), mustRead(t, golden)) {
+		t.Error("build --format parquet-sbbf differs from parquet-go's filter of the same values")
+	}
+	ok(t, "", "build", "--format", "parquet-sbbf", "-o", out, in)
+	if r := inspectJSON(t, out); r.Format != "parquet-sbbf" {
+		t.Errorf("inspect: format %q", r.Format)
+	}
+	nums := writeFile(t, filepath.Join(dir, "nums"), "1\n-7\n2147483647\n")
+	for _, kt := range []string{"int", "long", "float", "double"} {
+		ok(t, "", "build", "--format", "parquet-sbbf", "--key-type", kt, "-o", out, nums)
+		ok(t, "", "query", "--key-type", kt, out, "--", "1", "-7", "2147483647")
+		ok(t, "", "add", "--key-type", kt, out, "12")
+		ok(t, "", "query", "--key-type", kt, out, "12")
+	}
+	failsWith(t, out+": key \"x\" is not a double", "add", "--key-type", "double", out, "x")
+	usageFails(t, "build", "build", "--format", "parquet-sbbf", "-m", "4096", "-k", "3", "-o", out, in)
 }

@@ -39,8 +39,11 @@ For a fingerprint set, a Bloomier filter, a multilevel hash table or a
 summary: the frame and the structure's own parameters and sizes.
 
 For another program's filter: its format (and a Guava filter's
-strategy), m, k, sizes, set bits, fill ratio, the count estimated from
-the bits, the false-positive rate now and how many times it folds.
+strategy, a split block filter's blocks), m, k, sizes, set bits, fill
+ratio, the count estimated from the bits, the false-positive rate now and
+how many times it folds. For a Parquet file: its row groups and columns,
+and per filter its column, row group, physical type, values, size, fill
+and estimated distinct count.
 
 flags:
   --json   print one JSON object instead of text; "format" names the
@@ -138,6 +141,9 @@ func runInspect(e *env, args []string) error {
 	}
 	if lf.Delta != nil {
 		return inspectDelta(e, args[0], lf, asJSON)
+	}
+	if lf.Parquet != nil {
+		return inspectParquet(e, args[0], lf.Parquet, asJSON)
 	}
 	if lf.Foreign() {
 		return inspectForeign(e, args[0], lf, asJSON)

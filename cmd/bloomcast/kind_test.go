@@ -39,12 +39,13 @@ var fileKinds = []fileKind{
 	{"guava", []string{"--format", "guava", "-m", "4096", "-k", "7"}, nil, "", ""},
 	{"bits-and-blooms", []string{"--format", "bits-and-blooms", "-m", "4096", "-k", "7"}, nil, "", ""},
 	{"bits-and-blooms-json", []string{"--format", "bits-and-blooms-json", "-m", "4096", "-k", "7"}, nil, "", ""},
+	{"parquet-sbbf", []string{"--format", "parquet-sbbf", "-m", "4096"}, nil, "", ""},
 }
 
 // foreignKinds are the kinds of other programs' filters: add, union,
 // intersect and fold keep their format; remove, patch, compress and
 // decompress refuse them.
-var foreignKinds = []string{"guava", "bits-and-blooms", "bits-and-blooms-json"}
+var foreignKinds = []string{"guava", "bits-and-blooms", "bits-and-blooms-json", "parquet-sbbf"}
 
 // format is what inspect --json reports as the kind's "format".
 func (k fileKind) format() string {

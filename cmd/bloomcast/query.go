@@ -1,6 +1,8 @@
 package main
 
-import ()
+import (
+	"strings"
+)
 
 var queryCommand = &command{
 	name:    "query",
@@ -21,8 +23,19 @@ multilevel hash table (present: the key has a value), or a summary of
 one (present: the summary names a sub-table; keys are hashed with seed
 0, as the summary's frame says).
 
+A Parquet file holds a filter per column chunk: with --column NAME each
+KEY is a value of that column (text read as its physical type: a string,
+a decimal integer or number, FIXED_LEN_BYTE_ARRAY as its bytes or in hex),
+and query prints per value the row groups whose filter may hold it
+("VALUE<TAB>row groups 0,2", or "none"; a row group without a filter
+for the column may hold anything and is listed too). The exit status is
+then 1 when no row group may hold any of the values.
+
 flags:
-  -v, --keys   print KEY<TAB>maybe or KEY<TAB>no
+  -v, --keys      print KEY<TAB>maybe or KEY<TAB>no
+  --column NAME   the Parquet column to probe
+  --json          with --column: one JSON array of {"value", "row_groups",
+                  "unfiltered"}
 ` + keyTypeHelp + formatHelp + `
 Exit status: 0 if every key may be present, 1 if any is absent, 2 on error.
 ` + keyInputHelp,
@@ -33,6 +46,10 @@ func runQuery(e *env, args []string) (err error) {
 	fs := newFlagSet("query")
 	e.formatFlag(fs)
 	e.keyTypeFlag(fs)
+	var column string
+	var asJSON bool
+	fs.StringVar(&column, "column", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
 	file, keys, withKeys, err := e.lookupArgs(fs, args, "FILTER", "filter")
 	if err != nil {
 		return err
@@ -40,6 +57,15 @@ func runQuery(e *env, args []string) (err error) {
 	lf, err := e.openAnyWith(file, true)
 	if err != nil {
 		return err
+	}
+	switch parquetFile := lf.Parquet != nil; {
+	case parquetFile && column == "":
+		return usagef("%s is a Parquet file, with a filter per column chunk: name the column with --column (one of %s)",
+			displayName(file), strings.Join(lf.Parquet.Columns(), ", "))
+	case parquetFile:
+		return e.queryParquet(lf, column, keys, asJSON)
+	case column != "" || asJSON:
+		return usagef("--column and --json apply to Parquet files; %s holds %s", displayName(file), lf.kind())
 	}
 	defer func() {
 		if lf.viewErr != nil {
