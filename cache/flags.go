@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/internal/flagvalue"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -113,13 +113,13 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.StringVar(&c.DiskDir, "disk", "", "")
 	fs.Var(&nf.disk, "disk-size", "")
 	fs.Var(&nf.obj, "max-object", "")
-	fs.Var((*countValue)(&nf.capacity), "capacity", "")
+	fs.Var((*flagvalue.Count)(&nf.capacity), "capacity", "")
 	fs.Float64Var(&c.BitsPerEntry, "bits-per-entry", 16, "")
 	fs.IntVar(&c.HashFunctions, "hash-functions", 0, "")
 	fs.Float64Var(&c.Threshold, "threshold", 0.01, "")
 	fs.DurationVar(&c.MaxDigestAge, "max-digest-age", 5*time.Minute, "")
 	fs.StringVar(&nf.codec, "codec", "fast", "")
-	fs.Var((*countValue)(&nf.squidBits), "squid-bits", "")
+	fs.Var((*flagvalue.Count)(&nf.squidBits), "squid-bits", "")
 	fs.Var(&nf.peers, "peer", "")
 	fs.StringVar(&c.Route, "route", RouteDigest, "")
 	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
@@ -416,25 +416,6 @@ func (b *byteSize) Set(s string) error {
 		return errors.New("want a size such as 4096, 64KiB, 256MiB or 2GiB")
 	}
 	*b = byteSize(v * mult)
-	return nil
-}
-
-// countValue is a whole number ≥ 0, written in decimal, 0x-hex, with
-// underscores or in exponent form (1e6).
-type countValue uint64
-
-func (c *countValue) String() string { return strconv.FormatUint(uint64(*c), 10) }
-
-func (c *countValue) Set(s string) error {
-	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-		*c = countValue(v)
-		return nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
-		return errors.New("want a whole number ≥ 0")
-	}
-	*c = countValue(v)
 	return nil
 }
 

@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/flagvalue"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -99,24 +99,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// countValue is a non-negative whole number, written in decimal, 0x-hex,
-// with underscores (1_000_000) or in exponent form (1e6).
-type countValue uint64
-
-func (c *countValue) String() string { return strconv.FormatUint(uint64(*c), 10) }
-
-func (c *countValue) Set(s string) error {
-	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-		*c = countValue(v)
-		return nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
-		return errors.New("want a whole number ≥ 0")
-	}
-	*c = countValue(v)
-	return nil
-}
+// countValue is a whole number ≥ 0 as a flag (internal/flagvalue.Count,
+// which the serve flags of package cache parse with too).
+type countValue = flagvalue.Count
 
 // rateValue is a probability in (0, 1).
 type rateValue float64

@@ -1,0 +1,32 @@
+// Package flagvalue holds flag.Value types that both the bloomcast command
+// and the cache package's NodeFlags parse their flags with, so that a flag
+// such as --capacity reads the same text the same way everywhere.
+package flagvalue
+
+import (
+	"errors"
+	"math"
+	"strconv"
+)
+
+// Count is a whole number ≥ 0 as a flag.Value: decimal, 0x-hex or 0o-octal,
+// with underscores (1_000_000) as strconv.ParseUint reads them with base 0,
+// or in exponent form (1e6) when the value is whole. The zero value is 0.
+type Count uint64
+
+// String returns the count in decimal.
+func (c *Count) String() string { return strconv.FormatUint(uint64(*c), 10) }
+
+// Set parses s, refusing a negative, fractional or too large number.
+func (c *Count) Set(s string) error {
+	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+		*c = Count(v)
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
+		return errors.New("want a whole number ≥ 0")
+	}
+	*c = Count(v)
+	return nil
+}
