@@ -49,14 +49,11 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 
 // Get implements Store.
 func (m *Memory) Get(key string) (*Entry, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	el, ok := m.index[key]
+	s, ok := m.getStored(key)
 	if !ok {
 		return nil, false
 	}
-	m.lru.MoveToFront(el)
-	return el.Value.(memItem).s.Entry, true
+	return s.Entry, true
 }
 
 // getStored is Get returning the entry's stored form, worked out when
