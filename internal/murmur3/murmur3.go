@@ -58,6 +58,13 @@ func Finish(h1, h2 uint64, tail []byte, length uint64) (uint64, uint64) {
 	if len(tail) > 0 {
 		h1 ^= mixK1(k1)
 	}
+	return finalize(h1, h2, length)
+}
+
+// finalize folds the message length into both lanes and runs fmix64 on
+// each, cross-adding the lanes before and after: the last step of every
+// hash.
+func finalize(h1, h2, length uint64) (uint64, uint64) {
 	h1 ^= length
 	h2 ^= length
 	h1 += h2
@@ -82,14 +89,5 @@ func Sum128(data []byte) (h1, h2 uint64) {
 // Sum128Uint64 is Sum128 of v's eight little-endian bytes, without
 // building them.
 func Sum128Uint64(v uint64) (h1, h2 uint64) {
-	h1 ^= mixK1(v)
-	h1 ^= 8
-	h2 ^= 8
-	h1 += h2
-	h2 += h1
-	h1 = fmix64(h1)
-	h2 = fmix64(h2)
-	h1 += h2
-	h2 += h1
-	return h1, h2
+	return finalize(mixK1(v), 0, 8)
 }
