@@ -7,13 +7,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/bench/compare"
 )
 
 // WriteJSON writes the report as indented JSON.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return compare.EncodeJSON(w, r)
 }
 
 // ReadJSON reads a report written by WriteJSON.
@@ -30,9 +30,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 // table of sizes in bytes.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	e := r.Env
-	fmt.Fprintf(&b, "Measured %s with %s on %s/%s, %s (%d CPUs, GOMAXPROCS %d), load average %s at the start and %s at the end.\n\n",
-		e.Date, e.GoVersion, e.OS, e.Arch, e.CPU, e.NumCPU, e.GOMAXPROCS, e.LoadStart, e.LoadEnd)
+	fmt.Fprintf(&b, "%s.\n\n", r.Env.Measured(true))
 	fmt.Fprintf(&b, "m = %s bits (%s) per array, i.i.d. bits of density p (seed %d); %d interleaved rounds.\n\n",
 		group(r.M), size(r.M/8), r.Seed, r.Reps)
 	for _, row := range r.Rows {

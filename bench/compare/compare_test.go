@@ -2,6 +2,9 @@ package compare
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -187,5 +190,33 @@ func TestRateRatioBound(t *testing.T) {
 	}
 	if !found {
 		t.Error("no rate check for blobloom at equal memory")
+	}
+}
+
+func TestMeasured(t *testing.T) {
+	e := RunEnv{Env: Env{Date: "2026-01-02", GoVersion: "go1.25", OS: "linux", Arch: "amd64", CPU: "X", NumCPU: 2},
+		GOMAXPROCS: 2, LoadStart: "0.1 0.2 0.3", LoadEnd: "1 2 3"}
+	if got, want := e.Measured(true), "Measured 2026-01-02 with go1.25 on linux/amd64, X (2 CPUs, GOMAXPROCS 2), load average 0.1 0.2 0.3 at the start and 1 2 3 at the end"; got != want {
+		t.Errorf("Measured(true) = %q, want %q", got, want)
+	}
+	if got, want := e.Measured(false), "Measured 2026-01-02 with go1.25 on linux/amd64, X (2 CPUs), load average 0.1 0.2 0.3 at the start and 1 2 3 at the end"; got != want {
+		t.Errorf("Measured(false) = %q, want %q", got, want)
+	}
+}
+
+func TestWriteReport(t *testing.T) {
+	md := func(w io.Writer) error { _, err := io.WriteString(w, "table"); return err }
+	js := func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }
+	var b strings.Builder
+	if err := WriteReport(&b, "-", md, js); err != nil || b.String() != "{}" {
+		t.Errorf(`"-": %q, %v`, b.String(), err)
+	}
+	b.Reset()
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteReport(&b, path, md, js); err != nil || b.String() != "table" {
+		t.Errorf("file: %q, %v", b.String(), err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != "{}" {
+		t.Errorf("file holds %q, %v", got, err)
 	}
 }

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -77,4 +78,18 @@ func LoadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// Measured is the sentence a report opens with, without its full stop:
+// "Measured DATE with GO on OS/ARCH, CPU (N CPUs, GOMAXPROCS P), load
+// average L at the start and L at the end". With gomaxprocs false it
+// leaves GOMAXPROCS out, for a report whose measured processes each set
+// their own.
+func (e RunEnv) Measured(gomaxprocs bool) string {
+	procs := ""
+	if gomaxprocs {
+		procs = fmt.Sprintf(", GOMAXPROCS %d", e.GOMAXPROCS)
+	}
+	return fmt.Sprintf("Measured %s with %s on %s/%s, %s (%d CPUs%s), load average %s at the start and %s at the end",
+		e.Date, e.GoVersion, e.OS, e.Arch, e.CPU, e.NumCPU, procs, e.LoadStart, e.LoadEnd)
 }

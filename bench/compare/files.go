@@ -1,14 +1,39 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"strings"
 )
 
-// The commands of this module (cmd/compare, cmd/coders, cmd/load) share
-// these small pieces of plumbing.
+// The commands of this module (cmd/compare, cmd/coders, cmd/hits,
+// cmd/load) share these small pieces of plumbing.
+
+// EncodeJSON writes v as indented JSON, a report's JSON form.
+func EncodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteReport prints a report as a command's -json flag asks: with
+// jsonPath "-", its JSON (writeJSON) to stdout instead of its table;
+// otherwise its table (writeMarkdown) to stdout and, with a jsonPath, its
+// JSON to that file too.
+func WriteReport(stdout io.Writer, jsonPath string, writeMarkdown, writeJSON func(io.Writer) error) error {
+	if jsonPath == "-" {
+		return writeJSON(stdout)
+	}
+	if err := writeMarkdown(stdout); err != nil {
+		return err
+	}
+	if jsonPath == "" {
+		return nil
+	}
+	return CreateFile(jsonPath, writeJSON)
+}
 
 // CreateFile creates path and writes it through write, returning the first
 // error of creating, writing or closing it.

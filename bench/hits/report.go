@@ -1,19 +1,18 @@
 package hits
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/bench/compare"
 )
 
 // WriteMarkdown prints the environment, every round and the medians with
 // their ratios to Squid's.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	e := rep.Env
-	fmt.Fprintf(&b, "Measured %s with %s on %s/%s, %s (%d CPUs), load average %s at the start and %s at the end; %s; %s.\n\n",
-		e.Date, e.GoVersion, e.OS, e.Arch, e.CPU, e.NumCPU, e.LoadStart, e.LoadEnd, rep.SquidVersion, rep.WrkVersion)
+	fmt.Fprintf(&b, "%s; %s; %s.\n\n", rep.Env.Measured(false), rep.SquidVersion, rep.WrkVersion)
 	fmt.Fprintf(&b, "One origin with %d objects of %d bytes, all cached hits in each proxy; `wrk -t%d -c%d -d%.0fs --latency` "+
 		"sending absolute-URI requests through one proxy at a time, rounds interleaved. CPU is the proxy process's own per request. "+
 		"Check: the proxy counted every request as a hit (node /metrics, Squid's cache manager counters) and the origin saw none.\n\n",
@@ -40,7 +39,5 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 
 // WriteJSON writes a report as indented JSON.
 func WriteJSON(w io.Writer, rep *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return compare.EncodeJSON(w, rep)
 }

@@ -1,18 +1,17 @@
 package load
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/bench/compare"
 )
 
 // WriteMarkdown prints the environment line and the table of a report.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	e := rep.Env
-	fmt.Fprintf(&b, "Measured %s with %s on %s/%s, %s (%d CPUs, GOMAXPROCS %d), load average %s at the start and %s at the end.\n\n",
-		e.Date, e.GoVersion, e.OS, e.Arch, e.CPU, e.NumCPU, e.GOMAXPROCS, e.LoadStart, e.LoadEnd)
+	fmt.Fprintf(&b, "%s.\n\n", rep.Env.Measured(true))
 	fmt.Fprintf(&b, "Origin, node A and node B (peers through digests) in this process on loopback; %d keep-alive clients, "+
 		"each sending its next request as soon as the last one is answered; %.3g s measured per scenario after %.3g s of warm-up; "+
 		"%d-byte objects; local-hit set of %d objects", rep.Clients, rep.DurationS, rep.WarmupS, rep.ObjectBytes, rep.Objects)
@@ -47,7 +46,5 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 
 // WriteJSON writes a report as indented JSON.
 func WriteJSON(w io.Writer, rep *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return compare.EncodeJSON(w, rep)
 }

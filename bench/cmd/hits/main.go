@@ -54,19 +54,10 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if *jsonPath == "-" {
-		if err := hits.WriteJSON(os.Stdout, rep); err != nil {
-			fail(err)
-		}
-	} else {
-		if err := hits.WriteMarkdown(os.Stdout, rep); err != nil {
-			fail(err)
-		}
-		if *jsonPath != "" {
-			if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return hits.WriteJSON(w, rep) }); err != nil {
-				fail(err)
-			}
-		}
+	writeMarkdown := func(w io.Writer) error { return hits.WriteMarkdown(w, rep) }
+	writeJSON := func(w io.Writer) error { return hits.WriteJSON(w, rep) }
+	if err := compare.WriteReport(os.Stdout, *jsonPath, writeMarkdown, writeJSON); err != nil {
+		fail(err)
 	}
 	if err := rep.Check(); err != nil {
 		fail(err)

@@ -40,19 +40,10 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if *jsonPath == "-" {
-		if err := load.WriteJSON(os.Stdout, rep); err != nil {
-			fail(err)
-		}
-	} else {
-		if err := load.WriteMarkdown(os.Stdout, rep); err != nil {
-			fail(err)
-		}
-		if *jsonPath != "" {
-			if err := compare.CreateFile(*jsonPath, func(w io.Writer) error { return load.WriteJSON(w, rep) }); err != nil {
-				fail(err)
-			}
-		}
+	writeMarkdown := func(w io.Writer) error { return load.WriteMarkdown(w, rep) }
+	writeJSON := func(w io.Writer) error { return load.WriteJSON(w, rep) }
+	if err := compare.WriteReport(os.Stdout, *jsonPath, writeMarkdown, writeJSON); err != nil {
+		fail(err)
 	}
 	for _, r := range rep.Results {
 		if err := r.Check(); err != nil {
