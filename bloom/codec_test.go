@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
-	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/internal/codectest"
@@ -40,11 +39,7 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, f := range goldenFilters(t) {
-		got, err := f.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := codectest.Golden(t, name, got)
+		want := codectest.GoldenEncoding(t, name, f)
 		g, err := Decode(want, envelope.Limits{})
 		if err != nil || !g.Equal(f) || g.Count() != f.Count() || g.CountEstimated() != f.CountEstimated() {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -58,32 +53,16 @@ func TestRoundTrips(t *testing.T) {
 		for i := 0; i < 3000; i++ {
 			f.AddString(key(i))
 		}
-		b, err := f.MarshalBinary()
-		if err != nil || len(b) != f.EncodedSize() {
-			t.Fatalf("%v: MarshalBinary: %v (%d bytes, EncodedSize %d)", l, err, len(b), f.EncodedSize())
-		}
-		var buf bytes.Buffer
-		n, err := f.WriteTo(&buf)
-		if err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-			t.Fatalf("%v: WriteTo differs from MarshalBinary: %v", l, err)
-		}
-		appended, _ := f.AppendBinary([]byte("xy"))
-		if !bytes.Equal(appended[2:], b) {
-			t.Fatalf("%v: AppendBinary differs", l)
-		}
+		b := codectest.EncodesAlike(t, l.String(), f)
 		var g Filter
 		if err := g.UnmarshalBinary(b); err != nil || !g.Equal(f) || g.Count() != f.Count() {
 			t.Fatalf("%v: UnmarshalBinary: %v", l, err)
 		}
 		// ReadFrom reads exactly one frame from a stream, byte by byte.
-		two := append(bytes.Clone(b), b...)
-		r := bytes.NewReader(two)
 		var h Filter
-		if n, err := h.ReadFrom(iotest.OneByteReader(r)); err != nil || n != int64(len(b)) || !h.Equal(f) {
-			t.Fatalf("%v: ReadFrom: %v", l, err)
-		}
-		if r.Len() != len(b) {
-			t.Fatalf("%v: ReadFrom consumed past its frame", l)
+		codectest.ReadsOneFrame(t, l.String(), b, h.ReadFrom)
+		if !h.Equal(f) {
+			t.Fatalf("%v: ReadFrom read another filter", l)
 		}
 	}
 }
@@ -111,21 +90,14 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"scheme":         func(h *envelope.Header, p []byte) []byte { h.Scheme = 77; return p },
 		"blocked k > 64": func(h *envelope.Header, p []byte) []byte { h.Params[2] = 65; return p },
 	}
-	for name, edit := range cases {
-		if _, err := Decode(codectest.Reframe(t, good, edit), envelope.Limits{}); err == nil {
-			t.Errorf("%s: accepted", name)
-		} else if !bytes.HasPrefix([]byte(err.Error()), []byte("bloom: ")) {
-			t.Errorf("%s: error %q lacks the package prefix", name, err)
-		}
-	}
+	codectest.RejectsEdits(t, good, cases, "bloom: ", nil, func(b []byte) error {
+		_, err := Decode(b, envelope.Limits{})
+		return err
+	})
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, g := range goldenFilters(f) {
-		b, _ := g.MarshalBinary()
-		f.Add(b)
-	}
-	f.Add([]byte("BLMC"))
+	codectest.SeedFrames(f, goldenFilters(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := Decode(data, envelope.Limits{MaxPayload: 1 << 20})
 		if err != nil {

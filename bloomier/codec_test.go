@@ -1,11 +1,7 @@
 package bloomier
 
 import (
-	"bytes"
-	"errors"
-	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/internal/codectest"
@@ -30,11 +26,7 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, f := range goldenFilters(t) {
-		got, err := f.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := codectest.Golden(t, name, got)
+		want := codectest.GoldenEncoding(t, name, f)
 		g, err := Decode(want, envelope.Limits{})
 		if err != nil {
 			t.Fatalf("%s: decoding the golden file: %v", name, err)
@@ -51,26 +43,13 @@ func TestRoundTrips(t *testing.T) {
 	for _, c := range []Config{{ValueBits: 7, CheckBits: 9, Seed: 5}, {ValueBits: 33, CheckBits: 3, Updatable: true}} {
 		keys, values := entries(3000, c.ValueBits, 12)
 		f := mustBuild(t, c, keys, values)
-		b, err := f.MarshalBinary()
-		if err != nil || len(b) != f.EncodedSize() {
-			t.Fatalf("MarshalBinary: %v (%d bytes, EncodedSize %d)", err, len(b), f.EncodedSize())
-		}
-		var buf bytes.Buffer
-		if n, err := f.WriteTo(&buf); err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-			t.Fatalf("WriteTo differs from MarshalBinary: %v", err)
-		}
-		if a, _ := f.AppendBinary([]byte("xy")); !bytes.Equal(a[2:], b) {
-			t.Fatal("AppendBinary differs")
-		}
+		b := codectest.EncodesAlike(t, "filter", f)
 		var g Filter
 		if err := g.UnmarshalBinary(b); err != nil {
 			t.Fatal(err)
 		}
-		r := bytes.NewReader(append(bytes.Clone(b), b...))
 		var h Filter
-		if n, err := h.ReadFrom(iotest.OneByteReader(r)); err != nil || n != int64(len(b)) || r.Len() != len(b) {
-			t.Fatalf("ReadFrom: %v", err)
-		}
+		codectest.ReadsOneFrame(t, "filter", b, h.ReadFrom)
 		for i, k := range keys {
 			if v, ok := g.GetString(k); !ok || v != values[i] {
 				t.Fatalf("decoded filter: key %d = %d, %v", i, v, ok)
@@ -114,28 +93,20 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"long":          func(h *envelope.Header, p []byte) []byte { return append(p, 0) },
 		"padding":       func(h *envelope.Header, p []byte) []byte { p[23] |= 0x80; return p }, // 24 index cells of 6 bits end in word 2
 	}
-	for name, edit := range cases {
-		_, err := Decode(codectest.Reframe(t, good, edit), envelope.Limits{})
-		if !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "bloomier: ") {
-			t.Errorf("%s: %v, want ErrCorrupt", name, err)
-		}
-	}
+	codectest.RejectsEdits(t, good, cases, "bloomier: ", ErrCorrupt, func(b []byte) error {
+		_, err := Decode(b, envelope.Limits{})
+		return err
+	})
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, g := range goldenFilters(f) {
-		b, _ := g.MarshalBinary()
-		f.Add(b)
-	}
-	f.Add([]byte("BLMC"))
+	codectest.SeedFrames(f, goldenFilters(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := Decode(data, envelope.Limits{MaxPayload: 1 << 20})
 		if err != nil {
 			return
 		}
-		if b, err := g.MarshalBinary(); err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.Canonical(t, g, data)
 		g.GetString("x")
 		g.UpdateString("x", 0)
 	})
@@ -145,24 +116,16 @@ func FuzzDecode(f *testing.F) {
 // and the payload.
 func FuzzFromFrame(f *testing.F) {
 	for _, g := range goldenFilters(f) {
-		b, _ := g.MarshalBinary()
-		h, payload, _ := envelope.Parse(b, envelope.Limits{})
+		h, payload := codectest.Parts(f, g)
 		f.Add(h.Params, payload)
 	}
 	f.Fuzz(func(t *testing.T, params, payload []byte) {
 		h := envelope.Header{Type: envelope.TypeBloomier, Scheme: 1, Params: params}
 		g, err := FromFrame(h, payload)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if codectest.Refused(t, err, ErrCorrupt) {
 			return
 		}
-		b, _ := g.MarshalBinary()
-		h2, payload2, err := envelope.Parse(b, envelope.Limits{})
-		if err != nil || !bytes.Equal(h2.Params, params) || !bytes.Equal(payload2, payload) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.SameParts(t, g, params, payload)
 		for _, k := range goldenKeys {
 			if v, ok := g.GetString(k); ok && v>>(g.ValueBits()-1)>>1 != 0 {
 				t.Fatalf("value %d wider than %d bits", v, g.ValueBits())

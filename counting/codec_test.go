@@ -3,9 +3,9 @@ package counting
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
@@ -43,11 +43,7 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, f := range goldenFilters(t) {
-		got, err := f.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := codectest.Golden(t, name, got)
+		want := codectest.GoldenEncoding(t, name, f)
 		g, err := Decode(want, envelope.Limits{})
 		if err != nil || !g.Equal(f) || g.Len() != f.Len() || g.Saturated() != f.Saturated() {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -62,19 +58,8 @@ func TestRoundTrips(t *testing.T) {
 			for i := range 3000 {
 				f.AddString(key(i % 2500))
 			}
-			b, err := f.MarshalBinary()
-			if err != nil || len(b) != f.EncodedSize() {
-				t.Fatalf("%v/%d: MarshalBinary: %v (%d bytes, EncodedSize %d)", l, w, err, len(b), f.EncodedSize())
-			}
-			var buf bytes.Buffer
-			n, err := f.WriteTo(&buf)
-			if err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-				t.Fatalf("%v/%d: WriteTo differs from MarshalBinary: %v", l, w, err)
-			}
-			appended, _ := f.AppendBinary([]byte("xy"))
-			if !bytes.Equal(appended[2:], b) {
-				t.Fatalf("%v/%d: AppendBinary differs", l, w)
-			}
+			name := fmt.Sprintf("%v/%d", l, w)
+			b := codectest.EncodesAlike(t, name, f)
 			var g Filter
 			if err := g.UnmarshalBinary(b); err != nil || !g.Equal(f) || g.Len() != f.Len() {
 				t.Fatalf("%v/%d: UnmarshalBinary: %v", l, w, err)
@@ -82,14 +67,10 @@ func TestRoundTrips(t *testing.T) {
 			if !g.BitView().Equal(f.BitView()) || g.Saturated() != f.Saturated() {
 				t.Fatalf("%v/%d: the decoded bit view or saturation count differs", l, w)
 			}
-			two := append(bytes.Clone(b), b...)
-			r := bytes.NewReader(two)
 			var h Filter
-			if n, err := h.ReadFrom(iotest.OneByteReader(r)); err != nil || n != int64(len(b)) || !h.Equal(f) {
-				t.Fatalf("%v/%d: ReadFrom: %v", l, w, err)
-			}
-			if r.Len() != len(b) {
-				t.Fatalf("%v/%d: ReadFrom consumed past its frame", l, w)
+			codectest.ReadsOneFrame(t, name, b, h.ReadFrom)
+			if !h.Equal(f) {
+				t.Fatalf("%s: ReadFrom read another filter", name)
 			}
 		}
 	}
@@ -114,8 +95,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 	// classic4 has m = 40 counters of 4 bits: 160 bits in 3 words, the
 	// last one used up to bit 32.
 	good, _ := goldenFilters(t)["classic4"].MarshalBinary()
-	type edit = func(h *envelope.Header, p []byte) []byte
-	cases := map[string]edit{
+	cases := map[string]codectest.Edit{
 		"layout":           func(h *envelope.Header, p []byte) []byte { h.Params[0] = 9; return p },
 		"width 0":          func(h *envelope.Header, p []byte) []byte { h.Params[1] = 0; return p },
 		"width 5":          func(h *envelope.Header, p []byte) []byte { h.Params[1] = 5; return p },
@@ -137,13 +117,10 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"blocked m 40":     func(h *envelope.Header, p []byte) []byte { h.Params[0] = 3; return p },
 		"partitioned m 40": func(h *envelope.Header, p []byte) []byte { h.Params[0] = 2; h.Params[2] = 7; return p },
 	}
-	for name, e := range cases {
-		if _, err := Decode(codectest.Reframe(t, good, e), envelope.Limits{}); err == nil {
-			t.Errorf("%s: accepted", name)
-		} else if !strings.HasPrefix(err.Error(), "counting: ") {
-			t.Errorf("%s: error %q lacks the package prefix", name, err)
-		}
-	}
+	codectest.RejectsEdits(t, good, cases, "counting: ", nil, func(b []byte) error {
+		_, err := Decode(b, envelope.Limits{})
+		return err
+	})
 	// m = 2^40, the largest allowed, with a small payload: refused before
 	// the counters are allocated.
 	huge := codectest.Reframe(t, good, func(h *envelope.Header, p []byte) []byte { h.Params[8], h.Params[13] = 0, 1; return p })
@@ -156,11 +133,7 @@ func TestDecodeValidatesFields(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, g := range goldenFilters(f) {
-		b, _ := g.MarshalBinary()
-		f.Add(b)
-	}
-	f.Add([]byte("BLMC"))
+	codectest.SeedFrames(f, goldenFilters(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := Decode(data, envelope.Limits{MaxPayload: 1 << 20})
 		if err != nil {
@@ -171,10 +144,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		// A decoded filter re-encodes to the same bytes, keeps its
 		// invariants and survives every operation.
-		b, err := g.MarshalBinary()
-		if err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.Canonical(t, g, data)
 		checkInvariants(t, g)
 		g.Mark()
 		g.AddString("x")
@@ -224,8 +194,7 @@ func TestPayloadLayout(t *testing.T) {
 // parameter block and payload, under a type-2 header.
 func FuzzFromFrame(f *testing.F) {
 	for _, g := range goldenFilters(f) {
-		b, _ := g.MarshalBinary()
-		h, payload, _ := envelope.Parse(b, envelope.Limits{})
+		h, payload := codectest.Parts(f, g)
 		f.Add(h.Scheme, h.Params, payload)
 	}
 	f.Fuzz(func(t *testing.T, scheme uint8, p, payload []byte) {

@@ -29,11 +29,7 @@ func goldenDeletion(t testing.TB) *DeletionFilter {
 
 func TestDeletionGolden(t *testing.T) {
 	d := goldenDeletion(t)
-	got, err := d.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := codectest.Golden(t, "deletion", got)
+	want := codectest.GoldenEncoding(t, "deletion", d)
 	g, err := DecodeDeletion(want, envelope.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,14 +57,7 @@ func TestDeletionRoundTrip(t *testing.T) {
 		for i := 0; i < 1000; i += 3 {
 			d.RemoveString(key(i))
 		}
-		b, err := d.MarshalBinary()
-		if err != nil || len(b) != d.EncodedSize() {
-			t.Fatalf("%v: MarshalBinary: %v (%d bytes, EncodedSize %d)", l, err, len(b), d.EncodedSize())
-		}
-		var buf bytes.Buffer
-		if n, err := d.WriteTo(&buf); err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-			t.Fatalf("%v: WriteTo differs from MarshalBinary: %v", l, err)
-		}
+		b := codectest.EncodesAlike(t, l.String(), d)
 		g, n, err := ReadDeletion(bytes.NewReader(append(b, 'x')), envelope.Limits{})
 		if err != nil || n != int64(len(b)) {
 			t.Fatalf("%v: ReadDeletion: %v", l, err)
@@ -127,10 +116,7 @@ func FuzzDecodeDeletion(f *testing.F) {
 			}
 			return
 		}
-		b, err := d.MarshalBinary()
-		if err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.Canonical(t, d, data)
 		d.AddString("x")
 		d.RemoveString("y")
 		d.ContainsString("x")

@@ -2,8 +2,6 @@ package fpset
 
 import (
 	"bytes"
-	"errors"
-	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -34,11 +32,7 @@ func goldenSets(t testing.TB) map[string]interface {
 
 func TestGoldenEncodings(t *testing.T) {
 	for name, s := range goldenSets(t) {
-		got, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := codectest.Golden(t, name, got)
+		want := codectest.GoldenEncoding(t, name, s)
 		d, err := Decode(want, envelope.Limits{})
 		if err != nil || d.Len() != 4 || !d.ContainsString("http://www.example.com/") {
 			t.Errorf("%s: decoding the golden file: %v", name, err)
@@ -136,10 +130,9 @@ func TestDecodeValidatesFields(t *testing.T) {
 	sets := goldenSets(t)
 	sorted, _ := sets["sorted"].MarshalBinary()
 	rice, _ := sets["multiset-rice"].MarshalBinary()
-	type edit = func(h *envelope.Header, p []byte) []byte
 	cases := map[string]struct {
 		frame []byte
-		edit  edit
+		edit  codectest.Edit
 	}{
 		"type":            {sorted, func(h *envelope.Header, p []byte) []byte { h.Type = envelope.TypeBloom; return p }},
 		"codec":           {sorted, func(h *envelope.Header, p []byte) []byte { h.Codec = 9; return p }},
@@ -167,19 +160,15 @@ func TestDecodeValidatesFields(t *testing.T) {
 		"rice zeros":      {rice, func(h *envelope.Header, p []byte) []byte { return make([]byte, len(p)) }},
 	}
 	for name, c := range cases {
-		_, err := Decode(codectest.Reframe(t, c.frame, c.edit), envelope.Limits{})
-		if !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "fpset: ") {
-			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
-		}
+		codectest.RejectsEdits(t, c.frame, map[string]codectest.Edit{name: c.edit}, "fpset: ", ErrCorrupt, func(b []byte) error {
+			_, err := Decode(b, envelope.Limits{})
+			return err
+		})
 	}
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, s := range goldenSets(f) {
-		b, _ := s.MarshalBinary()
-		f.Add(b)
-	}
-	f.Add([]byte("BLMC"))
+	codectest.SeedFrames(f, goldenSets(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := envelope.Limits{MaxPayload: 1 << 16}
 		h, payload, err := envelope.Parse(data, lim)
@@ -222,30 +211,21 @@ func FuzzDecode(f *testing.F) {
 // the parameter block and the payload.
 func FuzzFromFrame(f *testing.F) {
 	for _, s := range goldenSets(f) {
-		b, _ := s.MarshalBinary()
-		h, payload, _ := envelope.Parse(b, envelope.Limits{})
+		h, payload := codectest.Parts(f, s)
 		f.Add(h.Params, payload)
 	}
 	f.Fuzz(func(t *testing.T, params, payload []byte) {
 		h := envelope.Header{Type: envelope.TypeFPSet, Scheme: 1, Params: params}
 		sorted, compressed, err := fromFrame(h, payload)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if codectest.Refused(t, err, ErrCorrupt) {
 			return
 		}
-		var b []byte
 		if sorted != nil {
-			b, _ = sorted.MarshalBinary()
+			codectest.SameParts(t, sorted, params, payload)
 			compressed = sorted.Compress()
 		} else {
-			b, _ = compressed.MarshalBinary()
+			codectest.SameParts(t, compressed, params, payload)
 			sorted = compressed.Sorted()
-		}
-		h2, payload2, err := envelope.Parse(b, envelope.Limits{})
-		if err != nil || !bytes.Equal(h2.Params, params) || !bytes.Equal(payload2, payload) {
-			t.Fatalf("decode/encode not canonical: %v", err)
 		}
 		if sorted.Len() != compressed.Len() || sorted.Total() != compressed.Total() {
 			t.Fatal("forms disagree")

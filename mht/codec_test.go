@@ -87,13 +87,7 @@ func TestGoldenEncodings(t *testing.T) {
 func TestRoundTrips(t *testing.T) {
 	tb := goldenTable(t)
 	b, _ := tb.MarshalBinary()
-	var buf bytes.Buffer
-	if n, err := tb.WriteTo(&buf); err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-		t.Fatal("WriteTo differs from MarshalBinary", err)
-	}
-	if a, _ := tb.AppendBinary([]byte("xy")); !bytes.Equal(a[2:], b) {
-		t.Fatal("AppendBinary differs")
-	}
+	codectest.EncodesAlike(t, "table", tb)
 	var g Table
 	if n, err := g.ReadFrom(iotest.OneByteReader(bytes.NewReader(append(b, 'z')))); err != nil || n != int64(len(b)) {
 		t.Fatal(err, n)
@@ -103,14 +97,7 @@ func TestRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range goldenSummaries(t) {
-		b, _ := s.MarshalBinary()
-		var buf bytes.Buffer
-		if n, err := s.WriteTo(&buf); err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-			t.Fatalf("%s: WriteTo differs", name)
-		}
-		if a, _ := s.AppendBinary([]byte("xy")); !bytes.Equal(a[2:], b) {
-			t.Fatalf("%s: AppendBinary differs", name)
-		}
+		b := codectest.EncodesAlike(t, name, s)
 		d, n, err := ReadSummary(bytes.NewReader(b), envelope.Limits{})
 		if err != nil || n != int64(len(b)) || d.Kind() != s.Kind() {
 			t.Fatalf("%s: ReadSummary: %v", name, err)
@@ -150,13 +137,8 @@ func TestCorrupt(t *testing.T) {
 }
 
 func fuzzSeeds(f *testing.F) {
-	b, _ := goldenTable(f).MarshalBinary()
-	f.Add(b)
-	for _, s := range goldenSummaries(f) {
-		b, _ := s.MarshalBinary()
-		f.Add(b)
-	}
-	f.Add([]byte("BLMC"))
+	codectest.SeedFrames(f, map[string]*Table{"table": goldenTable(f)})
+	codectest.SeedFrames(f, goldenSummaries(f))
 }
 
 // exercise runs every operation on a decoded structure.
@@ -184,9 +166,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if b, err := g.MarshalBinary(); err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.Canonical(t, g, data)
 		exercise(g, nil)
 	})
 }
@@ -198,17 +178,14 @@ func FuzzDecodeSummary(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if b, err := s.MarshalBinary(); err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.Canonical(t, s, data)
 		exercise(nil, s)
 	})
 }
 
 // FuzzFromFrame fuzzes the table checks behind the checksum.
 func FuzzFromFrame(f *testing.F) {
-	b, _ := goldenTable(f).MarshalBinary()
-	h, payload, _ := envelope.Parse(b, envelope.Limits{})
+	h, payload := codectest.Parts(f, goldenTable(f))
 	f.Add(h.Params, payload)
 	f.Fuzz(func(t *testing.T, params, payload []byte) {
 		if len(payload) > 1<<16 {
@@ -216,17 +193,10 @@ func FuzzFromFrame(f *testing.F) {
 		}
 		h := envelope.Header{Type: envelope.TypeMHT, Scheme: uint8(hashing.XXH3), Params: params}
 		g, err := FromFrame(h, payload)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if codectest.Refused(t, err, ErrCorrupt) {
 			return
 		}
-		b, _ := g.MarshalBinary()
-		h2, p2, err := envelope.Parse(b, envelope.Limits{})
-		if err != nil || !bytes.Equal(h2.Params, params) || !bytes.Equal(p2, payload) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.SameParts(t, g, params, payload)
 		exercise(g, nil)
 	})
 }
@@ -234,8 +204,7 @@ func FuzzFromFrame(f *testing.F) {
 // FuzzSummaryFromFrame fuzzes the summary checks behind the checksum.
 func FuzzSummaryFromFrame(f *testing.F) {
 	for _, s := range goldenSummaries(f) {
-		b, _ := s.MarshalBinary()
-		h, payload, _ := envelope.Parse(b, envelope.Limits{})
+		h, payload := codectest.Parts(f, s)
 		f.Add(uint8(h.Type), h.Params, payload)
 	}
 	f.Fuzz(func(t *testing.T, typ uint8, params, payload []byte) {
@@ -244,17 +213,10 @@ func FuzzSummaryFromFrame(f *testing.F) {
 		}
 		h := envelope.Header{Type: envelope.Type(typ), Scheme: uint8(hashing.XXH3), Params: params}
 		s, err := SummaryFromFrame(h, payload)
-		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not wrap ErrCorrupt", err)
-			}
+		if codectest.Refused(t, err, ErrCorrupt) {
 			return
 		}
-		b, _ := s.MarshalBinary()
-		h2, p2, err := envelope.Parse(b, envelope.Limits{})
-		if err != nil || !bytes.Equal(h2.Params, params) || !bytes.Equal(p2, payload) {
-			t.Fatalf("decode/encode not canonical: %v", err)
-		}
+		codectest.SameParts(t, s, params, payload)
 		exercise(nil, s)
 	})
 }

@@ -6,11 +6,15 @@ package codectest
 
 import (
 	"bytes"
+	"encoding"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/bloomcast/bloomcast/envelope"
 )
@@ -78,5 +82,143 @@ func RejectsCorruption(t testing.TB, name string, good []byte, maxPayload uint64
 	}
 	if err := decode(good, envelope.Limits{MaxPayload: maxPayload}); !errors.Is(err, envelope.ErrTooLarge) {
 		t.Errorf("%s: over a limit of %d bytes: %v", name, maxPayload, err)
+	}
+}
+
+// Encoder is what every codec's structures write themselves with.
+type Encoder interface {
+	MarshalBinary() ([]byte, error)
+	AppendBinary([]byte) ([]byte, error)
+	WriteTo(io.Writer) (int64, error)
+}
+
+// GoldenEncoding is Golden of v's encoding: it encodes v (an error is
+// fatal) and compares it with testdata/golden-NAME.bin, returning the
+// file's bytes for the caller to decode.
+func GoldenEncoding(t testing.TB, name string, v encoding.BinaryMarshaler) []byte {
+	t.Helper()
+	got, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Golden(t, name, got)
+}
+
+// EncodesAlike checks that MarshalBinary, AppendBinary (after other bytes)
+// and WriteTo give v the same encoding, of EncodedSize bytes where v has
+// that method, and returns it.
+func EncodesAlike(t testing.TB, name string, v Encoder) []byte {
+	t.Helper()
+	b, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatalf("%s: MarshalBinary: %v", name, err)
+	}
+	if s, ok := v.(interface{ EncodedSize() int }); ok && s.EncodedSize() != len(b) {
+		t.Fatalf("%s: MarshalBinary wrote %d bytes, EncodedSize says %d", name, len(b), s.EncodedSize())
+	}
+	var buf bytes.Buffer
+	if n, err := v.WriteTo(&buf); err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
+		t.Fatalf("%s: WriteTo differs from MarshalBinary: %v", name, err)
+	}
+	if a, err := v.AppendBinary([]byte("xy")); err != nil || !bytes.Equal(a[2:], b) {
+		t.Fatalf("%s: AppendBinary differs from MarshalBinary: %v", name, err)
+	}
+	return b
+}
+
+// ReadsOneFrame checks that readFrom, given frame twice over one byte at
+// a time, reads exactly the first: all of its bytes and none beyond.
+func ReadsOneFrame(t testing.TB, name string, frame []byte, readFrom func(io.Reader) (int64, error)) {
+	t.Helper()
+	r := bytes.NewReader(append(bytes.Clone(frame), frame...))
+	if n, err := readFrom(iotest.OneByteReader(r)); err != nil || n != int64(len(frame)) {
+		t.Fatalf("%s: ReadFrom: %d bytes, %v; want %d", name, n, err, len(frame))
+	}
+	if r.Len() != len(frame) {
+		t.Fatalf("%s: ReadFrom consumed past its frame", name)
+	}
+}
+
+// Edit changes a copy of a frame's header and payload, for Reframe.
+type Edit = func(h *envelope.Header, payload []byte) []byte
+
+// RejectsEdits checks that decode refuses good reframed by each edit (after
+// Reframe) with an error that begins with prefix, the package's, and,
+// unless target is nil, wraps target.
+func RejectsEdits(t testing.TB, good []byte, edits map[string]Edit, prefix string, target error, decode func([]byte) error) {
+	t.Helper()
+	for name, edit := range edits {
+		err := decode(Reframe(t, good, edit))
+		switch {
+		case err == nil:
+			t.Errorf("%s: accepted", name)
+		case target != nil && !errors.Is(err, target):
+			t.Errorf("%s: error %v, want %v", name, err, target)
+		case !strings.HasPrefix(err.Error(), prefix):
+			t.Errorf("%s: error %q lacks the package prefix %q", name, err, prefix)
+		}
+	}
+}
+
+// SeedFrames adds the encodings of values, and a bare magic number, to the
+// corpus of a fuzz target that decodes whole frames.
+func SeedFrames[T encoding.BinaryMarshaler](f *testing.F, values map[string]T) {
+	f.Helper()
+	for _, v := range values {
+		b, err := v.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("BLMC"))
+}
+
+// Parts returns the header and payload of v's encoding, the seeds of a
+// fuzz target that decodes a parameter block and payload behind the
+// checksum.
+func Parts(t testing.TB, v encoding.BinaryMarshaler) (envelope.Header, []byte) {
+	t.Helper()
+	b, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, payload, err := envelope.Parse(b, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, payload
+}
+
+// Refused reports whether a decoder returned an error, failing the test
+// when that error does not wrap target.
+func Refused(t testing.TB, err, target error) bool {
+	t.Helper()
+	if err != nil && !errors.Is(err, target) {
+		t.Fatalf("error %v does not wrap %v", err, target)
+	}
+	return err != nil
+}
+
+// Canonical fails the test unless v, decoded from data, encodes to data
+// again.
+func Canonical(t testing.TB, v encoding.BinaryMarshaler, data []byte) {
+	t.Helper()
+	if b, err := v.MarshalBinary(); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("decode/encode not canonical: %v", err)
+	}
+}
+
+// SameParts fails the test unless v, decoded from a parameter block and a
+// payload, encodes to a frame of exactly those.
+func SameParts(t testing.TB, v encoding.BinaryMarshaler, params, payload []byte) {
+	t.Helper()
+	b, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatalf("decode/encode not canonical: %v", err)
+	}
+	h, p, err := envelope.Parse(b, envelope.Limits{})
+	if err != nil || !bytes.Equal(h.Params, params) || !bytes.Equal(p, payload) {
+		t.Fatalf("decode/encode not canonical: %v", err)
 	}
 }
