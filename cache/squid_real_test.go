@@ -3,25 +3,18 @@ package cache
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// requireSquidEnv makes TestRealSquid fail, instead of skip, when no
-// squid binary is installed: .ci/run installs Debian's squid and sets it.
-const requireSquidEnv = "BLOOMCAST_REQUIRE_SQUID"
+	"github.com/bloomcast/bloomcast/internal/squidtest"
+)
 
 // squidObjects is the number of objects in each set of TestRealSquid.
 const squidObjects = 200
@@ -53,19 +46,7 @@ const squidObjects = 200
 //
 // The counts are logged (go test -v -run TestRealSquid ./cache).
 func TestRealSquid(t *testing.T) {
-	bin, err := exec.LookPath("squid")
-	if err != nil {
-		bin = "/usr/sbin/squid"
-		if _, serr := os.Stat(bin); serr != nil {
-			if os.Getenv(requireSquidEnv) != "" {
-				t.Fatalf("%s is set but squid is not installed", requireSquidEnv)
-			}
-			t.Skip("squid not installed (apt-get install squid); .ci/run runs this test")
-		}
-	}
-	if testing.Short() {
-		t.Skip("starts a Squid")
-	}
+	bin := squidtest.Binary(t)
 	origin := newSquidTestOrigin(t)
 	nodeLn := listen(t, "127.0.0.1:0")
 	nodeAddr := nodeLn.Addr().String()
@@ -120,18 +101,18 @@ func TestRealSquid(t *testing.T) {
 	}
 	// squidLog waits until Squid's access log (buffered) has a line for
 	// each of the n objects of set from offset off, and returns it.
-	squidLog := func(sq *squidProcess, off int, set string, from, to int) string {
+	squidLog := func(sq *squidtest.Process, off int, set string, from, to int) string {
 		t.Helper()
 		var text string
 		waitFor(t, 10*time.Second, "Squid's access log to show set "+set, func() bool {
-			b, _ := os.ReadFile(sq.accessLog)
+			b, _ := os.ReadFile(sq.AccessLog)
 			text = string(b)
 			return count(text, off, set, from, to, func(accessLine) bool { return true }) == to-from
 		})
 		return text
 	}
-	logSize := func(sq *squidProcess) int {
-		fi, err := os.Stat(sq.accessLog)
+	logSize := func(sq *squidtest.Process) int {
+		fi, err := os.Stat(sq.AccessLog)
 		if err != nil {
 			return 0
 		}
@@ -152,10 +133,10 @@ func TestRealSquid(t *testing.T) {
 	// Squid routes to the node. The node holds set a (and the probes of
 	// its restarts, p and q) before Squid first fetches its digest.
 	fetch(viaNode, "a", 0, n)
-	sq := startSquid(t, bin, squidAddr, nodeAddr)
+	sq := squidtest.Start(t, squidtest.Config{Bin: bin, Addr: squidAddr, Sibling: nodeAddr, StoreDigest: true})
 	mustGet(t, viaSquid, origin.URL+"/warm")
 	waitFor(t, 20*time.Second, "Squid to find the node's digest usable", func() bool {
-		return strings.Contains(squidMgr(t, squidAddr, "digest_stats"), "usable: yes")
+		return strings.Contains(squidtest.Manager(squidAddr, "digest_stats"), "usable: yes")
 	})
 	off, nodeOff := logSize(sq), len(node.log.String())
 	fetch(viaSquid, "a", 0, n)
@@ -190,7 +171,7 @@ func TestRealSquid(t *testing.T) {
 		return v
 	}
 	errorsBefore := peerErrors()
-	sq.stop(t)
+	sq.Stop()
 	const down = 20 // objects asked for while the peer is down
 	nodeOff = len(node.log.String())
 	// Half at once (the node still has its view: the first request finds
@@ -213,7 +194,7 @@ func TestRealSquid(t *testing.T) {
 	}
 	t.Logf("Squid down: %d of %d requests through the node answered, none routed to Squid (%d connection refused)",
 		down, down, peerErrors()-errorsBefore)
-	sq.start(t)
+	sq.Restart(t)
 	restarted := time.Now()
 	// What Squid still holds: only-if-cached answers 504 for the rest.
 	var held []int
@@ -262,7 +243,7 @@ func TestRealSquid(t *testing.T) {
 	// of the node, fetched after Squid's restart, holds sets d and e.
 	mustGet(t, viaSquid, origin.URL+"/warm2")
 	waitFor(t, 20*time.Second, "the restarted Squid to find the node's digest usable", func() bool {
-		return strings.Contains(squidMgr(t, squidAddr, "digest_stats"), "usable: yes")
+		return strings.Contains(squidtest.Manager(squidAddr, "digest_stats"), "usable: yes")
 	})
 	node.stop()
 	off = logSize(sq)
@@ -329,8 +310,8 @@ func TestRealSquid(t *testing.T) {
 	// routes it to the node, Squid fetches it from the origin itself.
 	// It takes Squid's 5-minute gap, so it runs where Squid is required
 	// (.ci/run), not in every go test.
-	if os.Getenv(requireSquidEnv) == "" {
-		t.Logf("routing after an empty restart: not measured (it waits for Squid's 5-minute refetch; set %s=1)", requireSquidEnv)
+	if os.Getenv(squidtest.RequireEnv) == "" {
+		t.Logf("routing after an empty restart: not measured (it waits for Squid's 5-minute refetch; set %s=1)", squidtest.RequireEnv)
 		return
 	}
 	fetch(viaNode, "f", 0, n)
@@ -425,128 +406,6 @@ func freeLoopbackAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-type squidProcess struct {
-	bin, addr, conf string
-	accessLog       string
-	cacheLog        string
-	cmd             *exec.Cmd
-	exited          chan struct{}
-}
-
-// startSquid writes a configuration and runs squid in the foreground
-// until the test ends (stop and start restart it on the same cache_dir).
-func startSquid(t *testing.T, bin, addr, nodeAddr string) *squidProcess {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "bloomcast-squid-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	nodeHost, nodePort, _ := net.SplitHostPort(nodeAddr)
-	sq := &squidProcess{bin: bin, addr: addr, accessLog: filepath.Join(dir, "access.log"), cacheLog: filepath.Join(dir, "cache.log")}
-	conf := fmt.Sprintf(`http_port %s
-icp_port 0
-htcp_port 0
-visible_hostname localhost
-pid_filename none
-cache_log %s
-access_log stdio:%s squid
-cache_mem 16 MB
-# Squid builds its store digest from its cache_dirs, not from memory.
-cache_dir ufs %s 50 4 16
-# The node: a sibling whose digest Squid fetches (no no-digest), asked
-# over HTTP only (no-query: no ICP).
-cache_peer %s sibling %s 0 no-query name=bloomcast
-http_access allow localhost
-http_access deny all
-# Everything is on loopback: without these Squid measures the origin as
-# near (pinger hops and RTT) and goes direct instead of to the sibling.
-minimum_direct_rtt 0
-minimum_direct_hops 0
-pinger_enable off
-digest_generation on
-digest_rebuild_period 2 seconds
-digest_rewrite_period 2 seconds
-refresh_pattern . 60 50%% 4320
-shutdown_lifetime 1 second
-`, addr, sq.cacheLog, sq.accessLog, filepath.Join(dir, "cache"), nodeHost, nodePort)
-	sq.conf = filepath.Join(dir, "squid.conf")
-	if err := os.WriteFile(sq.conf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	chownToSquidUser(t, dir)
-	// -z creates the cache_dir's swap directories and exits.
-	if out, err := exec.Command(bin, "-N", "-z", "-f", sq.conf).CombinedOutput(); err != nil {
-		t.Fatalf("squid -z: %v\n%s", err, out)
-	}
-	sq.start(t)
-	t.Cleanup(func() {
-		sq.stop(t)
-		if t.Failed() {
-			if b, err := os.ReadFile(sq.cacheLog); err == nil {
-				t.Logf("squid cache.log:\n%s", tail(string(b), 40))
-			}
-			if b, err := os.ReadFile(sq.accessLog); err == nil {
-				t.Logf("squid access.log (end):\n%s", tail(string(b), 60))
-			}
-		}
-	})
-	return sq
-}
-
-// start runs squid and waits until it listens.
-func (sq *squidProcess) start(t *testing.T) {
-	t.Helper()
-	sq.cmd = exec.Command(sq.bin, "-N", "-f", sq.conf)
-	sq.cmd.Stdout, sq.cmd.Stderr = io.Discard, io.Discard
-	if err := sq.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	sq.exited = exited
-	go func() { sq.cmd.Wait(); close(exited) }()
-	waitFor(t, 20*time.Second, "squid to listen on "+sq.addr, func() bool {
-		c, err := net.DialTimeout("tcp", sq.addr, time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-}
-
-// stop ends squid (SIGTERM; it writes its store index and exits after
-// shutdown_lifetime) and waits until its port is closed.
-func (sq *squidProcess) stop(t *testing.T) {
-	if sq.exited == nil {
-		return
-	}
-	sq.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-sq.exited:
-	case <-time.After(10 * time.Second):
-		sq.cmd.Process.Kill()
-		<-sq.exited
-	}
-	sq.exited = nil
-}
-
-// chownToSquidUser gives the directory to Squid's unprivileged user when
-// the test runs as root (Squid then drops to that user).
-func chownToSquidUser(t *testing.T, dir string) {
-	if os.Geteuid() != 0 {
-		return
-	}
-	u, err := user.Lookup("proxy")
-	if err != nil {
-		return
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := os.Chown(dir, uid, gid); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func proxyClient(addr string) *http.Client {
 	u, _ := url.Parse("http://" + addr)
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(u), DisableKeepAlives: true}}
@@ -566,32 +425,7 @@ func mustGet(t *testing.T, c *http.Client, target string) string {
 	return string(b)
 }
 
-// squidMgr fetches a cache manager report.
-func squidMgr(t *testing.T, addr, report string) string {
-	resp, err := http.Get("http://" + addr + "/squid-internal-mgr/" + report)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
-}
-
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %v waiting for %s", limit, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func tail(s string, lines int) string {
-	ls := strings.Split(s, "\n")
-	if len(ls) > lines {
-		ls = ls[len(ls)-lines:]
-	}
-	return strings.Join(ls, "\n")
+	squidtest.WaitFor(t, limit, what, ok)
 }
