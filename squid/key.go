@@ -45,28 +45,9 @@ var defaultPorts = map[string]string{"http": "80", "https": "443", "ftp": "21", 
 // path written "/", and the path and query otherwise untouched (no
 // percent-decoding, no dot-segment removal).
 func CanonicalURL(raw string) (string, error) {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok || scheme == "" {
-		return "", fmt.Errorf("squid: %q is not an absolute URL", raw)
-	}
-	scheme = strings.ToLower(scheme)
-	authority, path := rest, "/"
-	if i := strings.IndexAny(rest, "/?"); i >= 0 {
-		authority, path = rest[:i], rest[i:]
-		if path[0] == '?' {
-			path = "/" + path
-		}
-	}
-	userinfo, hostport := "", authority
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		userinfo, hostport = authority[:i+1], authority[i+1:]
-	}
-	if scheme != "ftp" {
-		userinfo = ""
-	}
-	host, port := splitHostPort(hostport)
-	if host == "" {
-		return "", fmt.Errorf("squid: %q has no host", raw)
+	scheme, userinfo, host, port, path, err := urlParts(raw)
+	if err != nil {
+		return "", err
 	}
 	if !plainHost(scheme, host) {
 		if _, err := url.Parse(scheme + "://" + host); err != nil {
@@ -83,6 +64,37 @@ func CanonicalURL(raw string) (string, error) {
 		return raw, nil
 	}
 	return scheme + "://" + userinfo + host + path, nil
+}
+
+// urlParts splits an absolute URL into the parts CanonicalURL writes: the
+// scheme lower-cased, the user information with its "@" (for ftp only;
+// empty otherwise), host and port as written, and the path ("/" when
+// there is none, and before a query that follows the authority).
+func urlParts(raw string) (scheme, userinfo, host, port, path string, err error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || scheme == "" {
+		return "", "", "", "", "", fmt.Errorf("squid: %q is not an absolute URL", raw)
+	}
+	scheme = strings.ToLower(scheme)
+	authority, path := rest, "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+		if path[0] == '?' {
+			path = "/" + path
+		}
+	}
+	hostport := authority
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		userinfo, hostport = authority[:i+1], authority[i+1:]
+	}
+	if scheme != "ftp" {
+		userinfo = ""
+	}
+	host, port = splitHostPort(hostport)
+	if host == "" {
+		return "", "", "", "", "", fmt.Errorf("squid: %q has no host", raw)
+	}
+	return scheme, userinfo, host, port, path, nil
 }
 
 // plainHost reports whether url.Parse accepts scheme://host without

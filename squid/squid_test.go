@@ -195,30 +195,12 @@ func ExampleDigest() {
 
 // canonicalURLByParts is CanonicalURL written the plain way, every host
 // checked by url.Parse and the result always built: the reference its
-// shortcuts (plainHost, returning raw) must agree with.
+// shortcuts (plainHost, returning raw) must agree with. Both split the
+// URL with urlParts.
 func canonicalURLByParts(raw string) (string, error) {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok || scheme == "" {
-		return "", errors.New("not absolute")
-	}
-	scheme = strings.ToLower(scheme)
-	authority, path := rest, "/"
-	if i := strings.IndexAny(rest, "/?"); i >= 0 {
-		authority, path = rest[:i], rest[i:]
-		if path[0] == '?' {
-			path = "/" + path
-		}
-	}
-	userinfo, hostport := "", authority
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		userinfo, hostport = authority[:i+1], authority[i+1:]
-	}
-	if scheme != "ftp" {
-		userinfo = ""
-	}
-	host, port := splitHostPort(hostport)
-	if host == "" {
-		return "", errors.New("no host")
+	scheme, userinfo, host, port, path, err := urlParts(raw)
+	if err != nil {
+		return "", err
 	}
 	if _, err := url.Parse(scheme + "://" + host); err != nil {
 		return "", err
