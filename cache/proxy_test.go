@@ -1,11 +1,9 @@
 package cache
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -636,37 +634,15 @@ func TestProxyCollapsedForwarding(t *testing.T) {
 // and a second request is a hit (RFC 9110 §15.2: a 1xx is interim; RFC
 // 9111 §3: only final responses are stored).
 func TestProxyInterimNeverCached(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var served atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					served.Add(1)
-					io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n"+
-						"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nCache-Control: no-store\r\n\r\n"+
-						"HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nfinal")
-				}
-			}()
-		}
-	}()
+	origin := rawOrigin(t, func(*http.Request) string {
+		served.Add(1)
+		return "HTTP/1.1 100 Continue\r\n\r\n" +
+			"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nCache-Control: no-store\r\n\r\n" +
+			"HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nfinal"
+	})
 	h := newHarness(t, nil, nil, nil)
-	url := "http://" + ln.Addr().String() + "/interim"
+	url := origin + "/interim"
 	r := h.do("GET", url)
 	if r.StatusCode != 200 || body(r) != "final" || r.Header.Get("Link") != "" {
 		t.Fatalf("first: %d, Link %q", r.StatusCode, r.Header.Get("Link"))
