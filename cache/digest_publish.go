@@ -14,6 +14,7 @@ import (
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // Content types of the digest endpoint.
@@ -92,6 +93,10 @@ type Publisher struct {
 	missing  uint64        // evictions of keys the filter did not hold
 	deltas   map[uint64][]byte
 	kick     chan struct{} // a publication is due
+	// journal, while Resize rebuilds the filter, records the last change
+	// of every key stored or evicted meanwhile (nil otherwise).
+	journal rebuildJournal
+	resizes uint64 // rebuilds by Resize
 	// fault, when set, runs first in every publication and fails it
 	// with its error: the injection point for tests of a node whose
 	// publication fails (a publication has no other failure a test can
@@ -156,8 +161,20 @@ func (p *Publisher) Stored(key string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.filter.AddString(key)
+	p.journal.note(key, true)
 	p.changes++
 	p.maybePublishLocked()
+	if n := p.cfg.Filter.N; n != 0 && p.filter.Len() == n+1 && !p.cfg.Inline {
+		p.signal() // past capacity: the loop's before hook may resize
+	}
+}
+
+// signal wakes the publication loop.
+func (p *Publisher) signal() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Evicted records a key leaving the cache. A key the filter does not hold
@@ -167,6 +184,7 @@ func (p *Publisher) Evicted(key string) {
 	p.mustBeMade()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.journal.note(key, false)
 	if err := p.filter.RemoveString(key); err != nil {
 		p.missing++
 		return
@@ -179,7 +197,7 @@ func (p *Publisher) Evicted(key string) {
 // digest is older than MaxAge with changes pending; a node calls it
 // periodically. It reports whether it published.
 func (p *Publisher) PublishIfDue() (bool, error) {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return false, errZeroPublisher
 	}
 	p.mu.Lock()
@@ -192,7 +210,7 @@ func (p *Publisher) PublishIfDue() (bool, error) {
 
 // Publish publishes the current state now, changed or not.
 func (p *Publisher) Publish() error {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
 	p.mu.Lock()
@@ -212,10 +230,7 @@ func (p *Publisher) maybePublishLocked() {
 		// NewPublisher would have reported.
 		_ = p.publishLocked()
 	default:
-		select {
-		case p.kick <- struct{}{}:
-		default:
-		}
+		p.signal()
 	}
 }
 
@@ -223,16 +238,17 @@ func (p *Publisher) maybePublishLocked() {
 // MaxAge with changes pending, until ctx is done. A node runs it in its
 // own goroutine unless the publisher is Inline.
 func (p *Publisher) Run(ctx context.Context) error {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
-	return p.loop(ctx, func(_ bool, err error) error { return err })
+	return p.loop(ctx, nil, func(_ bool, err error) error { return err })
 }
 
 // loop publishes whenever the threshold is passed or the digest reaches
 // MaxAge with changes pending, and hands each attempt's outcome to after,
-// until ctx is done or after returns an error.
-func (p *Publisher) loop(ctx context.Context, after func(published bool, err error) error) error {
+// until ctx is done or after returns an error. before, unless nil, runs
+// first at each wake-up (the node's summary growth).
+func (p *Publisher) loop(ctx context.Context, before func(), after func(published bool, err error) error) error {
 	p.mu.Lock()
 	every := publishTick(p.cfg.MaxAge)
 	p.mu.Unlock()
@@ -244,6 +260,9 @@ func (p *Publisher) loop(ctx context.Context, after func(published bool, err err
 			return ctx.Err()
 		case <-p.kick:
 		case <-tick.C:
+		}
+		if before != nil {
+			before()
 		}
 		if err := after(p.PublishIfDue()); err != nil {
 			return err
@@ -305,11 +324,23 @@ type PublisherStats struct {
 	Codec       string  // its codec
 	Fill        float64 // fraction of bits set in the published view
 	FalsePos    float64 // false-positive rate of the published view, from its fill
+	// Capacity is the number of keys the filter is sized for (its
+	// Config.N, doubled by each Resize); 0 when it was configured by M
+	// and K alone. PredictedFalsePos is the false-positive rate the
+	// filter's shape predicts for the keys it holds (params.
+	// ApproxFalsePositive of m, Keys and k), which climbs past the
+	// configured rate once Keys passes Capacity.
+	// TargetFalsePos is the rate the shape predicts at Capacity keys:
+	// the configured target.
+	Capacity          uint64
+	PredictedFalsePos float64
+	TargetFalsePos    float64
+	Resizes           uint64 // rebuilds by Resize
 }
 
 // Stats returns the publisher's state.
 func (p *Publisher) Stats() PublisherStats {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return PublisherStats{}
 	}
 	p.mu.Lock()
@@ -318,6 +349,94 @@ func (p *Publisher) Stats() PublisherStats {
 		Sequence: p.current.seq, Published: p.current.at, Keys: p.filter.Len(), Pending: p.changes,
 		Missing: p.missing, DigestBytes: len(p.current.full), Codec: p.current.codec.String(),
 		Fill: p.view.FillRatio(), FalsePos: p.view.FalsePositiveRate(),
+		Capacity: p.cfg.Filter.N, PredictedFalsePos: params.ApproxFalsePositive(p.filter.M(), p.filter.Len(), p.filter.K()),
+		TargetFalsePos: params.ApproxFalsePositive(p.filter.M(), p.cfg.Filter.N, p.filter.K()), Resizes: p.resizes,
+	}
+}
+
+// Resize rebuilds the filter for capacity keys: the configured shape
+// scaled by capacity over its Config.N (same bits per key and k, so the
+// same false-positive rate at capacity), filled with the keys the cache
+// holds, which keys returns (a store's Keys; it is called without the
+// publisher's lock, so it may take the store's). A store change made
+// while keys runs is journalled and wins over the snapshot (rebuildJournal),
+// so the rebuilt filter holds exactly the cache's keys. The rebuilt
+// filter is published at once as a new full digest: the delta history
+// starts again from it (a delta base of the old shape would mean nothing),
+// so a peer asking for a delta since an older sequence gets the full
+// digest, and its ETag changes.
+//
+// The node calls it when its object count passes the capacity
+// (Node.GrowSummaries). The configuration must give Filter.N.
+func (p *Publisher) Resize(capacity uint64, keys func() []string) error {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
+		return errZeroPublisher
+	}
+	p.mu.Lock()
+	cfg := p.cfg.Filter
+	if cfg.N == 0 || capacity == 0 || p.journal != nil {
+		p.mu.Unlock()
+		return fmt.Errorf("%w: resize of a digest filter to %d keys (configured for %d; another resize running: %t)",
+			ErrConfig, capacity, cfg.N, p.journal != nil)
+	}
+	p.journal = rebuildJournal{}
+	p.mu.Unlock()
+	if cfg.M != 0 {
+		cfg.M = uint64(float64(cfg.M) * float64(capacity) / float64(cfg.N))
+	}
+	cfg.N = capacity
+	f, err := counting.New(cfg)
+	var view *bloom.Filter
+	if err == nil {
+		view, err = bloom.NewView(f.Shape(), f.Seed(), f.Scheme(), make([]uint64, len(f.BitView().Words())))
+	}
+	var held []string
+	if err == nil {
+		held = keys()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	j := p.journal
+	p.journal = nil
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	f.Mark()
+	j.replay(held, func(_ int, k string) { f.AddString(k) })
+	p.cfg.Filter, p.filter, p.view, p.snapshot = cfg, f, view, view.Words()
+	p.history, p.changes = nil, 0
+	p.resizes++
+	return p.publishLocked()
+}
+
+// rebuildJournal records, while a summary is rebuilt from a snapshot of a
+// store's keys, whether each key changed meanwhile was last stored (true)
+// or evicted (false). The journal starts before the snapshot is taken, so
+// a key it does not name did not change since the snapshot: the snapshot
+// is right about it; for a key it names, its last change is the truth.
+// A nil journal records nothing.
+type rebuildJournal map[string]bool
+
+// note records a change of key.
+func (j rebuildJournal) note(key string, present bool) {
+	if j != nil {
+		j[key] = present
+	}
+}
+
+// replay calls add for every key the store holds now: the snapshot's keys
+// the journal does not name, with their index in snapshot, and the
+// journalled keys last stored, with index -1.
+func (j rebuildJournal) replay(snapshot []string, add func(i int, key string)) {
+	for i, k := range snapshot {
+		if _, changed := j[k]; !changed {
+			add(i, k)
+		}
+	}
+	for k, present := range j {
+		if present {
+			add(-1, k)
+		}
 	}
 }
 
@@ -337,7 +456,7 @@ var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use NewPublisher", ErrCon
 // mustBeMade panics, naming the fix, if p is a zero Publisher; for the
 // methods that cannot return an error.
 func (p *Publisher) mustBeMade() {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		panic("cache: zero Publisher; use NewPublisher")
 	}
 }
@@ -371,7 +490,7 @@ type Response struct {
 // unchanged one); a delta if since is an older sequence still in the
 // history; the full digest otherwise (since 0 means none).
 func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return Response{}, errZeroPublisher
 	}
 	p.mu.Lock()

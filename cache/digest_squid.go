@@ -10,6 +10,7 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/squid"
 )
 
@@ -49,6 +50,8 @@ type SquidDigest struct {
 	header  squid.Header
 	deleted uint32
 	changed time.Time
+	journal rebuildJournal // while Resize runs (Publisher.Resize)
+	resizes uint64
 }
 
 // NewSquidDigest returns an empty digest.
@@ -69,21 +72,97 @@ func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
 		return nil, fmt.Errorf("%w: squid digest lifetime %v (want ≥ 1s), mask delay %v (want ≥ %v)",
 			ErrConfig, cfg.Lifetime, cfg.MaskDelay, MinInterval)
 	}
-	empty, err := squid.New(cfg.Capacity, cfg.BitsPerEntry)
+	f, header, err := newSquidFilter(cfg.Capacity, cfg.BitsPerEntry)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, err
 	}
-	s := squid.Shape(empty.Header.MaskSize)
-	f, err := counting.New(counting.Config{Layout: bloom.Classic, M: s.M, K: s.K, Scheme: hashing.Squid})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	d := &SquidDigest{cfg: cfg, now: cfg.Now, filter: f, header: empty.Header}
+	d := &SquidDigest{cfg: cfg, now: cfg.Now, filter: f, header: header}
 	if d.now == nil {
 		d.now = time.Now
 	}
 	d.changed = d.now()
 	return d, nil
+}
+
+// newSquidFilter returns an empty counting filter shaped as Squid shapes a
+// digest of capacity entries, and the digest's header.
+func newSquidFilter(capacity uint32, bitsPerEntry uint8) (*counting.Filter, squid.Header, error) {
+	empty, err := squid.New(capacity, bitsPerEntry)
+	if err != nil {
+		return nil, squid.Header{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	s := squid.Shape(empty.Header.MaskSize)
+	f, err := counting.New(counting.Config{Layout: bloom.Classic, M: s.M, K: s.K, Scheme: hashing.Squid})
+	if err != nil {
+		return nil, squid.Header{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return f, empty.Header, nil
+}
+
+// Resize rebuilds the digest for capacity entries (Squid's own sizing, at
+// the configured bits per entry) from the keys the cache holds, which
+// keys returns, as Publisher.Resize does (changes made meanwhile are
+// journalled and win). A Squid peer picks up the new digest, of another
+// mask size, at its next fetch, as it does a Squid's rebuilt digest: its
+// Last-Modified is now, and the deletion count starts again at 0.
+func (d *SquidDigest) Resize(capacity uint32, keys func() []string) error {
+	d.mustBeMade()
+	f, header, err := newSquidFilter(capacity, d.cfg.BitsPerEntry)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if d.journal != nil {
+		d.mu.Unlock()
+		return fmt.Errorf("%w: a Squid digest resize is already running", ErrConfig)
+	}
+	d.journal = rebuildJournal{}
+	d.mu.Unlock()
+	held := keys()
+	// MD5 is slow: the snapshot's keys are hashed before taking the lock
+	// that the store's observer calls wait for.
+	hashes := make([]hashing.Hash128, len(held))
+	for i, k := range held {
+		hashes[i] = storeKeyHash(k)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.journal.replay(held, func(i int, k string) {
+		if i < 0 {
+			f.AddHash(storeKeyHash(k))
+		} else {
+			f.AddHash(hashes[i])
+		}
+	})
+	d.journal = nil
+	d.filter, d.header, d.deleted, d.changed = f, header, 0, d.now()
+	d.cfg.Capacity = capacity
+	d.resizes++
+	return nil
+}
+
+// SquidDigestStats describes a SquidDigest's state. The zero value
+// describes an empty digest of no capacity.
+type SquidDigestStats struct {
+	Keys     uint64 // entries in the digest
+	Capacity uint32 // entries it is sized for (SquidDigestConfig.Capacity, then Resize's)
+	// PredictedFalsePos is the false-positive rate the digest's shape
+	// predicts for Keys entries (params.ApproxFalsePositive);
+	// TargetFalsePos the rate it predicts at Capacity, Squid's own rate
+	// for its bits per entry (about 9% at 5 bits and k = 4).
+	PredictedFalsePos float64
+	TargetFalsePos    float64
+	Resizes           uint64 // rebuilds by Resize
+}
+
+// Stats returns the digest's state.
+func (d *SquidDigest) Stats() SquidDigestStats {
+	d.mustBeMade()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return SquidDigestStats{Keys: d.filter.Len(), Capacity: d.cfg.Capacity, Resizes: d.resizes,
+		PredictedFalsePos: params.ApproxFalsePositive(d.filter.M(), d.filter.Len(), d.filter.K()),
+		TargetFalsePos:    params.ApproxFalsePositive(d.filter.M(), uint64(d.cfg.Capacity), d.filter.K())}
 }
 
 func storeKeyHash(key string) hashing.Hash128 {
@@ -96,6 +175,7 @@ func (d *SquidDigest) Stored(key string) {
 	d.mustBeMade()
 	d.mu.Lock()
 	d.filter.AddHash(storeKeyHash(key))
+	d.journal.note(key, true)
 	d.changed = d.now()
 	d.mu.Unlock()
 }
@@ -104,6 +184,7 @@ func (d *SquidDigest) Stored(key string) {
 func (d *SquidDigest) Evicted(key string) {
 	d.mustBeMade()
 	d.mu.Lock()
+	d.journal.note(key, false)
 	if d.filter.RemoveHash(storeKeyHash(key)) == nil {
 		d.deleted++
 		d.changed = d.now()
@@ -113,7 +194,7 @@ func (d *SquidDigest) Evicted(key string) {
 
 // mustBeMade panics, naming the fix, if d is a zero SquidDigest.
 func (d *SquidDigest) mustBeMade() {
-	if d.filter == nil {
+	if d.now == nil { // a zero SquidDigest (now, unlike filter, never changes)
 		panic("cache: zero SquidDigest; use NewSquidDigest")
 	}
 }

@@ -152,6 +152,7 @@ type Node struct {
 	// publishing is the publication loop's state (node_health.go).
 	loopDown   atomic.Pointer[error]
 	publishing publishState
+	grow       growState
 
 	mu   sync.Mutex
 	addr string // the proxy's listening address once serving

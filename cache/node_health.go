@@ -24,7 +24,7 @@ type publishState struct {
 // publication is retried at the next tick; meanwhile the digest ages, and
 // /healthz answers 503 once it is overdue.
 func (n *Node) publishLoop(ctx context.Context) error {
-	return n.publisher.loop(ctx, n.afterPublish)
+	return n.publisher.loop(ctx, n.growIfDue, n.afterPublish)
 }
 
 // afterPublish records, counts and logs one attempt of publishLoop, and

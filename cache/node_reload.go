@@ -85,7 +85,7 @@ func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Dura
 // their defaults, as in PublisherConfig); the next change or tick is
 // judged by them.
 func (p *Publisher) SetThreshold(threshold float64, maxAge time.Duration) error {
-	if p.filter == nil {
+	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
 	threshold, maxAge, err := publisherTimes(threshold, maxAge)

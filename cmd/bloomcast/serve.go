@@ -59,7 +59,11 @@ flags:
   --max-object SIZE      largest object stored, at most the cache's budget
                          (default 4MiB)
   --capacity N           objects the digests are sized for, at least 1
-                         (default 100000)
+                         (default 100000); when the cache holds more, both
+                         digests are rebuilt at twice the size, logged and
+                         sent to peers in full (/metrics:
+                         bloomcast_summary_capacity_objects and
+                         bloomcast_summary_predicted_false_positive_rate)
   --bits-per-entry X     digest bits per object, m/n (default 16)
   --hash-functions K     the digest's k, 1 to 64 (default: the best for
                          --bits-per-entry; "bloomcast calc --compressed"
