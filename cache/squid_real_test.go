@@ -41,8 +41,10 @@ const squidObjects = 200
 //     still answered (the node answers Squid's now false hits with 504),
 //     and once Squid fetches the node's digest again (5 minutes after its
 //     last fetch and the digest's expiry: one digest period) it routes to
-//     the node at least 99% of what the node stored since; this part
-//     waits those minutes, so it runs only where Squid is required.
+//     the node at least 99% of what the node stored since, which grew
+//     the node's summaries past its capacity (a digest of another size
+//     than the one Squid held); this part waits those minutes, so it
+//     runs only where Squid is required.
 //
 // The counts are logged (go test -v -run TestRealSquid ./cache).
 func TestRealSquid(t *testing.T) {
@@ -284,8 +286,11 @@ func TestRealSquid(t *testing.T) {
 		t.Errorf("node down: %d of %d requests through Squid answered without the node", got, down)
 	}
 	t.Logf("node down (memory): %d of %d requests through Squid answered, none routed to the node", down, down)
+	// The restarted node is sized for 64 objects: set f (200) grows its
+	// summaries past that (to 256), so the digest Squid fetches next has
+	// another mask size than the one it held.
 	mem := cfg
-	mem.DiskDir = ""
+	mem.DiskDir, mem.Capacity = "", 64
 	node = startNode(t, listen(t, nodeAddr), nil, mem)
 	off, nodeOff = logSize(sq), len(node.log.String())
 	fetch(viaSquid, "e", down, n)
@@ -340,6 +345,9 @@ func TestRealSquid(t *testing.T) {
 		count(text, off, "f", probe, n, routedBySquid), n-probe)
 	atLeast("node restarted (memory): served as hits (the node's log)",
 		count(node.log.String(), nodeOff, "f", probe, n, servedHit), n-probe)
+	if st := node.squid.Stats(); st.Resizes == 0 || st.Capacity != 256 {
+		t.Errorf("the restarted node's Squid digest: %+v; want it grown to 256 entries", st)
+	}
 }
 
 // viaSquidOnlyIfCached asks for target with only-if-cached and returns
