@@ -1,6 +1,6 @@
 module github.com/bloomcast/bloomcast/formats/bitsandblooms/crosscheck
 
-go 1.24
+go 1.24.9
 
 replace github.com/bloomcast/bloomcast => ../../../
 
