@@ -1,7 +1,7 @@
 // Package anyfile reads any file bloomcast writes and says what it holds:
 // a Bloom filter, a counting filter, a Squid Cache Digest, a delta digest,
 // a deletion filter, a fingerprint set, a Bloomier filter, a multilevel
-// hash table or one of its summaries. Bloomcast files are framed by
+// hash table or one of its summaries, or a scalable Bloom filter. Bloomcast files are framed by
 // package envelope, whose header names the structure; a Squid digest is
 // recognised by its own header. Raw, compressed and piecewise-coded
 // digests are all read (package digest).
@@ -46,6 +46,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/scalable"
 	"github.com/bloomcast/bloomcast/squid"
 )
 
@@ -88,13 +89,15 @@ const (
 	BitsAndBlooms                 // a bits-and-blooms/bloom/v3 filter (formats/bitsandblooms)
 	SBBF                          // a Parquet split block Bloom filter, alone (formats/parquet)
 	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
+	Scalable                      // a scalable Bloom filter: layers that grow
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
 	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
 	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
 	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
-	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file"}
+	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
+	Scalable: "scalable Bloom filter"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -127,6 +130,9 @@ type File struct {
 	Bloomier  *bloomier.Filter
 	Table     *mht.Table
 	Summary   mht.Summary
+	// Scalable is a scalable Bloom filter, its layers decoded whatever
+	// their codecs.
+	Scalable *scalable.Filter
 
 	// Guava and BitsAndBlooms hold the filters of other programs; Header
 	// is then zero.
@@ -150,6 +156,9 @@ type File struct {
 	EntropyBits float64
 
 	format Format // as read; see Format
+	// layerCodec is the codec a scalable filter's layers were read with
+	// (Auto when they differ), which writing it back keeps.
+	layerCodec digest.Codec
 }
 
 // Options says how to read a file. The zero value reads every kind
@@ -267,6 +276,13 @@ func (f *File) decode(payload []byte, opt Options) error {
 		if d.Counting != nil {
 			f.Bloom = d.Counting.BitView().Clone()
 		}
+	case envelope.TypeScalable:
+		var d *digest.Digest
+		if d, err = digest.FromFrame(h, payload, lim); err != nil {
+			return err
+		}
+		f.Scalable, f.EntropyBits = d.Scalable, d.EntropyBits()
+		f.layerCodec = layerCodec(h, payload)
 	case envelope.TypeDelta:
 		f.Delta, err = digest.DeltaFromFrame(h, payload, lim)
 	case envelope.TypeDeletion:
@@ -345,6 +361,8 @@ func (f *File) Kind() Kind {
 		return SBBF
 	case f.Parquet != nil:
 		return ParquetFile
+	case f.Scalable != nil:
+		return Scalable
 	}
 	return 0
 }
@@ -374,6 +392,34 @@ func (f *File) Format() Format {
 // Foreign reports whether f holds a filter of another program's format
 // (Guava, bits-and-blooms).
 func (f *File) Foreign() bool { return f.Format().foreign() }
+
+// layerCodec is the codec shared by the layers of a valid type-11
+// frame, or Auto when they differ.
+func layerCodec(h envelope.Header, payload []byte) digest.Codec {
+	fr, err := scalable.Split(h, payload, envelope.Limits{})
+	if err != nil || len(fr.Layers) == 0 {
+		return digest.Auto
+	}
+	c := fr.Layers[0].Header.Codec
+	for _, l := range fr.Layers[1:] {
+		if l.Header.Codec != c {
+			return digest.Auto
+		}
+	}
+	return codecOf(c)
+}
+
+// codecOf is the digest.Codec that writes frames of codec c (Raw for raw
+// and unknown codecs).
+func codecOf(c envelope.Codec) digest.Codec {
+	switch c {
+	case envelope.CodecArith:
+		return digest.Arith
+	case envelope.CodecFast:
+		return digest.Fast
+	}
+	return digest.Raw
+}
 
 // errEmptyFile is the error of a File that holds nothing.
 var errEmptyFile = errorf("the File holds nothing (not made by Read)")
@@ -421,14 +467,17 @@ func (f *File) Contains(key []byte) (bool, error) {
 		return ok, nil
 	case MHTSummary:
 		return f.Summary.Type(hashing.SumSeed(key, 0)) > 0, nil
+	case Scalable:
+		return f.Scalable.Contains(key), nil
 	case Delta:
 		return false, errorf("a delta digest answers no queries: apply it to its base")
 	}
 	return false, errEmptyFile
 }
 
-// Add adds key: to a Bloom or counting filter (not to the copy of a
-// counting filter's bit view in f.Bloom, which stays as read), to a deletion filter's added keys, or for a Squid
+// Add adds key: to a Bloom, counting or scalable filter (not to the copy of a
+// counting filter's bit view in f.Bloom, which stays as read; a scalable
+// filter grows a layer when its newest is full), to a deletion filter's added keys, or for a Squid
 // digest the store key of the URL requested with GET (canonicalised as
 // Squid does; a key that is not an absolute URL is an error), or to a
 // filter of another program's format as that program adds it (f.Keys).
@@ -452,6 +501,10 @@ func (f *File) Add(key []byte) error {
 		f.Bloom.Add(key)
 	case Deletion:
 		f.Deletion.Add(key)
+	case Scalable:
+		// A new layer when the newest is full; ErrFull for a non-scaling
+		// filter at its capacity.
+		return f.Scalable.Add(key)
 	default:
 		return errorf("%s takes no keys", article(f.Kind()))
 	}
@@ -472,8 +525,9 @@ func (f *File) decodeView() error {
 func article(k Kind) string { return "a " + k.String() }
 
 // Codec is the codec f was read with, as a digest.Codec: for a digest
-// coded in pieces, the codec of its pieces; Raw for anything else that
-// is not compressed.
+// coded in pieces, the codec of its pieces; for a scalable filter, its
+// layers' codec (Auto when they differ); Raw for anything else that is
+// not compressed.
 func (f *File) Codec() digest.Codec {
 	if f == nil {
 		return digest.Raw
@@ -481,19 +535,19 @@ func (f *File) Codec() digest.Codec {
 	if f.View != nil {
 		return f.View.Codec()
 	}
-	switch f.Header.Codec {
-	case envelope.CodecArith:
-		return digest.Arith
-	case envelope.CodecFast:
-		return digest.Fast
+	if f.Scalable != nil {
+		return f.layerCodec
 	}
-	return digest.Raw
+	return codecOf(f.Header.Codec)
 }
 
-// Digest returns a Bloom or counting filter as a digest.Digest, with the
-// sequence and codec it was read with; nil for the other kinds.
+// Digest returns a Bloom, counting or scalable filter as a
+// digest.Digest, with the sequence and codec it was read with; nil for
+// the other kinds.
 func (f *File) Digest() *digest.Digest {
 	switch f.Kind() {
+	case Scalable:
+		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Scalable: f.Scalable}
 	case Counting:
 		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Counting: f.Counting}
 	case Bloom:
@@ -525,8 +579,8 @@ func (b Frame) WriteTo(w io.Writer) (int64, error) {
 }
 
 // Encoding returns what writing f back with codec writes: a Squid
-// digest body, a deletion filter's frame, or a Bloom or counting
-// filter's digest with f's sequence coded by codec (in pieces of f's
+// digest body, a deletion filter's frame, or a Bloom, counting or
+// scalable filter's digest with f's sequence coded by codec (in pieces of f's
 // size when f was read in pieces and codec is theirs), or a filter of
 // another program's format in that format (codec does not apply). The
 // other kinds are not written back.
@@ -552,6 +606,8 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 			return nil, f.decodeView()
 		}
 		return f.EncodeDigest(d, codec)
+	case Scalable:
+		return f.EncodeDigest(f.Digest(), codec)
 	}
 	return nil, errorf("%s is not written back", article(f.Kind()))
 }

@@ -12,7 +12,8 @@ import (
 // filters are merged: their counters summed. f keeps its codec and
 // sequence. Filters of another program's format (Guava, bits-and-blooms)
 // of one size and number of probes OR their bits, as that program's own
-// union does, and keep f's format.
+// union does, and keep f's format. Scalable filters of one configuration
+// are combined layer by layer (scalable.Filter.Union).
 func (f *File) Union(g *File) error { return f.combine(g, false) }
 
 // Intersect makes f the intersection of f and g, two Bloom filters or
@@ -35,6 +36,10 @@ func (f *File) combine(g *File, intersect bool) error {
 		return f.Counting.Merge(g.Counting)
 	case f.Foreign():
 		return f.combineForeign(g, intersect)
+	case k == Scalable && intersect:
+		return errorf("scalable filters have no intersection here (a key may sit in different layers of the two)")
+	case k == Scalable:
+		return f.Scalable.Union(g.Scalable)
 	case k != Bloom && k != Squid:
 		return errorf("%s does not combine", article(k))
 	}
@@ -75,6 +80,8 @@ func (f *File) Foldable() error {
 		return errorf("a Squid cache digest cannot be folded: Squid takes its bit positions modulo the mask size, so halving the mask moves them")
 	case Counting:
 		return errorf("a counting filter cannot be folded (its counters would have to be summed in pairs, and a key's count would mix with others')")
+	case Scalable:
+		return errorf("a scalable Bloom filter is not folded: its layers are sized for their rates, and halving one raises the compound rate above its target")
 	}
 	return errorf("%s cannot be folded", article(f.Kind()))
 }

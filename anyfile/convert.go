@@ -80,7 +80,7 @@ func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
 // convertFrame is Convert within bloomcast's frames.
 func (f *File) convertFrame(codec digest.Codec) (io.WriterTo, error) {
 	switch k := f.Kind(); k {
-	case Bloom, Counting:
+	case Bloom, Counting, Scalable:
 		return f.Encoding(codec)
 	case Deletion:
 		if codec != digest.Raw && codec != digest.Auto {

@@ -31,6 +31,9 @@ type DeltaHeader struct {
 // Checksum returns the CRC-32C (Castagnoli) of d's words, little-endian:
 // how a delta names its base beside the sequence number.
 func Checksum(d *Digest) (uint32, error) {
+	if d != nil && d.Scalable != nil && d.Bloom == nil && d.Counting == nil {
+		return scalableChecksum(d.Scalable), nil
+	}
 	p, err := d.payload()
 	if err != nil {
 		return 0, err
@@ -63,7 +66,17 @@ func updateWordsChecksum(crc uint32, words []uint64, buf *crcBuffer) uint32 {
 // checksum, with next's sequence, parameters and element count. The two
 // must be the same kind of structure with the same shape, seed and scheme
 // (and counter width), and next.Sequence must exceed base.Sequence.
+//
+// Two versions of a scalable filter give a delta of the layers from the
+// first that changed (see "A scalable filter travels" above); next must
+// have at least base's layers.
 func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
+	if base != nil && next != nil && (base.Scalable != nil || next.Scalable != nil) {
+		if base.Scalable == nil || next.Scalable == nil {
+			return dst, fmt.Errorf("%w: %w", ErrBase, errNotScalable)
+		}
+		return appendScalableDiff(dst, base, next, c)
+	}
 	bp, err := base.payload()
 	if err != nil {
 		return dst, err
@@ -202,7 +215,7 @@ func ParseDeltaHeader(h envelope.Header) (DeltaHeader, error) {
 		Params:  p[deltaPrefix:],
 	}
 	switch dh.Target {
-	case envelope.TypeBloom, envelope.TypeCounting:
+	case envelope.TypeBloom, envelope.TypeCounting, envelope.TypeScalable:
 		return dh, nil
 	}
 	return dh, fmt.Errorf("%w: a delta of a %v", ErrCorrupt, dh.Target)
@@ -214,11 +227,14 @@ func ParseDeltaHeader(h envelope.Header) (DeltaHeader, error) {
 // caller then needs a full digest. lim bounds the frame and the XOR it
 // decodes to.
 func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
-	bp, err := base.payload()
+	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
 		return nil, err
 	}
-	dh, body, err := ParseDelta(delta, lim)
+	if base != nil && base.Scalable != nil && base.Bloom == nil && base.Counting == nil {
+		return patchScalable(base, dh, body, lim)
+	}
+	bp, err := base.payload()
 	if err != nil {
 		return nil, err
 	}
@@ -273,8 +289,11 @@ func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) 
 // targetBits validates a delta's target header and returns the bits its
 // words hold.
 func targetBits(h envelope.Header) (uint64, error) {
-	if h.Type == envelope.TypeBloom {
+	switch h.Type {
+	case envelope.TypeBloom:
 		return bloom.PayloadBits(h)
+	case envelope.TypeScalable:
+		return 0, fmt.Errorf("%w: a scalable filter's delta applies to a scalable base", ErrBase)
 	}
 	n, width, err := counting.PayloadCounters(h)
 	return n * uint64(width), err
@@ -308,6 +327,13 @@ func DeltaFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Delta
 	dh, err := ParseDeltaHeader(h)
 	if err != nil {
 		return nil, err
+	}
+	if dh.Target == envelope.TypeScalable {
+		xor, bits, err := scalableDeltaXOR(dh, body, lim)
+		if err != nil {
+			return nil, err
+		}
+		return &Delta{DeltaHeader: dh, XOR: xor, Bits: bits, PayloadBytes: len(body)}, nil
 	}
 	bits, err := targetBits(dh.Header)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/scalable"
 )
 
 // Errors. Functions wrap them with details; test with errors.Is.
@@ -64,8 +65,9 @@ func ParseCodec(s string) (Codec, error) {
 	return Auto, fmt.Errorf("%w: %q (want auto, raw, arith or fast)", ErrCodec, s)
 }
 
-// Digest is a structure as it travels: a Bloom filter or a counting filter
-// (exactly one is set) and the sequence number of its publication.
+// Digest is a structure as it travels: a Bloom filter, a counting filter
+// or a scalable filter (exactly one is set) and the sequence number of its
+// publication.
 //
 // The zero Digest holds no filter: its Filter is nil, and the encoders
 // return ErrEmpty for it (and for a nil *Digest).
@@ -73,6 +75,9 @@ type Digest struct {
 	Sequence uint64
 	Bloom    *bloom.Filter
 	Counting *counting.Filter
+	// Scalable is a scalable Bloom filter, which travels as one digest
+	// per layer (frame type 11).
+	Scalable *scalable.Filter
 	// Codec is how the digest was coded when it was decoded; encoders
 	// ignore it (they take the codec as an argument).
 	Codec envelope.Codec
@@ -104,8 +109,10 @@ func (d *Digest) payload() (payload, error) {
 	switch {
 	case d == nil:
 		return payload{}, fmt.Errorf("%w: nil Digest", ErrEmpty)
-	case d.Bloom != nil && d.Counting != nil:
-		return payload{}, fmt.Errorf("%w: both a Bloom and a counting filter set", ErrEmpty)
+	case d.Bloom != nil && d.Counting != nil, d.Scalable != nil && (d.Bloom != nil || d.Counting != nil):
+		return payload{}, fmt.Errorf("%w: more than one structure set", ErrEmpty)
+	case d.Scalable != nil:
+		return payload{}, fmt.Errorf("%w: a scalable filter has no single payload (its layers have one each)", ErrCodec)
 	case d.Bloom != nil:
 		f := d.Bloom
 		if f.Scheme() == nil {
@@ -129,6 +136,9 @@ func (p payload) counters() uint64 { return p.bits / uint64(p.width) }
 // Append appends d's frame with its payload coded by c ([Auto]: the
 // smallest) and d.Sequence in the header.
 func Append(dst []byte, d *Digest, c Codec) ([]byte, error) {
+	if d != nil && d.Scalable != nil && d.Bloom == nil && d.Counting == nil {
+		return appendScalable(dst, d, c)
+	}
 	p, err := d.payload()
 	if err != nil {
 		return dst, err
@@ -240,7 +250,9 @@ func fromFrame(lim envelope.Limits) func(envelope.Header, []byte) (*Digest, erro
 }
 
 // FromFrame builds a digest from a parsed frame: a Bloom or counting
-// filter with any codec. lim bounds the size of the decoded array.
+// filter with any codec, or a scalable filter whose layers have any
+// codecs. lim bounds the size of the decoded array (of a scalable
+// filter, of all its layers' arrays together).
 func FromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Digest, error) {
 	d := &Digest{Sequence: h.Sequence, Codec: h.Codec}
 	switch h.Type {
@@ -271,10 +283,12 @@ func FromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Digest, er
 		}
 		d.Counting, err = counting.FromWords(h, words)
 		return d, err
+	case envelope.TypeScalable:
+		return scalableFromFrame(h, body, lim)
 	case envelope.TypeDelta:
 		return nil, fmt.Errorf("%w: a delta digest; apply it to its base with Patch", ErrDelta)
 	}
-	return nil, fmt.Errorf("%w: a frame of type %v, not a Bloom or counting filter", ErrCorrupt, h.Type)
+	return nil, fmt.Errorf("%w: a frame of type %v, not a Bloom, counting or scalable filter", ErrCorrupt, h.Type)
 }
 
 // decodeWords decodes a payload of p.bits bits (p.width-bit counters when

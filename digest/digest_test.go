@@ -260,6 +260,11 @@ func goldenDigests(t testing.TB) map[string][]byte {
 	}
 	b, err = EncodePieces(&Digest{Bloom: small}, Fast, 8)
 	must("pieces-small", b, err)
+	sbase, snext := scalableWith(t, 0, 300), scalableWith(t, 0, 500)
+	b, err = Encode(&Digest{Sequence: 1, Scalable: sbase}, Fast)
+	must("scalable-fast", b, err)
+	b, err = Diff(&Digest{Sequence: 1, Scalable: sbase}, &Digest{Sequence: 2, Scalable: snext}, Fast)
+	must("delta-scalable-fast", b, err)
 	return out
 }
 

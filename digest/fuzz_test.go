@@ -30,6 +30,12 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("decoding the re-encoding: %v", err)
 		}
+		if d.Scalable != nil {
+			if !d2.Scalable.Equal(d.Scalable) || d2.Scalable.Count() != d.Scalable.Count() {
+				t.Fatal("re-encoding changed the scalable filter")
+			}
+			return
+		}
 		if !d2.Filter().Equal(d.Filter()) {
 			t.Fatal("re-encoding changed the filter")
 		}

@@ -278,3 +278,28 @@ func TestNoAllocations(t *testing.T) {
 		t.Errorf("%v allocations per query and add of a present key", n)
 	}
 }
+
+func TestStats(t *testing.T) {
+	f := MustNew(Config{Capacity: 100, P: 0.01})
+	var buf [9]byte
+	for i := range uint64(500) {
+		_ = f.Add(keyOf(&buf, 0, i))
+	}
+	st := f.Stats()
+	var sum float64
+	n, bytes := uint64(0), 0
+	for i, s := range st {
+		if s.Capacity != f.Capacity(i) || s.Count > s.Capacity || s.Fill <= 0 || s.Predict > s.Target*1.01 || s.M == 0 {
+			t.Errorf("layer %d: %+v", i, s)
+		}
+		sum += s.Target
+		n += s.Count
+		bytes += s.Bytes
+	}
+	if sum >= 0.01 || n != f.Count() || bytes != f.SizeBytes() || len(st) != f.Layers() {
+		t.Errorf("targets sum to %g, counts %d of %d, bytes %d of %d", sum, n, f.Count(), bytes, f.SizeBytes())
+	}
+	if (&Filter{}).Stats() == nil || len((&Filter{}).Stats()) != 0 {
+		t.Error("zero Filter's stats")
+	}
+}

@@ -25,6 +25,9 @@ var buildCommand = &command{
        bloomcast build --format guava|bits-and-blooms|bits-and-blooms-json|parquet-sbbf
                        [-n N -p P | -m BITS -k K] [--key-type T] [--quiet]
                        [--strict] -o OUT [FILE...]
+       bloomcast build --scalable [-n CAPACITY] [-p P] [--expansion S]
+                       [--tightening R] [--non-scaling] [--layout L]
+                       [--block-bits B] [--seed S] -o OUT [FILE...]
 
 Build a Bloom filter from keys, one per line, read from the FILEs in turn
 or from standard input ("-" also means standard input). A trailing "\r" is
@@ -117,13 +120,16 @@ transmission. The width is the narrowest with a rate of at most -p P for N
 keys, --bits B, or ceil(C·log2 N) with -c C (default 2), as "bloomcast calc
 --fpset" sizes it; without -n, N is the number of distinct keys read.
 --count-bits W keeps a count of W bits per fingerprint (a multiset).
-` + buildFormatHelp,
+` + buildFormatHelp + buildScalableUsage,
 	run: runBuild,
 }
 
 func runBuild(e *env, args []string) error {
 	if wantsFPSet(args) {
 		return runBuildFPSet(e, args)
+	}
+	if wantsScalable(args) {
+		return runBuildScalable(e, args)
 	}
 	args, done, err := buildWithFormat(e, args) // build_format.go
 	if done {

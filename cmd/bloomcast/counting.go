@@ -222,7 +222,7 @@ func runCount(e *env, args []string) error {
 	}
 	cf := lf.Counting
 	if cf == nil {
-		return fileErr(lf.path, errors.New("holds a Bloom filter, which does not count; build it with --counting"))
+		return fileErr(lf.path, fmt.Errorf("holds %s, which does not count; build it with --counting", lf.kind()))
 	}
 	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		return strconv.FormatUint(cf.Count(key), 10), true

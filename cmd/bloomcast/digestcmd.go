@@ -104,8 +104,8 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 		if codec == digest.Raw {
 			return usagef("--piece-size codes pieces with arith or fast, not raw")
 		}
-		if lf.Counting != nil {
-			return fileErr(args[0], errors.New("a counting filter: only Bloom filters are coded in pieces (--piece-size)"))
+		if lf.Counting != nil || lf.Scalable != nil {
+			return fileErr(args[0], fmt.Errorf("%s: only Bloom filters are coded in pieces (--piece-size)", lf.kind()))
 		}
 		b, err = digest.EncodePieces(d, codec, int(pieceSize))
 	} else {

@@ -36,7 +36,10 @@ updates, the bits it changes and its size against the entropy of the
 changes. For a deletion filter: the shape, both filters' keys, set bits
 and fills, and the rate of false deletions (kept keys reported absent).
 For a fingerprint set, a Bloomier filter, a multilevel hash table or a
-summary: the frame and the structure's own parameters and sizes.
+summary: the frame and the structure's own parameters and sizes. For a
+scalable Bloom filter: its configuration, the compound rate (from the
+bits, and predicted at the layers' counts) and each layer's keys against
+its capacity, shape, fill and rate against its target.
 
 For another program's filter: its format (and a Guava filter's
 strategy, a split block filter's blocks), m, k, sizes, set bits, fill
@@ -150,6 +153,9 @@ func runInspect(e *env, args []string) error {
 	}
 	if lf.other != nil {
 		return inspectStructure(e, args[0], lf, asJSON)
+	}
+	if lf.Scalable != nil {
+		return inspectScalable(e, args[0], lf, asJSON)
 	}
 	f, h := lf.Bloom, lf.Header
 	r := inspectReport{

@@ -50,7 +50,7 @@ func (lf *loadedFilter) combineWith(next *loadedFilter, intersect bool) error {
 	if lf.Foreign() {
 		return combineForeign(lf, next, intersect)
 	}
-	if lf.Counting == nil {
+	if lf.Counting == nil && lf.Scalable == nil {
 		if err := lf.Bloom.Compatible(next.Bloom); err != nil {
 			return fmt.Errorf("cannot combine with %s: %w", displayName(lf.path), err)
 		}
