@@ -6,6 +6,7 @@ import (
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/squid"
 )
 
 var buildCommand = &command{
@@ -147,7 +148,7 @@ func runBuild(e *env, args []string) error {
 	var kind filterKind
 	kind.flags(fs)
 	var squidOut bool
-	var bitsPerEntry countValue = 5
+	var bitsPerEntry countValue = squid.DefaultBitsPerEntry
 	fs.BoolVar(&squidOut, "squid", false, "")
 	fs.Var(&bitsPerEntry, "bits-per-entry", "")
 	fs.Var(&n, "n", "")

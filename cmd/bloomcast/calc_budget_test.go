@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/digest"
 )
 
 func TestCalcBudget(t *testing.T) {
-	var r calcBudgetReport
+	var r digest.BudgetReport
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "-n", "10000", "--budget", "20065", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +22,7 @@ func TestCalcBudget(t *testing.T) {
 	if !r.CapBinds || r.Uncapped == nil || r.RateGainRaw > 0.5 || len(r.PerLayout) != 4 {
 		t.Errorf("cap %v %+v, ratio to raw %g, %d layouts", r.CapBinds, r.Uncapped, r.RateGainRaw, len(r.PerLayout))
 	}
-	r = calcBudgetReport{}
+	r = digest.BudgetReport{}
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "-n", "10000", "--budget", "20000", "--packet", "1472", "--layout", "blocked", "--max-bpk", "30", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/bloomcast/bloomcast/squid"
 )
@@ -31,24 +30,13 @@ func squidBuild(e *env, inputs []string, capacity uint64, nGiven bool, bitsPerEn
 	if len(urls) == 0 {
 		w.add("%s: no keys read: the digest is empty", outputName(out))
 	}
-	if capacity == 0 {
-		capacity = uint64(max(1, len(urls)))
+	if capacity > squid.MaxCapacity || capacity == 0 && len(urls) > squid.MaxCapacity {
+		return usagef("a Squid digest holds at most %d entries", squid.MaxCapacity)
 	}
-	if capacity > 1<<31-1 {
-		return usagef("a Squid digest holds at most %d entries", 1<<31-1)
-	}
-	d, err := squid.New(uint32(capacity), bitsPerEntry)
+	d, err := squid.FromURLs(urls, capacity, bitsPerEntry)
 	if err != nil {
 		return fileErr(outputName(out), err)
 	}
-	for _, u := range urls {
-		if err := d.Add(squid.GET, u); err != nil {
-			return fileErr(outputName(out), fmt.Errorf("key %q: %w", u, err))
-		}
-	}
-	// The header counts distinct URLs, as bloomcast filters count
-	// distinct keys (Add counted every line).
-	d.Header.Count = uint32(len(slices.Compact(slices.Sorted(slices.Values(urls)))))
 	if fill := d.Filter.FillRatio(); fill > 0.9 {
 		w.add("%s: %.1f%% of the bits are set: the digest is nearly full (give a larger -n)", outputName(out), 100*fill)
 	}
