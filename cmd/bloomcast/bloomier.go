@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
@@ -320,28 +321,6 @@ func (e *env) bloomierUpdate(args []string) error {
 	return e.writeFilter(args[0], f)
 }
 
-// bloomierReport is info's JSON output.
-type bloomierReport struct {
-	Keys              uint64  `json:"keys"`
-	ValueBits         int     `json:"value_bits"`
-	CheckBits         int     `json:"check_bits"`
-	Updatable         bool    `json:"updatable"`
-	Seed              uint64  `json:"seed"`
-	Cells             uint64  `json:"cells"`
-	CellBits          int     `json:"cell_bits"`
-	SizeBytes         uint64  `json:"size_bytes"`
-	BitsPerKey        float64 `json:"bits_per_key"`
-	FalsePositiveRate float64 `json:"false_positive_rate"`
-}
-
-func newBloomierReport(f *bloomier.Filter) *bloomierReport {
-	return &bloomierReport{
-		Keys: f.Len(), ValueBits: f.ValueBits(), CheckBits: f.CheckBits(), Updatable: f.Updatable(),
-		Seed: f.Seed(), Cells: f.Cells(), CellBits: f.CellBits(), SizeBytes: (f.SizeBits() + 7) / 8,
-		BitsPerKey: f.BitsPerKey(), FalsePositiveRate: f.FalsePositiveRate(),
-	}
-}
-
 func (e *env) bloomierInfo(args []string) error {
 	fs := newFlagSet("bloomier info")
 	var asJSON bool
@@ -357,7 +336,7 @@ func (e *env) bloomierInfo(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := newBloomierReport(f)
+	r := anyfile.NewBloomierReport(f)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}

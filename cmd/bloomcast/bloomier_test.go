@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/anyfile"
 )
 
 // kvLines returns n KEY<TAB>VALUE lines and the values.
@@ -44,7 +46,7 @@ func TestBloomierBuildGet(t *testing.T) {
 		t.Fatalf("get -v with an absent key: exit %d, %q", r.code, r.stdout)
 	}
 
-	var info bloomierReport
+	var info anyfile.BloomierReport
 	if err := json.Unmarshal([]byte(ok(t, "", "bloomier", "info", "--json", out)), &info); err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +87,9 @@ func TestBloomierInputFormat(t *testing.T) {
 	}
 }
 
-func inspectBloomier(t *testing.T, path string) bloomierReport {
+func inspectBloomier(t *testing.T, path string) anyfile.BloomierReport {
 	t.Helper()
-	var r bloomierReport
+	var r anyfile.BloomierReport
 	if err := json.Unmarshal([]byte(ok(t, "", "bloomier", "info", "--json", path)), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // filterKind holds build's flags that choose a counting filter.
@@ -230,43 +229,10 @@ func runCount(e *env, args []string) error {
 }
 
 // countingReport is the part of inspect's report that only counting
-// filters have; its JSON form is a stable interface for scripts.
-type countingReport struct {
-	CounterWidth    int    `json:"counter_width"`
-	MaxCount        uint64 `json:"max_count"`
-	MinimalIncrease bool   `json:"minimal_increase"`
-	Saturated       uint64 `json:"saturated"`
-	// OverflowBound is params.OverflowBound at the recorded count: an
-	// upper bound on the chance that some counter had to saturate.
-	OverflowBound float64 `json:"overflow_bound"`
-	// OverflowBoundLog10 is its base-10 logarithm, computed as one
-	// (params.OverflowLog10): finite where the bound underflows to 0.
-	OverflowBoundLog10 float64        `json:"overflow_bound_log10"`
-	Histogram          []histogramBin `json:"histogram"` // values held by at least one counter
-}
+// filters have (anyfile.NewCountingReport).
+type countingReport = anyfile.CountingReport
 
-type histogramBin struct {
-	Value    uint64 `json:"value"`
-	Counters uint64 `json:"counters"`
-}
-
-func inspectCounting(cf *counting.Filter) *countingReport {
-	r := &countingReport{
-		CounterWidth:       cf.Width(),
-		MaxCount:           cf.Max(),
-		MinimalIncrease:    cf.MinimalIncrease(),
-		Saturated:          cf.Saturated(),
-		OverflowBound:      min(1, params.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
-		OverflowBoundLog10: min(0, params.OverflowLog10(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
-		Histogram:          []histogramBin{},
-	}
-	for v, n := range cf.Histogram() {
-		if n != 0 {
-			r.Histogram = append(r.Histogram, histogramBin{uint64(v), n})
-		}
-	}
-	return r
-}
+func inspectCounting(cf *counting.Filter) *countingReport { return anyfile.NewCountingReport(cf) }
 
 // addCountingLines adds the counting filter's lines to inspect's text.
 func addCountingLines(kv *keyValues, r *countingReport, m uint64) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -77,7 +78,7 @@ func TestDiffPatch(t *testing.T) {
 
 	delta := ok(t, "", "diff", oldZ, next)
 	deltaPath := writeFile(t, filepath.Join(dir, "d.delta"), delta)
-	var d deltaReport
+	var d anyfile.DeltaReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", deltaPath)), &d); err != nil {
 		t.Fatal(err)
 	}

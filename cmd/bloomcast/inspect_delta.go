@@ -3,41 +3,13 @@ package main
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/bloomcast/bloomcast/envelope"
 )
 
-// deltaReport is what inspect prints for a delta digest.
-type deltaReport struct {
-	File          string   `json:"file"`
-	Format        string   `json:"format"` // "bloomcast"
-	FormatVersion uint16   `json:"format_version"`
-	Type          string   `json:"type"` // "delta"
-	Target        string   `json:"target"`
-	Codec         string   `json:"codec"`
-	Sequence      uint64   `json:"sequence"`
-	BaseSequence  uint64   `json:"base_sequence"`
-	BaseChecksum  string   `json:"base_checksum"`
-	Seed          uint64   `json:"seed"`
-	HashSchemeID  uint8    `json:"hash_scheme_id"`
-	Bits          uint64   `json:"bits"`
-	ChangedBits   uint64   `json:"changed_bits"`
-	EncodedBytes  int64    `json:"encoded_bytes"`
-	PayloadBytes  int      `json:"payload_bytes"`
-	EntropyBytes  float64  `json:"entropy_bytes"`
-	EntropyRatio  *float64 `json:"entropy_ratio"`
-}
-
 func inspectDelta(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	d := lf.Delta
-	r := deltaReport{
-		File: path, Format: lf.Format().String(), FormatVersion: lf.Header.Version, Type: envelope.TypeDelta.String(),
-		Target: d.Target.String(), Codec: d.Codec.String(), Sequence: d.Sequence,
-		BaseSequence: d.BaseSequence, BaseChecksum: fmt.Sprintf("%08x", d.BaseChecksum),
-		Seed: lf.Header.Seed, HashSchemeID: lf.Header.Scheme, Bits: d.Bits, ChangedBits: d.Changed(),
-		EncodedBytes: lf.Size, PayloadBytes: d.PayloadBytes, EntropyBytes: d.EntropyBits() / 8,
+	r, err := lf.DeltaReport(path)
+	if err != nil {
+		return fileErr(path, err)
 	}
-	r.EntropyRatio = entropyRatio(int64(r.PayloadBytes), r.EntropyBytes)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}

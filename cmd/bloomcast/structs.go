@@ -85,113 +85,11 @@ func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
 	return e.writeBack(lf.path, lf)
 }
 
-// structureReport is inspect's report on a structure other than a Bloom
-// or counting filter; its JSON form is a stable interface for scripts.
-// Exactly one of the kind-specific parts is present.
-type structureReport struct {
-	File          string `json:"file"`
-	Format        string `json:"format"` // "bloomcast"
-	FormatVersion uint16 `json:"format_version"`
-	Type          string `json:"type"`
-	Codec         string `json:"codec"`
-	Sequence      uint64 `json:"sequence"`
-	HashScheme    string `json:"hash_scheme"`
-	Seed          uint64 `json:"seed"`
-	EncodedBytes  int64  `json:"encoded_bytes"`
-	PayloadBytes  int64  `json:"payload_bytes"`
-
-	Deletion *deletionReport  `json:"deletion,omitempty"`
-	FPSet    *fpsetFileReport `json:"fpset,omitempty"`
-	Bloomier *bloomierReport  `json:"bloomier,omitempty"`
-	MHT      *mhtTableReport  `json:"mht,omitempty"`
-	Summary  *summaryReport   `json:"summary,omitempty"`
-}
-
-type deletionReport struct {
-	Layout         string  `json:"layout"`
-	M              uint64  `json:"m"`
-	K              int     `json:"k"`
-	BlockBits      uint64  `json:"block_bits"`
-	Added          uint64  `json:"added"`
-	Removed        uint64  `json:"removed"`
-	AddedSetBits   uint64  `json:"added_set_bits"`
-	RemovedSetBits uint64  `json:"removed_set_bits"`
-	AddedFill      float64 `json:"added_fill"`
-	RemovedFill    float64 `json:"removed_fill"`
-	// FalsePositiveRate is the added filter's rate from its bits (an
-	// absent key is also reported absent if the removed filter holds it,
-	// so this bounds the filter's rate from above).
-	FalsePositiveRate float64 `json:"false_positive_rate"`
-	// FalseDeletionRate is the fraction of keys added and not removed
-	// that the filter reports absent: the removed filter's rate.
-	FalseDeletionRate float64 `json:"false_deletion_rate"`
-}
-
-type fpsetFileReport struct {
-	Form              string  `json:"form"` // "sorted" or "rice"
-	Bits              int     `json:"bits"`
-	CountBits         int     `json:"count_bits"`
-	RiceK             int     `json:"rice_k"`
-	Fingerprints      uint64  `json:"fingerprints"`
-	Total             uint64  `json:"total"`
-	BitsPerKey        float64 `json:"bits_per_key"`
-	FalsePositiveRate float64 `json:"false_positive_rate"`
-}
-
-type mhtTableReport struct {
-	Levels    int      `json:"levels"`
-	Sizes     []uint64 `json:"sizes"`
-	Buckets   uint64   `json:"buckets"`
-	Items     int      `json:"items"`
-	Deleted   int      `json:"deleted"`
-	Occupancy []uint64 `json:"occupancy"`
-}
-
-type summaryReport struct {
-	Kind      string `json:"kind"`
-	Levels    int    `json:"levels"`
-	Items     uint64 `json:"items"`
-	Bits      uint64 `json:"bits"`
-	CanRemove bool   `json:"can_remove"`
-}
-
-// inspectStructure is inspect for a structure.
+// inspectStructure is inspect for a structure (anyfile.StructureReport).
 func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	h, s := lf.Header, lf.other
-	r := structureReport{
-		File: path, Format: lf.Format().String(), FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
-		Sequence: h.Sequence, HashScheme: schemeName(h.Scheme), Seed: h.Seed,
-		EncodedBytes: lf.Size, PayloadBytes: lf.PayloadBytes(),
-	}
-	switch {
-	case s.deletion != nil:
-		a, rm := s.deletion.Added(), s.deletion.Removed()
-		r.Deletion = &deletionReport{
-			Layout: a.Layout().String(), M: a.M(), K: a.K(), BlockBits: a.BlockBits(),
-			Added: a.Count(), Removed: rm.Count(), AddedSetBits: a.SetBits(), RemovedSetBits: rm.SetBits(),
-			AddedFill: a.FillRatio(), RemovedFill: rm.FillRatio(),
-			FalsePositiveRate: a.FalsePositiveRate(), FalseDeletionRate: s.deletion.FalseDeletionRate(),
-		}
-	case s.sorted != nil:
-		t := s.sorted
-		r.FPSet = &fpsetFileReport{Form: "sorted", Bits: t.Bits(), CountBits: t.CountBits(), Fingerprints: t.Len(),
-			Total: t.Total(), FalsePositiveRate: t.FalsePositiveRate()}
-		if t.Len() > 0 {
-			r.FPSet.BitsPerKey = float64(t.SizeBits()) / float64(t.Len())
-		}
-	case s.rice != nil:
-		t := s.rice
-		r.FPSet = &fpsetFileReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
-			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
-	case s.bloomier != nil:
-		r.Bloomier = newBloomierReport(s.bloomier)
-	case s.table != nil:
-		t := s.table
-		r.MHT = &mhtTableReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
-			Deleted: t.Deleted(), Occupancy: t.Occupancy()}
-	default:
-		m := s.summary
-		r.Summary = &summaryReport{Kind: m.Kind().String(), Levels: m.Levels(), Items: m.Count(), Bits: m.Bits(), CanRemove: m.CanRemove()}
+	r, err := lf.StructureReport(path)
+	if err != nil {
+		return fileErr(path, err)
 	}
 	if asJSON {
 		return writeJSON(e.stdout, r)
@@ -202,7 +100,7 @@ func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error 
 	kv.add("structure", r.Type)
 	kv.add("codec", r.Codec)
 	kv.add("sequence", strconv.FormatUint(r.Sequence, 10))
-	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, h.Scheme, r.Seed))
+	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
 	kv.add("size", fmt.Sprintf("%d bytes encoded (%s), payload %d bytes", r.EncodedBytes, humanBytes(r.EncodedBytes), r.PayloadBytes))
 	switch {
 	case r.Deletion != nil:

@@ -1,0 +1,113 @@
+package anyfile_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Describe a deletion filter read from a file.
+func ExampleFile_StructureReport() {
+	b, err := anyfile.NewBuilder(anyfile.BuildConfig{Kind: anyfile.Deletion, Query: params.Query{N: 100, P: 0.01}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b.Add([]byte("a"))
+	b.Add([]byte("b"))
+	f, _, err := b.Finish()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f.Deletion.Remove([]byte("a"))
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := anyfile.Read(&buf, anyfile.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := g.StructureReport("keys.bf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.File, r.Type, r.HashScheme, r.Deletion.Layout, r.Deletion.Added, "added,", r.Deletion.Removed, "removed")
+	// Output:
+	// keys.bf deletion xxh3 blocked 2 added, 1 removed
+}
+
+func readBack(t *testing.T, b []byte) *anyfile.File {
+	t.Helper()
+	f, err := anyfile.Read(bytes.NewReader(b), anyfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestReports(t *testing.T) {
+	cf := counting.MustNew(counting.Config{N: 100, P: 0.01, Width: 4})
+	for range 3 {
+		cf.AddString("x")
+	}
+	r := anyfile.NewCountingReport(cf)
+	if r.CounterWidth != 4 || r.MaxCount != 15 || len(r.Histogram) < 2 || r.Histogram[len(r.Histogram)-1].Value != 3 || r.OverflowBound > 1e-6 {
+		t.Errorf("counting report %+v", r)
+	}
+	base := bloom.MustNew(bloom.Config{Layout: bloom.Blocked, M: 1 << 14, K: 4})
+	next := base.Clone()
+	next.AddString("new")
+	next.SetCount(1)
+	delta, err := digest.Diff(&digest.Digest{Bloom: base}, &digest.Digest{Bloom: next, Sequence: 1}, digest.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := readBack(t, delta)
+	dr, err := df.DeltaReport("d")
+	if err != nil || dr.ChangedBits == 0 || dr.ChangedBits > 4 || dr.Sequence != 1 || dr.Target != "bloom" || dr.Type != "delta" {
+		t.Errorf("delta report %+v, %v", dr, err)
+	}
+	if _, err := df.StructureReport("d"); err == nil {
+		t.Error("a delta has a StructureReport")
+	}
+	if _, err := new(anyfile.File).DeltaReport("x"); err == nil {
+		t.Error("an empty File has a DeltaReport")
+	}
+	pieces, err := digest.EncodePieces(&digest.Digest{Bloom: next}, digest.Fast, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := anyfile.Read(bytes.NewReader(pieces), anyfile.Options{LazyPieces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := anyfile.NewPiecesReport(pf.View); p == nil || p.Count != 4 || p.PieceBytes != 512 || p.IndexBytes != 8+4*4 {
+		t.Errorf("pieces report %+v", p)
+	}
+	if anyfile.NewPiecesReport(nil) != nil {
+		t.Error("a report of no pieces")
+	}
+	if anyfile.SchemeName(200) != "scheme 200" || anyfile.EntropyRatio(10, 0) != nil || *anyfile.EntropyRatio(10, 5) != 2 {
+		t.Error("SchemeName or EntropyRatio")
+	}
+	sr, err := (&anyfile.File{}).StructureReport("x")
+	if err == nil {
+		t.Errorf("an empty File reported: %+v", sr)
+	}
+	b, _ := json.Marshal(anyfile.StructureReport{})
+	if bytes.Contains(b, []byte("deletion")) || bytes.Contains(b, []byte("HashSchemeID")) {
+		t.Errorf("JSON %s", b)
+	}
+}
