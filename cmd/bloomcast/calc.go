@@ -60,35 +60,6 @@ given is refused in one line that says which flag it needs.
 	run: runCalc,
 }
 
-// calcReport is calc's JSON output.
-type calcReport struct {
-	Given   []string    `json:"given"`
-	Derived []string    `json:"derived"`
-	Query   calcQuery   `json:"query"`
-	Layouts []calcShape `json:"layouts"`
-}
-
-type calcQuery struct {
-	N         uint64  `json:"n"`
-	P         float64 `json:"p"`
-	M         uint64  `json:"m"`
-	K         int     `json:"k"`
-	Layout    string  `json:"layout"`
-	BlockBits uint64  `json:"block_bits"`
-}
-
-type calcShape struct {
-	Layout            string  `json:"layout"`
-	N                 uint64  `json:"n"`
-	M                 uint64  `json:"m"`
-	K                 int     `json:"k"`
-	BlockBits         uint64  `json:"block_bits"`
-	BitsPerKey        float64 `json:"bits_per_key"`
-	FalsePositiveRate float64 `json:"false_positive_rate"`
-	SizeBytes         uint64  `json:"size_bytes"`
-	MeetsP            bool    `json:"meets_p"`
-}
-
 func runCalc(e *env, args []string) error {
 	mode, err := calcModeOf(args) // calc_flags.go
 	if errors.Is(err, errHelp) {
@@ -166,28 +137,7 @@ func runCalc(e *env, args []string) error {
 
 	check := q.P != 0 && q.N != 0 && q.M != 0 // p was not used to derive anything
 	if asJSON {
-		r := calcReport{
-			Given:   sol.Given,
-			Derived: sol.Derived,
-			Query:   calcQuery{N: q.N, P: q.P, M: q.M, K: q.K, Layout: layout.String(), BlockBits: q.BlockBits},
-		}
-		if r.Derived == nil {
-			r.Derived = []string{}
-		}
-		for _, s := range sol.Layouts {
-			r.Layouts = append(r.Layouts, calcShape{
-				Layout:            s.Shape.Layout.String(),
-				N:                 s.N,
-				M:                 s.Shape.M,
-				K:                 s.Shape.K,
-				BlockBits:         s.Shape.BlockBits,
-				BitsPerKey:        s.BitsPerKey,
-				FalsePositiveRate: s.FalsePositive,
-				SizeBytes:         (s.Shape.M + 7) / 8,
-				MeetsP:            s.Meets,
-			})
-		}
-		return writeJSON(e.stdout, r)
+		return writeJSON(e.stdout, params.NewSolveReport(q, sol))
 	}
 
 	var quantities []string

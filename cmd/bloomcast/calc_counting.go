@@ -3,7 +3,6 @@ package main
 import (
 	"strconv"
 
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -59,16 +58,6 @@ func wantsCounting(args []string) bool {
 	return false
 }
 
-// calcCountingReport is calc --counting's JSON output: the sizing, and
-// the simulation's figures.
-type calcCountingReport struct {
-	params.CounterSizing
-	SimulatedMax    *float64 `json:"simulated_max_count"` // null without a simulation
-	SimulatedMaxima []uint64 `json:"simulated_maxima"`
-	Trials          int      `json:"trials"`
-	Seed            uint64   `json:"seed"`
-}
-
 func runCalcCounting(e *env, args []string) error {
 	fs := newFlagSet("calc")
 	var n, m, trials, seed countValue
@@ -91,19 +80,9 @@ func runCalcCounting(e *env, args []string) error {
 	case m < 2:
 		return usagef("--counting needs -m of at least 2")
 	}
-	if k == 0 {
-		k = probesValue(params.OptimalK(uint64(m), uint64(n)))
-	}
-	r := calcCountingReport{CounterSizing: params.SizeCounters(uint64(m), uint64(n), int(k)), SimulatedMaxima: []uint64{}}
-	if trials > 0 && uint64(m) <= sim.MaxCountLimit {
-		t := min(uint64(trials), uint64(countingSimWork/(float64(n)*float64(k))))
-		if t > 0 {
-			res, err := sim.MaxCount(sim.MaxCountConfig{M: r.M, N: r.N, K: r.K, Trials: int(t), Seed: uint64(seed)})
-			if err != nil {
-				return err
-			}
-			r.SimulatedMax, r.SimulatedMaxima, r.Trials, r.Seed = &res.Mean, res.Max, int(t), uint64(seed)
-		}
+	r, err := sim.NewCounterReport(uint64(m), uint64(n), int(k), int(min(trials, 1<<30)), uint64(seed), countingSimWork)
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		return writeJSON(e.stdout, r)
@@ -111,7 +90,7 @@ func runCalcCounting(e *env, args []string) error {
 	return printCounting(e, r)
 }
 
-func printCounting(e *env, r calcCountingReport) error {
+func printCounting(e *env, r *sim.CounterReport) error {
 	fprintf(e.stdout, "counting filter: n = %d keys, m = %d counters, k = %d (mean count k·n/m = %.4f)\n\n", r.N, r.M, r.K, r.Load)
 	fprintf(e.stdout, "expected maximum count   %.3f  (Fan et al.'s asymptote)\n", r.ExpectedMaxCount)
 	if r.SimulatedMax != nil {

@@ -49,32 +49,6 @@ func wantsFPSet(args []string) bool {
 	return false
 }
 
-// calcFPSetReport is calc --fpset's JSON output.
-type calcFPSetReport struct {
-	N                    uint64  `json:"n"`
-	Bits                 int     `json:"bits"`
-	CountBits            int     `json:"count_bits"`
-	FalsePositiveRate    float64 `json:"false_positive_rate"`
-	TableBitsPerKey      float64 `json:"table_bits_per_key"` // at load 0.8
-	SortedBitsPerKey     float64 `json:"sorted_bits_per_key"`
-	RiceK                int     `json:"rice_k"`
-	CompressedBitsPerKey float64 `json:"compressed_bits_per_key"`
-	EntropyBitsPerKey    float64 `json:"entropy_bits_per_key"`
-	MinimumBitsPerKey    float64 `json:"minimum_bits_per_key"`
-	BloomM               uint64  `json:"bloom_m"`
-	BloomK               int     `json:"bloom_k"`
-	BloomBitsPerKey      float64 `json:"bloom_bits_per_key"`
-	// The narrowest widths from which each form beats the Bloom filter
-	// (0: not within 64 bits), with their rates at N.
-	MemoryCrossoverBits   int     `json:"memory_crossover_bits"`
-	MemoryCrossoverRate   float64 `json:"memory_crossover_rate"`
-	TransmitCrossoverBits int     `json:"transmit_crossover_bits"`
-	TransmitCrossoverRate float64 `json:"transmit_crossover_rate"`
-}
-
-// fpsetTableLoad is the load at which fpset's table grows.
-const fpsetTableLoad = 0.8
-
 func runCalcFPSet(e *env, args []string) error {
 	fs := newFlagSet("calc")
 	var n, bitsFlag, countBits countValue
@@ -101,11 +75,10 @@ func runCalcFPSet(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cross, err := params.FingerprintCrossoverFor(s.N)
+	r, err := params.NewFingerprintReport(s, int(countBits))
 	if err != nil {
 		return err
 	}
-	r := fpsetReport(s, cross, int(countBits))
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -113,54 +86,28 @@ func runCalcFPSet(e *env, args []string) error {
 }
 
 // fpsetFor solves for the fingerprint width from exactly one of -p,
-// --bits and -c (default -c 2).
+// --bits and -c (default -c 2; params.FingerprintSetOf).
 func fpsetFor(n uint64, p float64, b int, c float64, hasP, hasBits, hasC bool) (params.FingerprintSet, error) {
-	given := 0
-	for _, g := range []bool{hasP, hasBits, hasC} {
-		if g {
-			given++
-		}
-	}
 	switch {
-	case given > 1:
+	case hasP && (hasBits || hasC) || hasBits && hasC:
 		return params.FingerprintSet{}, usagef("give one of -p, --bits and -c")
-	case hasP:
-		return params.FingerprintSetFor(n, p)
-	case !hasBits:
-		if !hasC {
-			c = 2
-		}
-		var err error
-		if b, err = params.FingerprintBits(n, c); err != nil {
-			return params.FingerprintSet{}, err
-		}
+	case hasBits && b == 0:
+		return params.FingerprintSetWithBits(n, 0)
+	case hasC && c == 0:
+		_, err := params.FingerprintBits(n, 0)
+		return params.FingerprintSet{}, err
 	}
-	return params.FingerprintSetWithBits(n, b)
+	return params.FingerprintSetOf(params.FingerprintQuery{N: n, P: p, Bits: b, C: c})
 }
 
-func fpsetReport(s params.FingerprintSet, cross params.FingerprintCrossover, countBits int) calcFPSetReport {
-	return calcFPSetReport{
-		N: s.N, Bits: s.Bits, CountBits: countBits, FalsePositiveRate: s.FalsePositive,
-		TableBitsPerKey:      s.TableBitsPerKey(fpsetTableLoad, countBits),
-		SortedBitsPerKey:     s.SortedBitsPerKey + float64(countBits),
-		RiceK:                s.RiceK,
-		CompressedBitsPerKey: s.CompressedBitsPerKey,
-		EntropyBitsPerKey:    s.EntropyBitsPerKey,
-		MinimumBitsPerKey:    s.MinimumBitsPerKey,
-		BloomM:               s.Bloom.M, BloomK: s.Bloom.K, BloomBitsPerKey: s.BloomBitsPerKey,
-		MemoryCrossoverBits: cross.MemoryBits, MemoryCrossoverRate: cross.MemoryRate,
-		TransmitCrossoverBits: cross.TransmitBits, TransmitCrossoverRate: cross.TransmitRate,
-	}
-}
-
-func printFPSet(e *env, r calcFPSetReport) error {
+func printFPSet(e *env, r *params.FingerprintReport) error {
 	fprintf(e.stdout, "fingerprint set of n = %d keys: %d-bit fingerprints, predicted p = %s\n\n", r.N, r.Bits, rate(r.FalsePositiveRate))
 	var t textTable
 	t.add("form", "bits/key", "size")
 	row := func(name string, perKey float64) {
 		t.add(name, strconv.FormatFloat(perKey, 'f', 3, 64), humanBytes(int64(perKey*float64(r.N)/8+0.5)))
 	}
-	row(fmt.Sprintf("fpset table (load %.1f)", fpsetTableLoad), r.TableBitsPerKey)
+	row(fmt.Sprintf("fpset table (load %.1f)", params.FingerprintTableLoad), r.TableBitsPerKey)
 	row("fpset sorted", r.SortedBitsPerKey)
 	if r.CountBits > 0 {
 		t.add(fmt.Sprintf("fpset Rice-coded (k = %d)", r.RiceK), "+counts", "")

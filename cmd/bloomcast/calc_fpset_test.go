@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/params"
 )
 
 func TestCalcFPSet(t *testing.T) {
@@ -21,7 +23,7 @@ func TestCalcFPSet(t *testing.T) {
 		}
 	}
 
-	var r calcFPSetReport
+	var r params.FingerprintReport
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "-n", "1000", "--fpset", "-c", "3", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -61,45 +61,6 @@ func wantsTransmit(args []string) bool {
 	return false
 }
 
-// transmitShape is one shape in calc's output.
-type transmitShape struct {
-	M                  uint64   `json:"m"`
-	K                  int      `json:"k"`
-	BitsPerKey         float64  `json:"bits_per_key"`
-	P0                 float64  `json:"p0"`
-	FalsePositiveRate  float64  `json:"false_positive_rate"`
-	Compressed         bool     `json:"compressed"`
-	CompressedBits     float64  `json:"compressed_bits"`
-	TransmitBits       float64  `json:"transmit_bits"`
-	TransmitBitsPerKey float64  `json:"transmit_bits_per_key"`
-	DeltaBits          *float64 `json:"delta_bits,omitempty"`
-}
-
-// calcTransmitReport is calc --transmit's and --compressed's JSON output.
-type calcTransmitReport struct {
-	N            uint64          `json:"n"`
-	Question     string          `json:"question"` // "transmit" or "target"
-	Budget       float64         `json:"transmit_bits_per_key,omitempty"`
-	TargetP      float64         `json:"target_p,omitempty"`
-	Best         transmitShape   `json:"best"`
-	Uncompressed *transmitShape  `json:"uncompressed"`
-	PerK         []transmitShape `json:"per_k"`
-}
-
-func toTransmitShape(s params.CompressedShape, churn bool) transmitShape {
-	t := transmitShape{
-		M: s.M, K: s.K, BitsPerKey: s.BitsPerElement, P0: s.P0,
-		FalsePositiveRate: s.FalsePositive, Compressed: s.Compressed,
-		CompressedBits: s.CompressedBits, TransmitBits: s.TransmitBits,
-		TransmitBitsPerKey: s.TransmitPerElement,
-	}
-	if churn {
-		d := s.DeltaBits
-		t.DeltaBits = &d
-	}
-	return t
-}
-
 func runCalcTransmit(e *env, args []string) error {
 	fs := newFlagSet("calc")
 	var n, maxM countValue
@@ -152,26 +113,21 @@ func runCalcTransmit(e *env, args []string) error {
 		Exact: exact, WholeBitsPerElement: whole, Churn: churn, DeltaBitsPerElement: delta,
 	}
 	var res params.TransmitResult
+	var r *params.TransmitReport
 	var err error
-	r := calcTransmitReport{N: uint64(n)}
 	if compressed {
-		r.Question, r.TargetP = "target", float64(p)
-		res, err = params.OptimizeTarget(params.TargetQuery{N: uint64(n), P: float64(p), TransmitOptions: opts})
+		tq := params.TargetQuery{N: uint64(n), P: float64(p), TransmitOptions: opts}
+		if res, err = params.OptimizeTarget(tq); err == nil {
+			r = params.NewTargetReport(tq, res)
+		}
 	} else {
-		r.Question, r.Budget = "transmit", z
-		res, err = params.OptimizeTransmit(params.TransmitQuery{N: uint64(n), BitsPerElement: z, TransmitOptions: opts})
+		tq := params.TransmitQuery{N: uint64(n), BitsPerElement: z, TransmitOptions: opts}
+		if res, err = params.OptimizeTransmit(tq); err == nil {
+			r = params.NewTransmitReport(tq, res)
+		}
 	}
 	if err != nil {
 		return err
-	}
-	r.Best = toTransmitShape(res.Best, churn > 0)
-	if res.Uncompressed.M != 0 {
-		u := toTransmitShape(res.Uncompressed, churn > 0)
-		r.Uncompressed = &u
-	}
-	r.PerK = []transmitShape{}
-	for _, s := range res.PerK {
-		r.PerK = append(r.PerK, toTransmitShape(s, churn > 0))
 	}
 	if plotOut != "" && len(r.PerK) > 0 {
 		q := fmt.Sprintf("budget %g bits per key", r.Budget)
@@ -188,7 +144,7 @@ func runCalcTransmit(e *env, args []string) error {
 	return printTransmit(e, r, churn > 0)
 }
 
-func printTransmit(e *env, r calcTransmitReport, churn bool) error {
+func printTransmit(e *env, r *params.TransmitReport, churn bool) error {
 	if r.Question == "target" {
 		fprintf(e.stdout, "n = %d, target rate %s: the smallest message\n\n", r.N, rate(r.TargetP))
 	} else {
@@ -200,7 +156,7 @@ func printTransmit(e *env, r calcTransmitReport, churn bool) error {
 		head = append(head, "delta/n")
 	}
 	t.add(head...)
-	row := func(label string, s transmitShape) {
+	row := func(label string, s params.TransmitShape) {
 		sent := "raw"
 		if s.Compressed {
 			sent = "compressed"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -105,7 +106,7 @@ func TestDiffPatch(t *testing.T) {
 }
 
 func TestCalcTransmit(t *testing.T) {
-	var r calcTransmitReport
+	var r params.TransmitReport
 	out := ok(t, "", "calc", "-n", "10000", "--transmit", "8", "--whole", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestCalcTransmit(t *testing.T) {
 	if u == nil || u.BitsPerKey != 8 || u.K != 6 || !near(u.FalsePositiveRate, 0.0216, 0.001) {
 		t.Fatalf("standard filter %+v", u)
 	}
-	var k2 *transmitShape
+	var k2 *params.TransmitShape
 	for i := range r.PerK {
 		if r.PerK[i].K == 2 {
 			k2 = &r.PerK[i]
