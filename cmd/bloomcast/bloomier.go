@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloomier"
-	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
 )
 
 var bloomierCommand = &command{
@@ -141,15 +138,15 @@ func (e *env) bloomierBuild(args []string) error {
 	if err != nil {
 		return err
 	}
-	width := max(1, bits.Len64(in.maxValue))
+	width := max(1, bits.Len64(in.MaxValue))
 	if r == 0 {
 		r = valueBitsValue(width)
 	} else if width > int(r) {
-		i := in.widest
-		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(i), in.values[i], width, r)
+		i := in.Widest
+		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(i), in.Values[i], width, r)
 	}
 	cfg := bloomier.Config{ValueBits: int(r), CheckBits: int(c), Updatable: updatable, Seed: seed}
-	f, err := bloomier.BuildHashes(cfg, in.hashes, in.values)
+	f, err := bloomier.BuildHashes(cfg, in.Hashes, in.Values)
 	var conflict *bloomier.ConflictError
 	switch {
 	case errors.As(err, &conflict):
@@ -162,32 +159,26 @@ func (e *env) bloomierBuild(args []string) error {
 	return e.writeFilter(out, f)
 }
 
-// entries is what build read: hashed keys, their values, and where each
-// came from.
+// entries is what bloomier build and mht build read (keyfile.Entries),
+// with the names of the inputs.
 type entries struct {
-	hashes   []hashing.Hash128
-	values   []uint64
-	lines    []entryLine
-	names    []string
-	maxValue uint64
-	widest   int // index of the largest value
+	keyfile.Entries
+	names []string
 }
-
-type entryLine struct{ file, line int }
 
 // where names the file and line of entry i.
 func (in *entries) where(i int) string {
-	l := in.lines[i]
-	return fmt.Sprintf("%s:%d", displayName(in.names[l.file]), l.line)
+	at := in.Position(i)
+	return fmt.Sprintf("%s:%d", displayName(in.names[at.Input]), at.Line)
 }
 
 // readEntries reads KEY<TAB>VALUE lines from the named files, or from
 // standard input if there are none.
 func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
 	src := e.keys(names)
-	in := &entries{names: src.names}
+	in := &entries{Entries: keyfile.Entries{Seed: seed, Max: bloomier.MaxKeys}, names: src.names}
 	err := src.eachAt(func(line []byte, input, n int) error {
-		return in.add(line, seed, entryLine{input, n})
+		return in.Add(line, keyfile.Position{Input: input, Line: n})
 	})
 	if err != nil {
 		return nil, err
@@ -195,66 +186,21 @@ func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
 	return in, nil
 }
 
-// add parses one KEY<TAB>VALUE line.
-func (in *entries) add(line []byte, seed uint64, at entryLine) error {
-	tab := bytes.LastIndexByte(line, '\t')
-	if tab < 0 {
-		return errors.New("want KEY<TAB>VALUE")
-	}
-	v, err := strconv.ParseUint(string(line[tab+1:]), 10, 64)
-	if err != nil {
-		return fmt.Errorf("value %q is not an unsigned 64-bit integer", line[tab+1:])
-	}
-	if uint64(len(in.values)) >= bloomier.MaxKeys {
-		return fmt.Errorf("more than %d entries", uint64(bloomier.MaxKeys))
-	}
-	if v > in.maxValue || len(in.values) == 0 {
-		in.maxValue, in.widest = max(v, in.maxValue), len(in.values)
-	}
-	in.hashes = append(in.hashes, hashing.SumSeed(line[:tab], seed))
-	in.values = append(in.values, v)
-	in.lines = append(in.lines, at)
-	return nil
-}
-
 // openBloomier reads the Bloomier filter at path ("-": standard input),
-// with the envelope's limits raised to a regular file's size, as
-// openFilter does for Bloom filters.
+// as open reads any file.
 func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
-	var r io.Reader = e.stdin
-	var lim envelope.Limits
-	if path != "-" {
-		f, fi, closeFile, err := e.openInput(path)
-		if err != nil {
-			return nil, err
-		}
-		defer closeFile()
-		if fi.Mode().IsRegular() {
-			lim.MaxPayload = max(uint64(fi.Size()), envelope.DefaultMaxPayload)
-		}
-		r = f
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(len(envelope.Magic)); !envelope.Sniff(magic) {
+	lf, err := e.open(path)
+	switch {
+	case errors.Is(err, anyfile.ErrMagic):
 		return nil, fileErr(path, errors.New("not a bloomcast file (bad magic)"))
+	case err != nil:
+		return nil, err
+	case lf.Squid != nil:
+		return nil, fileErr(path, errors.New("holds a Squid cache digest, not a Bloomier filter"))
+	case lf.Bloomier == nil:
+		return nil, fileErr(path, fmt.Errorf("holds a %v, not a Bloomier filter", lf.Header.Type))
 	}
-	h, payload, _, err := envelope.Read(br, lim)
-	if err == nil && h.Type != envelope.TypeBloomier {
-		err = fmt.Errorf("holds a %v, not a Bloomier filter", h.Type)
-	}
-	var f *bloomier.Filter
-	if err == nil {
-		f, err = bloomier.FromFrame(h, payload)
-	}
-	if err == nil {
-		if _, rerr := br.ReadByte(); rerr != io.EOF {
-			err = errors.New("unexpected bytes after the filter")
-		}
-	}
-	if err != nil {
-		return nil, fileErr(path, err)
-	}
-	return f, nil
+	return lf.Bloomier, nil
 }
 
 func (e *env) bloomierGet(args []string) error {

@@ -38,10 +38,10 @@ func (e *env) mhtBuild(args []string) error {
 		return err
 	}
 	cfg := mht.Config{Seed: seed}
-	if cfg.Sizes, err = tableSizes(fs, uint64(max(1, len(in.values))), levels, first, ratio, sizes); err != nil {
+	if cfg.Sizes, err = tableSizes(fs, uint64(max(1, in.Len())), levels, first, ratio, sizes); err != nil {
 		return err
 	}
-	t, err := mht.BuildHashes(cfg, in.hashes, in.values)
+	t, err := mht.BuildHashes(cfg, in.Hashes, in.Values)
 	var ie *mht.InsertError
 	switch {
 	case errors.As(err, &ie) && errors.Is(err, mht.ErrCrisis):
