@@ -1,0 +1,118 @@
+package cache
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+)
+
+// A LogFile is where a node writes its access log (NodeConfig.AccessLog):
+// a file opened for appending, standard output ("-") or nowhere (""),
+// which Reopen points at a path again (after log rotation, on SIGHUP)
+// while writes go on; a write never goes to a closed file. Make one with
+// OpenLogFile; the zero value writes nowhere until Reopen.
+type LogFile struct {
+	stdout io.Writer
+	log    *slog.Logger // where a failed close of a replaced file is reported
+
+	mu sync.Mutex
+	w  io.Writer
+	f  *os.File // nil for standard output or nowhere
+}
+
+// OpenLogFile opens path for appending (creating it with mode 0644 less
+// the umask): "-" is stdout, "" nowhere. A replaced file that fails to
+// close is reported to log (nil: slog.Default()).
+func OpenLogFile(path string, stdout io.Writer, log *slog.Logger) (*LogFile, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &LogFile{stdout: stdout, log: log}
+	if err := l.Reopen(path); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Reopen points l at path, as OpenLogFile opens it, and closes the file
+// it wrote to. On error l goes on writing where it did.
+func (l *LogFile) Reopen(path string) error {
+	var w io.Writer
+	var f *os.File
+	switch path {
+	case "":
+		w = io.Discard
+	case "-":
+		w = l.stdout
+		if w == nil {
+			w = io.Discard
+		}
+	default:
+		var err error
+		if f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			return err
+		}
+		w = f
+	}
+	l.mu.Lock()
+	old := l.f
+	l.w, l.f = w, f
+	l.mu.Unlock()
+	if old != nil {
+		if err := old.Close(); err != nil && l.log != nil {
+			l.log.Error("closing the previous access log", "err", err)
+		}
+	}
+	return nil
+}
+
+// Write writes p where l points.
+func (l *LogFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil {
+		return len(p), nil
+	}
+	return l.w.Write(p)
+}
+
+// Close closes the file l writes to; later writes go nowhere.
+func (l *LogFile) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if l.f != nil {
+		err = l.f.Close()
+		l.f = nil
+	}
+	l.w = io.Discard
+	return err
+}
+
+// restartFlags names the flag of each NodeConfig field that
+// Node.Reconfigure cannot change while serving.
+var restartFlags = map[string]string{
+	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
+	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
+	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
+	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry",
+	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
+}
+
+// FlagNames returns the flags ("--listen", …) of NodeConfig fields, as
+// Node.Reconfigure names those it kept: what a reload must tell the
+// operator changes only when the node starts again. A field without a
+// flag keeps its own name.
+func FlagNames(fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		name, ok := restartFlags[f]
+		if !ok {
+			name = f
+		}
+		out = append(out, "--"+name)
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package cache_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/cache"
+)
+
+// Reopen an access log after it was rotated away.
+func ExampleLogFile() {
+	dir, err := os.MkdirTemp("", "logfile")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "access.log")
+	l, err := cache.OpenLogFile(path, nil, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Fprintln(l, "first")
+	if err := os.Rename(path, path+".1"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Fprintln(l, "second") // still the rotated file
+	if err := l.Reopen(path); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Fprintln(l, "third")
+	if err := l.Close(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	old, _ := os.ReadFile(path + ".1")
+	cur, _ := os.ReadFile(path)
+	fmt.Printf("%q %q\n", old, cur)
+	fmt.Println(cache.FlagNames([]string{"Listen", "PollInterval"}))
+	// Output:
+	// "first\nsecond\n" "third\n"
+	// [--listen --poll]
+}
+
+func TestLogFileDestinations(t *testing.T) {
+	var out bytes.Buffer
+	l, err := cache.OpenLogFile("-", &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(l, "a")
+	if err := l.Reopen(""); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(l, "b")
+	if err := l.Reopen(filepath.Join(t.TempDir(), "no", "such", "dir")); err == nil {
+		t.Error("opened a file in a missing directory")
+	}
+	fmt.Fprint(l, "c")
+	if out.String() != "a" {
+		t.Errorf("stdout got %q", out.String())
+	}
+	var zero cache.LogFile
+	if n, err := zero.Write([]byte("x")); n != 1 || err != nil {
+		t.Errorf("zero LogFile wrote %d, %v", n, err)
+	}
+	if err := zero.Close(); err != nil {
+		t.Error(err)
+	}
+	if got := cache.FlagNames([]string{"Odd"}); !strings.HasPrefix(got[0], "--Odd") {
+		t.Error(got)
+	}
+}
