@@ -7,6 +7,7 @@ import (
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Scalable Bloom filters (package scalable): build --scalable here; add,
@@ -175,4 +176,100 @@ func inspectScalable(e *env, path string, lf *loadedFilter, asJSON bool) error {
 			l.Count, l.Capacity, est, l.M, l.K, l.Fill, rate(l.Rate), rate(l.Target)))
 	}
 	return kv.write(e.stdout)
+}
+
+const growthUsage = `usage: bloomcast sim growth [-n N] [-p P] [--expansion LIST]
+                           [--tightening LIST] [--layout L] [--keys N]
+                           [--probes N] [--seed S] [--json] [--plot OUT.svg]
+
+Grow a scalable Bloom filter (Almeida et al. 2007) from -n keys to
+--keys keys, and at four points per factor of ten measure its
+false-positive rate on --probes keys never added, against the rate its
+layers predict and the target -p, and its bytes per key against a Bloom
+filter sized for that many keys from the start. One run for each pair of
+--expansion and --tightening values, in order.
+
+flags:
+  -n N              keys of the first layer (default 1000)
+  -p P              target compound false-positive rate (default 0.01)
+  --expansion LIST  comma-separated capacity factors (default 2,4)
+  --tightening LIST comma-separated rate factors, one per expansion
+                    (default 0.5,0.9)
+  --layout L        layout of the layers (default blocked)
+  --keys N          keys added in all (default 1000000)
+  --probes N        absent keys queried at every point (default 100000)
+  --seed S          seed of the keys and the hashing (default 1)
+  --json            print one JSON object instead of a table
+  --plot OUT.svg    also draw the rate and the bytes per key against the
+                    keys added as an SVG chart
+`
+
+func runSimGrowth(e *env, args []string) error {
+	fs := newFlagSet("sim growth")
+	var n countValue = 1000
+	p := rateValue(0.01)
+	expansions, tightenings := listValue{"2", "4"}, listValue{"0.5", "0.9"}
+	layout := layoutValue{layout: params.Blocked}
+	var keys countValue = 1000000
+	var probes countValue = 100000
+	var seed uint64 = 1
+	var asJSON bool
+	var plotPath string
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&expansions, "expansion", "")
+	fs.Var(&tightenings, "tightening", "")
+	fs.Var(&layout, "layout", "")
+	fs.Var(&keys, "keys", "")
+	fs.Var(&probes, "probes", "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.StringVar(&plotPath, "plot", "", "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	if len(expansions) != len(tightenings) {
+		return usagef("%d expansions and %d tightenings: give one of each per run", len(expansions), len(tightenings))
+	}
+	var results []sim.GrowthResult
+	for i := range expansions {
+		s, err := strconv.ParseUint(expansions[i], 10, 32)
+		if err != nil {
+			return usagef("--expansion %q: want an integer", expansions[i])
+		}
+		r, err := strconv.ParseFloat(tightenings[i], 64)
+		if err != nil {
+			return usagef("--tightening %q: want a number", tightenings[i])
+		}
+		res, err := sim.ScalableGrowth(sim.GrowthConfig{
+			Filter: scalable.Config{Capacity: uint64(n), P: float64(p), Expansion: uint32(s), Tightening: r, Layout: layout.layout, Seed: seed},
+			Keys:   uint64(keys), Probes: uint64(probes),
+		})
+		if err != nil {
+			return usagef("%v", err)
+		}
+		results = append(results, res)
+	}
+	if plotPath != "" {
+		if err := writeCharts(plotPath, sim.GrowthCharts(results)...); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, struct {
+			Runs []sim.GrowthResult `json:"runs"`
+		}{results})
+	}
+	for _, r := range results {
+		fprintf(e.stdout, "s = %d, r = %g, %s layers, first for %d keys, target %s\n", r.Expansion, r.Tightening, r.Layout, r.Capacity, rate(r.P))
+		fprintf(e.stdout, "%10s %7s %12s %12s %10s %10s\n", "keys", "layers", "measured", "predicted", "bytes/key", "presized")
+		for _, pt := range r.Points {
+			fprintf(e.stdout, "%10d %7d %12s %12s %10.3f %10.3f\n", pt.N, pt.Layers, rate(pt.Measured), rate(pt.Predicted), pt.BytesPerKey, pt.PresizedBytesPerKey)
+		}
+	}
+	return nil
 }

@@ -72,16 +72,17 @@ flags:
 
 var simCommand = &command{
 	name:    "sim",
-	summary: "simulate SPIE IP traceback, in-packet loop detection and compressed digests",
+	summary: "simulate SPIE IP traceback, in-packet loop detection, compressed digests and scalable filters' growth",
 	usage: `usage: bloomcast sim traceback [FLAGS]
        bloomcast sim loops [FLAGS]
        bloomcast sim compress [FLAGS]
+       bloomcast sim growth [FLAGS]
 
 Network applications of Bloom filters, simulated with built-in defaults;
 each run takes seconds and depends only on its seed. docs/SIMULATIONS.md
 explains the models and the figures.
 
-` + indentUsage(tracebackUsage) + "\n" + indentUsage(loopsUsage) + "\n" + indentUsage(compressSimUsage),
+` + indentUsage(tracebackUsage) + "\n" + indentUsage(loopsUsage) + "\n" + indentUsage(compressSimUsage) + "\n" + indentUsage(growthUsage),
 	run: runSim,
 }
 
@@ -98,7 +99,7 @@ func indentUsage(u string) string {
 
 func runSim(e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("missing traceback, loops or compress")
+		return usagef("missing traceback, loops, compress or growth")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
@@ -109,8 +110,10 @@ func runSim(e *env, args []string) error {
 		return subHelp(e, loopsUsage, runLoops(e, args[1:]))
 	case "compress":
 		return subHelp(e, compressSimUsage, runSimCompress(e, args[1:]))
+	case "growth":
+		return subHelp(e, growthUsage, runSimGrowth(e, args[1:]))
 	}
-	return usagef("unknown simulation %q (want traceback, loops or compress)", args[0])
+	return usagef("unknown simulation %q (want traceback, loops, compress or growth)", args[0])
 }
 
 // subHelp prints a subcommand's own usage when it was asked for.
