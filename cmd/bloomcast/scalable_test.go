@@ -83,3 +83,15 @@ func TestScalable(t *testing.T) {
 	failsWith(t, ns+": scalable: filter is full", "build", "--scalable", "--non-scaling", "-n", "10", "-o", ns, writeFile(t, filepath.Join(dir, "k"), lines))
 	failsWith(t, "build: --expansion 0", "build", "--scalable", "--expansion", "0", "-o", ns)
 }
+
+func TestSimGrowth(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "g.svg")
+	out := ok(t, "", "sim", "growth", "-n", "100", "--keys", "10000", "--probes", "10000", "--plot", svg)
+	if !strings.Contains(out, "s = 4, r = 0.9") || !strings.Contains(out, "     10000 ") {
+		t.Errorf("sim growth:\n%s", out)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("plot: %v", err)
+	}
+	failsWith(t, "sim: 1 expansions and 2 tightenings", "sim", "growth", "--expansion", "2")
+}
