@@ -20,9 +20,12 @@ import (
 func TestNodesCompressedPeerViews(t *testing.T) {
 	origin := newTestOrigin(t)
 	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
-	a := startNode(t, lnA, nil, NodeConfig{PeerViews: PeerViewsCompressed,
+	// Manual: only the test publishes and polls, so the counts of full
+	// fetches and deltas below are exact.
+	a := startNode(t, lnA, nil, NodeConfig{PeerViews: PeerViewsCompressed, Manual: true,
 		Peers: []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
-	b := startNode(t, lnB, nil, NodeConfig{Capacity: 100000, Peers: []PeerConfig{{Name: "a", Proxy: "http://" + lnA.Addr().String()}}})
+	b := startNode(t, lnB, nil, NodeConfig{Capacity: 100000, Manual: true,
+		Peers: []PeerConfig{{Name: "a", Proxy: "http://" + lnA.Addr().String()}}})
 	ctx := context.Background()
 	obj := func(i int) string { return fmt.Sprintf("%s/obj/%d", origin.URL, i) }
 	for i := range 20 {
@@ -57,7 +60,7 @@ func TestNodesCompressedPeerViews(t *testing.T) {
 	b.Publisher().Publish()
 	a.Directory().Refresh(ctx)
 	st = a.Directory().Status()[0]
-	if st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence || st.Form != PeerViewsCompressed {
+	if st.Full != 1 || st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence || st.Form != PeerViewsCompressed {
 		t.Fatalf("a's view of b after a delta: %+v", st)
 	}
 	if body, _ := a.get(t, obj(22)); body != "object /obj/22" || origin.count("/obj/22") != 1 {
