@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/entropy"
-	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/squid"
 )
 
@@ -114,18 +114,6 @@ type squidReport struct {
 	Usable          bool   `json:"usable"` // at most 65% of bits set, as Squid requires
 }
 
-// schemeNames names the hashing schemes for people.
-var schemeNames = map[hashing.SchemeID]string{hashing.XXH3: "xxh3", hashing.SquidMD5: "squid-md5"}
-
-// schemeName names the hashing scheme of a frame header, or "scheme N"
-// for one this build does not know.
-func schemeName(id uint8) string {
-	if name, ok := schemeNames[hashing.SchemeID(id)]; ok {
-		return name
-	}
-	return "scheme " + strconv.Itoa(int(id))
-}
-
 func runInspect(e *env, args []string) error {
 	fs := newFlagSet("inspect")
 	e.formatFlag(fs)
@@ -165,7 +153,7 @@ func runInspect(e *env, args []string) error {
 		Type:                       h.Type.String(),
 		Codec:                      h.Codec.String(),
 		Sequence:                   h.Sequence,
-		HashScheme:                 schemeName(h.Scheme),
+		HashScheme:                 anyfile.SchemeName(h.Scheme),
 		HashSchemeID:               h.Scheme,
 		Seed:                       h.Seed,
 		Layout:                     f.Layout().String(),
@@ -206,7 +194,7 @@ func runInspect(e *env, args []string) error {
 		bpk := f.Shape().BitsPerKey(r.Count)
 		r.BitsPerKey = &bpk
 	}
-	r.EntropyRatio = entropyRatio(r.PayloadBytes, r.EntropyBytes)
+	r.EntropyRatio = anyfile.EntropyRatio(r.PayloadBytes, r.EntropyBytes)
 	r.Pieces = inspectPieces(lf)
 	if asJSON {
 		return writeJSON(e.stdout, r)
@@ -261,16 +249,6 @@ func runInspect(e *env, args []string) error {
 		kv.add("pieces", fmt.Sprintf("%d of %d decoded bytes, coded %s, index %d bytes", p.Count, p.PieceBytes, p.Codec, p.IndexBytes))
 	}
 	return kv.write(e.stdout)
-}
-
-// entropyRatio is payload over entropyBytes, or nil when the entropy is
-// 0 (a constant array, which no ratio describes).
-func entropyRatio(payload int64, entropyBytes float64) *float64 {
-	if entropyBytes <= 0 {
-		return nil
-	}
-	ratio := float64(payload) / entropyBytes
-	return &ratio
 }
 
 // payloadLine describes the payload against its entropy.

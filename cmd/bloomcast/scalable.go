@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
@@ -143,7 +144,7 @@ func inspectScalable(e *env, path string, lf *loadedFilter, asJSON bool) error {
 	f, h := lf.Scalable, lf.Header
 	c := f.Config()
 	r := scalableReport{File: path, Format: lf.Format().String(), FormatVersion: h.Version, Type: h.Type.String(), Codec: lf.Codec().String(),
-		Sequence: h.Sequence, HashScheme: schemeName(h.Scheme), Seed: h.Seed, Layout: c.Layout.String(),
+		Sequence: h.Sequence, HashScheme: anyfile.SchemeName(h.Scheme), Seed: h.Seed, Layout: c.Layout.String(),
 		Capacity: c.Capacity, P: c.P, Expansion: c.Expansion, Tightening: c.Tightening, NonScaling: c.NonScaling,
 		Count: f.Count(), SizeBytes: f.SizeBytes(), EncodedBytes: lf.Size, EntropyBytes: lf.EntropyBits / 8,
 		Rate: f.FalsePositiveRate(), PredictedRate: f.PredictedRate(), Layers: f.Stats()}
