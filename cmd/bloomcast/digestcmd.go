@@ -92,11 +92,10 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if lf.Squid != nil {
 		return fileErr(args[0], errors.New("a Squid cache digest: compress and decompress read bloomcast filters"))
 	}
-	d := lf.Digest()
+	sequence := lf.Header.Sequence
 	if flagSet(fs, "seq") {
-		d.Sequence = uint64(seq)
+		sequence = uint64(seq)
 	}
-	var b []byte
 	if flagSet(fs, "piece-size") {
 		if pieceSize < 1 || pieceSize > digest.MaxPieceBytes {
 			return usagef("--piece-size %d: want 1 to %d bytes", pieceSize, digest.MaxPieceBytes)
@@ -104,17 +103,12 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 		if codec == digest.Raw {
 			return usagef("--piece-size codes pieces with arith or fast, not raw")
 		}
-		if lf.Counting != nil || lf.Scalable != nil {
-			return fileErr(args[0], fmt.Errorf("%s: only Bloom filters are coded in pieces (--piece-size)", lf.kind()))
-		}
-		b, err = digest.EncodePieces(d, codec, int(pieceSize))
-	} else {
-		b, err = digest.Encode(d, codec)
 	}
+	b, err := lf.Recode(codec, sequence, int(pieceSize))
 	if err != nil {
 		return fileErr(args[0], err)
 	}
-	return e.writeFilter(out, anyfile.Frame(b))
+	return e.writeFilter(out, b)
 }
 
 var diffCommand = &command{
@@ -152,7 +146,7 @@ func runDiff(e *env, args []string) error {
 	if err != nil {
 		return usagef("--codec: %v", err)
 	}
-	files := make([]*digest.Digest, 2)
+	files := make([]*anyfile.File, 2)
 	for i, path := range args {
 		lf, err := e.openFilter(path)
 		if err != nil {
@@ -161,17 +155,13 @@ func runDiff(e *env, args []string) error {
 		if lf.Squid != nil {
 			return fileErr(path, errors.New("a Squid cache digest: diff reads bloomcast filters"))
 		}
-		files[i] = lf.Digest()
+		files[i] = lf.File
 	}
-	base, next := files[0], files[1]
-	if next.Sequence <= base.Sequence {
-		next.Sequence = base.Sequence + 1
-	}
-	b, err := digest.Diff(base, next, codec)
+	b, err := anyfile.Diff(files[0], files[1], codec)
 	if err != nil {
 		return fmt.Errorf("%s and %s: %w", displayName(args[0]), displayName(args[1]), err)
 	}
-	return e.writeFilter(out, anyfile.Frame(b))
+	return e.writeFilter(out, b)
 }
 
 var patchCommand = &command{
@@ -225,7 +215,7 @@ func runPatch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	next, err := digest.Patch(base.Digest(), delta, lim)
+	next, err := base.Patch(delta, lim)
 	if err != nil {
 		return fileErr(args[1], err)
 	}
