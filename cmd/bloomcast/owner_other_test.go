@@ -1,8 +1,0 @@
-//go:build !unix
-
-package main
-
-import "io/fs"
-
-// fileOwner returns -1, -1: no Unix owners here.
-func fileOwner(fi fs.FileInfo) (uid, gid int) { return -1, -1 }

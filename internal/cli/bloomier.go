@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
+)
+
+var bloomierCommand = &command{
+	name:    "bloomier",
+	summary: "build and query Bloomier filters (static key→value maps)",
+	usage: `usage: bloomcast bloomier build [--value-bits R] [--check BITS] [--updatable]
+                                [--seed S] -o OUT [FILE...]
+       bloomcast bloomier get [-v] FILE [KEY...]
+       bloomcast bloomier update FILE KEY VALUE [KEY VALUE...]
+       bloomcast bloomier info [--json] FILE
+
+A Bloomier filter maps a fixed set of keys to R-bit values in about
+1.13–1.23·(R + BITS) bits per key. For a key outside the set it answers
+"absent", except for a fraction 2^-BITS of such keys (3/4 of that if
+updatable), for which it returns an arbitrary value.
+
+build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
+key is everything before the last tab; a trailing "\r" is dropped and
+empty lines are skipped) from the FILEs in turn or from standard input
+(gzip or zstd input is read decompressed), and writes the filter to OUT
+atomically ("-o -" writes to standard output). A key may repeat with the
+same value, not with another.
+
+get prints, for each KEY (or each line of standard input when no KEY is
+given), the key's value or "absent".
+
+update changes the values of keys of an updatable filter in place, and
+writes FILE back atomically. All or nothing: if the filter shows that
+some KEY is not in its set, nothing is written and the exit status is 1.
+(A key outside the set that passes the check, probability 2^-BITS·3/4,
+overwrites another key's value.)
+
+info prints the filter's parameters and size.
+
+flags:
+  --value-bits R   width of the values, 1..64 (default: the widest value)
+  --check BITS     width of the check (default 8): 0..64-R, or 0..62 with
+                   --updatable
+  --updatable      keep the values where update can change them (2 bits
+                   per cell more)
+  --seed S         hashing seed, decimal or 0x-hex (default 0)
+  -o OUT           output file (required; "-" for standard output)
+  --force          write to standard output even when it is a terminal
+  -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
+  --max-key-bytes N
+                   build and get: longest line of the input (default
+                   1048576); gzip or zstd input is read decompressed
+  -q, --quiet      build and get: no warnings (NUL bytes in the input)
+  --json           info: print one JSON object
+
+Exit status: 0 on success, 1 when get finds a key absent or update refuses
+one, 2 on error.
+` + inPlaceNote,
+	run: runBloomier,
+}
+
+func runBloomier(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing build, get, update or info")
+	}
+	switch args[0] {
+	case "build":
+		return e.bloomierBuild(args[1:])
+	case "get":
+		return e.bloomierGet(args[1:])
+	case "update":
+		return e.bloomierUpdate(args[1:])
+	case "info":
+		return e.bloomierInfo(args[1:])
+	case "-h", "-help", "--help", "help":
+		return errHelp
+	}
+	return usagef("unknown subcommand %q: want build, get, update or info", args[0])
+}
+
+// valueBitsValue is a value width, 1..64.
+type valueBitsValue int
+
+func (v *valueBitsValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *valueBitsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 64 {
+		return errors.New("want a whole number from 1 to 64")
+	}
+	*v = valueBitsValue(n)
+	return nil
+}
+
+// checkBitsValue is a check width, 0..64.
+type checkBitsValue int
+
+func (v *checkBitsValue) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *checkBitsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 64 {
+		return errors.New("want a whole number from 0 to 64")
+	}
+	*v = checkBitsValue(n)
+	return nil
+}
+
+func (e *env) bloomierBuild(args []string) error {
+	fs := newFlagSet("bloomier build")
+	var r valueBitsValue
+	c := checkBitsValue(8)
+	var updatable bool
+	var seed uint64
+	var out string
+	fs.Var(&r, "value-bits", "")
+	fs.Var(&c, "check", "")
+	fs.BoolVar(&updatable, "updatable", false, "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	e.outFlag(fs, &out, "")
+	e.keyFlags(fs)
+	e.quietFlag(fs)
+	inputs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	in, err := e.readEntries(inputs, seed)
+	if err != nil {
+		return err
+	}
+	width := max(1, bits.Len64(in.MaxValue))
+	if r == 0 {
+		r = valueBitsValue(width)
+	} else if width > int(r) {
+		i := in.Widest
+		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(i), in.Values[i], width, r)
+	}
+	cfg := bloomier.Config{ValueBits: int(r), CheckBits: int(c), Updatable: updatable, Seed: seed}
+	f, err := bloomier.BuildHashes(cfg, in.Hashes, in.Values)
+	var conflict *bloomier.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		return fmt.Errorf("%s: key given a different value on %s", in.where(conflict.Second), in.where(conflict.First))
+	case errors.Is(err, bloomier.ErrConfig):
+		return usagef("%v", err)
+	case err != nil:
+		return err
+	}
+	return e.writeFilter(out, f)
+}
+
+// entries is what bloomier build and mht build read (keyfile.Entries),
+// with the names of the inputs.
+type entries struct {
+	keyfile.Entries
+	names []string
+}
+
+// where names the file and line of entry i.
+func (in *entries) where(i int) string {
+	at := in.Position(i)
+	return fmt.Sprintf("%s:%d", displayName(in.names[at.Input]), at.Line)
+}
+
+// readEntries reads KEY<TAB>VALUE lines from the named files, or from
+// standard input if there are none.
+func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
+	src := e.keys(names)
+	in := &entries{Entries: keyfile.Entries{Seed: seed, Max: bloomier.MaxKeys}, names: src.names}
+	err := src.eachAt(func(line []byte, input, n int) error {
+		return in.Add(line, keyfile.Position{Input: input, Line: n})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// openBloomier reads the Bloomier filter at path ("-": standard input),
+// as open reads any file.
+func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
+	lf, err := e.open(path)
+	switch {
+	case errors.Is(err, anyfile.ErrMagic):
+		return nil, fileErr(path, errors.New("not a bloomcast file (bad magic)"))
+	case err != nil:
+		return nil, err
+	case lf.Squid != nil:
+		return nil, fileErr(path, errors.New("holds a Squid cache digest, not a Bloomier filter"))
+	case lf.Bloomier == nil:
+		return nil, fileErr(path, fmt.Errorf("holds a %v, not a Bloomier filter", lf.Header.Type))
+	}
+	return lf.Bloomier, nil
+}
+
+func (e *env) bloomierGet(args []string) error {
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("bloomier get"), args, "FILE", "filter")
+	if err != nil {
+		return err
+	}
+	f, err := e.openBloomier(file)
+	if err != nil {
+		return err
+	}
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
+		if v, ok := f.Get(key); ok {
+			return strconv.FormatUint(v, 10), true
+		}
+		return "absent", false
+	})
+}
+
+func (e *env) bloomierUpdate(args []string) error {
+	fs := newFlagSet("bloomier update")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) < 3 || len(args)%2 == 0 {
+		return usagef("want FILE and KEY VALUE pairs")
+	}
+	if args[0] == "-" {
+		return usagef("FILE is changed in place, so it must be a file")
+	}
+	release, err := e.lockInPlace(args[0])
+	if err != nil {
+		return err
+	}
+	defer release()
+	f, err := e.openBloomier(args[0])
+	if err != nil {
+		return err
+	}
+	if !f.Updatable() {
+		return fileErr(args[0], errors.New("holds a static Bloomier filter; build it with --updatable"))
+	}
+	var hs []hashing.Hash128
+	var values []uint64
+	for i := 1; i < len(args); i += 2 {
+		v, err := strconv.ParseUint(args[i+1], 10, 64)
+		if err != nil {
+			return usagef("value %q is not an unsigned 64-bit integer", args[i+1])
+		}
+		if bits.Len64(v) > f.ValueBits() {
+			return fmt.Errorf("key %q: %w: %d has more than %d bits", args[i], bloomier.ErrValue, v, f.ValueBits())
+		}
+		hs, values = append(hs, f.HashString(args[i])), append(values, v)
+	}
+	switch absent, err := f.UpdateHashes(hs, values); {
+	case len(absent) > 0:
+		fprintf(e.stderr, "bloomcast: %s: %d of %d keys not in the filter (the first: %q); nothing updated, file unchanged\n",
+			displayName(args[0]), len(absent), len(hs), args[1+2*absent[0]])
+		return exitStatus(1)
+	case err != nil:
+		return err
+	}
+	return e.writeFilter(args[0], f)
+}
+
+func (e *env) bloomierInfo(args []string) error {
+	fs := newFlagSet("bloomier info")
+	var asJSON bool
+	fs.BoolVar(&asJSON, "json", false, "")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE")
+	}
+	f, err := e.openBloomier(args[0])
+	if err != nil {
+		return err
+	}
+	r := anyfile.NewBloomierReport(f)
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	var kv keyValues
+	kv.add("keys", strconv.FormatUint(r.Keys, 10))
+	kv.add("value bits", strconv.Itoa(r.ValueBits))
+	kv.add("check bits", strconv.Itoa(r.CheckBits))
+	kv.add("updatable", strconv.FormatBool(r.Updatable))
+	kv.add("seed", fmt.Sprintf("%#x", r.Seed))
+	kv.add("cells", fmt.Sprintf("%d of %d bits", r.Cells, r.CellBits))
+	kv.add("size", humanBytes(int64(r.SizeBytes)))
+	kv.add("bits per key", fmt.Sprintf("%.3f (%.3f·(value + check bits))", r.BitsPerKey, r.BitsPerKey/float64(r.ValueBits+r.CheckBits)))
+	kv.add("false positives", rate(r.FalsePositiveRate)+" of keys outside the set")
+	return kv.write(e.stdout)
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
+)
+
+// buildFormatHelp ends build's usage.
+const buildFormatHelp = `
+Other programs' filters (--format NAME): guava (a Guava BloomFilter as
+BloomFilter.writeTo writes it, strategy MURMUR128_MITZ_64), bits-and-blooms
+or bits-and-blooms-json (a bits-and-blooms/bloom/v3 filter, binary as its
+WriteTo writes it, or JSON), parquet-sbbf (a Parquet split block Bloom
+filter as Parquet writers store it at a column chunk's
+bloom_filter_offset). -n N -p P sizes it as that program's own
+constructor does (Guava's BloomFilter.create, bloom/v3's
+NewWithEstimates, DuckDB's Parquet writer; without -n, for the distinct
+keys read, which are held in memory); -m BITS -k K gives the shape (a
+split block filter takes -m alone: whole 256-bit blocks, 8 bits a key). Keys are hashed as that program
+hashes them. --format bloomcast is the default; --format squid is
+--squid.
+  --format NAME    bloomcast (default), squid, guava, bits-and-blooms,
+                   bits-and-blooms-json or parquet-sbbf
+` + keyTypeHelp
+
+// buildFormatArg finds build's --format value in args (before "--"):
+// the format and where its flag and value are, or ok false.
+func buildFormatArg(args []string) (name string, at, n int, ok bool) {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return "", 0, 0, false
+		case a == "-format" || a == "--format":
+			if i+1 < len(args) {
+				return args[i+1], i, 2, true
+			}
+			return "", i, 1, true
+		case strings.HasPrefix(a, "-format=") || strings.HasPrefix(a, "--format="):
+			return a[strings.Index(a, "=")+1:], i, 1, true
+		}
+	}
+	return "", 0, 0, false
+}
+
+// buildWithFormat is build --format NAME: bloomcast and squid are build's
+// own (the flag removed, or turned into --squid); another program's
+// format is built by buildForeign. done is false when build goes on with
+// args.
+func buildWithFormat(e *env, args []string) (rest []string, done bool, err error) {
+	name, at, n, ok := buildFormatArg(args)
+	if !ok {
+		return args, false, nil
+	}
+	var format formatValue
+	if err := format.Set(name); err != nil {
+		return nil, true, usagef("--format %q: %v", name, err)
+	}
+	rest = append(append([]string{}, args[:at]...), args[at+n:]...)
+	switch anyfile.Format(format) {
+	case anyfile.FormatBloomcast:
+		return rest, false, nil
+	case anyfile.FormatSquid:
+		return append(rest, "--squid"), false, nil
+	}
+	return nil, true, buildForeign(e, anyfile.Format(format), rest)
+}
+
+// buildOnlyFlags are build's flags for bloomcast's own filters, which
+// other programs' filters refuse; true for a flag without a value.
+var buildOnlyFlags = map[string]bool{"layout": false, "block-bits": false, "seed": false, "folds": false,
+	"counting": true, "width": false, "minimal-increase": true, "deletion": true, "budget": false, "packet": false,
+	"max-m": false, "max-bpk": false, "max-k": false, "squid": true, "bits-per-entry": false}
+
+// buildForeign builds a filter of another program's format from keys.
+func buildForeign(e *env, format anyfile.Format, args []string) error {
+	fs := newFlagSet("build")
+	e.keyFlags(fs)
+	e.keyTypeFlag(fs)
+	var n, m countValue
+	p := rateValue(0.01)
+	var k probesValue
+	var out string
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&m, "m", "")
+	fs.Var(&k, "k", "")
+	e.outFlag(fs, &out, "")
+	e.quietFlag(fs)
+	e.strictFlag(fs)
+	for name, isBool := range buildOnlyFlags {
+		fs.Var(refusedFlag(isBool), name, "")
+	}
+	inputs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	for name := range buildOnlyFlags {
+		if flagSet(fs, name) {
+			return usagef("--%s does not apply to a %v filter (size it with -n and -p, or -m and -k)", name, format)
+		}
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	switch {
+	case format == anyfile.FormatParquetSBBF && flagSet(fs, "k"):
+		return usagef("-k does not apply to a parquet-sbbf filter: a key sets one bit in each of its block's eight words")
+	case format == anyfile.FormatParquetSBBF:
+	case flagSet(fs, "m") != flagSet(fs, "k"):
+		return usagef("a %v filter takes -m and -k together (or -n and -p)", format)
+	}
+	spec := anyfile.Spec{Format: format, N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Keys: anyfile.KeyType(e.keyType)}
+	var keys [][]byte
+	var read uint64
+	src := e.keys(inputs)
+	sizeForKeys := spec.M == 0 && n == 0
+	if sizeForKeys {
+		// Size for the distinct keys read: hold them, count them, then add.
+		var hs []hashing.Hash128
+		err = src.eachChecked(func(key []byte) error {
+			if err := spec.Keys.Check(key); err != nil {
+				return keyError(err)
+			}
+			keys = append(keys, append([]byte(nil), key...))
+			hs = append(hs, hashing.Default.Sum(key, 0))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		spec.N, read = keyfile.CountDistinct(hs), uint64(len(keys))
+	}
+	f, err := anyfile.New(spec)
+	if err != nil {
+		return fileErr(outputName(out), err)
+	}
+	if sizeForKeys {
+		for _, key := range keys {
+			if err := f.Add(key); err != nil {
+				return fileErr(outputName(out), err)
+			}
+		}
+	} else {
+		err = src.eachChecked(func(key []byte) error { read++; return keyError(f.Add(key)) })
+		if err != nil {
+			return err
+		}
+	}
+	var w warnings
+	name := outputName(out)
+	s := f.Stats()
+	if read == 0 {
+		w.add("%s: no keys read: the filter is empty", name)
+	}
+	if s.FillRatio > 0.9 {
+		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*s.FillRatio)
+	} else if flagSet(fs, "p") && s.FalsePositiveRate > 10*float64(p) {
+		w.add("%s: false-positive rate %s from the bits, more than 10× the target %s", name, rate(s.FalsePositiveRate), rate(float64(p)))
+	}
+	if err := e.refuse(w, out); err != nil {
+		return err
+	}
+	if err := e.writeFilter(out, f); err != nil {
+		return err
+	}
+	e.report(w)
+	return nil
+}
+
+// refusedFlag is a flag that takes anything (build's own flags, which
+// buildForeign refuses once it knows they were given); true for one
+// without a value.
+type refusedFlag bool
+
+func (refusedFlag) String() string     { return "" }
+func (refusedFlag) Set(string) error   { return nil }
+func (r refusedFlag) IsBoolFlag() bool { return bool(r) }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/keyfile"
+)
+
+// runBuildFPSet is build --fpset: a set of fingerprints of the keys,
+// sized as calc --fpset sizes it.
+func runBuildFPSet(e *env, args []string) error {
+	fs := newFlagSet("build")
+	e.keyFlags(fs)
+	var n, bitsFlag, countBits countValue
+	var p rateValue
+	var c float64
+	var seed uint64
+	var out string
+	var fp, rice bool
+	fs.BoolVar(&fp, "fpset", false, "")
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&bitsFlag, "bits", "")
+	fs.Float64Var(&c, "c", 0, "")
+	fs.Var(&countBits, "count-bits", "")
+	fs.BoolVar(&rice, "rice", false, "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	e.outFlag(fs, &out, "")
+	e.quietFlag(fs)
+	inputs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	if countBits > fpset.MaxCountBits {
+		return usagef("--count-bits %d above %d", countBits, fpset.MaxCountBits)
+	}
+	var hs []hashing.Hash128
+	err = e.keys(inputs).each(func(key []byte) { hs = append(hs, hashing.SumSeed(key, seed)) })
+	if err != nil {
+		return err
+	}
+	size := uint64(n)
+	if size == 0 {
+		size = max(1, keyfile.CountDistinct(hs))
+	}
+	shape, err := fpsetFor(size, float64(p), int(bitsFlag), c, flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c"))
+	if err != nil {
+		return err
+	}
+	set, err := fpset.New(fpset.Config{N: size, Bits: shape.Bits, CountBits: int(countBits), Seed: seed})
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		set.AddHash(h)
+	}
+	if !e.quiet && n != 0 && set.Len() > uint64(n) {
+		fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
+			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(shape.FalsePositive))
+	}
+	if rice {
+		return e.writeFilter(out, set.Compress())
+	}
+	return e.writeFilter(out, set)
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// calc --budget and build --budget: the filter with the lowest rate whose
+// message fits a budget in bytes.
+
+const calcBudgetUsage = `usage: bloomcast calc -n N --budget BYTES [--packet BYTES] [--layout L]
+                      [--block-bits B] [--max-m BITS | --max-bpk X] [--max-k K]
+                      [--json]
+
+Choose the filter of N keys with the lowest false-positive rate whose
+message, frame included, fits BYTES: layout, m, k, and whether it is sent
+raw or entropy-coded. A coded filter's size varies from one set of keys
+to the next; calc keeps E[size] + 3.09·σ within the budget, so the
+message fits with probability at least 99.9% (σ from occupancy: the
+number of zero bits Z has a variance computed per layout, and the size
+m·H(Z/m) moves by |log2((m − Z)/Z)| bits per bit of Z; the arithmetic
+coder adds at most log2(m+1) + 48 bits). "bloomcast build --budget" builds
+the filter, and checks that the file fits.
+
+The receivers hold the decoded m bits. By default m is capped at 4 times
+the budget's bits; calc says when the cap binds, and what the rate would
+be without it. calc also prints the best raw filter of the same bytes.
+
+flags:
+  -n N             number of distinct keys (required)
+  --budget BYTES   the largest message, frame included
+  --packet BYTES   send in packets of this payload: the budget is rounded
+                   down to whole packets (at least one)
+  --layout L       classic, partitioned, blocked, paged or all (default all)
+  --block-bits B   page size of the paged layout in bits (default 32768)
+  --max-m BITS     memory cap in bits (default 4 × 8 × BYTES)
+  --max-bpk X      memory cap in bits per key
+  --max-k K        largest k tried (default 64)
+  --json           print one JSON object instead of a table
+`
+
+func runCalcBudget(e *env, args []string) error {
+	fs := newFlagSet("calc")
+	var n, budget, packet, blockBits, maxM countValue
+	var maxK probesValue
+	var maxBPK float64
+	layout := layoutValue{all: true}
+	var asJSON bool
+	fs.Var(&n, "n", "")
+	fs.Var(&budget, "budget", "")
+	fs.Var(&packet, "packet", "")
+	fs.Var(&layout, "layout", "")
+	fs.Var(&blockBits, "block-bits", "")
+	fs.Var(&maxM, "max-m", "")
+	fs.Float64Var(&maxBPK, "max-bpk", 0, "")
+	fs.Var(&maxK, "max-k", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	if done, err := e.parseModeFlags(fs, args, calcBudgetUsage); done || err != nil {
+		return err
+	}
+	o := digest.Budget{N: uint64(n), Bytes: uint64(budget), Packet: uint64(packet), Layout: layout.layout,
+		BlockBits: uint64(blockBits), MaxBits: uint64(maxM), MaxBitsPerKey: maxBPK, MaxK: int(maxK)}
+	if err := checkBudget(o, flagSet(fs, "packet"), true); err != nil {
+		return err
+	}
+	res, err := solveBudget(o)
+	if err != nil {
+		return err
+	}
+	r := digest.NewBudgetReport(o, res)
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	return printBudget(e, r)
+}
+
+// checkBudget validates the flags calc --budget and build --budget share.
+func checkBudget(o digest.Budget, hasPacket, needN bool) error {
+	switch {
+	case needN && o.N == 0:
+		return errors.New("calc: --budget needs -n N")
+	case o.Bytes == 0:
+		return errors.New("--budget needs a number of bytes above 0")
+	case hasPacket && o.Packet == 0:
+		return errors.New("--packet needs a number of bytes above 0")
+	case o.MaxBitsPerKey < 0:
+		return fmt.Errorf("--max-bpk %g: want bits per key above 0", o.MaxBitsPerKey)
+	case o.BlockBits%64 != 0:
+		return fmt.Errorf("--block-bits %d: want a positive multiple of 64", o.BlockBits)
+	case o.BlockBits != 0 && o.Layout != params.Paged && o.Layout != 0:
+		return fmt.Errorf("--block-bits is the page size of the paged layout; it means nothing with --layout %s", o.Layout)
+	}
+	return nil
+}
+
+// solveBudget is o.Solve, refusing first, in calc's words, a budget with
+// no room for a filter.
+func solveBudget(o digest.Budget) (params.BudgetResult, error) {
+	if b := o.Effective(); b <= digest.BudgetFrameBytes+8 {
+		return params.BudgetResult{}, fmt.Errorf("calc: --budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
+	}
+	return o.Solve()
+}
+
+func printBudget(e *env, r *digest.BudgetReport) error {
+	head := fmt.Sprintf("n = %d keys, budget %d bytes", r.N, r.Budget)
+	if r.Packet > 0 {
+		head += fmt.Sprintf(" in packets of %d: %d packets, %d bytes", r.Packet, r.Packets, r.Effective)
+	}
+	fprintf(e.stdout, "%s (frame %d bytes); fits with probability ≥ 99.9%%\n\n", head, r.FrameBytes)
+	var t textTable
+	t.add("", "layout", "m/n", "k", "m", "sent", "rate", "mean bytes", "σ bytes", "99.9% bytes")
+	row := func(label string, s digest.BudgetShape) {
+		t.add(label, s.Layout, strconv.FormatFloat(s.BitsPerKey, 'f', 2, 64), strconv.Itoa(s.K),
+			strconv.FormatUint(s.M, 10), s.Codec, rate(s.FalsePositiveRate),
+			strconv.FormatFloat(s.MeanBytes, 'f', 0, 64), strconv.FormatFloat(s.SDBytes, 'f', 1, 64),
+			strconv.FormatFloat(s.BoundBytes, 'f', 0, 64))
+	}
+	row("best", r.Best)
+	for _, s := range r.PerLayout {
+		row("", s)
+	}
+	if r.Raw != nil {
+		row("raw, same bytes", *r.Raw)
+	}
+	if r.Uncapped != nil {
+		row("without the cap", *r.Uncapped)
+	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	fprintln(e.stdout)
+	if r.Raw != nil {
+		fprintf(e.stdout, "the best rate is %.3g× the raw filter's of the same bytes\n", r.RateGainRaw)
+	}
+	if r.CapBinds {
+		fprintf(e.stdout, "the memory cap binds: m ≤ %d bits (%.1f bits per key); without it the rate would be %s at m/n = %.1f (raise it with --max-m or --max-bpk)\n",
+			r.CapBits, float64(r.CapBits)/float64(r.N), rate(r.Uncapped.FalsePositiveRate), r.Uncapped.BitsPerKey)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// calc --fpset: a fingerprint set next to a Bloom filter at the same rate.
+// runCalc hands its arguments here when they include --fpset.
+
+const calcFPSetUsage = `usage: bloomcast calc --fpset -n N [-p P | --bits B | -c C] [--count-bits W]
+                      [--json]
+
+Size a set of fingerprints (bloomcast's fpset: a b-bit hash per key) for N
+keys and compare it with a classic Bloom filter with the same false-positive
+rate. The rate of b-bit fingerprints is 1 − (1 − 1/(2^b − 1))^N ≤ N/2^b;
+with b = c·log2 N it is at most 1/N^(c−1). The forms:
+
+  table       the dynamic set (add, remove, count): (b + W)/load bits per
+              key, the load between 0.4 and 0.8
+  sorted      static, interpolation search: b (+ W) bits per key
+  Rice-coded  static, for transmission: about log2(1/p) + 1.5 bits per key
+
+calc also says from which width on each form is smaller than the Bloom
+filter at the same rate.
+
+flags:
+  -n N             number of distinct keys (required)
+  -p P             the narrowest fingerprints with a rate of at most P
+  --bits B         fingerprint width, 2..64
+  -c C             fingerprint width ceil(C·log2 N) (default 2)
+  --count-bits W   multiset counts of W bits (adds W to the table and the
+                   sorted form)
+  --json           print one JSON object instead of a table
+`
+
+// wantsFPSet reports whether calc's arguments ask for the fingerprint set.
+func wantsFPSet(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-fpset", "--fpset":
+			return true
+		}
+	}
+	return false
+}
+
+func runCalcFPSet(e *env, args []string) error {
+	fs := newFlagSet("calc")
+	var n, bitsFlag, countBits countValue
+	var p rateValue
+	var c float64
+	var asJSON, fpset bool
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&bitsFlag, "bits", "")
+	fs.Float64Var(&c, "c", 0, "")
+	fs.Var(&countBits, "count-bits", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&fpset, "fpset", false, "")
+	if done, err := e.parseModeFlags(fs, args, calcFPSetUsage); done || err != nil {
+		return err
+	}
+	if n == 0 {
+		return usagef("--fpset needs -n N")
+	}
+	if countBits > 32 {
+		return usagef("--count-bits %d above 32", countBits)
+	}
+	s, err := fpsetFor(uint64(n), float64(p), int(bitsFlag), c, flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c"))
+	if err != nil {
+		return err
+	}
+	r, err := params.NewFingerprintReport(s, int(countBits))
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	return printFPSet(e, r)
+}
+
+// fpsetFor solves for the fingerprint width from exactly one of -p,
+// --bits and -c (default -c 2; params.FingerprintSetOf).
+func fpsetFor(n uint64, p float64, b int, c float64, hasP, hasBits, hasC bool) (params.FingerprintSet, error) {
+	switch {
+	case hasP && (hasBits || hasC) || hasBits && hasC:
+		return params.FingerprintSet{}, usagef("give one of -p, --bits and -c")
+	case hasBits && b == 0:
+		return params.FingerprintSetWithBits(n, 0)
+	case hasC && c == 0:
+		_, err := params.FingerprintBits(n, 0)
+		return params.FingerprintSet{}, err
+	}
+	return params.FingerprintSetOf(params.FingerprintQuery{N: n, P: p, Bits: b, C: c})
+}
+
+func printFPSet(e *env, r *params.FingerprintReport) error {
+	fprintf(e.stdout, "fingerprint set of n = %d keys: %d-bit fingerprints, predicted p = %s\n\n", r.N, r.Bits, rate(r.FalsePositiveRate))
+	var t textTable
+	t.add("form", "bits/key", "size")
+	row := func(name string, perKey float64) {
+		t.add(name, strconv.FormatFloat(perKey, 'f', 3, 64), humanBytes(int64(perKey*float64(r.N)/8+0.5)))
+	}
+	row(fmt.Sprintf("fpset table (load %.1f)", params.FingerprintTableLoad), r.TableBitsPerKey)
+	row("fpset sorted", r.SortedBitsPerKey)
+	if r.CountBits > 0 {
+		t.add(fmt.Sprintf("fpset Rice-coded (k = %d)", r.RiceK), "+counts", "")
+	} else {
+		row(fmt.Sprintf("fpset Rice-coded (k = %d)", r.RiceK), r.CompressedBitsPerKey)
+	}
+	if r.BloomM != 0 {
+		row(fmt.Sprintf("classic Bloom filter (k = %d)", r.BloomK), r.BloomBitsPerKey)
+	}
+	row("entropy of the fingerprints", r.EntropyBitsPerKey)
+	row("any filter, log2(1/p)", r.MinimumBitsPerKey)
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	fprintln(e.stdout)
+	fprintln(e.stdout, crossoverLine("in memory, sorted fingerprints", r.MemoryCrossoverBits, r.MemoryCrossoverRate))
+	fprintln(e.stdout, crossoverLine("sent, Rice-coded fingerprints", r.TransmitCrossoverBits, r.TransmitCrossoverRate))
+	return nil
+}
+
+// crossoverLine says from which width a form beats the Bloom filter.
+func crossoverLine(form string, b int, p float64) string {
+	if b == 0 {
+		return fmt.Sprintf("%s are never smaller than a Bloom filter for this n (with at most 64 bits)", form)
+	}
+	return fmt.Sprintf("%s are smaller than a Bloom filter from %d bits on (p ≤ %s for this n)", form, b, rate(p))
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+// calc --transmit and calc --compressed: the compressed-filter optimiser.
+// runCalc hands its arguments here when they include either flag.
+
+const calcTransmitUsage = `usage: bloomcast calc -n N --transmit Z [--max-m BITS] [options] [--json]
+       bloomcast calc -n N -p P --compressed [--max-m BITS] [options] [--json]
+
+Choose a classic filter to send compressed (Mitzenmacher, "Compressed Bloom
+filters"). A filter with few hash functions and a larger array has its
+bits far from half set, and an entropy coder sends its m bits in about
+m·H(p) bits. With --transmit, calc finds the m and k with the lowest
+false-positive rate whose message fits Z bits per key; with --compressed,
+the m and k whose message is smallest at rate P. Either way it prints the
+standard (uncompressed) filter for the same question, the optimum, and the
+best shape for each k.
+
+options:
+  -n N              number of distinct keys (required)
+  --transmit Z      budget: bits per key on the wire
+  -p P              target false-positive rate (with --compressed)
+  --max-m BITS      memory cap: the receivers hold at most BITS bits
+  --max-bpk X       memory cap in bits per key
+  --max-k K         largest k tried (default 64)
+  --overhead E      the coder's excess over m·H(p), e.g. 0.005 (default 0)
+  --whole           whole bits per key only (m/n = 14, 92, ...), as the
+                    paper's tables
+  --exact           p = (1 − 1/m)^(kn) instead of the paper's e^(−kn/m)
+  --churn C         fraction of keys replaced between updates: report the
+                    size of a delta for each shape
+  --delta Z         bound the delta at Z bits per key (needs --churn)
+  --json            print one JSON object instead of tables
+  --plot OUT.svg    also draw the best shape's rate, message and memory
+                    against k (log scale), with the standard filter's
+`
+
+// wantsTransmit reports whether calc's arguments ask for the optimiser.
+func wantsTransmit(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-transmit", "--transmit", "-compressed", "--compressed":
+			return true
+		}
+		if strings.HasPrefix(a, "--transmit=") || strings.HasPrefix(a, "-transmit=") {
+			return true
+		}
+	}
+	return false
+}
+
+func runCalcTransmit(e *env, args []string) error {
+	fs := newFlagSet("calc")
+	var n, maxM countValue
+	var p rateValue
+	var maxK probesValue
+	var z, maxBPK, overhead, churn, delta float64
+	var compressed, whole, exact, asJSON bool
+	var plotOut string
+	fs.StringVar(&plotOut, "plot", "", "")
+	fs.Var(&n, "n", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&maxM, "max-m", "")
+	fs.Var(&maxK, "max-k", "")
+	fs.Float64Var(&z, "transmit", 0, "")
+	fs.Float64Var(&maxBPK, "max-bpk", 0, "")
+	fs.Float64Var(&overhead, "overhead", 0, "")
+	fs.Float64Var(&churn, "churn", 0, "")
+	fs.Float64Var(&delta, "delta", 0, "")
+	fs.BoolVar(&compressed, "compressed", false, "")
+	fs.BoolVar(&whole, "whole", false, "")
+	fs.BoolVar(&exact, "exact", false, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	if done, err := e.parseModeFlags(fs, args, calcTransmitUsage); done || err != nil {
+		return err
+	}
+	switch {
+	case n == 0:
+		return usagef("calc --transmit and --compressed need -n N")
+	case flagSet(fs, "transmit") == compressed:
+		return usagef("give either --transmit Z or -p P --compressed")
+	case compressed && p == 0:
+		return usagef("--compressed needs a target rate -p P")
+	case !compressed && p != 0:
+		return usagef("-p is the target of --compressed; --transmit takes a budget instead")
+	case !compressed && (!(z > 0) || math.IsInf(z, 0)):
+		return fmt.Errorf("calc: --transmit %g: want bits per key above 0", z)
+	case !(maxBPK >= 0) || math.IsInf(maxBPK, 0):
+		return fmt.Errorf("calc: --max-bpk %g: want bits per key above 0", maxBPK)
+	case !(overhead >= 0) || math.IsInf(overhead, 0):
+		return fmt.Errorf("calc: --overhead %g: want a fraction ≥ 0, such as 0.005", overhead)
+	case !(churn >= 0 && churn <= 1):
+		return fmt.Errorf("calc: --churn %g: want a fraction of the keys from 0 to 1", churn)
+	case !(delta >= 0) || math.IsInf(delta, 0):
+		return fmt.Errorf("calc: --delta %g: want bits per key above 0", delta)
+	case delta > 0 && churn == 0:
+		return errors.New("calc: --delta bounds the delta for a churn: it needs --churn C")
+	}
+	opts := params.TransmitOptions{
+		MaxBitsPerElement: maxBPK, MaxBits: uint64(maxM), MaxK: int(maxK), Overhead: overhead,
+		Exact: exact, WholeBitsPerElement: whole, Churn: churn, DeltaBitsPerElement: delta,
+	}
+	var res params.TransmitResult
+	var r *params.TransmitReport
+	var err error
+	if compressed {
+		tq := params.TargetQuery{N: uint64(n), P: float64(p), TransmitOptions: opts}
+		if res, err = params.OptimizeTarget(tq); err == nil {
+			r = params.NewTargetReport(tq, res)
+		}
+	} else {
+		tq := params.TransmitQuery{N: uint64(n), BitsPerElement: z, TransmitOptions: opts}
+		if res, err = params.OptimizeTransmit(tq); err == nil {
+			r = params.NewTransmitReport(tq, res)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if plotOut != "" && len(r.PerK) > 0 {
+		q := fmt.Sprintf("budget %g bits per key", r.Budget)
+		if compressed {
+			q = fmt.Sprintf("target rate %g", r.TargetP)
+		}
+		if err := writeCharts(plotOut, sim.TransmitCharts(r.N, q, res)...); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	return printTransmit(e, r, churn > 0)
+}
+
+func printTransmit(e *env, r *params.TransmitReport, churn bool) error {
+	if r.Question == "target" {
+		fprintf(e.stdout, "n = %d, target rate %s: the smallest message\n\n", r.N, rate(r.TargetP))
+	} else {
+		fprintf(e.stdout, "n = %d, budget %g bits per key: the lowest rate\n\n", r.N, r.Budget)
+	}
+	var t textTable
+	head := []string{"", "m/n", "k", "m", "p0", "rate", "z/n", "sent"}
+	if churn {
+		head = append(head, "delta/n")
+	}
+	t.add(head...)
+	row := func(label string, s params.TransmitShape) {
+		sent := "raw"
+		if s.Compressed {
+			sent = "compressed"
+		}
+		cells := []string{label,
+			strconv.FormatFloat(s.BitsPerKey, 'f', 3, 64), strconv.Itoa(s.K),
+			strconv.FormatUint(s.M, 10), strconv.FormatFloat(s.P0, 'f', 4, 64),
+			rate(s.FalsePositiveRate), strconv.FormatFloat(s.TransmitBitsPerKey, 'f', 3, 64), sent}
+		if churn {
+			cells = append(cells, strconv.FormatFloat(*s.DeltaBits/float64(r.N), 'f', 3, 64))
+		}
+		t.add(cells...)
+	}
+	if r.Uncompressed != nil {
+		row("standard", *r.Uncompressed)
+	}
+	row("best", r.Best)
+	for _, s := range r.PerK {
+		row("k = "+strconv.Itoa(s.K), s)
+	}
+	return t.write(e.stdout)
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// svgTexts parses an SVG file and returns the texts of its <text>
+// elements and the number of its charts' polylines; it fails the test if
+// the file is not well-formed XML.
+func svgTexts(t *testing.T, path string) ([]string, int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var texts []string
+	lines, inText := 0, false
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		switch v := tok.(type) {
+		case xml.StartElement:
+			inText = v.Name.Local == "text"
+			if v.Name.Local == "polyline" {
+				lines++
+			}
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(v))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	return texts, lines
+}
+
+// TestTablePlotGolden: table --plot draws Figure 4 of Fan et al. byte for
+// byte as testdata/table-figure4.svg holds it (go test -run
+// TestTablePlotGolden -update rewrites it after an intended change).
+func TestTablePlotGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fig4.svg")
+	if text := ok(t, "", "table", "--plot", out); !strings.Contains(text, "m/n") {
+		t.Errorf("table --plot no longer prints the table:\n%.200s", text)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "table-figure4.svg")
+	if *updateGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("table --plot differs from %s", golden)
+	}
+	texts, lines := svgTexts(t, out)
+	joined := strings.Join(texts, "|")
+	if lines != 2 || !strings.Contains(joined, "k = 4") || !strings.Contains(joined, "optimal k") || !strings.Contains(joined, "Figure 4") {
+		t.Errorf("Figure 4: %d lines, texts %q", lines, texts)
+	}
+}
+
+func TestCalcPlot(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k.svg")
+	ok(t, "", "calc", "-n", "10000", "-m", "100000", "--plot", out)
+	texts, lines := svgTexts(t, out)
+	joined := strings.Join(texts, "|")
+	for _, l := range []string{"classic", "partitioned", "blocked", "paged"} {
+		if !strings.Contains(joined, "|"+l+"|") && !strings.HasSuffix(joined, "|"+l) {
+			t.Errorf("calc --plot lacks the %s line: %q", l, texts)
+		}
+	}
+	if lines != 4 {
+		t.Errorf("calc --plot: %d lines, want 4", lines)
+	}
+	out = filepath.Join(dir, "t.svg")
+	ok(t, "", "calc", "-n", "10000", "--transmit", "8", "--max-bpk", "100", "--plot", out)
+	texts, lines = svgTexts(t, out)
+	joined = strings.Join(texts, "|")
+	if lines != 5 || !strings.Contains(joined, "rate against k") || !strings.Contains(joined, "sent (z/n)") || !strings.Contains(joined, "standard, k = 6") {
+		t.Errorf("calc --transmit --plot: %d lines, texts %q", lines, texts)
+	}
+	failsWith(t, "calc: --plot draws the rate against k for given -n N and -m M; it needs both", "calc", "-n", "100", "-p", "0.01", "--plot", out)
+	failsWith(t, "calc: --plot means nothing with --counting", "calc", "--counting", "-n", "100", "-m", "1000", "--plot", out)
+}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/counting"
+)
+
+// filterKind holds build's flags that choose a counting filter.
+type filterKind struct {
+	deletion bool // a deletion filter: two Bloom filters, added and removed
+	counting bool
+	width    widthValue
+	minInc   bool
+}
+
+func (k *filterKind) flags(fs *flag.FlagSet) {
+	k.width = 4
+	fs.BoolVar(&k.counting, "counting", false, "")
+	fs.BoolVar(&k.deletion, "deletion", false, "")
+	fs.Var(&k.width, "width", "")
+	fs.BoolVar(&k.minInc, "minimal-increase", false, "")
+}
+
+// check rejects counting options without --counting.
+func (k *filterKind) check(fs *flag.FlagSet) error {
+	if !k.counting && (flagSet(fs, "width") || k.minInc) {
+		return usagef("--width and --minimal-increase describe a counting filter; add --counting")
+	}
+	if k.counting && k.deletion {
+		return usagef("--counting and --deletion are two kinds of filter; give one")
+	}
+	return nil
+}
+
+// kind is the anyfile.Kind that build makes.
+func (k *filterKind) kind() anyfile.Kind {
+	switch {
+	case k.counting:
+		return anyfile.Counting
+	case k.deletion:
+		return anyfile.Deletion
+	}
+	return anyfile.Bloom
+}
+
+// widthValue is a counter width: 4, 8 or 16 bits.
+type widthValue int
+
+func (w *widthValue) String() string { return strconv.Itoa(int(*w)) }
+
+func (w *widthValue) Set(s string) error {
+	switch s {
+	case "4", "8", "16":
+		v, _ := strconv.Atoi(s)
+		*w = widthValue(v)
+		return nil
+	}
+	return errors.New("want 4, 8 or 16")
+}
+
+var addCommand = &command{
+	name:    "add",
+	summary: "add keys to a filter file in place",
+	usage: `usage: bloomcast add FILTER [KEY...]
+
+Add each KEY, or each line of standard input when no KEY is given (a
+trailing "\r" is dropped and empty lines are skipped), to the Bloom
+filter, counting filter, deletion filter (its filter of added keys) or
+Squid cache digest in the file FILTER, and write it back as the same
+kind, with the same codec and sequence number. Adding a key twice to a
+counting filter counts it twice. To a Squid digest each KEY is a URL
+requested with GET: its Squid store key is added, and a key that is not an
+absolute URL is an error (nothing is written).
+
+flags:
+` + keyTypeHelp + formatHelp + keyInputHelp + inPlaceNote,
+	run: runAdd,
+}
+
+var removeCommand = &command{
+	name:    "remove",
+	summary: "remove keys from a counting or deletion filter file in place",
+	usage: `usage: bloomcast remove FILTER [KEY...]
+
+Remove one occurrence of each KEY, or of each line of standard input when
+no KEY is given, from the counting filter in the file FILTER, and write it
+back atomically. All or nothing: if any key cannot be removed (one of its
+counters is zero, so it was never added, or was removed as often as it was
+added), nothing is written, the file stays byte for byte as it was, and
+the exit status is 1. A filter built with --minimal-increase cannot remove
+keys.
+
+From a deletion filter (build --deletion) each KEY goes to the filter of
+removed keys, for good; a key that the filter of added keys does not hold
+is refused in the same all-or-nothing way.
+
+Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
+error.
+` + keyInputHelp + inPlaceNote,
+	run: runRemove,
+}
+
+var countCommand = &command{
+	name:    "count",
+	summary: "estimate how often keys were added to a counting filter",
+	usage: `usage: bloomcast count [-v] FILTER [KEY...]
+
+Print one line per KEY, or per line of standard input when no KEY is
+given: the counting filter's estimate of how many times the key was added
+and not removed (the smallest of its counters; never below the true count
+unless the counters saturated, and 0 means certainly absent). FILTER may
+be "-" (standard input) when the keys are arguments.
+
+flags:
+  -v, --keys   print KEY<TAB>COUNT
+` + keyInputHelp,
+	run: runCount,
+}
+
+// openInPlace parses the arguments of add and remove, takes the lock on
+// FILTER (see lockInPlace) and reads it. Unless it fails, the caller must
+// call release when it has written FILTER back or given up.
+func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []string, release func(), err error) {
+	fs := newFlagSet(name)
+	e.keyFlags(fs)
+	e.quietFlag(fs)
+	if name == "add" {
+		e.formatFlag(fs)
+		e.keyTypeFlag(fs)
+	}
+	args, err = parseFlags(fs, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(args) == 0 {
+		return nil, nil, nil, usagef("missing FILTER")
+	}
+	if args[0] == "-" {
+		return nil, nil, nil, usagef("FILTER is changed in place, so it must be a file")
+	}
+	if release, err = e.lockInPlace(args[0]); err != nil {
+		return nil, nil, nil, err
+	}
+	lf, err = e.openAny(args[0])
+	if err == nil && lf.other != nil && lf.other.deletion == nil {
+		err = errNotChangeable(lf)
+	}
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return lf, args[1:], release, nil
+}
+
+func runAdd(e *env, args []string) error {
+	lf, keys, release, err := e.openInPlace("add", args)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := e.eachKeyChecked(keys, lf.adder()); err != nil {
+		if len(keys) > 0 { // a KEY argument: the problem is the filter's
+			err = fileErr(lf.path, err)
+		}
+		return err
+	}
+	return e.writeBack(lf.path, lf)
+}
+
+func runRemove(e *env, args []string) error {
+	lf, keys, release, err := e.openInPlace("remove", args)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if lf.other != nil {
+		return e.removeFromDeletion(lf, keys)
+	}
+	cf := lf.Counting
+	if cf == nil {
+		return fileErr(lf.path, fmt.Errorf("holds %s, which cannot remove keys; build a counting filter (--counting)", lf.kind()))
+	}
+	if cf.MinimalIncrease() {
+		return fileErr(lf.path, counting.ErrNoRemoval)
+	}
+	var refused, total int
+	var first string
+	err = e.eachKey(keys, func(key []byte) {
+		total++
+		if cf.Remove(key) != nil {
+			if refused == 0 {
+				first = string(key)
+			}
+			refused++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if refused > 0 {
+		fprintf(e.stderr, "bloomcast: %s: %d of %d keys not present (the first: %q); nothing removed, file unchanged\n",
+			displayName(lf.path), refused, total, first)
+		return exitStatus(1)
+	}
+	return e.writeBack(lf.path, lf)
+}
+
+func runCount(e *env, args []string) error {
+	file, keys, withKeys, err := e.lookupArgs(newFlagSet("count"), args, "FILTER", "filter")
+	if err != nil {
+		return err
+	}
+	lf, err := e.openFilter(file)
+	if err != nil {
+		return err
+	}
+	cf := lf.Counting
+	if cf == nil {
+		return fileErr(lf.path, fmt.Errorf("holds %s, which does not count; build it with --counting", lf.kind()))
+	}
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
+		return strconv.FormatUint(cf.Count(key), 10), true
+	})
+}
+
+// countingReport is the part of inspect's report that only counting
+// filters have (anyfile.NewCountingReport).
+type countingReport = anyfile.CountingReport
+
+func inspectCounting(cf *counting.Filter) *countingReport { return anyfile.NewCountingReport(cf) }
+
+// addCountingLines adds the counting filter's lines to inspect's text.
+func addCountingLines(kv *keyValues, r *countingReport, m uint64) {
+	mode := "minimum selection; removal allowed"
+	if r.MinimalIncrease {
+		mode = "minimal increase; no removal"
+	}
+	kv.add("counters", fmt.Sprintf("%d-bit (max %d), %s", r.CounterWidth, r.MaxCount, mode))
+	kv.add("saturated", fmt.Sprintf("%d counters stuck at %d", r.Saturated, r.MaxCount))
+	bound := rate(r.OverflowBound)
+	if r.OverflowBound < 1e-300 {
+		bound = fmt.Sprintf("10^%.2f", r.OverflowBoundLog10)
+	}
+	kv.add("overflow bound", bound+fmt.Sprintf(" = Pr(some counter reaches %d) at the recorded count, at most", r.MaxCount+1))
+	label, digits := "counter values", len(strconv.FormatUint(r.MaxCount, 10))
+	for _, b := range r.Histogram {
+		kv.add(label, fmt.Sprintf("%*d: %d counters (%.4g%%)", digits, b.Value, b.Counters, 100*float64(b.Counters)/float64(m)))
+		label = ""
+	}
+}

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+var demoCommand = &command{
+	name:    "demo",
+	summary: "compare the layouts, then the summary cache against ICP on a short replay",
+	usage: `usage: bloomcast demo [--keys N] [-p P] [--requests N] [--seed S] [--json]
+
+First, build a filter of each layout from N built-in URL-like keys, query
+every member and as many keys that were never added, and compare the
+measured false-positive rate with the predicted one, with timings and
+sizes. Then start 4 cache nodes and an origin on loopback and replay a
+short synthetic web trace through them three times: without cooperation,
+with ICP, and as a summary cache (compressed digest deltas published when
+10% of a cache has changed); compare hit ratios and the inter-node traffic ("bloomcast
+simulate" runs every mode, at any size). Needs no files; everything
+depends only on the seed.
+
+flags:
+  --keys N      number of member keys (default 200000)
+  -p P          false-positive rate each filter is sized for (default 0.01)
+  --requests N  requests replayed through the nodes (default 30000; 0 skips
+                the replay)
+  --seed S      seed of the keys, the trace and the hashing (default 1)
+  --json        print one JSON object instead of tables
+`,
+	run: runDemo,
+}
+
+// demoReport is the demo's JSON output: one member per part of the demo,
+// so later parts (the cache cluster simulation) add a member here and a
+// printer below without changing what scripts already read.
+type demoReport struct {
+	LayoutTrial *sim.LayoutTrialReport `json:"layout_trial"`
+	Cluster     *sim.ClusterReport     `json:"cluster,omitempty"`
+}
+
+// The demo's replay: nodes, requests and modes.
+const (
+	demoNodes    = 4
+	demoRequests = 30000
+	demoSummary  = "sc-10%-16b-comp-delta"
+)
+
+// maxDemoKeys bounds --keys: the demo holds twice as many keys in memory,
+// some 70 bytes each.
+const maxDemoKeys = 1 << 22
+
+func runDemo(e *env, args []string) error {
+	fs := newFlagSet("demo")
+	keys := countValue(sim.DefaultTrialKeys)
+	p := rateValue(sim.DefaultTrialP)
+	requests := countValue(demoRequests)
+	var seed uint64
+	var asJSON bool
+	fs.Var(&keys, "keys", "")
+	fs.Var(&p, "p", "")
+	fs.Var(&requests, "requests", "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if keys < 1 || keys > maxDemoKeys {
+		return usagef("--keys must be between 1 and %d", maxDemoKeys)
+	}
+	if requests > sim.MaxSyntheticRequests {
+		return usagef("--requests must be at most %d", sim.MaxSyntheticRequests)
+	}
+
+	var report demoReport
+	var err error
+	report.LayoutTrial, err = layoutTrial(int(keys), float64(p), seed)
+	if err != nil {
+		return err
+	}
+	if !asJSON {
+		if err := printLayoutTrial(e.stdout, report.LayoutTrial); err != nil {
+			return err
+		}
+	}
+	if requests > 0 {
+		if report.Cluster, err = demoCluster(e, int(requests), seed); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, report)
+	}
+	if report.Cluster == nil {
+		return nil
+	}
+	return printDemoCluster(e.stdout, report.Cluster)
+}
+
+// demoCluster replays the demo's synthetic trace in three modes.
+func demoCluster(e *env, requests int, seed uint64) (*sim.ClusterReport, error) {
+	trace, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	modes, err := parseModes("none,icp," + demoSummary)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := replayCluster(e, trace, modes, clusterOptions{cacheFraction: 0.1, source: "synthetic", seed: seed})
+	return r, err
+}
+
+// printDemoCluster prints the replay's comparison and what it shows.
+func printDemoCluster(w io.Writer, r *sim.ClusterReport) error {
+	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
+		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
+	fprintf(w, "\n%s\n\n", wrap(head, 76))
+	var t textTable
+	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
+	rows := map[string]sim.ClusterRow{}
+	for _, x := range r.Results {
+		rows[x.Mode] = x
+		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
+			strconv.FormatUint(x.QueryMessages, 10), humanBytes(int64(x.ControlBytes)), humanBytes(int64(x.ObjectBytes)))
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	none, icp, sc := rows["none"], rows["icp"], rows[demoSummary]
+	mode, err := sim.ParseMode(demoSummary)
+	if err != nil {
+		return err
+	}
+	fewer := "as many query messages"
+	switch q := sc.QueryMsgsVsICP; {
+	case q > 0 && q < 1:
+		fewer = strconv.FormatFloat(1/q, 'f', 1, 64) + " times fewer query messages"
+	case q > 1:
+		// Caches of a few dozen objects publish at almost every change.
+		fewer = strconv.FormatFloat(q, 'f', 1, 64) + " times more query messages (caches this small publish at almost every change)"
+	}
+	text := fmt.Sprintf(`Each node is a real caching proxy (bloomcast serve) with a cache a tenth the size of the trace's objects, so it evicts. Alone ("none") the nodes serve %s of requests from cache. With ICP a node that misses asks all %d peers over UDP and waits for their replies: %s of requests come from a peer, for %d query messages. As a summary cache (%s) each node keeps a counting Bloom filter of its cache, publishes a compressed digest when %s of it has changed, and its peers fetch the delta; a miss goes only to a peer whose digest says maybe. It serves %s of requests from cache (ICP %s), %s from peers, with %s and %s of ICP's control bytes; its %d false hits are peers that were asked but no longer held the object, or digest false positives. "bloomcast simulate" runs every threshold, digest size, codec and update kind, or your own Squid access.log.`,
+		percent(none.HitRatio), r.Nodes-1, percent(icp.RemoteHitRatio), icp.QueryMessages, demoSummary, strconv.FormatFloat(100*mode.Threshold, 'g', -1, 64)+"%",
+		percent(sc.HitRatio), percent(icp.HitRatio), percent(sc.RemoteHitRatio), fewer, percent(sc.ControlBytesVsICP), sc.FalseHits)
+	_, err = fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
+	return err
+}
+
+// layoutTrial runs sim.LayoutTrial and keeps what the demo shows.
+func layoutTrial(keys int, p float64, seed uint64) (*sim.LayoutTrialReport, error) {
+	cfg := sim.LayoutTrialConfig{Keys: keys, P: p, Seed: seed}
+	results, err := sim.LayoutTrial(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewLayoutTrialReport(cfg, results), nil
+}
+
+func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
+	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
+		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
+	var t textTable
+	t.add("layout", "m", "k", "bits/key", "predicted", "measured", "add ns/key", "query ns/key", "encoded")
+	worst := 0.0 // largest gap between measured and predicted, in standard errors
+	largest := 0 // largest encoding, in bytes
+	for _, x := range r.Results {
+		largest = max(largest, x.EncodedBytes)
+		t.add(
+			x.Layout,
+			strconv.FormatUint(x.M, 10),
+			strconv.Itoa(x.K),
+			strconv.FormatFloat(x.BitsPerKey, 'f', 2, 64),
+			rate(x.PredictedFalsePositiveRate),
+			rate(x.MeasuredFalsePositiveRate),
+			strconv.FormatFloat(x.AddNsPerKey, 'f', 1, 64),
+			strconv.FormatFloat(x.QueryNsPerKey, 'f', 1, 64),
+			humanBytes(int64(x.EncodedBytes)),
+		)
+		if x.StdError > 0 {
+			worst = max(worst, math.Abs(x.MeasuredFalsePositiveRate-x.PredictedFalsePositiveRate)/x.StdError)
+		}
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	text := fmt.Sprintf(`Each filter holds the same %d keys and was sized by params.Size for p = %g, so the layouts differ only in how they spend their bits. "predicted" is the false-positive rate the params model gives for the shape; "measured" is the fraction of %d other keys, never added, that the filter wrongly reported present. %s, and no member was reported absent: a Bloom filter has no false negatives. Blocked puts all of a key's probes in one 64-byte cache line, so a query costs one memory miss, paid for with %s; paged does the same with 4 KiB pages for filters kept on disk; partitioned gives each probe a slice of its own. Timings are the fastest of three passes and vary with the machine.%s`,
+		r.Keys, r.P, r.NonMembers, agreement(worst), blockedCost(r.Results), cacheNote(largest))
+	_, err := fmt.Fprintf(w, "\n%s\n\n%s\n", wrap(text, 76),
+		wrap(`To size a filter of your own, try "bloomcast calc -n 1000000 -p 0.001"; "bloomcast table" prints the false-positive rate for each number of bits per key and k.`, 76))
+	return err
+}
+
+// agreement describes the largest gap between measured and predicted
+// rates, in standard errors.
+func agreement(worst float64) string {
+	if worst <= 3 {
+		return fmt.Sprintf("The two agree within sampling noise (the largest gap here is %.1f standard errors)", worst)
+	}
+	return fmt.Sprintf("The largest gap here is %.1f standard errors, more than sampling noise usually explains", worst)
+}
+
+// blockedCost says how many more bits per key blocked needs than classic.
+func blockedCost(results []sim.LayoutTrialRow) string {
+	bpk := map[string]float64{}
+	for _, x := range results {
+		bpk[x.Layout] = x.BitsPerKey
+	}
+	if bpk["classic"] == 0 || bpk["blocked"] == 0 {
+		return "a few more bits per key"
+	}
+	return fmt.Sprintf("%.0f%% more bits per key than classic", 100*(bpk["blocked"]/bpk["classic"]-1))
+}
+
+// cacheNote explains the timings of filters small enough to stay in the
+// CPU caches, where a memory miss never happens.
+func cacheNote(largestBytes int) string {
+	if largestBytes > 1<<20 {
+		return ""
+	}
+	return " Filters this small stay in the CPU caches, where the layouts' speeds are close; try --keys 2000000 to see what memory misses cost."
+}
+
+// wrap breaks text into lines of at most width columns at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		n := len([]rune(word))
+		switch {
+		case col == 0:
+		case col+1+n > width:
+			b.WriteByte('\n')
+			col = 0
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/internal/flagvalue"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// newFlagSet returns a silent flag set: the commands print their own usage
+// text, which is part of bloomcast's interface.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseNoArgs is parseFlags for a command that takes no positional
+// arguments: any is a usage error.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	return nil
+}
+
+// parseModeFlags parses the flags of a calc mode, which takes no
+// arguments: -h prints the mode's usage on standard output and reports
+// done, and the caller returns nil.
+func (e *env) parseModeFlags(fs *flag.FlagSet, args []string, usage string) (done bool, err error) {
+	err = parseNoArgs(fs, args)
+	if errors.Is(err, errHelp) {
+		fprint(e.stdout, usage)
+		return true, nil
+	}
+	return false, err
+}
+
+// parseFlags parses args like a Unix tool: flags may come before, between
+// or after the positional arguments, with one dash or two ("-json",
+// "--json"), their values joined by "=" or in the next argument; "--" ends
+// the flags and "-" alone is a positional argument (standard input). It
+// returns the positional arguments, errHelp for -h or --help, and a
+// usageError for a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	if err := fs.Parse(flags); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, usagef("%v", err)
+	}
+	return positional, nil
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagSet reports whether the flag called name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// countValue is a whole number ≥ 0 as a flag (internal/flagvalue.Count,
+// which the serve flags of package cache parse with too).
+type countValue = flagvalue.Count
+
+// rateValue is a probability in (0, 1).
+type rateValue float64
+
+func (r *rateValue) String() string { return strconv.FormatFloat(float64(*r), 'g', -1, 64) }
+
+func (r *rateValue) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0 && v < 1) {
+		return errors.New("want a rate between 0 and 1, such as 0.01 or 1e-6")
+	}
+	*r = rateValue(v)
+	return nil
+}
+
+// probesValue is a number of probes per key, 1..params.MaxK.
+type probesValue int
+
+func (k *probesValue) String() string { return strconv.Itoa(int(*k)) }
+
+func (k *probesValue) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > params.MaxK {
+		return fmt.Errorf("want a whole number from 1 to %d", params.MaxK)
+	}
+	*k = probesValue(v)
+	return nil
+}
+
+// layoutValue is a layout name; with all set, "all" is accepted as 0.
+type layoutValue struct {
+	layout params.Layout
+	all    bool
+}
+
+func (l *layoutValue) String() string {
+	if l.layout == 0 {
+		return "all"
+	}
+	return l.layout.String()
+}
+
+func (l *layoutValue) Set(s string) error {
+	if l.all && strings.EqualFold(s, "all") {
+		l.layout = 0
+		return nil
+	}
+	v, err := params.ParseLayout(s)
+	if err != nil {
+		if l.all {
+			return errors.New("want classic, partitioned, blocked, paged or all")
+		}
+		return errors.New("want classic, partitioned, blocked or paged")
+	}
+	l.layout = v
+	return nil
+}

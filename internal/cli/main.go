@@ -1,0 +1,308 @@
+// Package cli is the bloomcast command: its subcommands' flags, input,
+// output and printing. Everything it computes comes from the library
+// packages. It is a package, not package main, so that other builds of
+// the command in this repository's modules can run the same commands;
+// cmd/bloomcast calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/inplace"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Main runs bloomcast with the process's arguments and standard streams
+// and returns its exit status (see run).
+func Main() int {
+	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// env is what a command may use of the process: its standard streams.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// ctx, when set (by tests), ends long-running commands such as serve;
+	// otherwise they stop on SIGINT or SIGTERM.
+	ctx context.Context
+	// quiet silences warnings (see warnf); set by -q or --quiet.
+	quiet bool
+	// force lets binary output go to a terminal; set by --force.
+	force bool
+	// strict makes warnings errors (see refuse); set by --strict.
+	strict bool
+	// locked is the file an in-place command holds locked, at lockedPath
+	// (see lockInPlace).
+	locked     *inplace.File
+	lockedPath string
+	// maxKeyBytes is the longest key line (see keyFlags); 0 is the default.
+	maxKeyBytes countValue
+	// format forces the format of the files read (--format; 0 detects
+	// it), keyType how keys go into Guava filters (--key-type); see
+	// formatFlag.
+	format  formatValue
+	keyType keyTypeValue
+}
+
+// A command is one subcommand of bloomcast.
+type command struct {
+	name    string
+	summary string // one line for the command list
+	usage   string // the full usage text, printed by -h
+	run     func(e *env, args []string) error
+}
+
+// commands lists the subcommands in the order "bloomcast help" shows them.
+// It is filled in by init because the help command refers to it.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		buildCommand,
+		queryCommand,
+		addCommand,
+		removeCommand,
+		countCommand,
+		inspectCommand,
+		calcCommand,
+		tableCommand,
+		unionCommand,
+		intersectCommand,
+		foldCommand,
+		convertCommand,
+		compressCommand,
+		decompressCommand,
+		diffCommand,
+		patchCommand,
+		serveCommand,
+		bloomierCommand,
+		mhtCommand,
+		demoCommand,
+		simulateCommand,
+		simCommand,
+		versionCommand,
+		helpCommand,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run runs bloomcast with the arguments after the program name and
+// returns the exit status: 0 on success, 1 when a query finds a key
+// absent or a removal is refused, 2 on any error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &errWriter{w: stdout}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr}
+	status := e.run(args)
+	if out.err != nil && status != 2 {
+		fprintf(stderr, "bloomcast: %s\n", message(fileErr(outputName("-"), out.err)))
+		status = 2
+	}
+	return status
+}
+
+// run runs the command named by args[0] and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
+	if len(args) == 0 {
+		fprintf(stderr, "bloomcast: missing COMMAND, one of: %s (bloomcast -h for usage)\n", commandNames())
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		fprint(stdout, mainUsage())
+		return 0
+	case "-version", "--version":
+		args = append([]string{versionCommand.name}, args[1:]...)
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fprintf(stderr, "bloomcast: unknown command %q; the commands: %s (bloomcast -h for usage)\n", args[0], commandNames())
+		return 2
+	}
+	return e.finish(c, c.run(e, args[1:]))
+}
+
+// finish reports err, the result of command c, and returns the exit
+// status.
+func (e *env) finish(c *command, err error) int {
+	var usage *usageError
+	var status exitStatus
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fprint(e.stdout, c.usage)
+		return 0
+	case errors.As(err, &usage):
+		fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, oneLine(usage.msg), c.name)
+		return 2
+	case errors.As(err, &status):
+		return int(status)
+	}
+	fprintf(e.stderr, "bloomcast: %s\n", message(err))
+	return 2
+}
+
+// errHelp asks for the command's usage on standard output.
+var errHelp = errors.New("help requested")
+
+// usageError is a mistake in the command line: run prints it on one line
+// with a pointer to the command's usage.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error {
+	return &usageError{fmt.Sprintf(format, a...)}
+}
+
+// oneFileToOut checks the arguments of a command that turns one FILE
+// into -o OUT.
+func oneFileToOut(out string, args []string) error {
+	if out == "" {
+		return usagef("missing -o OUT")
+	}
+	if len(args) != 1 {
+		return usagef("want one FILE, got %d arguments", len(args))
+	}
+	return nil
+}
+
+// exitStatus ends the command with that status and no message.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// fileError is a problem with one file; it prints as "FILE: problem".
+type fileError struct {
+	path string
+	err  error
+}
+
+func (f *fileError) Error() string { return displayName(f.path) + ": " + f.err.Error() }
+func (f *fileError) Unwrap() error { return f.err }
+
+// fileErr attributes err to the file at path. An *fs.PathError already
+// names the file, so only its cause is kept; so is an *anyfile.Error's,
+// a problem with the file that the file's name now introduces.
+func fileErr(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var ae *anyfile.Error
+	if errors.As(err, &ae) {
+		err = ae.Err
+	}
+	return &fileError{path: path, err: err}
+}
+
+// displayName is how messages name an input path; "-" is standard input.
+func displayName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// outputName is how messages name an output path; "-" is standard output.
+func outputName(path string) string {
+	if path == "-" {
+		return "stdout"
+	}
+	return path
+}
+
+// message renders err on one line. The params package ends every message
+// with its sentinel ("…: params: invalid parameters"); the details before
+// it already say what is wrong.
+func message(err error) string {
+	s := err.Error()
+	if errors.Is(err, params.ErrInvalid) {
+		s = strings.TrimSuffix(s, ": "+params.ErrInvalid.Error())
+	}
+	return oneLine(s)
+}
+
+// oneLine joins the lines of a message with spaces.
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", " ")
+}
+
+// commandNames lists the commands' names, comma-separated.
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`usage: bloomcast COMMAND [ARGS]
+
+bloomcast sizes, builds, queries, inspects and combines Bloom filters.
+
+commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags,
+and "bloomcast --version" for the version.
+Exit status: 0 on success, 1 when query finds a key absent or remove
+refuses one, 2 on error. An error is one line on standard error naming
+the file (and the line, for key, entry and config files) and the problem;
+a mistake in the command line ends with "(bloomcast COMMAND -h for usage)".
+Warnings ("bloomcast: warning: ...") do not change the exit status; -q or
+--quiet silences them. Binary output (a filter or digest written to "-",
+diff's delta) is refused when standard output is a terminal, unless
+--force is given.
+`)
+	return b.String()
+}
+
+var helpCommand = &command{
+	name:    "help",
+	summary: "show help for bloomcast or one command",
+	usage: `usage: bloomcast help [COMMAND]
+
+Print the list of commands, or the usage of COMMAND.
+`,
+	run: func(e *env, args []string) error {
+		fs := newFlagSet("help")
+		args, err := parseFlags(fs, args)
+		if err != nil {
+			return err
+		}
+		switch len(args) {
+		case 0:
+			fprint(e.stdout, mainUsage())
+			return nil
+		case 1:
+			c := lookup(args[0])
+			if c == nil {
+				return usagef("unknown command %q", args[0])
+			}
+			fprint(e.stdout, c.usage)
+			return nil
+		}
+		return usagef("too many arguments")
+	},
+}

@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+const mhtFlags = `flags:
+  --n N             items inserted (default 10000)
+  --levels D        sub-tables (default 5)
+  --first F         buckets of the first sub-table per item (default 3)
+  --ratio R         size ratio of successive sub-tables (default 0.5)
+  --sizes LIST      explicit comma-separated sub-table sizes (instead of
+                    --levels, --first and --ratio)
+  --summaries LIST  comma-separated summaries: song, interp, sf,
+                    counting-sf, mbf, counting-mbf (default all)
+  --sf-cells C      single-filter cells per item (default 6)
+  --sf-k K          single-filter hash functions (default 10)
+  --mbf-bits B      bits per item of the first Bloom filter (default 12)
+  --mbf-fail P      expected mistyped items the later Bloom filters are
+                    sized for, together (default 0.001)
+  --interp-bits B   interpolation-search hash bits (default 64 - log2 d)
+  --counter-bits C  counter width of Song's summary and the counting
+                    summaries (default 4)
+  --json            print one JSON object
+`
+
+var mhtCommand = &command{
+	name:    "mht",
+	summary: "multilevel hash tables: build, get, calculate, simulate",
+	usage: `usage: bloomcast mht calc [FLAGS]
+       bloomcast mht sim [FLAGS] [--trials T] [--queries Q] [--seed S]
+       bloomcast mht build [--levels D] [--first F] [--ratio R | --sizes LIST]
+                           [--seed S] -o OUT [FILE...]
+       bloomcast mht get [-v] FILE [KEY...]
+
+A multilevel hash table (Broder and Karlin) has d sub-tables of decreasing
+sizes, one item per bucket; an item goes to the first sub-table whose
+bucket for it is empty, and a crisis is an item that finds all d full. A
+summary in fast memory (Kirsch and Mitzenmacher, "Simple summaries for
+hashing with multiple choices") tells a lookup which sub-table to read:
+Song et al.'s counter per bucket, interpolation search over b-bit hashes,
+a single filter (SF), multiple Bloom filters (MBF), and counting versions
+of SF and MBF that support deletion.
+
+calc prints the exact expected occupancy of each sub-table, the crisis
+probability, and for each summary its size, false-positive and
+type-failure bounds and the buckets a lookup reads. Song's counters come
+with the table they were designed for (Song, Dharmapurikar, Turner and
+Lockwood's fast hash table over the same buckets: an item is kept only
+in the bucket of its smallest counter and relocated when that changes,
+and a bucket holds a list): no type failures, one bucket per lookup, and
+estimates of the items in the bucket read and of the buckets holding two
+or more ("any fail." is the probability that one does). sim inserts N
+random items T times, builds every summary, looks up every stored item
+and Q absent ones, and prints the measured figures beside the calculated
+ones.
+
+build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
+key is everything before the last tab; a trailing "\r" is dropped and
+empty lines are skipped) from the FILEs in turn or from standard input
+(gzip or zstd input is read decompressed), inserts them into a table of D sub-tables of F·N, F·N·R, … buckets (N the
+number of lines; or of the sizes in LIST), and writes it to OUT
+atomically ("-o -": standard output). A key given twice keeps its last
+value. A crisis (an item whose D buckets are all full) is an error that
+names its line. get prints, for each KEY (or each line of standard input
+when no KEY is given), its value or "absent"; exit status 1 when any key
+is absent. "bloomcast inspect" describes a table, "bloomcast query" asks
+it whether keys are present.
+
+` + mhtFlags + `  --trials T        sim: tables built (default 10)
+  --queries Q       sim: absent keys looked up per table (default 100000)
+  --seed S          sim: seed of the random items (default 1); build: the
+                    table's hashing seed (default 0)
+  -o OUT            build: output file (required; "-" for standard output)
+  --force           build: write to standard output even when it is a terminal
+  -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
+  --max-key-bytes N build and get: longest line of the input (default
+                    1048576); gzip or zstd input is read decompressed
+  -q, --quiet       build and get: no warnings (NUL bytes in the input)
+`,
+	run: runMHT,
+}
+
+func runMHT(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing calc, sim, build or get")
+	}
+	switch args[0] {
+	case "build":
+		return e.mhtBuild(args[1:])
+	case "get":
+		return e.mhtGet(args[1:])
+	case "calc":
+		return e.mhtCalc(args[1:])
+	case "sim":
+		return e.mhtSim(args[1:])
+	case "-h", "-help", "--help", "help":
+		return errHelp
+	}
+	return usagef("unknown subcommand %q: want calc, sim, build or get", args[0])
+}
+
+// planFlags are the flags that describe a plan.
+type planFlags struct {
+	n                 countValue
+	levels            int
+	first, ratio      float64
+	sizes, summaries  listValue
+	sfCells, mbfBits  float64
+	sfK               probesValue
+	mbfFail           rateValue
+	interpBits, width int
+	json              bool
+}
+
+func newPlanFlags(fs *flag.FlagSet) *planFlags {
+	p := &planFlags{n: 10000, sfK: mht.DefaultSFK, mbfFail: mht.DefaultMBFFailureBound}
+	fs.Var(&p.n, "n", "")
+	fs.IntVar(&p.levels, "levels", mht.DefaultLevels, "")
+	fs.Float64Var(&p.first, "first", mht.DefaultFirstPerItem, "")
+	fs.Float64Var(&p.ratio, "ratio", mht.DefaultRatio, "")
+	fs.Var(&p.sizes, "sizes", "")
+	fs.Var(&p.summaries, "summaries", "")
+	fs.Float64Var(&p.sfCells, "sf-cells", mht.DefaultSFCellsPerItem, "")
+	fs.Var(&p.sfK, "sf-k", "")
+	fs.Float64Var(&p.mbfBits, "mbf-bits", mht.DefaultMBFBitsPerItem, "")
+	fs.Var(&p.mbfFail, "mbf-fail", "")
+	fs.IntVar(&p.interpBits, "interp-bits", 0, "")
+	fs.IntVar(&p.width, "counter-bits", mht.DefaultCounterBits, "")
+	fs.BoolVar(&p.json, "json", false, "")
+	return p
+}
+
+func (f *planFlags) plan(fs *flag.FlagSet) (mht.Plan, error) {
+	if f.n < 1 || f.n > 1<<28 {
+		return mht.Plan{}, usagef("--n %d: want 1 to 2^28 items", f.n)
+	}
+	n := uint64(f.n)
+	p := mht.Plan{N: n, SFK: int(f.sfK), InterpBits: f.interpBits, CounterBits: f.width}
+	var err error
+	if p.Sizes, err = tableSizes(fs, n, f.levels, f.first, f.ratio, f.sizes); err != nil {
+		return p, err
+	}
+	if !(f.sfCells > 0) || !(f.mbfBits > 0) {
+		return p, usagef("--sf-cells and --mbf-bits must be positive")
+	}
+	p.SFCells = uint64(f.sfCells*float64(n) + 0.5)
+	for _, s := range f.summaries {
+		k, err := mht.ParseKind(s)
+		if err != nil {
+			return p, usagef("--summaries: %q: want song, interp, sf, counting-sf, mbf or counting-mbf", s)
+		}
+		p.Kinds = append(p.Kinds, k)
+	}
+	if err := p.SizeMBF(f.mbfBits, float64(f.mbfFail)); err != nil {
+		return p, usagef("%v", err)
+	}
+	if _, err := p.Calculate(); err != nil {
+		return p, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// tableSizes reads the sub-table sizes of n items from --sizes, or from
+// --levels, --first and --ratio.
+func tableSizes(fs *flag.FlagSet, n uint64, levels int, first, ratio float64, sizes listValue) ([]uint64, error) {
+	if len(sizes) == 0 {
+		if !(first > 0) {
+			return nil, usagef("--first %g: want a positive number of buckets per item", first)
+		}
+		s, err := params.GeometricSizes(uint64(first*float64(n)+0.5), ratio, levels)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return s, nil
+	}
+	if flagSet(fs, "levels") || flagSet(fs, "first") || flagSet(fs, "ratio") {
+		return nil, usagef("--sizes replaces --levels, --first and --ratio")
+	}
+	var out []uint64
+	for _, s := range sizes {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v < 1 {
+			return nil, usagef("--sizes: %q is not a size", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (e *env) mhtCalc(args []string) error {
+	fs := newFlagSet("mht calc")
+	pf := newPlanFlags(fs)
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	p, err := pf.plan(fs)
+	if err != nil {
+		return err
+	}
+	c, _ := p.Calculate()
+	r := mht.NewReport(p, c, nil)
+	if pf.json {
+		return writeJSON(e.stdout, r)
+	}
+	var occ textTable
+	occ.add("sub-table", "buckets", "expected", "std dev", "heuristic")
+	for i, l := range r.Levels {
+		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected), fmt.Sprintf("%.2f", l.StdDev), fmt.Sprintf("%.2f", l.Approx))
+	}
+	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), p.BucketsPerItem())
+	if err := occ.write(e.stdout); err != nil {
+		return err
+	}
+	fprintf(e.stdout, "\ncrisis probability  %s\n\n", rate(r.Crisis))
+	var t textTable
+	t.add("summary", "bits/item", "false pos.", "type fail.", "any fail.", "touched (in)", "touched (out)")
+	t.add("probe all", "0", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", c.Probe.TouchedAbsent))
+	for _, s := range c.Summaries {
+		name := s.Kind.String()
+		if s.Estimate {
+			name += " (est.)"
+		}
+		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(s.TypeFailure), rate(s.AnyFailure),
+			fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", s.TouchedAbsent))
+	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	return songLines(e, c.Summaries, nil)
+}
+
+// songLines prints the figures of Song et al.'s table (items in the bucket
+// read, crowded buckets), calculated and, when m is not nil, measured.
+func songLines(e *env, calc, meas []mht.Figures) error {
+	for i, s := range calc {
+		if s.Kind != mht.KindSong {
+			continue
+		}
+		var t textTable
+		t.add("song's table", "items read (in)", "items read (out)", "buckets with 2+ items")
+		t.add("calculated", fmt.Sprintf("%.4f", s.ItemsPresent), fmt.Sprintf("%.4f", s.ItemsAbsent), fmt.Sprintf("%.2f", s.CrowdedBuckets))
+		if meas != nil {
+			m := meas[i]
+			t.add("measured", fmt.Sprintf("%.4f", m.ItemsPresent), fmt.Sprintf("%.4f", m.ItemsAbsent), fmt.Sprintf("%.2f", m.CrowdedBuckets))
+		}
+		fprintf(e.stdout, "\n")
+		return t.write(e.stdout)
+	}
+	return nil
+}
+
+func (e *env) mhtSim(args []string) error {
+	fs := newFlagSet("mht sim")
+	pf := newPlanFlags(fs)
+	trials, queries := countValue(10), countValue(100000)
+	var seed uint64 = 1
+	fs.Var(&trials, "trials", "")
+	fs.Var(&queries, "queries", "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	p, err := pf.plan(fs)
+	if err != nil {
+		return err
+	}
+	if trials < 1 || trials > 1e6 || queries > 1e9 {
+		return usagef("--trials %d, --queries %d: want 1 to 10^6 trials and at most 10^9 queries", trials, queries)
+	}
+	c, _ := p.Calculate()
+	m, err := p.Simulate(int(trials), int(queries), seed)
+	if err != nil {
+		return err
+	}
+	r := mht.NewReport(p, c, &m)
+	if pf.json {
+		return writeJSON(e.stdout, r)
+	}
+	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
+		p.N, len(p.Sizes), p.BucketsPerItem(), m.Trials, m.Queries, m.Seed)
+	var occ textTable
+	occ.add("sub-table", "buckets", "expected", "measured", "std err", "z")
+	for i, l := range r.Levels {
+		z := 0.0
+		if se := l.StdDev / sqrtf(float64(m.Trials)); se > 0 {
+			z = (l.Measured - l.Expected) / se
+		}
+		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected),
+			fmt.Sprintf("%.2f", l.Measured), fmt.Sprintf("%.2f", l.StdErr), fmt.Sprintf("%+.2f", z))
+	}
+	if err := occ.write(e.stdout); err != nil {
+		return err
+	}
+	fprintf(e.stdout, "\ncrisis probability  %s calculated, %d of %d trials (%d items refused)\n\n", rate(r.Crisis), m.Crises, m.Trials, m.CrisisItems)
+	var t textTable
+	t.add("summary", "bits/item", "false pos.", "measured", "type fail.", "measured", "any fail.", "measured", "touched (in)", "measured", "touched (out)", "measured")
+	t.add("probe all", "0", "-", "-", "-", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", m.Probe.TouchedPresent),
+		fmt.Sprintf("%.4f", c.Probe.TouchedAbsent), fmt.Sprintf("%.4f", m.Probe.TouchedAbsent))
+	for i, s := range c.Summaries {
+		ms := m.Summaries[i]
+		name := s.Kind.String()
+		if s.Estimate {
+			name += " (est.)"
+		}
+		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(ms.FalsePositive), rate(s.TypeFailure), rate(ms.TypeFailure),
+			rate(s.AnyFailure), rate(ms.AnyFailure), fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", ms.TouchedPresent),
+			fmt.Sprintf("%.4f", s.TouchedAbsent), fmt.Sprintf("%.4f", ms.TouchedAbsent))
+	}
+	if err := t.write(e.stdout); err != nil {
+		return err
+	}
+	if err := songLines(e, c.Summaries, m.Summaries); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, "\nmeasured \"any fail.\" is the fraction of trials with a mistyped item or a failed construction\n(song: with a bucket holding two or more items)")
+	return err
+}
+
+func sqrtf(x float64) float64 { return math.Sqrt(max(0, x)) }

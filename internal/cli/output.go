@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// errWriter passes writes on to w until one fails, then keeps that error
+// and fails every later write with it, as bufio.Writer does. run wraps
+// standard output in one: a report made of many small writes checks only
+// its last, and run fails the command when any write to standard output
+// failed (a full disk, a closed pipe), whatever the command returned.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	w.err = err
+	return n, err
+}
+
+// fprintf, fprint and fprintln write to standard output or standard error
+// and drop the error, which is not lost: on standard output the errWriter
+// that run puts there keeps it and fails the command; standard error is
+// where failures are reported, so a failed write there has nowhere left
+// to go.
+func fprintf(w io.Writer, format string, a ...any) { _, _ = fmt.Fprintf(w, format, a...) }
+func fprint(w io.Writer, a ...any)                 { _, _ = fmt.Fprint(w, a...) }
+func fprintln(w io.Writer, a ...any)               { _, _ = fmt.Fprintln(w, a...) }
+
+// closeInput closes a file that was only read. Everything read from it was
+// already checked; closing a read-only file can fail only with a file
+// descriptor that was never valid, so its error is dropped.
+func closeInput(f *os.File) { _ = f.Close() }

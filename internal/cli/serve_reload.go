@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/bloomcast/bloomcast/cache"
+)
+
+func runServe(e *env, args []string) (err error) {
+	sf, err := parseServeFlags(args)
+	if err != nil {
+		return err
+	}
+	if sf.checkConfig {
+		return checkOnly(e, sf)
+	}
+	level := new(slog.LevelVar)
+	logger, err := cache.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
+	if err != nil {
+		return err
+	}
+	cfg := sf.cfg
+	cfg.Logger = logger
+	var alog *cache.LogFile
+	if sf.AccessLog != "" {
+		if alog, err = cache.OpenLogFile(sf.AccessLog, e.stdout, logger); err != nil {
+			return fileErr(sf.AccessLog, err)
+		}
+		defer func() {
+			if cerr := alog.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("access log: %w", cerr)
+			}
+		}()
+		cfg.AccessLog = alog
+	}
+	n, err := cache.NewNode(cfg)
+	if err != nil {
+		return err
+	}
+	ctx := e.ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, node: n}
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+					r.reload()
+				}
+			}
+		}()
+	}
+	if err := n.ListenAndServe(ctx); err != nil {
+		logger.Error("bloomcast node failed", "err", err)
+		return err
+	}
+	return nil
+}
+
+// reloader applies a re-read configuration to a running node (SIGHUP).
+type reloader struct {
+	args  []string    // the command line, read again with the file
+	sf    *serveFlags // the configuration the node started with
+	level *slog.LevelVar
+	log   *slog.Logger
+	alog  *cache.LogFile // nil without an access log
+	node  *cache.Node
+}
+
+// reload re-reads the config file and the command line and applies what
+// can change while serving: the peers, the allowed ranges, the digest
+// threshold and age, the log level and the access log, which is reopened
+// (after logrotate has moved it). A configuration with an error is
+// logged and the running one kept.
+func (r *reloader) reload() {
+	sf, err := parseServeFlags(r.args)
+	if err != nil {
+		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
+		return
+	}
+	cfg := sf.cfg
+	cfg.Logger = r.log
+	changed, err := r.node.Reconfigure(cfg)
+	if err != nil {
+		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
+		return
+	}
+	restart := cache.FlagNames(changed)
+	if sf.LogFormat != r.sf.LogFormat {
+		restart = append(restart, "--log-format")
+	}
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(sf.LogLevel)) // checked by parseServeFlags
+	r.level.Set(l)
+	switch {
+	case r.alog != nil:
+		if err := r.alog.Reopen(sf.AccessLog); err != nil {
+			r.log.Error("access log not reopened: writing to the old one", "err", message(fileErr(sf.AccessLog, err)))
+		}
+	case sf.AccessLog != "":
+		restart = append(restart, "--access-log")
+	}
+	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", sf.AccessLog)
+	if len(restart) > 0 {
+		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
+	}
+}

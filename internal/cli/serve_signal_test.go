@@ -1,0 +1,209 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serveProcess is "bloomcast serve" running as a process.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	addr   string
+	done   chan error
+}
+
+func startServe(t *testing.T, addr string, args ...string) *serveProcess {
+	t.Helper()
+	sp := &serveProcess{stderr: &lockedBuffer{}, addr: addr, done: make(chan error, 1)}
+	sp.cmd = exec.Command(bloomcastBinary(t), append([]string{"serve"}, args...)...)
+	sp.cmd.Stderr = sp.stderr
+	if err := sp.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { sp.done <- sp.cmd.Wait() }()
+	t.Cleanup(func() {
+		if sp.cmd.ProcessState == nil {
+			sp.cmd.Process.Kill()
+			<-sp.done
+		}
+	})
+	waitUntil(t, 20*time.Second, "the node to answer /healthz", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return sp
+}
+
+func (sp *serveProcess) signal(t *testing.T, s os.Signal) {
+	t.Helper()
+	if err := sp.cmd.Process.Signal(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get fetches target through the node.
+func (sp *serveProcess) get(t *testing.T, target string) *http.Response {
+	t.Helper()
+	proxy, _ := url.Parse("http://" + sp.addr)
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	resp, err := c.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func readString(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// TestServeSignals sends real signals to a real "bloomcast serve": SIGHUP
+// applies a changed config file (a new peer, the log level, the allowed
+// clients) while the cache stays, reopens the access log after it was
+// moved away, keeps the running configuration when the new one is wrong;
+// SIGTERM stops it with status 0.
+func TestServeSignals(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=600")
+		io.WriteString(w, "hello")
+	}))
+	defer origin.Close()
+	var digestAsks atomic.Int64
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		digestAsks.Add(1)
+		http.Error(w, "no digest yet", http.StatusServiceUnavailable)
+	}))
+	defer peer.Close()
+
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	logPath, conf := filepath.Join(dir, "access.log"), filepath.Join(dir, "node.conf")
+	base := fmt.Sprintf("listen %s\naccess-log %s\npoll 50ms\nname node-a\n", addr, logPath)
+	writeFile(t, conf, base)
+	sp := startServe(t, addr, "--config", conf)
+	obj := origin.URL + "/obj"
+	if resp := sp.get(t, obj); resp.Header.Get("X-Cache") != "MISS from node-a" {
+		t.Fatalf("first request: X-Cache %q", resp.Header.Get("X-Cache"))
+	}
+	waitUntil(t, 5*time.Second, "the miss in the access log", func() bool { return strings.Contains(readString(logPath), "TCP_MISS/200") })
+
+	// logrotate moves the log away, the config gains a peer and debug
+	// logging, and SIGHUP applies both.
+	if err := os.Rename(logPath, logPath+".1"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, conf, base+"peer "+peer.URL+"\nlog-level debug\n")
+	sp.signal(t, syscall.SIGHUP)
+	waitUntil(t, 5*time.Second, "the reload", func() bool { return strings.Contains(sp.stderr.String(), "configuration reloaded") })
+	waitUntil(t, 5*time.Second, "the new peer polled", func() bool { return digestAsks.Load() > 0 })
+	if resp := sp.get(t, obj); resp.Header.Get("X-Cache") != "HIT from node-a" {
+		t.Fatalf("after the reload: X-Cache %q (the cache was dropped?)", resp.Header.Get("X-Cache"))
+	}
+	waitUntil(t, 5*time.Second, "the hit in the reopened access log", func() bool {
+		return strings.Contains(readString(logPath), "TCP_MEM_HIT/200")
+	})
+	if old := readString(logPath + ".1"); strings.Contains(old, "HIT") || !strings.Contains(old, "TCP_MISS") {
+		t.Fatalf("the rotated log:\n%s", old)
+	}
+	waitUntil(t, 5*time.Second, "debug logging", func() bool { return strings.Contains(sp.stderr.String(), "level=DEBUG") })
+
+	// A typo: logged with the file and line, the running config kept.
+	writeFile(t, conf, base+"peer "+peer.URL+"\nmemroy 1MiB\nallow-clients 10.0.0.0/8\n")
+	sp.signal(t, syscall.SIGHUP)
+	want := fmt.Sprintf(`%s:6: unknown key \"memroy\"`, conf)
+	waitUntil(t, 5*time.Second, "the refused reload", func() bool {
+		s := sp.stderr.String()
+		return strings.Contains(s, "configuration not reloaded") && strings.Contains(s, want)
+	})
+	if resp := sp.get(t, obj); resp.StatusCode != 200 || resp.Header.Get("X-Cache") != "HIT from node-a" {
+		t.Fatalf("after a refused reload: %s, X-Cache %q", resp.Status, resp.Header.Get("X-Cache"))
+	}
+
+	// Loopback no longer allowed; a restart-only change is reported.
+	writeFile(t, conf, base+"memory 64MiB\nallow-clients 10.0.0.0/8\n")
+	sp.signal(t, syscall.SIGHUP)
+	waitUntil(t, 5*time.Second, "the second reload", func() bool {
+		return strings.Count(sp.stderr.String(), "configuration reloaded") == 2
+	})
+	if resp := sp.get(t, obj); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a loopback client after allow-clients 10.0.0.0/8: %s", resp.Status)
+	}
+	if s := sp.stderr.String(); !strings.Contains(s, "change only when the node starts again") || !strings.Contains(s, "--memory") {
+		t.Fatalf("no word of the restart-only change:\n%s", s)
+	}
+
+	sp.signal(t, syscall.SIGTERM)
+	select {
+	case err := <-sp.done:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v\n%s", err, sp.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still running 20 s after SIGTERM")
+	}
+	if !strings.Contains(sp.stderr.String(), "bloomcast node stopped") {
+		t.Fatalf("stderr:\n%s", sp.stderr)
+	}
+}
+
+// TestServeCheckConfigProcess: --check-config exits 0 for a good file
+// and 2, with one line naming the file and line, for a bad one.
+func TestServeCheckConfigProcess(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, filepath.Join(dir, "good.conf"), "listen 127.0.0.1:3999\nmemory 64MiB\n")
+	bad := writeFile(t, filepath.Join(dir, "bad.conf"), "listen 127.0.0.1:3999\n\npoll 0\n")
+	out, err := exec.Command(bloomcastBinary(t), "serve", "--config", good, "--check-config").CombinedOutput()
+	if err != nil || string(out) != good+": configuration ok\n" {
+		t.Fatalf("good config: %v, %q", err, out)
+	}
+	cmd := exec.Command(bloomcastBinary(t), "serve", "--check-config", "--config", bad)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || stderr.String() != "bloomcast: "+bad+":3: poll 0: want a duration of at least 1ms, such as 30s\n" {
+		t.Fatalf("bad config: %v, stderr %q", err, stderr.String())
+	}
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/digest"
+)
+
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	conf := writeFile(t, filepath.Join(dir, "node.conf"), `# a node
+listen 127.0.0.1:4000
+memory = 64MiB
+peer name=b,proxy=http://127.0.0.1:4001,protocol=squid,icp=127.0.0.1:4002
+threshold=0.05
+allow-peers 10.0.0.0/8, 192.168.1.7
+`)
+	sf, err := parseServeFlags([]string{"--config", conf, "--listen", "127.0.0.1:5000", "--peer", "http://127.0.0.1:4003", "--codec", "arith",
+		"--bits-per-entry", "37.4", "--hash-functions", "3", "--no-delta", "--peer-views", "compressed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sf.cfg
+	if c.Listen != "127.0.0.1:5000" || c.MemoryBytes != 64<<20 || c.Threshold != 0.05 || c.Codec != digest.Arith ||
+		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta || c.PeerViews != cache.PeerViewsCompressed {
+		t.Fatalf("config %+v", c)
+	}
+	if len(c.Peers) != 2 || c.Peers[0].Name != "b" || c.Peers[0].Protocol != cache.Squid || c.Peers[0].ICP != "127.0.0.1:4002" ||
+		c.Peers[1].Proxy != "http://127.0.0.1:4003" {
+		t.Fatalf("peers %+v", c.Peers)
+	}
+	if len(c.AllowPeers) != 2 || c.AllowPeers[1].String() != "192.168.1.7/32" {
+		t.Fatalf("allow-peers %v", c.AllowPeers)
+	}
+	for _, bad := range [][]string{
+		{"--memory", "lots"}, {"--peer", "name=x"}, {"--peer", "proxy=http://x,colour=red"},
+		{"--allow-clients", "10.0.0.0/33"}, {"--codec", "zstd"}, {"extra"},
+	} {
+		if _, err := parseServeFlags(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	failsWith(t, "serve: --log-level loud: want debug, info, warn or error", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --route pigeon: want digest, icp or none", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --peer-views zipped: want compressed or decoded", "serve", "--peer-views", "zipped", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --hash-functions -1: want a whole number from 1 to 64", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestServeRunsANode(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		io.WriteString(w, "hello")
+	}))
+	defer origin.Close()
+	addr := freeAddr(t)
+	logPath := filepath.Join(t.TempDir(), "access.log")
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, ctx: ctx}
+	done := make(chan int)
+	go func() {
+		done <- e.finish(serveCommand, serveCommand.run(e, []string{"--listen", addr, "--access-log", logPath, "--log-level", "warn"}))
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not come up: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	proxy, _ := url.Parse("http://" + addr)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+	for range 2 {
+		resp, err := client.Get(origin.URL + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "hello" {
+			t.Fatalf("through the proxy: %q", b)
+		}
+	}
+	resp, err := http.Get("http://" + addr + cache.DigestPath)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("digest: %v", err)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	log, _ := os.ReadFile(logPath)
+	if lines := strings.Split(strings.TrimSpace(string(log)), "\n"); len(lines) != 2 ||
+		!strings.Contains(lines[0], "TCP_MISS/200") || !strings.Contains(lines[1], "HIT/200") {
+		t.Fatalf("access log:\n%s", log)
+	}
+}

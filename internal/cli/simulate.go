@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+var simulateCommand = &command{
+	name:    "simulate",
+	summary: "replay a trace through real cache nodes: summary cache against ICP",
+	usage: `usage: bloomcast simulate [--trace FILE | --requests N --objects N --zipf A
+                          --clients N --churn C --shift S --seed S]
+                          [--nodes N] [--cache F] [--modes LIST]
+                          [--compressed-memory X] [--json] [--plot OUT.svg]
+
+Start N real cache nodes and an origin on loopback and replay a request
+trace through them once per mode: no cooperation (none), ICP, and the
+summary cache (Fan et al., "Summary cache") at each update threshold,
+digest size, codec and update kind. Nodes publish and fetch digests as
+soon as a threshold is passed. It prints the hit ratios, false hits, the
+inter-node messages and bytes of each mode, and each mode's hit-ratio loss
+against ICP. Progress goes to stderr.
+
+The trace is a Squid access.log in Squid's native format (GET requests
+with status 2xx or 304; each client stays with one of the N nodes) or,
+by default, a synthetic workload: Zipf popularity, ranked differently at
+each node, lognormal object sizes and new objects displacing old ones.
+
+Modes: none, icp, sc-T%-Bb-CODEC-UPDATES with T the threshold in percent,
+B the raw digest's bits per entry, CODEC raw or comp (the fast entropy
+coder, with the params optimiser's shape for the raw digest's
+false-positive rate), UPDATES full or delta; "summary" stands for all 24
+of 0.1%, 1%, 10% × 8b, 16b × raw, comp × full, delta.
+
+flags:
+  --trace FILE     replay a Squid access.log instead of a synthetic trace
+  --nodes N        cache nodes (default 4)
+  --requests N     synthetic requests (default 200000)
+  --objects N      synthetic catalogue size (default requests/4)
+  --zipf A         Zipf exponent of popularity (default 0.8)
+  --clients N      synthetic clients, spread over the nodes (default 16 per node)
+  --churn C        fraction of requests for new objects (default 0.05; 0 for none)
+  --shift S        per-node popularity shift, fraction of the catalogue
+                   (default 0.005; 0 for none)
+  --seed S         seed of the synthetic trace (default 1)
+  --cache F        each node's cache as a fraction of the trace's unique
+                   bytes (default 0.1)
+  --modes LIST     comma-separated modes (default all: none,icp,summary)
+  --compressed-memory X
+                   cap a compressed digest's array at X times the raw
+                   digest's bits: the memory a peer spends on the decoded
+                   view (default 4; the optimiser's shape sends less as X
+                   grows, down to k = 1 with no cap)
+  --json           print one JSON object instead of tables
+  --plot OUT.svg   also draw query messages against control bytes per
+                   request, for each mode, as an SVG chart
+`,
+	run: runSimulate,
+}
+
+func runSimulate(e *env, args []string) error {
+	fs := newFlagSet("simulate")
+	var traceFile, modes, plot string
+	nodes, requests := countValue(4), countValue(200000)
+	var objects, clients countValue
+	zipf, churn, shift, cacheFraction, compMemory := 0.8, 0.05, 0.005, 0.1, 4.0
+	var seed uint64
+	var asJSON bool
+	fs.StringVar(&traceFile, "trace", "", "")
+	fs.Var(&nodes, "nodes", "")
+	fs.Var(&requests, "requests", "")
+	fs.Var(&objects, "objects", "")
+	fs.Float64Var(&zipf, "zipf", zipf, "")
+	fs.Var(&clients, "clients", "")
+	fs.Float64Var(&churn, "churn", churn, "")
+	fs.Float64Var(&shift, "shift", shift, "")
+	fs.Uint64Var(&seed, "seed", 1, "")
+	fs.Float64Var(&cacheFraction, "cache", cacheFraction, "")
+	fs.StringVar(&modes, "modes", "all", "")
+	fs.Float64Var(&compMemory, "compressed-memory", compMemory, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.StringVar(&plot, "plot", "", "")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	ms, err := parseModes(modes)
+	if err != nil {
+		return err
+	}
+	if nodes < 1 || nodes > sim.MaxProxies {
+		return usagef("--nodes must be 1 to %d", sim.MaxProxies)
+	}
+	if !(cacheFraction > 0 && cacheFraction <= 1) {
+		return usagef("--cache must be a fraction in (0, 1]")
+	}
+	if !(compMemory >= 1 && compMemory <= 1<<12) {
+		return usagef("--compressed-memory must be 1 to %d", 1<<12)
+	}
+	var trace *sim.Trace
+	source := "synthetic"
+	if traceFile != "" {
+		f, err := os.Open(traceFile)
+		if err != nil {
+			return fileErr(traceFile, err)
+		}
+		trace, err = sim.ParseAccessLog(f, int(nodes))
+		closeInput(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", traceFile, err)
+		}
+		if len(trace.Requests) == 0 {
+			return fmt.Errorf("%s: no GET request to replay", traceFile)
+		}
+		source, seed = traceFile, 0
+	} else {
+		// 0 means "none" on the command line; the generator reads a
+		// negative value so.
+		if churn == 0 {
+			churn = -1
+		}
+		if shift == 0 {
+			shift = -1
+		}
+		if requests > sim.MaxSyntheticRequests || objects > sim.MaxSyntheticObjects || clients > 1<<20 {
+			return usagef("--requests at most %d, --objects at most %d", sim.MaxSyntheticRequests, sim.MaxSyntheticObjects)
+		}
+		trace, err = sim.SyntheticTrace(sim.SyntheticConfig{Proxies: int(nodes), Clients: int(clients),
+			Requests: int(requests), Objects: int(objects), Zipf: zipf, Churn: churn, Shift: shift, Seed: seed})
+		if err != nil {
+			return usagef("%v", err)
+		}
+	}
+	report, results, err := replayCluster(e, trace, ms, clusterOptions{cacheFraction, compMemory, source, seed, true})
+	if err != nil {
+		return err
+	}
+	if plot != "" {
+		if err := writeCharts(plot, sim.ClusterChart(results)); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, report)
+	}
+	return printCluster(e.stdout, "bloomcast simulate", report)
+}
+
+// parseModes reads --modes (sim.ParseModes).
+func parseModes(list string) ([]sim.Mode, error) {
+	ms, err := sim.ParseModes(list)
+	if err != nil {
+		return nil, usagef("--modes: %v", err)
+	}
+	return ms, nil
+}
+
+// clusterOptions are replayCluster's settings besides the trace and the
+// modes.
+type clusterOptions struct {
+	cacheFraction, compressedMemory float64
+	source                          string // the trace file, or "synthetic"
+	seed                            uint64
+	progress                        bool // report progress on stderr
+}
+
+// replayCluster runs the replay, with progress on stderr if asked, and
+// builds the report.
+func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*sim.ClusterReport, []sim.ClusterResult, error) {
+	total := len(trace.Requests)
+	start := time.Now()
+	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
+		ProgressEvery: max(total/4, 5000), Context: e.ctx}
+	if o.progress {
+		cfg.Progress = func(m sim.Mode, done, total int) {
+			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
+		}
+	}
+	results, err := sim.ReplayCluster(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := sim.NewClusterReport(cfg, results)
+	r.Trace.Source, r.Trace.Seed = o.source, o.seed
+	return r, results, nil
+}
+
+// printCluster prints the replay's tables and what they mean.
+func printCluster(w io.Writer, title string, r *sim.ClusterReport) error {
+	tr := r.Trace
+	what := fmt.Sprintf("%s (%d requests", tr.Source, tr.Requests)
+	if tr.Source == "synthetic" {
+		what = fmt.Sprintf("a synthetic trace (seed %d, %d requests", tr.Seed, tr.Requests)
+	}
+	fprintf(w, "%s: %s, %d clients, %d objects, %s) through %d nodes, each caching %s (%s of the unique bytes)\n",
+		title, what, tr.Clients, tr.Objects, humanBytes(tr.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes), percent(r.CacheFraction))
+	if tr.SkippedMethod+tr.SkippedStatus+tr.Malformed > 0 {
+		fprintf(w, "skipped log lines: %d not GET, %d unsuccessful, %d malformed\n", tr.SkippedMethod, tr.SkippedStatus, tr.Malformed)
+	}
+	fprintln(w)
+	hasICP := false
+	for _, x := range r.Results {
+		hasICP = hasICP || x.Mode == cache.RouteICP
+	}
+	var t textTable
+	t.add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss", "CPU s", "CPU vs ICP")
+	for _, x := range r.Results {
+		vsMsgs, vsBytes, loss, vsCPU := "-", "-", "-", "-"
+		if x.CPUVsICP > 0 && x.Mode != cache.RouteICP {
+			vsCPU = percent(x.CPUVsICP)
+		}
+		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == cache.RouteNone {
+			if x.QueryMsgsVsICP > 0 {
+				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
+			}
+			if x.ControlBytesVsICP > 0 {
+				vsBytes = percent(x.ControlBytesVsICP)
+			}
+		}
+		if hasICP && x.Mode != cache.RouteICP {
+			loss = strconv.FormatFloat(100*x.HitRatioLossVsICP, 'f', 2, 64) + "%"
+		}
+		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
+			strconv.FormatUint(x.QueryMessages, 10), vsMsgs, strconv.FormatUint(x.ObjectMessages, 10),
+			humanBytes(int64(x.DigestBytes)), humanBytes(int64(x.ICPBytes)), humanBytes(int64(x.ObjectBytes)), vsBytes, loss,
+			strconv.FormatFloat(x.CPUSeconds, 'f', 2, 64), vsCPU)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	var d textTable
+	d.add("mode", "m/n", "k", "est. fp", "capacity", "objects/node", "full digest", "updates", "full", "delta", "bytes/update")
+	for _, x := range r.Results {
+		if !strings.HasPrefix(x.Mode, "sc-") {
+			continue
+		}
+		perUpdate := "-"
+		if x.DigestFetches > 0 {
+			perUpdate = humanBytes(int64(x.DigestBytes / x.DigestFetches))
+		}
+		d.add(x.Mode, strconv.FormatFloat(x.DigestBitsPerEntry, 'f', 1, 64), strconv.Itoa(x.DigestK), rate(x.DigestFalsePos),
+			strconv.FormatUint(x.Capacity, 10), strconv.FormatFloat(x.CacheObjects, 'f', 0, 64),
+			humanBytes(int64(x.FullDigestBytes)), strconv.FormatUint(x.Publications, 10),
+			strconv.FormatUint(x.FullFetches, 10), strconv.FormatUint(x.DeltaFetches, 10), perUpdate)
+	}
+	if len(d.rows) > 1 {
+		fprintln(w)
+		if err := d.write(w); err != nil {
+			return err
+		}
+	}
+	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. "CPU s" is the CPU time (user and system) of the process during the mode's replay: the nodes', plus the origin's and the replay's, which every mode shares; "CPU vs ICP" sets it against ICP's. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
+	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
+	return err
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal and returns its terminal side, which
+// isTerminal must see as a terminal; whatever is written to it is read
+// and discarded.
+func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("ptsname: %v", err)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("open the terminal side: %v", err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	go io.Copy(io.Discard, master)
+	return tty
+}
+
+// TestBinaryOutputToTerminal checks that a filter or delta written to
+// standard output is refused when that is a terminal, unless --force, and
+// that /dev/null (a character device, not a terminal) is not refused.
+func TestBinaryOutputToTerminal(t *testing.T) {
+	tty := openPTY(t)
+	if !isTerminal(tty) {
+		t.Fatal("isTerminal(pty) = false")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f.bf")
+	ok(t, "a\nb\n", "build", "-m", "8192", "-k", "3", "-o", f)
+	for _, args := range [][]string{
+		{"build", "-o", "-"},
+		{"union", "-o", "-", f, f},
+		{"fold", "-o", "-", f},
+		{"compress", "-o", "-", f},
+		{"decompress", "-o", "-", f},
+		{"diff", f, f},
+		{"bloomier", "build", "-o", "-"},
+		{"mht", "build", "-o", "-"},
+		{"build", "--fpset", "-o", "-"},
+	} {
+		var stderr bytes.Buffer
+		stdin := "a\t1\n"
+		code := run(args, strings.NewReader(stdin), tty, &stderr)
+		if code != 2 || stderr.String() != "bloomcast: stdout: is a terminal: binary output refused (redirect it, or add --force)\n" {
+			t.Errorf("%q to a terminal: exit %d, stderr %q", args, code, stderr.String())
+		}
+		stderr.Reset()
+		if code := run(append(args, "--force"), strings.NewReader(stdin), tty, &stderr); code != 0 || stderr.Len() != 0 {
+			t.Errorf("%q --force to a terminal: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"build", "-o", "-"}, strings.NewReader("a\n"), null, &stderr); code != 0 {
+		t.Errorf("build -o - > /dev/null: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// version is the release, set at link time with
+// -ldflags "-X main.version=v1.2.3"; otherwise the main module's version
+// from the build information is used.
+var version string
+
+var versionCommand = &command{
+	name:    "version",
+	summary: "print the version (also: bloomcast --version)",
+	usage: `usage: bloomcast version
+       bloomcast --version
+
+Print bloomcast's version and where it was built from, as the Go build
+information records them:
+
+  bloomcast VERSION            the module version: vX.Y.Z for
+                               "go install github.com/bloomcast/bloomcast/cmd/bloomcast@vX.Y.Z",
+                               a pseudo-version (v0.0.0-DATE-REVISION) or
+                               "(devel)" for a build in a checkout
+  revision REV TIME [modified] the commit a checkout was built from, its
+                               time, and "modified" if the work tree had
+                               uncommitted changes (absent when Go did not
+                               stamp version control information)
+  go RELEASE OS/ARCH           the Go release and the platform
+`,
+	run: func(e *env, args []string) error {
+		fs := newFlagSet("version")
+		if err := parseNoArgs(fs, args); err != nil {
+			return err
+		}
+		info, _ := debug.ReadBuildInfo()
+		_, err := fmt.Fprint(e.stdout, versionText(info))
+		return err
+	},
+}
+
+// versionText renders the version report from info, which may be nil
+// (a binary built without module support).
+func versionText(info *debug.BuildInfo) string {
+	v := version
+	var rev, when string
+	modified := false
+	if info != nil {
+		if v == "" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "bloomcast %s\n", v)
+	if rev != "" {
+		b.WriteString("revision " + rev)
+		if when != "" {
+			b.WriteString(" " + when)
+		}
+		if modified {
+			b.WriteString(" modified")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return b.String()
+}
