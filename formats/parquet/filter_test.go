@@ -660,3 +660,90 @@ func FuzzOpenFile(f *testing.F) {
 		}
 	})
 }
+
+// readBigAnswers reads testdata/duckdb-big.answers (written by
+// crosscheck/duckdb.cjs golden-big): n, and the sets of present keys
+// (0..n-1) that parquet_bloom_probe excluded and absent keys (n..2n-1)
+// that it did not.
+func readBigAnswers(t *testing.T, path string) (n int, excluded, maybe map[int]bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%s: %d lines, want 3", path, len(lines))
+	}
+	if n, err = strconv.Atoi(strings.TrimPrefix(lines[0], "n ")); err != nil || n <= 0 {
+		t.Fatalf("%s: first line %q", path, lines[0])
+	}
+	set := func(line, name string) map[int]bool {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != name {
+			t.Fatalf("%s: line %q does not start with %s", path, line, name)
+		}
+		out := map[int]bool{}
+		for _, s := range f[1:] {
+			v, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			out[v] = true
+		}
+		return out
+	}
+	return n, set(lines[1], "present-excluded"), set(lines[2], "absent-maybe")
+}
+
+// TestGoldenDuckDBBig checks bloomcast against DuckDB on every one of 10^5
+// present and 10^5 absent values: testdata/duckdb-big.sbbf is the filter
+// DuckDB wrote for column s of a file of k0..k99999 (each twice, one row
+// group), header and bitset as stored in the file; duckdb-big.answers
+// holds what parquet_bloom_probe said for k0..k199999. Decoding the bytes
+// and checking each value must give DuckDB's answer, and bloomcast's
+// filter of the same values and size must encode to the same bytes.
+// crosscheck's TestRealDuckDB checks, where node is installed, that DuckDB
+// still writes these bytes and answers a sample of the values so.
+func TestGoldenDuckDBBig(t *testing.T) {
+	n, excluded, maybe := readBigAnswers(t, "testdata/duckdb-big.answers")
+	data, err := os.ReadFile("testdata/duckdb-big.sbbf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := NewBlocks(theirs.Blocks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < n; v++ {
+		ours.InsertString(text("s", v))
+	}
+	if out, _ := ours.MarshalBinary(); !bytes.Equal(out, data) {
+		t.Errorf("bloomcast's filter of k0..k%d differs from DuckDB's (%d and %d bytes)", n-1, len(out), len(data))
+	}
+	disagree, fp := 0, 0
+	for v := 0; v < 2*n; v++ {
+		duck := v >= n && maybe[v] || v < n && !excluded[v]
+		got := theirs.CheckString(text("s", v))
+		if got != duck || v < n && !got {
+			disagree++
+			if disagree <= 5 {
+				t.Errorf("k%d (present: %v): bloomcast %v, DuckDB's parquet_bloom_probe %v", v, v < n, got, duck)
+			}
+		}
+		if v >= n && got {
+			fp++
+		}
+	}
+	if disagree > 0 {
+		t.Errorf("%d of %d answers differ from DuckDB's", disagree, 2*n)
+	}
+	if len(excluded) > 0 {
+		t.Errorf("DuckDB excluded %d present values", len(excluded))
+	}
+	t.Logf("%d present and %d absent values: %d disagreements with parquet_bloom_probe; %d absent values may be present (%.2f%%) in DuckDB's %d-byte filter", n, n, disagree, fp, 100*float64(fp)/float64(n), theirs.Bytes())
+}
