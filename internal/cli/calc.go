@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
@@ -135,55 +133,9 @@ func runCalc(e *env, args []string) error {
 		}
 	}
 
-	check := q.P != 0 && q.N != 0 && q.M != 0 // p was not used to derive anything
+	r := params.NewSolveReport(q, sol)
 	if asJSON {
-		return writeJSON(e.stdout, params.NewSolveReport(q, sol))
+		return writeJSON(e.stdout, r)
 	}
-
-	var quantities []string
-	for _, g := range sol.Given {
-		switch g {
-		case "n":
-			quantities = append(quantities, "n = "+strconv.FormatUint(q.N, 10))
-		case "p":
-			quantities = append(quantities, "p = "+strconv.FormatFloat(q.P, 'g', -1, 64))
-		case "m":
-			quantities = append(quantities, "m = "+strconv.FormatUint(q.M, 10))
-		case "k":
-			quantities = append(quantities, "k = "+strconv.Itoa(q.K))
-		}
-	}
-	derived := "the rate"
-	if len(sol.Derived) > 0 {
-		derived = strings.Join(sol.Derived, ", ")
-	}
-	fprintf(e.stdout, "given %s; derived %s\n\n", strings.Join(quantities, ", "), derived)
-
-	var t textTable
-	header := []string{"layout", "n", "m", "k", "block", "bits/key", "predicted p", "size"}
-	if check {
-		header = append(header, "meets p")
-	}
-	t.add(header...)
-	for _, s := range sol.Layouts {
-		block := "-"
-		if s.Shape.BlockBits != 0 {
-			block = strconv.FormatUint(s.Shape.BlockBits, 10)
-		}
-		row := []string{
-			s.Shape.Layout.String(),
-			strconv.FormatUint(s.N, 10),
-			strconv.FormatUint(s.Shape.M, 10),
-			strconv.Itoa(s.Shape.K),
-			block,
-			strconv.FormatFloat(s.BitsPerKey, 'f', 3, 64),
-			rate(s.FalsePositive),
-			humanBytes(int64((s.Shape.M + 7) / 8)),
-		}
-		if check {
-			row = append(row, map[bool]string{true: "yes", false: "no"}[s.Meets])
-		}
-		t.add(row...)
-	}
-	return t.write(e.stdout)
+	return r.WriteText(e.stdout)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/params"
@@ -75,7 +74,7 @@ func runCalcBudget(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	return printBudget(e, r)
+	return r.WriteText(e.stdout)
 }
 
 // checkBudget validates the flags calc --budget and build --budget share.
@@ -104,42 +103,4 @@ func solveBudget(o digest.Budget) (params.BudgetResult, error) {
 		return params.BudgetResult{}, fmt.Errorf("calc: --budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
 	}
 	return o.Solve()
-}
-
-func printBudget(e *env, r *digest.BudgetReport) error {
-	head := fmt.Sprintf("n = %d keys, budget %d bytes", r.N, r.Budget)
-	if r.Packet > 0 {
-		head += fmt.Sprintf(" in packets of %d: %d packets, %d bytes", r.Packet, r.Packets, r.Effective)
-	}
-	fprintf(e.stdout, "%s (frame %d bytes); fits with probability ≥ 99.9%%\n\n", head, r.FrameBytes)
-	var t textTable
-	t.add("", "layout", "m/n", "k", "m", "sent", "rate", "mean bytes", "σ bytes", "99.9% bytes")
-	row := func(label string, s digest.BudgetShape) {
-		t.add(label, s.Layout, strconv.FormatFloat(s.BitsPerKey, 'f', 2, 64), strconv.Itoa(s.K),
-			strconv.FormatUint(s.M, 10), s.Codec, rate(s.FalsePositiveRate),
-			strconv.FormatFloat(s.MeanBytes, 'f', 0, 64), strconv.FormatFloat(s.SDBytes, 'f', 1, 64),
-			strconv.FormatFloat(s.BoundBytes, 'f', 0, 64))
-	}
-	row("best", r.Best)
-	for _, s := range r.PerLayout {
-		row("", s)
-	}
-	if r.Raw != nil {
-		row("raw, same bytes", *r.Raw)
-	}
-	if r.Uncapped != nil {
-		row("without the cap", *r.Uncapped)
-	}
-	if err := t.write(e.stdout); err != nil {
-		return err
-	}
-	fprintln(e.stdout)
-	if r.Raw != nil {
-		fprintf(e.stdout, "the best rate is %.3g× the raw filter's of the same bytes\n", r.RateGainRaw)
-	}
-	if r.CapBinds {
-		fprintf(e.stdout, "the memory cap binds: m ≤ %d bits (%.1f bits per key); without it the rate would be %s at m/n = %.1f (raise it with --max-m or --max-bpk)\n",
-			r.CapBits, float64(r.CapBits)/float64(r.N), rate(r.Uncapped.FalsePositiveRate), r.Uncapped.BitsPerKey)
-	}
-	return nil
 }

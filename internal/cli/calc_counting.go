@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"strconv"
-
-	"github.com/bloomcast/bloomcast/sim"
-)
+import "github.com/bloomcast/bloomcast/sim"
 
 // calc --counting: counter sizing for counting filters. runCalc hands its
 // arguments here when they include --counting.
@@ -87,36 +83,5 @@ func runCalcCounting(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	return printCounting(e, r)
-}
-
-func printCounting(e *env, r *sim.CounterReport) error {
-	fprintf(e.stdout, "counting filter: n = %d keys, m = %d counters, k = %d (mean count k·n/m = %.4f)\n\n", r.N, r.M, r.K, r.Load)
-	fprintf(e.stdout, "expected maximum count   %.3f  (Fan et al.'s asymptote)\n", r.ExpectedMaxCount)
-	if r.SimulatedMax != nil {
-		fprintf(e.stdout, "simulated maximum count  %.3f  (mean of %d filters, seeds %d..%d: %v)\n", *r.SimulatedMax, r.Trials, r.Seed, r.Seed+uint64(r.Trials)-1, r.SimulatedMaxima)
-	} else {
-		fprintln(e.stdout, "simulated maximum count  -      (not simulated: --trials 0, or beyond 2^25 counters or insertions)")
-	}
-	fprintln(e.stdout)
-	var t textTable
-	t.add("bits", "overflows at", "log10 Pr, survey", "log10 Pr, at load")
-	for _, w := range r.Overflow {
-		t.add(strconv.Itoa(w.Bits), strconv.FormatUint(w.OverflowsAt, 10),
-			strconv.FormatFloat(w.Log10P, 'f', 2, 64), strconv.FormatFloat(w.Log10AtLoad, 'f', 2, 64))
-	}
-	if err := t.write(e.stdout); err != nil {
-		return err
-	}
-	fprintln(e.stdout)
-	fprintln(e.stdout, "log10 of the bounds on Pr(any counter ≥ j): survey m·(1.885/j)^j, at load m·(e·k·n/(j·m))^j; 0 or more bounds nothing.")
-	if !r.SurveyApplies {
-		fprintf(e.stdout, "k·n/m = %.4f is above ln 2: the survey's form assumes k ≤ ln2·m/n and does not bound this filter.\n", r.Load)
-	}
-	if r.SmallestWidth != 0 {
-		fprintf(e.stdout, "%d-bit counters overflow with probability below 10^-6 at this load.\n", r.SmallestWidth)
-	} else {
-		fprintln(e.stdout, "no counter width up to 16 bits keeps the bound at this load below 10^-6.")
-	}
-	return nil
+	return r.WriteText(e.stdout)
 }

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -82,7 +79,7 @@ func runCalcFPSet(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	return printFPSet(e, r)
+	return r.WriteText(e.stdout)
 }
 
 // fpsetFor solves for the fingerprint width from exactly one of -p,
@@ -98,40 +95,4 @@ func fpsetFor(n uint64, p float64, b int, c float64, hasP, hasBits, hasC bool) (
 		return params.FingerprintSet{}, err
 	}
 	return params.FingerprintSetOf(params.FingerprintQuery{N: n, P: p, Bits: b, C: c})
-}
-
-func printFPSet(e *env, r *params.FingerprintReport) error {
-	fprintf(e.stdout, "fingerprint set of n = %d keys: %d-bit fingerprints, predicted p = %s\n\n", r.N, r.Bits, rate(r.FalsePositiveRate))
-	var t textTable
-	t.add("form", "bits/key", "size")
-	row := func(name string, perKey float64) {
-		t.add(name, strconv.FormatFloat(perKey, 'f', 3, 64), humanBytes(int64(perKey*float64(r.N)/8+0.5)))
-	}
-	row(fmt.Sprintf("fpset table (load %.1f)", params.FingerprintTableLoad), r.TableBitsPerKey)
-	row("fpset sorted", r.SortedBitsPerKey)
-	if r.CountBits > 0 {
-		t.add(fmt.Sprintf("fpset Rice-coded (k = %d)", r.RiceK), "+counts", "")
-	} else {
-		row(fmt.Sprintf("fpset Rice-coded (k = %d)", r.RiceK), r.CompressedBitsPerKey)
-	}
-	if r.BloomM != 0 {
-		row(fmt.Sprintf("classic Bloom filter (k = %d)", r.BloomK), r.BloomBitsPerKey)
-	}
-	row("entropy of the fingerprints", r.EntropyBitsPerKey)
-	row("any filter, log2(1/p)", r.MinimumBitsPerKey)
-	if err := t.write(e.stdout); err != nil {
-		return err
-	}
-	fprintln(e.stdout)
-	fprintln(e.stdout, crossoverLine("in memory, sorted fingerprints", r.MemoryCrossoverBits, r.MemoryCrossoverRate))
-	fprintln(e.stdout, crossoverLine("sent, Rice-coded fingerprints", r.TransmitCrossoverBits, r.TransmitCrossoverRate))
-	return nil
-}
-
-// crossoverLine says from which width a form beats the Bloom filter.
-func crossoverLine(form string, b int, p float64) string {
-	if b == 0 {
-		return fmt.Sprintf("%s are never smaller than a Bloom filter for this n (with at most 64 bits)", form)
-	}
-	return fmt.Sprintf("%s are smaller than a Bloom filter from %d bits on (p ≤ %s for this n)", form, b, rate(p))
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/params"
@@ -141,41 +140,5 @@ func runCalcTransmit(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	return printTransmit(e, r, churn > 0)
-}
-
-func printTransmit(e *env, r *params.TransmitReport, churn bool) error {
-	if r.Question == "target" {
-		fprintf(e.stdout, "n = %d, target rate %s: the smallest message\n\n", r.N, rate(r.TargetP))
-	} else {
-		fprintf(e.stdout, "n = %d, budget %g bits per key: the lowest rate\n\n", r.N, r.Budget)
-	}
-	var t textTable
-	head := []string{"", "m/n", "k", "m", "p0", "rate", "z/n", "sent"}
-	if churn {
-		head = append(head, "delta/n")
-	}
-	t.add(head...)
-	row := func(label string, s params.TransmitShape) {
-		sent := "raw"
-		if s.Compressed {
-			sent = "compressed"
-		}
-		cells := []string{label,
-			strconv.FormatFloat(s.BitsPerKey, 'f', 3, 64), strconv.Itoa(s.K),
-			strconv.FormatUint(s.M, 10), strconv.FormatFloat(s.P0, 'f', 4, 64),
-			rate(s.FalsePositiveRate), strconv.FormatFloat(s.TransmitBitsPerKey, 'f', 3, 64), sent}
-		if churn {
-			cells = append(cells, strconv.FormatFloat(*s.DeltaBits/float64(r.N), 'f', 3, 64))
-		}
-		t.add(cells...)
-	}
-	if r.Uncompressed != nil {
-		row("standard", *r.Uncompressed)
-	}
-	row("best", r.Best)
-	for _, s := range r.PerK {
-		row("k = "+strconv.Itoa(s.K), s)
-	}
-	return t.write(e.stdout)
+	return r.WriteText(e.stdout)
 }
