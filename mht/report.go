@@ -19,13 +19,16 @@ type Report struct {
 	Calculated []Figures     `json:"calculated"`
 	Probe      Figures       `json:"probe"`
 	// The simulation's settings and figures; absent without one.
-	Trials    int       `json:"trials,omitempty"`
-	Queries   int       `json:"queries,omitempty"`
-	Seed      uint64    `json:"seed,omitempty"`
-	Crises    *int      `json:"crises,omitempty"`
-	Measured  []Figures `json:"measured,omitempty"`
-	MeasProbe *Figures  `json:"measured_probe,omitempty"`
-	Failures  []int     `json:"construction_failures,omitempty"`
+	Trials  int    `json:"trials,omitempty"`
+	Queries int    `json:"queries,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	Crises  *int   `json:"crises,omitempty"`
+	// CrisisItems is the items refused in all trials, which the text
+	// form gives; the JSON form, fixed before it, has no such field.
+	CrisisItems uint64    `json:"-"`
+	Measured    []Figures `json:"measured,omitempty"`
+	MeasProbe   *Figures  `json:"measured_probe,omitempty"`
+	Failures    []int     `json:"construction_failures,omitempty"`
 }
 
 // LevelReport is one sub-table in a Report: its expected occupancy, the
@@ -49,7 +52,7 @@ func NewReport(p Plan, c Calculation, m *Measurement) *Report {
 		r.Levels = append(r.Levels, LevelReport{Buckets: l.Buckets, Expected: l.Placed, StdDev: l.StdDev, Approx: l.Approx})
 	}
 	if m != nil {
-		r.Trials, r.Queries, r.Seed, r.Crises = m.Trials, m.Queries, m.Seed, &m.Crises
+		r.Trials, r.Queries, r.Seed, r.Crises, r.CrisisItems = m.Trials, m.Queries, m.Seed, &m.Crises, m.CrisisItems
 		r.Measured, r.MeasProbe, r.Failures = m.Summaries, &m.Probe, m.ConstructionFailures
 		for i := range min(len(r.Levels), len(m.Levels)) {
 			r.Levels[i].Measured, r.Levels[i].StdErr = m.Levels[i].Mean, m.Levels[i].StdErr

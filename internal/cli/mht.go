@@ -2,8 +2,6 @@ package cli
 
 import (
 	"flag"
-	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/mht"
@@ -209,51 +207,7 @@ func (e *env) mhtCalc(args []string) error {
 	if pf.json {
 		return writeJSON(e.stdout, r)
 	}
-	var occ textTable
-	occ.add("sub-table", "buckets", "expected", "std dev", "heuristic")
-	for i, l := range r.Levels {
-		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected), fmt.Sprintf("%.2f", l.StdDev), fmt.Sprintf("%.2f", l.Approx))
-	}
-	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item\n\n", p.N, len(p.Sizes), p.BucketsPerItem())
-	if err := occ.write(e.stdout); err != nil {
-		return err
-	}
-	fprintf(e.stdout, "\ncrisis probability  %s\n\n", rate(r.Crisis))
-	var t textTable
-	t.add("summary", "bits/item", "false pos.", "type fail.", "any fail.", "touched (in)", "touched (out)")
-	t.add("probe all", "0", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", c.Probe.TouchedAbsent))
-	for _, s := range c.Summaries {
-		name := s.Kind.String()
-		if s.Estimate {
-			name += " (est.)"
-		}
-		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(s.TypeFailure), rate(s.AnyFailure),
-			fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", s.TouchedAbsent))
-	}
-	if err := t.write(e.stdout); err != nil {
-		return err
-	}
-	return songLines(e, c.Summaries, nil)
-}
-
-// songLines prints the figures of Song et al.'s table (items in the bucket
-// read, crowded buckets), calculated and, when m is not nil, measured.
-func songLines(e *env, calc, meas []mht.Figures) error {
-	for i, s := range calc {
-		if s.Kind != mht.KindSong {
-			continue
-		}
-		var t textTable
-		t.add("song's table", "items read (in)", "items read (out)", "buckets with 2+ items")
-		t.add("calculated", fmt.Sprintf("%.4f", s.ItemsPresent), fmt.Sprintf("%.4f", s.ItemsAbsent), fmt.Sprintf("%.2f", s.CrowdedBuckets))
-		if meas != nil {
-			m := meas[i]
-			t.add("measured", fmt.Sprintf("%.4f", m.ItemsPresent), fmt.Sprintf("%.4f", m.ItemsAbsent), fmt.Sprintf("%.2f", m.CrowdedBuckets))
-		}
-		fprintf(e.stdout, "\n")
-		return t.write(e.stdout)
-	}
-	return nil
+	return r.WriteText(e.stdout)
 }
 
 func (e *env) mhtSim(args []string) error {
@@ -283,44 +237,5 @@ func (e *env) mhtSim(args []string) error {
 	if pf.json {
 		return writeJSON(e.stdout, r)
 	}
-	fprintf(e.stdout, "%d items, %d sub-tables, %.3f buckets per item; %d trials, %d absent queries each, seed %d\n\n",
-		p.N, len(p.Sizes), p.BucketsPerItem(), m.Trials, m.Queries, m.Seed)
-	var occ textTable
-	occ.add("sub-table", "buckets", "expected", "measured", "std err", "z")
-	for i, l := range r.Levels {
-		z := 0.0
-		if se := l.StdDev / sqrtf(float64(m.Trials)); se > 0 {
-			z = (l.Measured - l.Expected) / se
-		}
-		occ.add(strconv.Itoa(i+1), strconv.FormatUint(l.Buckets, 10), fmt.Sprintf("%.2f", l.Expected),
-			fmt.Sprintf("%.2f", l.Measured), fmt.Sprintf("%.2f", l.StdErr), fmt.Sprintf("%+.2f", z))
-	}
-	if err := occ.write(e.stdout); err != nil {
-		return err
-	}
-	fprintf(e.stdout, "\ncrisis probability  %s calculated, %d of %d trials (%d items refused)\n\n", rate(r.Crisis), m.Crises, m.Trials, m.CrisisItems)
-	var t textTable
-	t.add("summary", "bits/item", "false pos.", "measured", "type fail.", "measured", "any fail.", "measured", "touched (in)", "measured", "touched (out)", "measured")
-	t.add("probe all", "0", "-", "-", "-", "-", "-", "-", fmt.Sprintf("%.4f", c.Probe.TouchedPresent), fmt.Sprintf("%.4f", m.Probe.TouchedPresent),
-		fmt.Sprintf("%.4f", c.Probe.TouchedAbsent), fmt.Sprintf("%.4f", m.Probe.TouchedAbsent))
-	for i, s := range c.Summaries {
-		ms := m.Summaries[i]
-		name := s.Kind.String()
-		if s.Estimate {
-			name += " (est.)"
-		}
-		t.add(name, fmt.Sprintf("%.2f", s.BitsPerItem), rate(s.FalsePositive), rate(ms.FalsePositive), rate(s.TypeFailure), rate(ms.TypeFailure),
-			rate(s.AnyFailure), rate(ms.AnyFailure), fmt.Sprintf("%.4f", s.TouchedPresent), fmt.Sprintf("%.4f", ms.TouchedPresent),
-			fmt.Sprintf("%.4f", s.TouchedAbsent), fmt.Sprintf("%.4f", ms.TouchedAbsent))
-	}
-	if err := t.write(e.stdout); err != nil {
-		return err
-	}
-	if err := songLines(e, c.Summaries, m.Summaries); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(e.stdout, "\nmeasured \"any fail.\" is the fraction of trials with a mistyped item or a failed construction\n(song: with a bucket holding two or more items)")
-	return err
+	return r.WriteText(e.stdout)
 }
-
-func sqrtf(x float64) float64 { return math.Sqrt(max(0, x)) }
