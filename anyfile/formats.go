@@ -128,12 +128,14 @@ func ParseKeyType(s string) (KeyType, error) {
 // Check says whether key is a key of type t: any bytes are a KeyString,
 // a decimal 64-bit integer a KeyLong, and so on.
 func (t KeyType) Check(key []byte) error {
-	_, err := t.plain(key)
+	_, err := t.Plain(key)
 	return err
 }
 
-// plain returns the Parquet plain encoding of key read as type t.
-func (t KeyType) plain(key []byte) ([]byte, error) {
+// Plain returns the Parquet plain encoding of key read as type t (a
+// KeyString key is its own bytes), the value a Parquet split block filter
+// hashes (parquet.Hash).
+func (t KeyType) Plain(key []byte) ([]byte, error) {
 	if t < 0 || int(t) >= len(parquetTypes) {
 		return nil, errorf("unknown key type %v", t)
 	}
@@ -243,7 +245,7 @@ func (f *File) containsForeign(key []byte) (bool, error) {
 	case BitsAndBlooms:
 		return f.BitsAndBlooms.Test(key), nil
 	case SBBF:
-		p, err := f.Keys.plain(key)
+		p, err := f.Keys.Plain(key)
 		if err != nil {
 			return false, err
 		}
@@ -275,7 +277,7 @@ func (f *File) addForeign(key []byte) error {
 	case BitsAndBlooms:
 		f.BitsAndBlooms.Add(key)
 	case SBBF:
-		p, err := f.Keys.plain(key)
+		p, err := f.Keys.Plain(key)
 		if err != nil {
 			return err
 		}
