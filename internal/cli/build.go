@@ -26,6 +26,8 @@ var buildCommand = &command{
        bloomcast build --format guava|bits-and-blooms|bits-and-blooms-json|parquet-sbbf
                        [-n N -p P | -m BITS -k K] [--key-type T] [--quiet]
                        [--strict] -o OUT [FILE...]
+       bloomcast build --format parquet-sbbf --fit [-n MAX] [-p P]
+                       [--key-type T] [--quiet] [--strict] -o OUT [FILE...]
        bloomcast build --scalable [-n CAPACITY] [-p P] [--expansion S]
                        [--tightening R] [--non-scaling] [--layout L]
                        [--block-bits B] [--seed S] -o OUT [FILE...]

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/keyfile"
 )
@@ -24,6 +26,11 @@ hashes them. --format bloomcast is the default; --format squid is
 --squid.
   --format NAME    bloomcast (default), squid, guava, bits-and-blooms,
                    bits-and-blooms-json or parquet-sbbf
+  --fit            parquet-sbbf: start with the filter for -n distinct keys
+                   (default 10000000: 16 MiB at -p 0.01) and fold it to the
+                   smallest that meets -p for the distinct keys added, bit
+                   for bit the filter of that size; keys are not held in
+                   memory
 ` + keyTypeHelp
 
 // buildFormatArg finds build's --format value in args (before "--"):
@@ -83,7 +90,9 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	p := rateValue(0.01)
 	var k probesValue
 	var out string
+	var fit bool
 	fs.Var(&n, "n", "")
+	fs.BoolVar(&fit, "fit", false, "")
 	fs.Var(&p, "p", "")
 	fs.Var(&m, "m", "")
 	fs.Var(&k, "k", "")
@@ -106,6 +115,10 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 		return usagef("missing -o OUT")
 	}
 	switch {
+	case fit && format != anyfile.FormatParquetSBBF:
+		return usagef("--fit builds a parquet-sbbf filter only")
+	case fit && flagSet(fs, "m"):
+		return usagef("--fit chooses the size: give -n, the most distinct keys expected, not -m")
 	case format == anyfile.FormatParquetSBBF && flagSet(fs, "k"):
 		return usagef("-k does not apply to a parquet-sbbf filter: a key sets one bit in each of its block's eight words")
 	case format == anyfile.FormatParquetSBBF:
@@ -114,10 +127,15 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	}
 	spec := anyfile.Spec{Format: format, N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Keys: anyfile.KeyType(e.keyType)}
 	var keys [][]byte
-	var read uint64
+	var read, distinct uint64
+	var f *anyfile.File
 	src := e.keys(inputs)
-	sizeForKeys := spec.M == 0 && n == 0
-	if sizeForKeys {
+	sizeForKeys := spec.M == 0 && n == 0 && !fit
+	if fit {
+		if f, read, distinct, err = buildFit(src, spec, outputName(out)); err != nil {
+			return err
+		}
+	} else if sizeForKeys {
 		// Size for the distinct keys read: hold them, count them, then add.
 		var hs []hashing.Hash128
 		err = src.eachChecked(func(key []byte) error {
@@ -133,9 +151,11 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 		}
 		spec.N, read = keyfile.CountDistinct(hs), uint64(len(keys))
 	}
-	f, err := anyfile.New(spec)
-	if err != nil {
-		return fileErr(outputName(out), err)
+	if !fit {
+		f, err = anyfile.New(spec)
+		if err != nil {
+			return fileErr(outputName(out), err)
+		}
 	}
 	if sizeForKeys {
 		for _, key := range keys {
@@ -143,7 +163,7 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 				return fileErr(outputName(out), err)
 			}
 		}
-	} else {
+	} else if !fit {
 		err = src.eachChecked(func(key []byte) error { read++; return keyError(f.Add(key)) })
 		if err != nil {
 			return err
@@ -155,7 +175,12 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	if read == 0 {
 		w.add("%s: no keys read: the filter is empty", name)
 	}
-	if s.FillRatio > 0.9 {
+	if fit && parquet.FalsePositive(f.SBBF.Blocks(), distinct) > float64(p) {
+		// The Fit's distinct count misses keys that found all their bits
+		// set: the rate from the bits is then the higher.
+		r := max(parquet.FalsePositive(f.SBBF.Blocks(), distinct), s.FalsePositiveRate)
+		w.add("%s: the filter for -n %d misses -p %s for the keys read even unfolded (%s): raise -n", name, cmp.Or(uint64(n), fitMaxNDV), rate(float64(p)), rate(r))
+	} else if s.FillRatio > 0.9 {
 		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*s.FillRatio)
 	} else if flagSet(fs, "p") && s.FalsePositiveRate > 10*float64(p) {
 		w.add("%s: false-positive rate %s from the bits, more than 10× the target %s", name, rate(s.FalsePositiveRate), rate(float64(p)))
@@ -168,6 +193,34 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	}
 	e.report(w)
 	return nil
+}
+
+// fitMaxNDV is the distinct count build --fit starts from without -n.
+const fitMaxNDV = 10_000_000
+
+// buildFit is build --format parquet-sbbf --fit: the keys go into a
+// parquet.Fit sized for spec.N (default fitMaxNDV) distinct keys at
+// spec.P, whose filter folds to the smallest size that meets spec.P for
+// the distinct keys added. It returns the keys read and the distinct
+// count; name is the output's, for the error of a size too large.
+func buildFit(src *keySource, spec anyfile.Spec, name string) (f *anyfile.File, read, distinct uint64, err error) {
+	fit, err := parquet.NewFit(cmp.Or(spec.N, fitMaxNDV), spec.P)
+	if err != nil {
+		return nil, 0, 0, fileErr(name, err)
+	}
+	err = src.eachChecked(func(key []byte) error {
+		v, err := spec.Keys.Plain(key)
+		if err != nil {
+			return keyError(err)
+		}
+		read++
+		fit.Insert(v)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return &anyfile.File{SBBF: fit.Filter(), Keys: spec.Keys}, read, fit.Distinct(), nil
 }
 
 // refusedFlag is a flag that takes anything (build's own flags, which

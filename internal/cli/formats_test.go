@@ -12,6 +12,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // formatGolden copies a golden file of a format package into dir and
@@ -559,4 +560,63 @@ func TestParquetSBBF(t *testing.T) {
 	}
 	failsWith(t, out+": key \"x\" is not a double", "add", "--key-type", "double", out, "x")
 	usageFails(t, "build", "build", "--format", "parquet-sbbf", "-m", "4096", "-k", "3", "-o", out, in)
+}
+
+// TestBuildFit: build --format parquet-sbbf --fit writes, byte for byte,
+// the filter parquet.Fit folds for the same keys (from -n's size, by
+// default 10^7 keys' 16 MiB), which is the filter -m builds at that size
+// and smaller than the start; it refuses other formats and -m, and warns
+// (under --strict: exit 2, nothing written) when even the unfolded filter
+// misses -p.
+func TestBuildFit(t *testing.T) {
+	dir := t.TempDir()
+	keys, lines := keyLines("customer", 5000)
+	in := writeFile(t, filepath.Join(dir, "keys"), lines+strings.Join(keys[:500], "\n")+"\n") // duplicates
+	out, sized := filepath.Join(dir, "out"), filepath.Join(dir, "sized")
+	for _, c := range []struct {
+		args   []string
+		maxNDV uint64
+		p      float64
+	}{
+		{nil, 10_000_000, 0.01},
+		{[]string{"-n", "100000", "-p", "0.001"}, 100000, 0.001},
+	} {
+		fit, err := parquet.NewFit(c.maxNDV, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			fit.InsertString(k)
+		}
+		g := fit.Filter()
+		want, _ := g.MarshalBinary()
+		if g.Blocks() >= fit.Blocks() || parquet.FalsePositive(g.Blocks(), 5000) > c.p || parquet.FalsePositive(g.Blocks()/2, 5000) <= c.p {
+			t.Fatalf("%q: the fit of %d blocks from %d is not the smallest meeting p", c.args, g.Blocks(), fit.Blocks())
+		}
+		ok(t, "", append(append([]string{"build", "--format", "parquet-sbbf", "--fit"}, c.args...), "-o", out, in)...)
+		if got := mustRead(t, out); !bytes.Equal(got, want) {
+			t.Errorf("build --fit %q: %d bytes differ from parquet.Fit's %d", c.args, len(got), len(want))
+		}
+		ok(t, "", "build", "--format", "parquet-sbbf", "-m", strconv.Itoa(256*g.Blocks()), "-o", sized, in)
+		if !bytes.Equal(mustRead(t, sized), want) {
+			t.Errorf("build --fit %q differs from the filter built at its size", c.args)
+		}
+	}
+	nums := writeFile(t, filepath.Join(dir, "nums"), "1\n-7\n9223372036854775807\n")
+	ok(t, "", "build", "--format", "parquet-sbbf", "--fit", "--key-type", "long", "-o", out, nums)
+	ok(t, "", "query", "--key-type", "long", out, "--", "1", "-7", "9223372036854775807")
+	bad := writeFile(t, filepath.Join(dir, "bad"), "1\nx\n")
+	failsWith(t, bad+":2: key \"x\" is not a long (INT64)", "build", "--format", "parquet-sbbf", "--fit", "--key-type", "long", "-o", out, bad)
+	usageFails(t, "build: --fit builds a parquet-sbbf filter only", "build", "--format", "guava", "--fit", "-o", out, in)
+	usageFails(t, "build: --fit chooses the size", "build", "--format", "parquet-sbbf", "--fit", "-m", "4096", "-o", out, in)
+	r := bc(t, "", "build", "--format", "parquet-sbbf", "--fit", "-n", "100", "-o", out, in)
+	if r.code != 0 || !strings.Contains(r.stderr, "the filter for -n 100 misses -p 0.01000 for the keys read even unfolded") {
+		t.Errorf("a fit from too small a start: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bc(t, "", "build", "--format", "parquet-sbbf", "--fit", "-n", "100", "--strict", "-o", sized+"2", in); r.code != 2 {
+		t.Errorf("--strict: exit %d", r.code)
+	}
+	if _, err := os.Stat(sized + "2"); !os.IsNotExist(err) {
+		t.Error("a refused build wrote its output")
+	}
 }
