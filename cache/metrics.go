@@ -30,6 +30,9 @@ type nodeMetrics struct {
 	// (node_health.go)
 	peerFetchFailures *prometheus.CounterVec
 	publishFailures   prometheus.Counter
+	// digest messages and their bytes by transport and direction
+	// (node_push.go)
+	digestMessages, digestMessageBytes *prometheus.CounterVec
 	// counts are the plain counters behind Node.Stats; the request
 	// metrics read them at scrape time (requestCollector), so a request
 	// is counted once.
@@ -67,6 +70,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		func() float64 { return float64(n.publisher.Stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory})
 	m.registerHealth(n)
+	m.registerTransport()
 	m.registerSummary(n)
 	return m
 }

@@ -111,9 +111,19 @@ type NodeConfig struct {
 	Logger    *slog.Logger // nil for slog.Default()
 	// Client is the origin client; nil means NewClient().
 	Client *http.Client
-	// Manual turns off the background publication and polling loops:
-	// the caller drives Publisher().PublishIfDue and Directory().Refresh
-	// itself, as the simulations do to replay a trace deterministically.
+	// Transport, if set, carries this node's digests to its peers and
+	// theirs to it besides HTTP polling ([DigestTransport]): the node
+	// starts it when it serves, pushes each publication through it
+	// (Node.PushDigest), applies what it delivers to its Directory, and
+	// polls a bloomcast peer over HTTP only while the transport is down
+	// or that peer pushes nothing. Its Name labels the metrics; it must
+	// not be "http". nil means HTTP polling alone. The node closes it
+	// when it stops.
+	Transport DigestTransport
+	// Manual turns off the background publication, push and polling
+	// loops: the caller drives Publisher().PublishIfDue, PushDigest and
+	// Directory().Refresh itself, as the simulations do to replay a
+	// trace deterministically.
 	Manual bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -153,6 +163,10 @@ type Node struct {
 	loopDown   atomic.Pointer[error]
 	publishing publishState
 	grow       growState
+	// pushing is what went through the transport; pushKick wakes the
+	// push loop after a publication.
+	pushing  pushState
+	pushKick chan struct{}
 
 	mu   sync.Mutex
 	addr string // the proxy's listening address once serving
@@ -165,7 +179,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger}
+	n := &Node{cfg: cfg, log: cfg.Logger, pushKick: make(chan struct{}, 1)}
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
 	var err error
@@ -185,6 +199,12 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		Client: &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
 		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
 			n.metrics.counts.fetched(status, bytes, delta)
+			n.metrics.httpMessage("in", int64(bytes))
+			n.digestFetched(codec, bytes, delta)
+		},
+		Transport: cfg.Transport,
+		OnPush: func(peer string, bytes int, codec string, delta bool) {
+			n.metrics.counts.pushed(delta)
 			n.digestFetched(codec, bytes, delta)
 		},
 		OnFetchFailed: func(peer string, _ error) { n.metrics.peerFetchFailures.WithLabelValues(peer).Inc() },
@@ -257,6 +277,9 @@ func (cfg *NodeConfig) defaults() error {
 		cfg.Name = hostName()
 	}
 	if err := checkSelfPeers(cfg); err != nil {
+		return err
+	}
+	if err := checkTransport(cfg.Transport); err != nil {
 		return err
 	}
 	switch {
@@ -467,6 +490,9 @@ func countOut(m *nodeMetrics, h http.Handler) http.Handler {
 		case DeltaContentType:
 			codec, kind = cw.Header().Get(codecHeader), "delta"
 		}
+		if cw.status == http.StatusOK || cw.status == http.StatusNotModified {
+			m.httpMessage("out", cw.bytes)
+		}
 		if cw.bytes > 0 && cw.status == http.StatusOK {
 			m.counts.served(kind, cw.bytes)
 			m.digestOut.WithLabelValues(codec, kind).Add(float64(cw.bytes))
@@ -548,9 +574,26 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 			}
 		}()
 	}
+	if n.cfg.Transport != nil {
+		// Started before the directory polls, which asks it whether it
+		// is connected; an error is a configuration the transport can
+		// never work with.
+		if err := n.startTransport(bg); err != nil {
+			stop()
+			return fmt.Errorf("cache: digest transport %s: %w", n.cfg.Transport.Name(), err)
+		}
+		defer func() {
+			if cerr := n.cfg.Transport.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("cache: digest transport %s: %w", n.cfg.Transport.Name(), cerr)
+			}
+		}()
+	}
 	if !n.cfg.Manual {
 		run("publisher", n.publishLoop)
 		run("peer directory", n.directory.Run) // with no peers it waits for Reconfigure to add some
+		if n.cfg.Transport != nil {
+			run("digest push", n.pushLoop)
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -36,6 +36,9 @@ func (n *Node) afterPublish(published bool, err error) error {
 		n.publishing.lastErr = err
 	}
 	n.publishing.mu.Unlock()
+	if published {
+		n.kickPush()
+	}
 	switch {
 	case err != nil:
 		n.metrics.publishFailures.Inc()

@@ -13,7 +13,7 @@ import (
 // clients and as peers, and the digest's Threshold and MaxDigestAge. It
 // returns the names of the other fields of cfg that differ from the
 // running configuration, which take effect only when the node is started
-// again (AccessLog, Logger, Client, Manual and Now are not compared:
+// again (AccessLog, Logger, Client, Transport, Manual and Now are not compared:
 // they are the caller's to swap). cfg is checked as NewNode checks it; on
 // an error nothing changes.
 func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {

@@ -37,6 +37,13 @@ type NodeStats struct {
 	// status line and header fields as well as its body.
 	DigestServedFull, DigestServedDelta, DigestServedSquid       uint64
 	DigestOutFullBytes, DigestOutDeltaBytes, DigestOutSquidBytes uint64
+	// The digest transport (NodeConfig.Transport): messages published
+	// and delivered (alive messages, with no frame, included) and their
+	// frames' bytes, and the full digests and deltas delivered that were
+	// applied to a peer's view.
+	TransportSent, TransportSentBytes         uint64
+	TransportReceived, TransportReceivedBytes uint64
+	DigestPushedFull, DigestPushedDelta       uint64
 
 	// ICP: the node's client (queries it sent, replies it read; zero
 	// until Serve opens an ICP socket) and server (queries it answered).
@@ -55,6 +62,17 @@ type nodeCounters struct {
 	inFull, inDelta                                    atomic.Uint64
 	servedFull, servedDelta, servedSquid               atomic.Uint64
 	outFull, outDelta, outSquid                        atomic.Uint64
+	pushOut, pushOutBytes, pushIn, pushInBytes         atomic.Uint64
+	pushedFull, pushedDelta                            atomic.Uint64
+}
+
+// pushed counts one digest or delta applied from the transport.
+func (c *nodeCounters) pushed(delta bool) {
+	if delta {
+		c.pushedDelta.Add(1)
+	} else {
+		c.pushedFull.Add(1)
+	}
 }
 
 // request counts a client request of outcome o that sent bytes.
@@ -128,7 +146,10 @@ func (n *Node) Stats() NodeStats {
 		DigestInFullBytes: c.inFull.Load(), DigestInDeltaBytes: c.inDelta.Load(),
 		DigestServedFull: c.servedFull.Load(), DigestServedDelta: c.servedDelta.Load(), DigestServedSquid: c.servedSquid.Load(),
 		DigestOutFullBytes: c.outFull.Load(), DigestOutDeltaBytes: c.outDelta.Load(), DigestOutSquidBytes: c.outSquid.Load(),
-		ICPServer: n.icpServer.Stats(),
+		ICPServer:     n.icpServer.Stats(),
+		TransportSent: c.pushOut.Load(), TransportSentBytes: c.pushOutBytes.Load(),
+		TransportReceived: c.pushIn.Load(), TransportReceivedBytes: c.pushInBytes.Load(),
+		DigestPushedFull: c.pushedFull.Load(), DigestPushedDelta: c.pushedDelta.Load(),
 	}
 	if cl := n.icpClientOrNil(); cl != nil {
 		s.ICPClient = cl.Stats()

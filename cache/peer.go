@@ -134,6 +134,18 @@ type DirectoryConfig struct {
 	// PeerViews is how the peers' digests are held: PeerViewsDecoded
 	// (empty means it) or PeerViewsCompressed.
 	PeerViews string
+	// Transport, if set, is the digest transport whose messages reach
+	// Receive: Run does not poll a bloomcast peer whose view the
+	// transport keeps current (it is connected and the peer pushed
+	// within the last PollInterval), nor any peer at its first round if
+	// the transport is connected then, since the transport delivers the
+	// peers' current digests at once. The Directory only asks it whether
+	// it is connected; the Node starts it.
+	Transport DigestTransport
+	// OnPush, if set, is called after every digest or delta that Receive
+	// applied, with its size, codec and kind, as OnFetch is for polled
+	// ones.
+	OnPush func(peer string, bytes int, codec string, delta bool)
 }
 
 // Directory holds this node's view of its peers' summaries: each peer's
@@ -158,6 +170,9 @@ type Peer struct {
 	proxy *url.URL
 	name  string
 
+	// update serialises the changes of view (polled and pushed), held
+	// while a digest is decoded against the view it updates.
+	update  sync.Mutex
 	mu      sync.RWMutex
 	view    *peerView
 	contact time.Time // last successful answer
@@ -167,7 +182,8 @@ type Peer struct {
 	// a poll reaches it again.
 	unreachable bool
 	lastErr     error
-	fetches     struct{ full, delta, notModified, resync, refused uint64 }
+	pushedAt    time.Time // last message applied from the transport
+	fetches     struct{ full, delta, notModified, resync, refused, pushed uint64 }
 }
 
 // peerView is a peer's summary as last fetched.
@@ -335,6 +351,7 @@ func (d *Directory) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	running := map[*Peer]context.CancelFunc{}
+	initial := true // the first round of peers, not ones SetPeers adds
 	defer func() {
 		for _, cancel := range running {
 			cancel()
@@ -351,6 +368,9 @@ func (d *Directory) Run(ctx context.Context) error {
 			pctx, cancel := context.WithCancel(ctx)
 			running[p] = cancel
 			wg.Add(1)
+			// With a connected transport, the peers' current digests
+			// come from it as the node starts: the first poll waits.
+			first := initial && d.cfg.Transport != nil && d.cfg.Transport.Connected()
 			go func() {
 				defer wg.Done()
 				t := time.NewTicker(d.cfg.PollInterval)
@@ -359,7 +379,10 @@ func (d *Directory) Run(ctx context.Context) error {
 					// RefreshPeer logs and counts a failure, and keeps
 					// the old view until it expires; the next tick
 					// tries again.
-					_ = d.RefreshPeer(pctx, p)
+					if !first && !d.pushCurrent(p) {
+						_ = d.RefreshPeer(pctx, p)
+					}
+					first = false
 					select {
 					case <-pctx.Done():
 						return
@@ -368,6 +391,7 @@ func (d *Directory) Run(ctx context.Context) error {
 				}
 			}()
 		}
+		initial = false
 		for p, cancel := range running {
 			if !current[p] {
 				cancel()
@@ -420,6 +444,13 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 		d.log.Info("peer digest resync", "peer", p.name, "reason", err)
 		err = d.fetch(ctx, p, false)
 	}
+	return d.answered(p, err)
+}
+
+// answered records the outcome of a refresh or of a pushed message: a
+// failure is logged, counted and returned; a success counts as the
+// peer's answer.
+func (d *Directory) answered(p *Peer, err error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
@@ -498,30 +529,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 		p.mu.Unlock()
 		return err
 	}
-	v, delta, err := d.decode(p, old, body)
-	if err != nil {
-		if !errors.Is(err, digest.ErrBase) {
-			p.mu.Lock()
-			p.fetches.refused++
-			p.mu.Unlock()
-		}
-		return err
-	}
-	v.etag, v.fetched, v.bytes = resp.Header.Get("ETag"), d.now(), len(body)
-	p.mu.Lock()
-	p.view = v
-	if delta {
-		p.fetches.delta++
-	} else {
-		p.fetches.full++
-	}
-	p.mu.Unlock()
-	codec := "squid"
-	if p.cfg.Protocol != Squid {
-		codec = envelope.Codec(body[7]).String()
-	}
-	d.fetched(p, resp.StatusCode, len(body), codec, delta)
-	return nil
+	return d.store(p, old, false, body, resp.Header.Get("ETag"), false)
 }
 
 func (d *Directory) fetched(p *Peer, status, n int, codec string, delta bool) {
@@ -633,6 +641,9 @@ type PeerStatus struct {
 	Failures                                  int
 	LastError                                 string
 	Full, Delta, NotModified, Resync, Refused uint64
+	// Pushed counts the digests and deltas applied from the digest
+	// transport (Directory.Receive); Full and Delta count polled ones.
+	Pushed uint64
 }
 
 // Status returns each peer's status, in order.
@@ -647,7 +658,7 @@ func (d *Directory) Status() []PeerStatus {
 		p.mu.RLock()
 		s := PeerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
 			Full: p.fetches.full, Delta: p.fetches.delta, NotModified: p.fetches.notModified,
-			Resync: p.fetches.resync, Refused: p.fetches.refused}
+			Resync: p.fetches.resync, Refused: p.fetches.refused, Pushed: p.fetches.pushed}
 		if p.lastErr != nil {
 			s.LastError = p.lastErr.Error()
 		}

@@ -1,0 +1,389 @@
+// Package natsdigest carries summary-cache digests between bloomcast
+// nodes over NATS JetStream: a [cache.DigestTransport] for
+// cache.NodeConfig.Transport, so that each node publishes each update
+// once and the server fans it out to every peer, instead of every node
+// polling every other over HTTP (Fan, Cao, Almeida and Broder, "Summary
+// cache", IEEE/ACM ToN 2000, section V: a node sends its digest's
+// updates to its peers).
+//
+// Each node publishes to a subject of its own, "<Subject>.<node>" (the
+// node's name with '.', '*', '>', '%' and white space escaped as %XX), in
+// one stream whose subjects are "<Subject>.*". A full digest replaces
+// what the stream held for the node (a purge of that subject up to the
+// full digest's stream sequence), so the stream keeps, per node, the last
+// full digest and the deltas after it: a node that starts reads the
+// stream from its start with an ordered consumer and has every peer's
+// current view at once, then follows the updates as they come. The node
+// decides when to send a full digest rather than a delta
+// (cache.Node.PushDigest: when the deltas since the last full digest
+// would outweigh one). Messages carry the frame as their payload, with
+// the node, sequence, kind and entity tag in headers. Alive messages,
+// which carry no frame and need no retention, go over core NATS to
+// "<AliveSubject>.<node>".
+//
+// The transport never drops a node's own checks: every frame delivered is
+// decoded, size-limited and base-checked by the node's cache.Directory as
+// a polled one is, and a delta that does not apply makes the node fetch
+// the full digest over HTTP. While the server cannot be reached, Connected
+// is false and the node polls its peers over HTTP; the transport
+// reconnects by itself and the ordered consumer resumes where it stopped.
+//
+// A message is at most the server's max_payload (1 MiB by default): a
+// node whose full digest is larger cannot push it (the push fails, is
+// logged, and its peers poll it), so raise max_payload for such digests.
+//
+// "bloomcast serve --nats URL" (the bloomcast command built from this
+// module, cluster/cmd/bloomcast) runs a node with this transport.
+package natsdigest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Defaults of Config.
+const (
+	DefaultStream       = "BLOOMCAST_DIGESTS"
+	DefaultSubject      = "bloomcast.digest"
+	DefaultAliveSubject = "bloomcast.alive"
+)
+
+// Headers of a digest message.
+const (
+	NodeHeader     = "Bloomcast-Node"
+	SequenceHeader = "Bloomcast-Sequence"
+	KindHeader     = "Bloomcast-Kind" // "full" or "delta"
+	ETagHeader     = "Bloomcast-Etag"
+)
+
+// ErrConfig reports an invalid Config.
+var ErrConfig = errors.New("natsdigest: invalid configuration")
+
+// Config configures a [Transport].
+//
+// The zero Config is not valid: New refuses an empty URL.
+type Config struct {
+	// URL is the NATS server, "nats://host:port", or several separated
+	// by commas.
+	URL string
+	// Stream is the JetStream stream's name; empty means DefaultStream.
+	// Subject is the prefix of the nodes' subjects; empty means
+	// DefaultSubject. AliveSubject is the prefix of the alive messages'
+	// subjects; empty means DefaultAliveSubject. Every node of a cluster
+	// must use the same three.
+	Stream, Subject, AliveSubject string
+	// Replicas is the stream's replication factor on a NATS cluster; 0
+	// means 1.
+	Replicas int
+	// Timeout bounds each request to the server (connecting, creating
+	// the stream and the consumer, publishing); 0 means 5 s.
+	Timeout time.Duration
+	// Logger logs connection changes; nil means none.
+	Logger *slog.Logger
+}
+
+// Transport is a [cache.DigestTransport] over NATS JetStream. Safe for
+// concurrent use.
+//
+// The zero Transport is not usable; make one with New.
+type Transport struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	consume jetstream.ConsumeContext
+	alive   *nats.Subscription
+	stop    context.CancelFunc
+	done    chan struct{}
+
+	ready atomic.Bool // the stream and the consumer are set up
+}
+
+var _ cache.DigestTransport = (*Transport)(nil)
+
+// New checks cfg and returns a transport; Start connects it.
+func New(cfg Config) (*Transport, error) {
+	if cfg.Stream == "" {
+		cfg.Stream = DefaultStream
+	}
+	if cfg.Subject == "" {
+		cfg.Subject = DefaultSubject
+	}
+	if cfg.AliveSubject == "" {
+		cfg.AliveSubject = DefaultAliveSubject
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if err := checkURLs(cfg.URL); err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.ContainsAny(cfg.Stream, " \t\r\n.*>/\\"):
+		return nil, fmt.Errorf("%w: stream name %q", ErrConfig, cfg.Stream)
+	case !validPrefix(cfg.Subject) || !validPrefix(cfg.AliveSubject) || cfg.Subject == cfg.AliveSubject:
+		return nil, fmt.Errorf("%w: subjects %q and %q (want two different tokens separated by dots, no wildcards)", ErrConfig, cfg.Subject, cfg.AliveSubject)
+	case cfg.Replicas < 1 || cfg.Replicas > 5:
+		return nil, fmt.Errorf("%w: %d replicas (want 1 to 5)", ErrConfig, cfg.Replicas)
+	case cfg.Timeout < 0:
+		return nil, fmt.Errorf("%w: timeout %v", ErrConfig, cfg.Timeout)
+	}
+	t := &Transport{cfg: cfg, log: cfg.Logger}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	return t, nil
+}
+
+// checkURLs checks a comma-separated list of server URLs.
+func checkURLs(list string) error {
+	if strings.TrimSpace(list) == "" {
+		return fmt.Errorf("%w: no NATS server URL", ErrConfig)
+	}
+	for _, s := range strings.Split(list, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss") {
+			return fmt.Errorf("%w: NATS server URL %q (want nats://host:port)", ErrConfig, s)
+		}
+	}
+	return nil
+}
+
+// validPrefix reports whether s is a subject without wildcards.
+func validPrefix(s string) bool {
+	if s == "" || strings.ContainsAny(s, " \t\r\n*>") {
+		return false
+	}
+	for _, tok := range strings.Split(s, ".") {
+		if tok == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Token escapes a node's name into one subject token: '.', '*', '>',
+// '%' and white space become %XX.
+func Token(node string) string {
+	var b strings.Builder
+	for i := 0; i < len(node); i++ {
+		switch c := node[i]; c {
+		case '.', '*', '>', '%', ' ', '\t', '\r', '\n':
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// Subject returns the subject node publishes its digests to.
+func (t *Transport) Subject(node string) string { return t.cfg.Subject + "." + Token(node) }
+
+// Name returns "nats".
+func (t *Transport) Name() string { return "nats" }
+
+// Start connects to the server, makes the stream if it does not exist
+// and reads it with an ordered consumer from its start, delivering
+// every node's messages but self's, and subscribes to the alive
+// messages. If the server cannot be reached within the timeout, Start
+// returns nil and goes on trying every second in the background
+// (Connected reports false meanwhile). It is called once.
+func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.DigestMessage)) error {
+	if t.cfg.URL == "" {
+		return fmt.Errorf("%w: zero Transport; use New", ErrConfig)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.nc != nil {
+		return fmt.Errorf("%w: Start called twice", ErrConfig)
+	}
+	var one sync.Mutex // deliver runs on one goroutine at a time
+	handle := func(m cache.DigestMessage, ok bool) {
+		if !ok || m.Node == self {
+			return
+		}
+		one.Lock()
+		defer one.Unlock()
+		deliver(m)
+	}
+	nc, err := nats.Connect(t.cfg.URL, nats.Name("bloomcast "+self), nats.Timeout(t.cfg.Timeout),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { t.log.Warn("NATS disconnected", "err", err) }),
+		nats.ReconnectHandler(func(c *nats.Conn) { t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted()) }))
+	if err != nil {
+		return fmt.Errorf("natsdigest: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("natsdigest: %w", err)
+	}
+	t.nc, t.js = nc, js
+	if t.alive, err = nc.Subscribe(t.cfg.AliveSubject+".*", func(msg *nats.Msg) { handle(decode(msg.Header, nil)) }); err != nil {
+		nc.Close()
+		return fmt.Errorf("natsdigest: %w", err)
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	t.stop, t.done = stop, make(chan struct{})
+	consume := func(msg jetstream.Msg) { handle(decode(msg.Headers(), msg.Data())) }
+	if err := t.setupLocked(bg, consume); err == nil {
+		close(t.done)
+		return nil
+	} else {
+		t.log.Warn("NATS JetStream not reachable yet; retrying", "url", t.cfg.URL, "err", err)
+	}
+	go func() {
+		defer close(t.done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-bg.Done():
+				return
+			case <-tick.C:
+			}
+			t.mu.Lock()
+			err := t.setupLocked(bg, consume)
+			t.mu.Unlock()
+			if err == nil {
+				t.log.Info("NATS JetStream digest stream ready", "stream", t.cfg.Stream)
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// setupLocked makes the stream and the ordered consumer.
+func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHandler) error {
+	if !t.nc.IsConnected() {
+		return nats.ErrConnectionClosed
+	}
+	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	s, err := t.js.CreateOrUpdateStream(c, jetstream.StreamConfig{
+		Name: t.cfg.Stream, Subjects: []string{t.cfg.Subject + ".*"},
+		Description: "bloomcast digests: per node, the last full digest and the deltas after it",
+		Retention:   jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: t.cfg.Replicas,
+	})
+	if err != nil {
+		return err
+	}
+	oc, err := t.js.OrderedConsumer(c, t.cfg.Stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{t.cfg.Subject + ".*"}, DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return err
+	}
+	cc, err := oc.Consume(consume)
+	if err != nil {
+		return err
+	}
+	t.stream, t.consume = s, cc
+	t.ready.Store(true)
+	return nil
+}
+
+// decode reads a message's headers and payload; ok is false for a
+// message that is not a digest message.
+func decode(h nats.Header, data []byte) (cache.DigestMessage, bool) {
+	seq, err := strconv.ParseUint(h.Get(SequenceHeader), 10, 64)
+	node := h.Get(NodeHeader)
+	if err != nil || node == "" {
+		return cache.DigestMessage{}, false
+	}
+	return cache.DigestMessage{Node: node, Sequence: seq, Delta: h.Get(KindHeader) == "delta",
+		ETag: h.Get(ETagHeader), Frame: data}, true
+}
+
+// Publish sends one of this node's messages: a full digest, then purges
+// the node's older messages from the stream; a delta; or, with no frame,
+// an alive message over core NATS.
+func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
+	t.mu.Lock()
+	nc, js, stream := t.nc, t.js, t.stream
+	t.mu.Unlock()
+	if nc == nil {
+		return fmt.Errorf("%w: Publish before Start", ErrConfig)
+	}
+	h := nats.Header{}
+	h.Set(NodeHeader, m.Node)
+	h.Set(SequenceHeader, strconv.FormatUint(m.Sequence, 10))
+	if len(m.Frame) == 0 {
+		return nc.PublishMsg(&nats.Msg{Subject: t.cfg.AliveSubject + "." + Token(m.Node), Header: h})
+	}
+	if stream == nil {
+		return errors.New("natsdigest: the digest stream is not set up yet")
+	}
+	kind := "full"
+	if m.Delta {
+		kind = "delta"
+	}
+	h.Set(KindHeader, kind)
+	if m.ETag != "" {
+		h.Set(ETagHeader, m.ETag)
+	}
+	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	subject := t.Subject(m.Node)
+	ack, err := js.PublishMsg(c, &nats.Msg{Subject: subject, Header: h, Data: m.Frame})
+	if err != nil {
+		return fmt.Errorf("natsdigest: publish %s: %w", subject, err)
+	}
+	if m.Delta {
+		return nil
+	}
+	if err := stream.Purge(c, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(ack.Sequence)); err != nil {
+		return fmt.Errorf("natsdigest: purge %s before %d: %w", subject, ack.Sequence, err)
+	}
+	return nil
+}
+
+// Connected reports whether the connection is up and the stream and the
+// consumer are set up.
+func (t *Transport) Connected() bool {
+	t.mu.Lock()
+	nc := t.nc
+	t.mu.Unlock()
+	return nc != nil && t.ready.Load() && nc.IsConnected()
+}
+
+// Close stops the consumer and closes the connection.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	stop, done := t.stop, t.done
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.consume != nil {
+		t.consume.Stop()
+	}
+	if t.nc != nil {
+		t.nc.Close()
+	}
+	t.ready.Store(false)
+	return nil
+}
