@@ -142,17 +142,11 @@ func (f *File) DeltaReport(name string) (*DeltaReport, error) {
 // kind-specific parts, the structure's own parameters and sizes.
 // The zero value describes nothing.
 type StructureReport struct {
-	File          string `json:"file"`
-	Format        string `json:"format"` // "bloomcast"
-	FormatVersion uint16 `json:"format_version"`
-	Type          string `json:"type"`
-	Codec         string `json:"codec"`
-	Sequence      uint64 `json:"sequence"`
-	HashScheme    string `json:"hash_scheme"`
-	HashSchemeID  uint8  `json:"-"`
-	Seed          uint64 `json:"seed"`
-	EncodedBytes  int64  `json:"encoded_bytes"`
-	PayloadBytes  int64  `json:"payload_bytes"`
+	FrameReport
+	HashSchemeID uint8  `json:"-"`
+	Seed         uint64 `json:"seed"`
+	EncodedBytes int64  `json:"encoded_bytes"`
+	PayloadBytes int64  `json:"payload_bytes"`
 
 	Deletion *DeletionReport `json:"deletion,omitempty"`
 	FPSet    *FPSetReport    `json:"fpset,omitempty"`
@@ -246,11 +240,8 @@ type SummaryReport struct {
 // hash table or a summary. The other kinds are an error.
 func (f *File) StructureReport(name string) (*StructureReport, error) {
 	h := f.Header
-	r := &StructureReport{
-		File: name, Format: f.Format().String(), FormatVersion: h.Version, Type: h.Type.String(), Codec: h.Codec.String(),
-		Sequence: h.Sequence, HashScheme: SchemeName(h.Scheme), HashSchemeID: h.Scheme, Seed: h.Seed,
-		EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(),
-	}
+	r := &StructureReport{FrameReport: f.frameReport(name), HashSchemeID: h.Scheme, Seed: h.Seed,
+		EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes()}
 	switch f.Kind() {
 	case Deletion:
 		a, rm := f.Deletion.Added(), f.Deletion.Removed()

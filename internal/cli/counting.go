@@ -227,29 +227,3 @@ func runCount(e *env, args []string) error {
 		return strconv.FormatUint(cf.Count(key), 10), true
 	})
 }
-
-// countingReport is the part of inspect's report that only counting
-// filters have (anyfile.NewCountingReport).
-type countingReport = anyfile.CountingReport
-
-func inspectCounting(cf *counting.Filter) *countingReport { return anyfile.NewCountingReport(cf) }
-
-// addCountingLines adds the counting filter's lines to inspect's text.
-func addCountingLines(kv *keyValues, r *countingReport, m uint64) {
-	mode := "minimum selection; removal allowed"
-	if r.MinimalIncrease {
-		mode = "minimal increase; no removal"
-	}
-	kv.add("counters", fmt.Sprintf("%d-bit (max %d), %s", r.CounterWidth, r.MaxCount, mode))
-	kv.add("saturated", fmt.Sprintf("%d counters stuck at %d", r.Saturated, r.MaxCount))
-	bound := rate(r.OverflowBound)
-	if r.OverflowBound < 1e-300 {
-		bound = fmt.Sprintf("10^%.2f", r.OverflowBoundLog10)
-	}
-	kv.add("overflow bound", bound+fmt.Sprintf(" = Pr(some counter reaches %d) at the recorded count, at most", r.MaxCount+1))
-	label, digits := "counter values", len(strconv.FormatUint(r.MaxCount, 10))
-	for _, b := range r.Histogram {
-		kv.add(label, fmt.Sprintf("%*d: %d counters (%.4g%%)", digits, b.Value, b.Counters, 100*float64(b.Counters)/float64(m)))
-		label = ""
-	}
-}

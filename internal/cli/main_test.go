@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -74,9 +75,9 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
-func inspectJSON(t *testing.T, path string) inspectReport {
+func inspectJSON(t *testing.T, path string) anyfile.FilterReport {
 	t.Helper()
-	var r inspectReport
+	var r anyfile.FilterReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", path)), &r); err != nil {
 		t.Fatalf("inspect --json %s: %v", path, err)
 	}

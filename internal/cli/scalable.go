@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
@@ -115,68 +114,15 @@ func runBuildScalable(e *env, args []string) error {
 	return e.writeFilter(out, f)
 }
 
-// scalableReport is inspect's JSON for a scalable filter.
-type scalableReport struct {
-	File          string                `json:"file"`
-	Format        string                `json:"format"`
-	FormatVersion uint16                `json:"format_version"`
-	Type          string                `json:"type"`
-	Codec         string                `json:"codec"`
-	Sequence      uint64                `json:"sequence"`
-	HashScheme    string                `json:"hash_scheme"`
-	Seed          uint64                `json:"seed"`
-	Layout        string                `json:"layout"`
-	Capacity      uint64                `json:"capacity"`
-	P             float64               `json:"p"`
-	Expansion     uint32                `json:"expansion"`
-	Tightening    float64               `json:"tightening"`
-	NonScaling    bool                  `json:"non_scaling"`
-	Count         uint64                `json:"count"`
-	SizeBytes     int                   `json:"size_bytes"`
-	EncodedBytes  int64                 `json:"encoded_bytes"`
-	EntropyBytes  float64               `json:"entropy_bytes"`
-	Rate          float64               `json:"false_positive_rate"`
-	PredictedRate float64               `json:"predicted_false_positive_rate"`
-	Layers        []scalable.LayerStats `json:"layers"`
-}
-
 func inspectScalable(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	f, h := lf.Scalable, lf.Header
-	c := f.Config()
-	r := scalableReport{File: path, Format: lf.Format().String(), FormatVersion: h.Version, Type: h.Type.String(), Codec: lf.Codec().String(),
-		Sequence: h.Sequence, HashScheme: anyfile.SchemeName(h.Scheme), Seed: h.Seed, Layout: c.Layout.String(),
-		Capacity: c.Capacity, P: c.P, Expansion: c.Expansion, Tightening: c.Tightening, NonScaling: c.NonScaling,
-		Count: f.Count(), SizeBytes: f.SizeBytes(), EncodedBytes: lf.Size, EntropyBytes: lf.EntropyBits / 8,
-		Rate: f.FalsePositiveRate(), PredictedRate: f.PredictedRate(), Layers: f.Stats()}
+	r, err := lf.ScalableReport(path)
+	if err != nil {
+		return fileErr(path, err)
+	}
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	var kv keyValues
-	kv.add("file", displayName(r.File))
-	kv.add("format version", strconv.Itoa(int(r.FormatVersion)))
-	kv.add("structure", "scalable Bloom filter, layers coded "+r.Codec)
-	kv.add("sequence", strconv.FormatUint(r.Sequence, 10))
-	kv.add("hash scheme", fmt.Sprintf("%s, seed %#x", r.HashScheme, r.Seed))
-	scaling := fmt.Sprintf("expansion %d, tightening %g", r.Expansion, r.Tightening)
-	if r.NonScaling {
-		scaling = "non-scaling"
-	}
-	kv.add("configuration", fmt.Sprintf("%s layers, first for %d keys, target %s, %s", r.Layout, r.Capacity, rate(r.P), scaling))
-	kv.add("count", fmt.Sprintf("%d keys in %d layers", r.Count, len(r.Layers)))
-	kv.add("size", fmt.Sprintf("%d bytes of bits, %d bytes encoded (%s), entropy bound %.0f bytes", r.SizeBytes, r.EncodedBytes, humanBytes(r.EncodedBytes), r.EntropyBytes))
-	if r.Count > 0 {
-		kv.add("bits per key", strconv.FormatFloat(8*float64(r.SizeBytes)/float64(r.Count), 'f', 3, 64))
-	}
-	kv.add("compound rate", fmt.Sprintf("%s now, from the set bits; %s predicted at the layers' counts (target %s)", rate(r.Rate), rate(r.PredictedRate), rate(r.P)))
-	for i, l := range r.Layers {
-		est := ""
-		if l.Estimate {
-			est = " (estimated)"
-		}
-		kv.add(fmt.Sprintf("layer %d", i), fmt.Sprintf("%d of %d keys%s, m = %d, k = %d, fill %.4f, rate %s (target %s)",
-			l.Count, l.Capacity, est, l.M, l.K, l.Fill, rate(l.Rate), rate(l.Target)))
-	}
-	return kv.write(e.stdout)
+	return r.WriteText(e.stdout)
 }
 
 const growthUsage = `usage: bloomcast sim growth [-n N] [-p P] [--expansion LIST]

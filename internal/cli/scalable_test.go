@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/scalable"
 )
 
-func scalableJSON(t *testing.T, path string) scalableReport {
+func scalableJSON(t *testing.T, path string) anyfile.ScalableReport {
 	t.Helper()
-	var r scalableReport
+	var r anyfile.ScalableReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", path)), &r); err != nil {
 		t.Fatal(err)
 	}

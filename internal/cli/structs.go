@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
@@ -94,57 +93,7 @@ func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error 
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	var kv keyValues
-	kv.add("file", displayName(r.File))
-	kv.add("format version", strconv.Itoa(int(r.FormatVersion)))
-	kv.add("structure", r.Type)
-	kv.add("codec", r.Codec)
-	kv.add("sequence", strconv.FormatUint(r.Sequence, 10))
-	kv.add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
-	kv.add("size", fmt.Sprintf("%d bytes encoded (%s), payload %d bytes", r.EncodedBytes, humanBytes(r.EncodedBytes), r.PayloadBytes))
-	switch {
-	case r.Deletion != nil:
-		d := r.Deletion
-		kv.add("layout", d.Layout)
-		kv.add("m", fmt.Sprintf("%d bits in each of two filters", d.M))
-		kv.add("k", strconv.Itoa(d.K))
-		if d.BlockBits != 0 {
-			kv.add("block bits", strconv.FormatUint(d.BlockBits, 10))
-		}
-		kv.add("added", fmt.Sprintf("%d keys, %d bits set, fill %.4f", d.Added, d.AddedSetBits, d.AddedFill))
-		kv.add("removed", fmt.Sprintf("%d keys, %d bits set, fill %.4f", d.Removed, d.RemovedSetBits, d.RemovedFill))
-		kv.add("false-positive rate", rate(d.FalsePositiveRate)+" at most, from the added filter's bits")
-		kv.add("false deletions", rate(d.FalseDeletionRate)+" of the keys kept are reported absent (the removed filter's rate)")
-	case r.FPSet != nil:
-		f := r.FPSet
-		form := "sorted (interpolation search)"
-		if f.Form == "rice" {
-			form = fmt.Sprintf("Rice-coded gaps, k = %d", f.RiceK)
-		}
-		kv.add("form", form)
-		kv.add("fingerprints", fmt.Sprintf("%d of %d bits (%d keys with multiplicity)", f.Fingerprints, f.Bits, f.Total))
-		if f.CountBits > 0 {
-			kv.add("counts", fmt.Sprintf("%d bits each", f.CountBits))
-		}
-		kv.add("bits per key", strconv.FormatFloat(f.BitsPerKey, 'f', 3, 64))
-		kv.add("false-positive rate", rate(f.FalsePositiveRate))
-	case r.Bloomier != nil:
-		b := r.Bloomier
-		kv.add("keys", strconv.FormatUint(b.Keys, 10))
-		kv.add("values", fmt.Sprintf("%d bits, check %d bits, updatable %v", b.ValueBits, b.CheckBits, b.Updatable))
-		kv.add("cells", strconv.FormatUint(b.Cells, 10))
-		kv.add("bits per key", strconv.FormatFloat(b.BitsPerKey, 'f', 3, 64))
-		kv.add("false-positive rate", rate(b.FalsePositiveRate)+" (a key outside the set given a value)")
-	case r.MHT != nil:
-		t := r.MHT
-		kv.add("sub-tables", fmt.Sprintf("%d, sizes %v (%d buckets)", t.Levels, t.Sizes, t.Buckets))
-		kv.add("items", fmt.Sprintf("%d live, %d lazily deleted", t.Items, t.Deleted))
-		kv.add("occupancy", fmt.Sprint(t.Occupancy))
-	default:
-		m := r.Summary
-		kv.add("summary", fmt.Sprintf("%s over %d sub-tables, %d items, %d bits, removal %v", m.Kind, m.Levels, m.Items, m.Bits, m.CanRemove))
-	}
-	return kv.write(e.stdout)
+	return r.WriteText(e.stdout)
 }
 
 // errNotChangeable refuses add or remove on a structure they cannot change.
