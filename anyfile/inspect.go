@@ -36,6 +36,20 @@ func (f *File) frameReport(name string) FrameReport {
 		Codec: h.Codec.String(), Sequence: h.Sequence, HashScheme: SchemeName(h.Scheme)}
 }
 
+// lines returns the text form's first lines: the file, the frame's
+// version, type and codec, the sequence, and the hashing scheme (id) and
+// seed.
+func (r *FrameReport) lines(id uint8, seed uint64) textfmt.KeyValues {
+	var kv textfmt.KeyValues
+	kv.Add("file", displayName(r.File))
+	kv.Add("format version", strconv.Itoa(int(r.FormatVersion)))
+	kv.Add("structure", r.Type)
+	kv.Add("codec", r.Codec)
+	kv.Add("sequence", strconv.FormatUint(r.Sequence, 10))
+	kv.Add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, id, seed))
+	return kv
+}
+
 // displayName is how the text forms name a file: "-" is stdin.
 func displayName(name string) string {
 	if name == "-" {
@@ -145,13 +159,7 @@ func (f *File) FilterReport(name string) (*FilterReport, error) {
 // WriteText writes r as "bloomcast inspect" prints it: one aligned
 // "label  value" line per figure.
 func (r *FilterReport) WriteText(w io.Writer) error {
-	var kv textfmt.KeyValues
-	kv.Add("file", displayName(r.File))
-	kv.Add("format version", strconv.Itoa(int(r.FormatVersion)))
-	kv.Add("structure", r.Type)
-	kv.Add("codec", r.Codec)
-	kv.Add("sequence", strconv.FormatUint(r.Sequence, 10))
-	kv.Add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
+	kv := r.FrameReport.lines(r.HashSchemeID, r.Seed)
 	kv.Add("layout", r.Layout)
 	kv.Add("m", fmt.Sprintf("%d bits", r.M))
 	kv.Add("k", strconv.Itoa(r.K))
@@ -352,13 +360,7 @@ func (r *DeltaReport) WriteText(w io.Writer) error {
 // WriteText writes r as "bloomcast inspect" prints it: the frame, then
 // the lines of the structure it holds.
 func (r *StructureReport) WriteText(w io.Writer) error {
-	var kv textfmt.KeyValues
-	kv.Add("file", displayName(r.File))
-	kv.Add("format version", strconv.Itoa(int(r.FormatVersion)))
-	kv.Add("structure", r.Type)
-	kv.Add("codec", r.Codec)
-	kv.Add("sequence", strconv.FormatUint(r.Sequence, 10))
-	kv.Add("hash scheme", fmt.Sprintf("%s (id %d), seed %#x", r.HashScheme, r.HashSchemeID, r.Seed))
+	kv := r.FrameReport.lines(r.HashSchemeID, r.Seed)
 	kv.Add("size", fmt.Sprintf("%d bytes encoded (%s), payload %d bytes", r.EncodedBytes, textfmt.Bytes(r.EncodedBytes), r.PayloadBytes))
 	switch {
 	case r.Deletion != nil:
