@@ -10,19 +10,46 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/inplace"
 	"github.com/bloomcast/bloomcast/params"
 )
 
 // Main runs bloomcast with the process's arguments and standard streams
 // and returns its exit status (see run).
-func Main() int {
-	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+func Main() int { return MainWith(Options{}) }
+
+// Options are what another build of the command adds to the commands:
+// the clients that the main module leaves out so that the library stays
+// free of them (cluster/cmd/bloomcast passes a NATS client).
+//
+// The zero Options are the plain command: serve --nats and simulate
+// --transport nats then exit with status 2, naming the build that has
+// NATS.
+type Options struct {
+	// NATS, if set, returns a digest transport to the NATS server at url
+	// (serve --nats URL, simulate --transport nats), logging to logger.
+	NATS func(url string, logger *slog.Logger) (cache.DigestTransport, error)
+	// StartNATS, if set, starts a NATS server with JetStream for
+	// simulate --transport nats when no --nats URL is given, and returns
+	// its URL and how to stop it.
+	StartNATS func() (url string, stop func(), err error)
 }
+
+// MainWith runs bloomcast, as Main does, with the options of another
+// build.
+func MainWith(o Options) int {
+	return runWith(o, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// errNoNATS is what serve --nats and simulate --transport nats answer in
+// a build without a NATS client.
+var errNoNATS = errors.New("this build of bloomcast has no NATS client; build the one that has, from the repository's root: go -C cluster build -o ../bloomcast ./cmd/bloomcast")
 
 // env is what a command may use of the process: its standard streams.
 type env struct {
@@ -43,6 +70,8 @@ type env struct {
 	lockedPath string
 	// maxKeyBytes is the longest key line (see keyFlags); 0 is the default.
 	maxKeyBytes countValue
+	// opts are another build's additions (MainWith).
+	opts Options
 	// format forces the format of the files read (--format; 0 detects
 	// it), keyType how keys go into Guava filters (--key-type); see
 	// formatFlag.
@@ -104,8 +133,13 @@ func lookup(name string) *command {
 // returns the exit status: 0 on success, 1 when a query finds a key
 // absent or a removal is refused, 2 on any error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWith(Options{}, args, stdin, stdout, stderr)
+}
+
+// runWith is run with another build's options.
+func runWith(o Options, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &errWriter{w: stdout}
-	e := &env{stdin: stdin, stdout: out, stderr: stderr}
+	e := &env{stdin: stdin, stdout: out, stderr: stderr, opts: o}
 	status := e.run(args)
 	if out.err != nil && status != 2 {
 		fprintf(stderr, "bloomcast: %s\n", message(fileErr(outputName("-"), out.err)))

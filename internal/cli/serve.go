@@ -83,6 +83,18 @@ flags:
   --route R              how misses are routed: digest, icp or none
                          (default digest)
   --poll DUR             how often peers' digests are fetched (default 30s)
+  --nats URL             also push this node's digests to, and take its
+                         peers' from, a NATS JetStream server
+                         (nats://host:port; command line only): each update
+                         is published once, a node that starts gets every
+                         peer's current digest at once, and a peer is polled
+                         over HTTP only while NATS cannot be reached or it
+                         pushes nothing; bloomcast peers need name=, their
+                         --name. Only the build from the cluster module has
+                         it (go -C cluster build -o ../bloomcast
+                         ./cmd/bloomcast); /metrics counts digest messages
+                         and bytes by transport
+                         (bloomcast_digest_messages_total)
   --peer-expiry DUR      drop a silent peer's digest after, at least --poll
                          (default 4 polls)
   --max-digest SIZE      largest digest accepted from a peer (default 64MiB)

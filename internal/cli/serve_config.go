@@ -18,6 +18,7 @@ type serveFlags struct {
 	cfg         cache.NodeConfig // the checked configuration
 	config      string           // --config FILE
 	checkConfig bool
+	nats        string // --nats URL (command line only)
 }
 
 // parseServeFlags reads the config file, if any, then the command line,
@@ -30,6 +31,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs := newFlagSet("serve")
 	fs.StringVar(&sf.config, "config", "", "")
 	fs.BoolVar(&sf.checkConfig, "check-config", false, "")
+	fs.StringVar(&sf.nats, "nats", "", "")
 	if err := sf.Register(fs); err != nil {
 		return nil, err
 	}
@@ -53,6 +55,13 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		return nil, err
 	}
 	sf.cfg = sf.Config
+	if sf.nats != "" {
+		for _, p := range sf.cfg.Peers {
+			if p.Protocol == cache.Bloomcast && p.Name == "" {
+				return nil, usagef("--nats: peer %s needs name=, its --name: the nodes know each other's digests by name", p.Proxy)
+			}
+		}
+	}
 	return sf, nil
 }
 

@@ -16,6 +16,9 @@ func runServe(e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if sf.nats != "" && e.opts.NATS == nil {
+		return fmt.Errorf("serve --nats: %w", errNoNATS)
+	}
 	if sf.checkConfig {
 		return checkOnly(e, sf)
 	}
@@ -37,6 +40,11 @@ func runServe(e *env, args []string) (err error) {
 			}
 		}()
 		cfg.AccessLog = alog
+	}
+	if sf.nats != "" {
+		if cfg.Transport, err = e.opts.NATS(sf.nats, logger); err != nil {
+			return fmt.Errorf("serve: --nats %s: %w", sf.nats, err)
+		}
 	}
 	n, err := cache.NewNode(cfg)
 	if err != nil {

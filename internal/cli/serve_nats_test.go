@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNoNATSClient: this build has no NATS client, and says in one line
+// which build has one.
+func TestNoNATSClient(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--nats", "nats://127.0.0.1:4222", "--check-config"},
+	} {
+		var out, errOut strings.Builder
+		code := run(args, strings.NewReader(""), &out, &errOut)
+		msg := errOut.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "no NATS client") ||
+			!strings.Contains(msg, "go -C cluster build -o ../bloomcast ./cmd/bloomcast") {
+			t.Errorf("%v: status %d, stderr %q", args, code, msg)
+		}
+	}
+}
