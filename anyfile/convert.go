@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
@@ -52,7 +55,8 @@ func (f Format) family() Format {
 // why: no two formats of different programs hash keys alike, so a key's
 // bits in one are not its bits in the other, and a Squid digest's header
 // has no place in a bloomcast frame. The filter must then be rebuilt from
-// its keys in the other format.
+// its keys in the other format. A Parquet file's filters come out one
+// column chunk at a time, by ColumnFilter.
 func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
 	from := f.Format()
 	switch {
@@ -90,6 +94,55 @@ func (f *File) convertFrame(codec digest.Codec) (io.WriterTo, error) {
 	default:
 		return nil, errorf("%s is written only as it was built", article(k))
 	}
+}
+
+// ColumnFilter returns the split block filter of one column chunk of a
+// Parquet file as a standalone filter (FormatParquetSBBF): the chunk's
+// bitset as the file stores it, which Encoding writes with the header
+// Parquet stores before it, so that nothing is lost. column is a path as
+// parquet.File.Columns spells it; rowGroup < 0 picks the only row group
+// whose chunk of the column carries a filter. Keys is set to the key type
+// of the column's physical type, where one hashes as it does.
+//
+// A file that is not a Parquet file, an unknown column, a row group
+// without a filter for it, or rowGroup < 0 with filters in several row
+// groups is an error that says which there are.
+func (f *File) ColumnFilter(column string, rowGroup int) (*File, error) {
+	if f.Format() != FormatParquet {
+		return nil, errorf("%s has no column chunks: only a Parquet file does", article(f.Kind()))
+	}
+	if !slices.Contains(f.Parquet.Columns(), column) {
+		return nil, errorf("no column %q in the Parquet file (columns: %s)", column, strings.Join(f.Parquet.Columns(), ", "))
+	}
+	var chunks []parquet.Chunk
+	var groups []string
+	for _, c := range f.Parquet.Filters() {
+		if c.Column == column {
+			chunks = append(chunks, c)
+			groups = append(groups, strconv.Itoa(c.RowGroup))
+		}
+	}
+	switch {
+	case len(chunks) == 0:
+		return nil, errorf("column %s carries no bloom filter in any of the file's %d row groups", column, f.Parquet.RowGroups())
+	case rowGroup < 0 && len(chunks) > 1:
+		return nil, errorf("column %s has a bloom filter in each of row groups %s: choose one", column, strings.Join(groups, ", "))
+	case rowGroup < 0:
+		rowGroup = chunks[0].RowGroup
+	}
+	i := slices.IndexFunc(chunks, func(c parquet.Chunk) bool { return c.RowGroup == rowGroup })
+	if i < 0 {
+		return nil, errorf("row group %d of the file's %d has no bloom filter for column %s (row groups with one: %s)", rowGroup, f.Parquet.RowGroups(), column, strings.Join(groups, ", "))
+	}
+	flt, err := f.Parquet.ReadFilter(chunks[i])
+	if err != nil {
+		return nil, err
+	}
+	g := &File{SBBF: flt, format: FormatParquetSBBF}
+	if k := slices.Index(parquetTypes[:], chunks[i].Type); k >= 0 {
+		g.Keys = KeyType(k)
+	}
+	return g, nil
 }
 
 // lossReason says why a file in format from does not become one in to.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -301,5 +302,80 @@ func TestParquetFile(t *testing.T) {
 		if err := f.Union(fromStream); err == nil {
 			t.Error("Parquet files were combined")
 		}
+	}
+}
+
+// TestColumnFilter takes every column chunk's filter out of the Parquet
+// files DuckDB and parquet-go wrote: each is written back byte for byte
+// as the file stores it (header and bitset), answers as the file's probe
+// does for that row group, and hashes keys as its column's type. A file
+// that is not Parquet, an unknown column, a row group without a filter
+// and an unnamed row group among several are refused.
+func TestColumnFilter(t *testing.T) {
+	for _, name := range []string{"duckdb.parquet", "parquetgo.parquet"} {
+		data := golden(t, "parquet", name)
+		f := read(t, data, anyfile.Options{})
+		for _, c := range f.Parquet.Filters() {
+			g, err := f.ColumnFilter(c.Column, c.RowGroup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Format() != anyfile.FormatParquetSBBF {
+				t.Fatalf("%s: format %v", name, g.Format())
+			}
+			var out bytes.Buffer
+			if _, err := g.WriteTo(&out); err != nil {
+				t.Fatal(err)
+			}
+			if want := data[c.Offset : c.Offset+int64(c.Length)]; !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s row group %d column %s: %d bytes written, not the file's %d", name, c.RowGroup, c.Column, out.Len(), len(want))
+			}
+			if c.Column != "s" && c.Column != "i64" {
+				continue
+			}
+			// Keys 0..2399, of which 0..1199 are in the file.
+			want, values := anyfile.KeyString, make([]string, 0, 100)
+			for v := 0; v < 2400; v += 24 {
+				if c.Column == "s" {
+					values = append(values, "k"+strconv.Itoa(v))
+				} else {
+					values = append(values, strconv.FormatInt(int64(v)*1000000007, 10))
+				}
+			}
+			if c.Column == "i64" {
+				want = anyfile.KeyLong
+			}
+			if g.Keys != want {
+				t.Errorf("%s column %s: keys %v, want %v", name, c.Column, g.Keys, want)
+			}
+			answers, err := f.Parquet.Probe(c.Column, values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range values {
+				in, err := g.Contains([]byte(v))
+				if err != nil || in != slices.Contains(answers[i].RowGroups, c.RowGroup) {
+					t.Errorf("%s row group %d column %s, %s: Contains %v, %v; Probe %v", name, c.RowGroup, c.Column, v, in, err, answers[i].RowGroups)
+				}
+			}
+		}
+	}
+	f := read(t, golden(t, "parquet", "duckdb.parquet"), anyfile.Options{})
+	for _, c := range []struct {
+		column   string
+		rowGroup int
+		want     string
+	}{
+		{"zz", 0, `no column "zz" in the Parquet file (columns: s, i32, i64, f32, f64, u)`},
+		{"s", -1, "column s has a bloom filter in each of row groups 0, 1: choose one"},
+		{"s", 2, "row group 2 of the file's 2 has no bloom filter for column s (row groups with one: 0, 1)"},
+	} {
+		if _, err := f.ColumnFilter(c.column, c.rowGroup); err == nil || err.Error() != "anyfile: "+c.want {
+			t.Errorf("ColumnFilter(%q, %d): %v, want %q", c.column, c.rowGroup, err, c.want)
+		}
+	}
+	sbbf := read(t, golden(t, "parquet", "parquetgo-n1000.bin"), anyfile.Options{})
+	if _, err := sbbf.ColumnFilter("s", 0); err == nil {
+		t.Error("a standalone filter gave a column chunk")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
@@ -383,3 +384,54 @@ func TestParquetGoFile(t *testing.T) {
 
 func mathFloat32bits(f float32) uint32 { return math.Float32bits(f) }
 func mathFloat64bits(f float64) uint64 { return math.Float64bits(f) }
+
+// TestColumnFilterOneRowGroup takes, with anyfile.File.ColumnFilter (what
+// bloomcast convert --to parquet-sbbf --column runs), each column's filter
+// out of a file of one row group that parquet-go wrote, without naming the
+// row group: the bytes are the file's, and parquet-go's own bloom filter
+// of the chunk agrees with the standalone filter on every key.
+func TestColumnFilterOneRowGroup(t *testing.T) {
+	const n = 2000
+	data := writeParquetGo(t, n, 2*n)
+	af, err := anyfile.Read(bytes.NewReader(data), anyfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := pq.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(theirs.RowGroups()) != 1 {
+		t.Fatalf("%d row groups", len(theirs.RowGroups()))
+	}
+	chunks := af.Parquet.Filters()
+	for i, c := range chunks {
+		g, err := af.ColumnFilter(c.Column, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := g.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), data[c.Offset:c.Offset+int64(c.Length)]) {
+			t.Errorf("column %s: the filter written differs from the file's bytes", c.Column)
+		}
+		bf := theirs.RowGroups()[0].ColumnChunks()[i].BloomFilter()
+		if bf == nil {
+			t.Fatalf("column %s: parquet-go finds no filter", c.Column)
+		}
+		for v := range 2 * n {
+			want, err := bf.Check(value(c.Column, v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ourCheck(g.SBBF, c.Column, v); got != want {
+				t.Fatalf("column %s key %d: the filter taken out says %v, parquet-go's %v", c.Column, v, got, want)
+			}
+		}
+	}
+	if len(chunks) != len(columns) {
+		t.Errorf("%d filters, want %d", len(chunks), len(columns))
+	}
+}
