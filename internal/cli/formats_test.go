@@ -518,7 +518,7 @@ func TestParquet(t *testing.T) {
 	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it takes no keys", "add", pq, "k1")
 	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it does not combine", "union", "-o", o, pq, pq)
 	failsWith(t, pq+": a Parquet file holds one filter per column chunk: it is not folded", "fold", "-o", o, pq)
-	failsWith(t, pq+": no lossless conversion from a Parquet file to parquet-sbbf", "convert", "--to", "parquet-sbbf", "-o", o, pq)
+	failsWith(t, pq+": a Parquet file holds one filter per column chunk: choose one with --column NAME (and --row-group N)", "convert", "--to", "parquet-sbbf", "-o", o, pq)
 	if !bytes.Equal(before, mustRead(t, pq)) {
 		t.Error("a refused command changed the Parquet file")
 	}
@@ -619,4 +619,63 @@ func TestBuildFit(t *testing.T) {
 	if _, err := os.Stat(sized + "2"); !os.IsNotExist(err) {
 		t.Error("a refused build wrote its output")
 	}
+}
+
+// TestConvertParquetColumn: convert --to parquet-sbbf --column takes one
+// column chunk's filter out of a Parquet file, byte for byte as the file
+// stores it, which query then reads as a standalone filter answering as
+// query --column does for that row group; it refuses, in one line, a
+// Parquet file without --column, a column with filters in several row
+// groups without --row-group, an unknown column or row group, --column
+// with another --to, and a file that is not Parquet.
+func TestConvertParquetColumn(t *testing.T) {
+	dir := t.TempDir()
+	pq := formatGolden(t, dir, "parquet", "duckdb.parquet")
+	out := filepath.Join(dir, "rg1.sbbf")
+	ok(t, "", "convert", "--to", "parquet-sbbf", "--column", "s", "--row-group", "1", "-o", out, pq)
+	data := mustRead(t, pq)
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.Filters() {
+		if c.Column == "s" && c.RowGroup == 1 && !bytes.Equal(mustRead(t, out), data[c.Offset:c.Offset+int64(c.Length)]) {
+			t.Error("the filter written differs from the bytes the Parquet file stores")
+		}
+	}
+	if r := inspectJSON(t, out); r.Format != "parquet-sbbf" {
+		t.Errorf("inspect: format %q", r.Format)
+	}
+	var values []string
+	for v := 0; v < 2400; v += 8 {
+		values = append(values, "k"+strconv.Itoa(v))
+	}
+	answers, _ := queryAll(t, out, values)
+	probe, err := f.Probe("s", values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != len(values) || countAnswers(answers, "maybe") == 0 || countAnswers(answers, "no") == 0 {
+		t.Fatalf("query: %d answers for %d values, %d maybe", len(answers), len(values), countAnswers(answers, "maybe"))
+	}
+	for i, a := range answers {
+		want := "no"
+		for _, g := range probe[i].RowGroups {
+			if g == 1 {
+				want = "maybe"
+			}
+		}
+		if a != want {
+			t.Errorf("%s: %q from the filter taken out, %q from row group 1", values[i], a, want)
+		}
+	}
+	failsWith(t, pq+": a Parquet file holds one filter per column chunk: choose one with --column NAME (and --row-group N)", "convert", "--to", "parquet-sbbf", "-o", out, pq)
+	failsWith(t, pq+": column s has a bloom filter in each of row groups 0, 1: choose one", "convert", "--to", "parquet-sbbf", "--column", "s", "-o", out, pq)
+	failsWith(t, pq+": no column \"zz\" in the Parquet file", "convert", "--to", "parquet-sbbf", "--column", "zz", "-o", out, pq)
+	failsWith(t, pq+": row group 5 of the file's 2 has no bloom filter for column s", "convert", "--to", "parquet-sbbf", "--column", "s", "--row-group", "5", "-o", out, pq)
+	usageFails(t, "convert: --column and --row-group take", "convert", "--to", "bloomcast", "--column", "s", "-o", out, pq)
+	usageFails(t, "convert: --row-group needs --column", "convert", "--to", "parquet-sbbf", "--row-group", "0", "-o", out, pq)
+	usageFails(t, "convert: --row-group -2", "convert", "--to", "parquet-sbbf", "--column", "s", "--row-group", "-2", "-o", out, pq)
+	sbbf := formatGolden(t, dir, "parquet", "parquetgo-n1000.bin")
+	failsWith(t, sbbf+": a Parquet split block Bloom filter has no column chunks: only a Parquet file does", "convert", "--to", "parquet-sbbf", "--column", "s", "-o", out, sbbf)
 }
