@@ -6,8 +6,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/formats/parquet"
-	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/keyfile"
 )
 
 // buildFormatHelp ends build's usage.
@@ -126,49 +124,18 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 		return usagef("a %v filter takes -m and -k together (or -n and -p)", format)
 	}
 	spec := anyfile.Spec{Format: format, N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Keys: anyfile.KeyType(e.keyType)}
-	var keys [][]byte
-	var read, distinct uint64
-	var f *anyfile.File
-	src := e.keys(inputs)
-	sizeForKeys := spec.M == 0 && n == 0 && !fit
-	if fit {
-		if f, read, distinct, err = buildFit(src, spec, outputName(out)); err != nil {
-			return err
-		}
-	} else if sizeForKeys {
-		// Size for the distinct keys read: hold them, count them, then add.
-		var hs []hashing.Hash128
-		err = src.eachChecked(func(key []byte) error {
-			if err := spec.Keys.Check(key); err != nil {
-				return keyError(err)
-			}
-			keys = append(keys, append([]byte(nil), key...))
-			hs = append(hs, hashing.Default.Sum(key, 0))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		spec.N, read = keyfile.CountDistinct(hs), uint64(len(keys))
+	b, err := anyfile.NewForeignBuilder(spec, fit)
+	if err != nil {
+		return fileErr(outputName(out), err)
 	}
-	if !fit {
-		f, err = anyfile.New(spec)
-		if err != nil {
-			return fileErr(outputName(out), err)
-		}
+	if err := e.keys(inputs).eachChecked(func(key []byte) error { return keyError(b.Add(key)) }); err != nil {
+		return err
 	}
-	if sizeForKeys {
-		for _, key := range keys {
-			if err := f.Add(key); err != nil {
-				return fileErr(outputName(out), err)
-			}
-		}
-	} else if !fit {
-		err = src.eachChecked(func(key []byte) error { read++; return keyError(f.Add(key)) })
-		if err != nil {
-			return err
-		}
+	f, res, err := b.Finish()
+	if err != nil {
+		return fileErr(outputName(out), err)
 	}
+	read, distinct := res.Read, res.Distinct
 	var w warnings
 	name := outputName(out)
 	s := f.Stats()
@@ -179,7 +146,7 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 		// The Fit's distinct count misses keys that found all their bits
 		// set: the rate from the bits is then the higher.
 		r := max(parquet.FalsePositive(f.SBBF.Blocks(), distinct), s.FalsePositiveRate)
-		w.add("%s: the filter for -n %d misses -p %s for the keys read even unfolded (%s): raise -n", name, cmp.Or(uint64(n), fitMaxNDV), rate(float64(p)), rate(r))
+		w.add("%s: the filter for -n %d misses -p %s for the keys read even unfolded (%s): raise -n", name, cmp.Or(uint64(n), anyfile.FitMaxNDV), rate(float64(p)), rate(r))
 	} else if s.FillRatio > 0.9 {
 		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*s.FillRatio)
 	} else if flagSet(fs, "p") && s.FalsePositiveRate > 10*float64(p) {
@@ -193,34 +160,6 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	}
 	e.report(w)
 	return nil
-}
-
-// fitMaxNDV is the distinct count build --fit starts from without -n.
-const fitMaxNDV = 10_000_000
-
-// buildFit is build --format parquet-sbbf --fit: the keys go into a
-// parquet.Fit sized for spec.N (default fitMaxNDV) distinct keys at
-// spec.P, whose filter folds to the smallest size that meets spec.P for
-// the distinct keys added. It returns the keys read and the distinct
-// count; name is the output's, for the error of a size too large.
-func buildFit(src *keySource, spec anyfile.Spec, name string) (f *anyfile.File, read, distinct uint64, err error) {
-	fit, err := parquet.NewFit(cmp.Or(spec.N, fitMaxNDV), spec.P)
-	if err != nil {
-		return nil, 0, 0, fileErr(name, err)
-	}
-	err = src.eachChecked(func(key []byte) error {
-		v, err := spec.Keys.Plain(key)
-		if err != nil {
-			return keyError(err)
-		}
-		read++
-		fit.Insert(v)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	return &anyfile.File{SBBF: fit.Filter(), Keys: spec.Keys}, read, fit.Distinct(), nil
 }
 
 // refusedFlag is a flag that takes anything (build's own flags, which
