@@ -5,7 +5,8 @@
 // "\r\n") is dropped and empty lines are skipped; a line longer than a
 // limit is an error, so that a file that is not a key file does not
 // become one huge key; and NUL bytes near the start, which text does not
-// have, are reported so that the caller can warn.
+// have, are reported so that the caller can warn. Inputs reads several
+// files, and standard input, in turn, saying where each key was read.
 //
 // It also counts distinct keys by their hashes (Distinct), the count a
 // filter is sized for when it is built from keys read rather than from a

@@ -176,7 +176,7 @@ func (in *entries) where(i int) string {
 // standard input if there are none.
 func (e *env) readEntries(names []string, seed uint64) (*entries, error) {
 	src := e.keys(names)
-	in := &entries{Entries: keyfile.Entries{Seed: seed, Max: bloomier.MaxKeys}, names: src.names}
+	in := &entries{Entries: keyfile.Entries{Seed: seed, Max: bloomier.MaxKeys}, names: src.in.Names}
 	err := src.eachAt(func(line []byte, input, n int) error {
 		return in.Add(line, keyfile.Position{Input: input, Line: n})
 	})

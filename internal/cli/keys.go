@@ -12,50 +12,30 @@ import (
 )
 
 // keySource reads keys, one per line, from files or standard input,
-// gzip- or zstd-compressed or not (package keyfile).
+// gzip- or zstd-compressed or not (keyfile.Inputs).
 type keySource struct {
-	e     *env
-	names []string  // "-" is standard input; none means standard input
-	stdin io.Reader // standard input
-	prog  *progress // nil: no progress display
+	e    *env
+	in   keyfile.Inputs
+	prog *progress // nil: no progress display
 }
 
 func (e *env) keys(names []string) *keySource {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	return &keySource{e: e, names: names, stdin: e.stdin}
+	s := &keySource{e: e, in: keyfile.Inputs{Names: names, Stdin: e.stdin, Options: keyfile.Options{MaxKeyBytes: uint64(e.maxKeyBytes)}}}
+	s.in.Binary = func(name string) {
+		e.warnf("%s: NUL bytes in the first 4 KiB: binary data read as keys (one per line)?", displayName(name))
+	}
+	return s
 }
 
 // withProgress makes the source draw its progress on w, which should be a
 // terminal.
 func (s *keySource) withProgress(w io.Writer) *keySource {
-	s.prog = newProgress(w, s.totalBytes())
+	s.prog = newProgress(w, s.in.Size())
+	s.in.Read = func(n int) { s.prog.bytes += int64(n) } // compressed bytes: the file's size
 	return s
-}
-
-// totalBytes returns the size of all inputs, or -1 if some size is
-// unknown (a pipe, a terminal).
-func (s *keySource) totalBytes() int64 {
-	total := int64(0)
-	for _, name := range s.names {
-		var fi os.FileInfo
-		var err error
-		if name == "-" {
-			f, ok := s.stdin.(*os.File)
-			if !ok {
-				return -1
-			}
-			fi, err = f.Stat()
-		} else {
-			fi, err = os.Stat(name)
-		}
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1
-		}
-		total += fi.Size()
-	}
-	return total
 }
 
 // each calls fn with every key: every non-empty line, without its line
@@ -74,64 +54,27 @@ func (s *keySource) eachChecked(fn func(key []byte) error) error {
 // eachAt is eachChecked for a fn that is also told where the line is: the
 // input's index in names and the line's number in it.
 func (s *keySource) eachAt(fn func(key []byte, input, line int) error) error {
-	for i, name := range s.names {
-		err := s.readOne(name, func(key []byte, line int) error { return fn(key, i, line) })
-		if err != nil {
+	err := s.in.Each(func(key []byte, input, line int) error {
+		if err := fn(key, input, line); err != nil {
 			return err
 		}
+		s.prog.key()
+		return nil
+	})
+	var ie *keyfile.InputError
+	var tooLong *keyfile.TooLongError
+	switch {
+	case errors.As(err, &ie) && errors.As(ie.Err, &tooLong):
+		return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(ie.Name), ie.Line, tooLong.Max)
+	case errors.As(err, &ie) && ie.Line == 0:
+		return fileErr(ie.Name, ie.Err)
+	case errors.As(err, &ie):
+		return fmt.Errorf("%s:%d: %w", displayName(ie.Name), ie.Line, ie.Err)
+	case err != nil:
+		return err
 	}
 	s.prog.finish()
 	return nil
-}
-
-func (s *keySource) readOne(name string, fn func(key []byte, line int) error) error {
-	r := s.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return fileErr(name, err)
-		}
-		defer closeInput(f)
-		r = f
-	}
-	if s.prog != nil {
-		r = &countingReader{r: r, n: &s.prog.bytes} // compressed bytes: the file's size
-	}
-	sc, err := keyfile.NewScanner(r, keyfile.Options{MaxKeyBytes: uint64(s.e.maxKeyBytes)})
-	if err != nil {
-		return fileErr(name, err)
-	}
-	defer sc.Close()
-	if sc.Binary() {
-		s.e.warnf("%s: NUL bytes in the first 4 KiB: binary data read as keys (one per line)?", displayName(name))
-	}
-	for sc.Scan() {
-		if err := fn(sc.Key(), sc.Line()); err != nil {
-			return fmt.Errorf("%s:%d: %w", displayName(name), sc.Line(), err)
-		}
-		s.prog.key()
-	}
-	var tooLong *keyfile.TooLongError
-	var at *keyfile.LineError
-	switch err := sc.Err(); {
-	case errors.As(err, &tooLong) && errors.As(err, &at):
-		return fmt.Errorf("%s:%d: line longer than %d bytes (--max-key-bytes)", displayName(name), at.Line, tooLong.Max)
-	case err != nil:
-		return fileErr(name, err)
-	}
-	return nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n *int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	*c.n += int64(n)
-	return n, err
 }
 
 // Progress display timing: nothing for quick jobs, then at most ten
