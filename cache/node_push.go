@@ -173,4 +173,8 @@ func (m *nodeMetrics) received(transport string, bytes int) {
 func (m *nodeMetrics) httpMessage(direction string, bytes int64) {
 	m.digestMessages.WithLabelValues(TransportHTTP, direction).Inc()
 	m.digestMessageBytes.WithLabelValues(TransportHTTP, direction).Add(float64(bytes))
+	if direction == "out" {
+		m.counts.httpOut.Add(1)
+		m.counts.httpOutBytes.Add(uint64(max(bytes, 0)))
+	}
 }

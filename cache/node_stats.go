@@ -41,7 +41,11 @@ type NodeStats struct {
 	// and delivered (alive messages, with no frame, included) and their
 	// frames' bytes, and the full digests and deltas delivered that were
 	// applied to a peer's view.
-	TransportSent, TransportSentBytes         uint64
+	TransportSent, TransportSentBytes uint64
+	// DigestHTTPServed counts every digest response served over HTTP,
+	// 304s included, and DigestHTTPServedBytes their bytes with their
+	// status lines and header fields.
+	DigestHTTPServed, DigestHTTPServedBytes   uint64
 	TransportReceived, TransportReceivedBytes uint64
 	DigestPushedFull, DigestPushedDelta       uint64
 
@@ -64,6 +68,7 @@ type nodeCounters struct {
 	outFull, outDelta, outSquid                        atomic.Uint64
 	pushOut, pushOutBytes, pushIn, pushInBytes         atomic.Uint64
 	pushedFull, pushedDelta                            atomic.Uint64
+	httpOut, httpOutBytes                              atomic.Uint64
 }
 
 // pushed counts one digest or delta applied from the transport.
@@ -150,6 +155,7 @@ func (n *Node) Stats() NodeStats {
 		TransportSent: c.pushOut.Load(), TransportSentBytes: c.pushOutBytes.Load(),
 		TransportReceived: c.pushIn.Load(), TransportReceivedBytes: c.pushInBytes.Load(),
 		DigestPushedFull: c.pushedFull.Load(), DigestPushedDelta: c.pushedDelta.Load(),
+		DigestHTTPServed: c.httpOut.Load(), DigestHTTPServedBytes: c.httpOutBytes.Load(),
 	}
 	if cl := n.icpClientOrNil(); cl != nil {
 		s.ICPClient = cl.Stats()

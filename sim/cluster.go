@@ -130,6 +130,21 @@ type ClusterConfig struct {
 	ProgressEvery int
 	// Context, if set, stops the replay early with its error.
 	Context context.Context
+	// How the summary-cache modes' digests travel. By default every
+	// other node fetches a digest over HTTP as soon as it is published
+	// (the paper's immediate propagation). With PollInterval, every node
+	// polls every peer over HTTP every PollInterval of trace time
+	// instead (conditional requests and deltas, as a node does), the
+	// pairs' polls spread evenly over the interval. With Transport, each
+	// node of the replay of mode number replay has the digest transport
+	// Transport returns for it (cache.NodeConfig.Transport; it must be
+	// one no other replay used, e.g. a stream of its own), pushes each
+	// publication through it (cache.Node.PushDigest), and the replay
+	// waits until every peer's view holds it before the next request.
+	// Either way ClusterResult's Propagation figures measure from a
+	// publication until every peer's view holds it.
+	PollInterval time.Duration
+	Transport    func(replay int, node string) (cache.DigestTransport, error)
 }
 
 // ClusterResult is what one mode's replay counted, summed over the nodes.
@@ -174,6 +189,33 @@ type ClusterResult struct {
 	FullDigestBytes    float64
 	DigestFalsePos     float64
 	Elapsed            time.Duration
+	// Transport is how digests travelled: "" (fetched over HTTP at once
+	// after each publication), cache.TransportHTTP (polled every
+	// ClusterConfig.PollInterval) or the digest transport's name.
+	Transport string
+	// DigestMessages are the inter-node messages that carried digests:
+	// over HTTP, each response served (304s included) and its request;
+	// over a transport, each message a node published and each the
+	// transport delivered (and the HTTP fetches of resyncs, request and
+	// response). DigestMessageBytes are the responses' bytes with their
+	// header fields (requests not counted), or the frames published and
+	// delivered (the transport's own headers not counted).
+	DigestMessages, DigestMessageBytes uint64
+	// TraceSeconds is the trace's duration, from its first request to
+	// its last.
+	TraceSeconds float64
+	// Propagated counts the publications that every peer's view came to
+	// hold during the replay, and PropagationMean and PropagationMax the
+	// time from such a publication until the last peer's view held it:
+	// trace time when polling (when the last peer's poll came), wall
+	// time when pushed through a transport (the replay's trace clock
+	// stands still meanwhile), and 0 when fetched at once.
+	Propagated                      uint64
+	PropagationMean, PropagationMax time.Duration
+	// PropagationLate counts the pushed publications that some peer's
+	// view did not hold 2 s (wall time) after the push; they are not in
+	// the mean and the maximum.
+	PropagationLate uint64
 	// CPU is the CPU time (user and system) the process used during the
 	// mode's replay: the nodes', and also the origin's and the replay
 	// driver's, which every mode shares (getrusage where the system has
@@ -300,8 +342,11 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 			err = fmt.Errorf("sim: origin: %w", cerr)
 		}
 	}()
-	for _, m := range cfg.Modes {
-		r, err := replay(cfg, o, m)
+	if cfg.PollInterval < 0 || (cfg.PollInterval > 0 && cfg.Transport != nil) {
+		return nil, fmt.Errorf("%w: poll interval %v with a transport: want one or the other", ErrTrace, cfg.PollInterval)
+	}
+	for i, m := range cfg.Modes {
+		r, err := replay(cfg, o, m, i)
 		if err != nil {
 			return out, fmt.Errorf("sim: mode %s: %w", m, err)
 		}
@@ -424,6 +469,7 @@ func (c *clock) advance(seconds float64) {
 // clusterNode is one running node of a replay.
 type clusterNode struct {
 	node   *cache.Node
+	tr     cache.DigestTransport // nil without ClusterConfig.Transport
 	client *http.Client
 	peers  []*cache.Peer // by node index; nil for itself
 	done   chan error
@@ -447,7 +493,7 @@ func digestShape(m Mode, n uint64, memory float64) (float64, int, error) {
 }
 
 // replay runs one mode.
-func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error) {
+func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult, err error) {
 	started, cpu := time.Now(), processCPU()
 	t := cfg.Trace
 	o.clock.ns.Store(0)
@@ -455,6 +501,18 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 	budget := max(int64(cfg.CacheFraction*float64(t.UniqueBytes)), 64<<10)
 	capacity := max(uint64(float64(budget)/(o.mean+entryOverhead)), 16)
 	res = ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
+	if len(t.Requests) > 0 {
+		res.TraceSeconds = t.Requests[len(t.Requests)-1].Time
+	}
+	var prop *propagation
+	if m.Route == cache.RouteDigest {
+		switch {
+		case cfg.Transport != nil:
+			res.Transport, prop = "transport", &propagation{}
+		case cfg.PollInterval > 0:
+			res.Transport, prop = cache.TransportHTTP, &propagation{}
+		}
+	}
 	bpe, k := 16.0, 0
 	codec := bcdigest.Raw
 	if m.Route == cache.RouteDigest {
@@ -518,6 +576,14 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 		if udps[i] != nil {
 			nc.ICPListen = udps[i].LocalAddr().String()
 		}
+		var tr cache.DigestTransport
+		if prop != nil && cfg.Transport != nil {
+			if tr, err = cfg.Transport(index, nc.Name); err != nil {
+				return res, closeAll(err)
+			}
+			nc.Transport = tr
+			res.Transport = tr.Name()
+		}
 		if m.Route != cache.RouteNone {
 			for j := range n {
 				if j == i {
@@ -535,7 +601,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 			return res, closeAll(err)
 		}
 		proxy, _ := url.Parse("http://" + lns[i].Addr().String())
-		cn := &clusterNode{node: node, done: make(chan error, 1), peers: make([]*cache.Peer, n),
+		cn := &clusterNode{node: node, tr: tr, done: make(chan error, 1), peers: make([]*cache.Peer, n),
 			client: &http.Client{Timeout: time.Minute, Transport: &http.Transport{
 				Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 4, DisableCompression: true}}}
 		for _, p := range node.Directory().Peers() {
@@ -550,6 +616,13 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 		nodes[i] = cn
 	}
 	waitServing(nodes)
+	if err := waitConnected(nodes); err != nil {
+		return res, err
+	}
+	var polls *pollSchedule
+	if prop != nil && cfg.Transport == nil {
+		polls = newPollSchedule(n, cfg.PollInterval)
+	}
 
 	for i, rq := range t.Requests {
 		if err := cfg.Context.Err(); err != nil {
@@ -562,7 +635,17 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 		if err := settle(nodes, uint64(i+1)); err != nil {
 			return res, err
 		}
-		if m.Route == cache.RouteDigest {
+		switch {
+		case m.Route != cache.RouteDigest:
+		case polls != nil:
+			if err := prop.poll(ctx, nodes, polls, rq.Time); err != nil {
+				return res, err
+			}
+		case prop != nil:
+			if err := prop.push(ctx, nodes); err != nil {
+				return res, err
+			}
+		default:
 			if err := propagate(ctx, nodes); err != nil {
 				return res, err
 			}
@@ -575,6 +658,12 @@ func replay(cfg ClusterConfig, o *origin, m Mode) (res ClusterResult, err error)
 		cfg.Progress(m, len(t.Requests), len(t.Requests))
 	}
 	collect(&res, nodes)
+	if prop != nil {
+		res.Propagated, res.PropagationMax, res.PropagationLate = uint64(len(prop.delays)), prop.max, prop.late
+		if len(prop.delays) > 0 {
+			res.PropagationMean = prop.sum / time.Duration(len(prop.delays))
+		}
+	}
 	res.Elapsed, res.CPU = time.Since(started), processCPU()-cpu
 	return res, nil
 }
@@ -683,6 +772,8 @@ func collect(r *ClusterResult, nodes []*clusterNode) {
 		r.FullFetches += s.DigestFetchesFull
 		r.DeltaFetches += s.DigestFetchesDelta
 		r.DigestBytes += s.DigestOutFullBytes + s.DigestOutDeltaBytes
+		r.DigestMessages += 2*s.DigestHTTPServed + s.TransportSent + s.TransportReceived
+		r.DigestMessageBytes += s.DigestHTTPServedBytes + s.TransportSentBytes + s.TransportReceivedBytes
 		r.FullDigestBodyBytes += s.DigestInFullBytes
 		r.DeltaBodyBytes += s.DigestInDeltaBytes
 		ps := cn.node.Publisher().Stats()

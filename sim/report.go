@@ -100,6 +100,16 @@ type ClusterRow struct {
 	Seconds            float64 `json:"seconds"`
 	CPUSeconds         float64 `json:"cpu_seconds"`
 	CPUVsICP           float64 `json:"cpu_seconds_vs_icp,omitempty"`
+	// How digests travelled (ClusterResult.Transport; empty: fetched at
+	// once), the digest messages and bytes per minute of trace time, and
+	// the publications' propagation to every peer.
+	Transport              string  `json:"transport,omitempty"`
+	DigestMessagesPerMin   float64 `json:"digest_messages_per_minute,omitempty"`
+	DigestBytesPerMin      float64 `json:"digest_bytes_per_minute,omitempty"`
+	Propagated             uint64  `json:"propagated,omitempty"`
+	PropagationMeanSeconds float64 `json:"propagation_mean_seconds,omitempty"`
+	PropagationMaxSeconds  float64 `json:"propagation_max_seconds,omitempty"`
+	PropagationLate        uint64  `json:"propagation_late,omitempty"`
 }
 
 // NewClusterReport sets the results of ReplayCluster(cfg) side by side.
@@ -129,7 +139,13 @@ func NewClusterReport(cfg ClusterConfig, results []ClusterResult) *ClusterReport
 			DeltaBody: x.DeltaBodyBytes, ICPBytes: x.ICPBytes, ObjectBytes: x.ObjectBytes, ControlBytes: x.ControlBytes(),
 			DigestBitsPerEntry: x.DigestBitsPerEntry, DigestK: x.DigestK, Capacity: x.Capacity,
 			CacheObjects: x.CacheObjects, FullDigestBytes: x.FullDigestBytes, DigestFalsePos: x.DigestFalsePos,
-			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds()}
+			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds(), Transport: x.Transport,
+			Propagated: x.Propagated, PropagationMeanSeconds: x.PropagationMean.Seconds(), PropagationMaxSeconds: x.PropagationMax.Seconds(),
+			PropagationLate: x.PropagationLate}
+		if x.Transport != "" && x.TraceSeconds > 0 {
+			row.DigestMessagesPerMin = float64(x.DigestMessages) * 60 / x.TraceSeconds
+			row.DigestBytesPerMin = float64(x.DigestMessageBytes) * 60 / x.TraceSeconds
+		}
 		if icp != nil {
 			row.HitRatioLossVsICP = x.HitRatioLoss(*icp)
 			row.QueryMsgsVsICP = ratioOf(x.QueryMessages(), icp.QueryMessages())

@@ -34,7 +34,10 @@ func Main() int { return MainWith(Options{}) }
 type Options struct {
 	// NATS, if set, returns a digest transport to the NATS server at url
 	// (serve --nats URL, simulate --transport nats), logging to logger.
-	NATS func(url string, logger *slog.Logger) (cache.DigestTransport, error)
+	// namespace, unless empty, keeps its stream and subjects apart from
+	// the default ones and from other namespaces' (each replay of
+	// simulate has its own).
+	NATS func(url, namespace string, logger *slog.Logger) (cache.DigestTransport, error)
 	// StartNATS, if set, starts a NATS server with JetStream for
 	// simulate --transport nats when no --nats URL is given, and returns
 	// its URL and how to stop it.

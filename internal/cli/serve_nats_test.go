@@ -10,6 +10,7 @@ import (
 func TestNoNATSClient(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--nats", "nats://127.0.0.1:4222", "--check-config"},
+		{"simulate", "--transport", "nats", "--requests", "100"},
 	} {
 		var out, errOut strings.Builder
 		code := run(args, strings.NewReader(""), &out, &errOut)

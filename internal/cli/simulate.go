@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +22,7 @@ var simulateCommand = &command{
                           --clients N --churn C --shift S --seed S]
                           [--nodes N] [--cache F] [--modes LIST]
                           [--compressed-memory X] [--json] [--plot OUT.svg]
+                          [--transport http,nats [--poll DUR] [--nats URL]]
 
 Start N real cache nodes and an origin on loopback and replay a request
 trace through them once per mode: no cooperation (none), ICP, and the
@@ -58,6 +62,25 @@ flags:
                    digest's bits: the memory a peer spends on the decoded
                    view (default 4; the optimiser's shape sends less as X
                    grows, down to k = 1 with no cap)
+  --transport LIST how the summary-cache modes' digests travel, instead of
+                   every peer fetching each publication at once: http
+                   (every node polls every peer every --poll of trace
+                   time, conditional requests and deltas) or nats (each
+                   publication pushed once through NATS JetStream, as
+                   serve --nats does), or both, comma-separated, one
+                   replay each; --modes defaults to sc-1%-16b-comp-delta.
+                   A table gives each one's digest messages and bytes per
+                   minute of trace time and the time from a publication
+                   until every peer's view holds it (polling: trace time;
+                   NATS: wall time, the trace clock standing still; "late"
+                   counts pushes some peer's view lacked 2 s after). nats
+                   needs the build from the cluster module (go -C cluster
+                   build -o ../bloomcast ./cmd/bloomcast)
+  --poll DUR       the polling interval of --transport http (default 30s)
+  --nats URL       the NATS server of --transport nats (default: the
+                   cluster build starts nats-server -js, from PATH, on a
+                   free loopback port); each replay uses a stream of its
+                   own, BLOOMCAST_SIM<time>_<replay>, left on the server
   --json           print one JSON object instead of tables
   --plot OUT.svg   also draw query messages against control bytes per
                    request, for each mode, as an SVG chart
@@ -73,6 +96,11 @@ func runSimulate(e *env, args []string) error {
 	zipf, churn, shift, cacheFraction, compMemory := 0.8, 0.05, 0.005, 0.1, 4.0
 	var seed uint64
 	var asJSON bool
+	var transports, natsURL string
+	poll := 30 * time.Second
+	fs.StringVar(&transports, "transport", "", "")
+	fs.DurationVar(&poll, "poll", poll, "")
+	fs.StringVar(&natsURL, "nats", "", "")
 	fs.StringVar(&traceFile, "trace", "", "")
 	fs.Var(&nodes, "nodes", "")
 	fs.Var(&requests, "requests", "")
@@ -89,6 +117,15 @@ func runSimulate(e *env, args []string) error {
 	fs.StringVar(&plot, "plot", "", "")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	tlist, err := parseTransports(e, transports, poll)
+	if err != nil {
+		return err
+	}
+	modesSet := false
+	fs.Visit(func(f *flag.Flag) { modesSet = modesSet || f.Name == "modes" })
+	if len(tlist) > 0 && !modesSet {
+		modes = "sc-1%-16b-comp-delta"
 	}
 	ms, err := parseModes(modes)
 	if err != nil {
@@ -137,9 +174,35 @@ func runSimulate(e *env, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	report, results, err := replayCluster(e, trace, ms, clusterOptions{cacheFraction, compMemory, source, seed, true})
-	if err != nil {
-		return err
+	opts := clusterOptions{cacheFraction: cacheFraction, compressedMemory: compMemory, source: source, seed: seed, progress: true}
+	var report *sim.ClusterReport
+	var results []sim.ClusterResult
+	if len(tlist) == 0 {
+		if report, results, err = replayCluster(e, trace, ms, opts); err != nil {
+			return err
+		}
+	}
+	for _, tr := range tlist {
+		o := opts
+		if tr == "http" {
+			o.poll = poll
+		} else {
+			stop, err := natsTransport(e, natsURL, &o)
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
+		r, res, err := replayCluster(e, trace, ms, o)
+		if err != nil {
+			return err
+		}
+		if report == nil {
+			report = r
+		} else {
+			report.Results = append(report.Results, r.Results...)
+		}
+		results = append(results, res...)
 	}
 	if plot != "" {
 		if err := writeCharts(plot, sim.ClusterChart(results)); err != nil {
@@ -168,6 +231,56 @@ type clusterOptions struct {
 	source                          string // the trace file, or "synthetic"
 	seed                            uint64
 	progress                        bool // report progress on stderr
+	// poll or transport: how digests travel (sim.ClusterConfig)
+	poll      time.Duration
+	transport func(replay int, node string) (cache.DigestTransport, error)
+}
+
+// parseTransports reads --transport: http, nats or both.
+func parseTransports(e *env, list string, poll time.Duration) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, t := range strings.Split(list, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "http":
+		case "nats":
+			if e.opts.NATS == nil {
+				return nil, fmt.Errorf("simulate --transport nats: %w", errNoNATS)
+			}
+		default:
+			return nil, usagef("--transport: %q (want http, nats or http,nats)", t)
+		}
+		if slices.Contains(out, t) {
+			return nil, usagef("--transport: %s twice", t)
+		}
+		out = append(out, t)
+	}
+	if poll < cache.MinInterval {
+		return nil, usagef("--poll must be at least %v", cache.MinInterval)
+	}
+	return out, nil
+}
+
+// natsTransport sets o's transport to NATS at url, or at a server the
+// build starts when url is empty, and returns what stops that server.
+func natsTransport(e *env, url string, o *clusterOptions) (stop func(), err error) {
+	stop = func() {}
+	if url == "" {
+		if e.opts.StartNATS == nil {
+			return nil, usagef("--transport nats needs --nats URL in this build")
+		}
+		if url, stop, err = e.opts.StartNATS(); err != nil {
+			return nil, fmt.Errorf("simulate: starting nats-server: %w", err)
+		}
+	}
+	run := time.Now().UnixNano()
+	quiet := slog.New(slog.DiscardHandler)
+	o.transport = func(replay int, node string) (cache.DigestTransport, error) {
+		return e.opts.NATS(url, fmt.Sprintf("SIM%d_%d", run, replay), quiet)
+	}
+	return stop, nil
 }
 
 // replayCluster runs the replay, with progress on stderr if asked, and
@@ -176,7 +289,7 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 	total := len(trace.Requests)
 	start := time.Now()
 	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
-		ProgressEvery: max(total/4, 5000), Context: e.ctx}
+		ProgressEvery: max(total/4, 5000), Context: e.ctx, PollInterval: o.poll, Transport: o.transport}
 	if o.progress {
 		cfg.Progress = func(m sim.Mode, done, total int) {
 			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
@@ -255,7 +368,36 @@ func printCluster(w io.Writer, title string, r *sim.ClusterReport) error {
 			return err
 		}
 	}
+	if err := printTransports(w, r); err != nil {
+		return err
+	}
 	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. "CPU s" is the CPU time (user and system) of the process during the mode's replay: the nodes', plus the origin's and the replay's, which every mode shares; "CPU vs ICP" sets it against ICP's. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
 	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
 	return err
+}
+
+// printTransports prints, for the replays whose digests were polled or
+// pushed (--transport), their digest traffic per minute of trace time and
+// how long a publication took to reach every peer.
+func printTransports(w io.Writer, r *sim.ClusterReport) error {
+	var t textTable
+	t.add("mode", "transport", "nodes", "digest msgs/min", "digest bytes/min", "publications", "to every peer: mean", "max", "late")
+	for _, x := range r.Results {
+		if x.Transport == "" {
+			continue
+		}
+		unit := "s trace"
+		if x.Transport != cache.TransportHTTP {
+			unit = "s wall"
+		}
+		secs := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) + " " + unit }
+		t.add(x.Mode, x.Transport, strconv.Itoa(r.Nodes), strconv.FormatFloat(x.DigestMessagesPerMin, 'f', 0, 64),
+			humanBytes(int64(x.DigestBytesPerMin)), strconv.FormatUint(x.Propagated, 10),
+			secs(x.PropagationMeanSeconds), secs(x.PropagationMaxSeconds), strconv.FormatUint(x.PropagationLate, 10))
+	}
+	if len(t.rows) <= 1 {
+		return nil
+	}
+	fprintln(w)
+	return t.write(w)
 }

@@ -11,10 +11,12 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
 	"github.com/bloomcast/bloomcast/internal/cli"
 )
@@ -24,8 +26,28 @@ func main() { os.Exit(cli.MainWith(options())) }
 // options are the cluster build's additions to the commands.
 func options() cli.Options {
 	return cli.Options{
-		NATS: func(url string, logger *slog.Logger) (cache.DigestTransport, error) {
-			return natsdigest.New(natsdigest.Config{URL: url, Logger: logger})
+		NATS: func(url, namespace string, logger *slog.Logger) (cache.DigestTransport, error) {
+			cfg := natsdigest.Config{URL: url, Logger: logger}
+			if namespace != "" {
+				cfg.Stream = "BLOOMCAST_" + namespace
+				cfg.Subject = "bloomcast." + namespace + ".digest"
+				cfg.AliveSubject = "bloomcast." + namespace + ".alive"
+			}
+			return natsdigest.New(cfg)
+		},
+		StartNATS: func() (string, func(), error) {
+			dir, err := os.MkdirTemp("", "bloomcast-nats")
+			if err != nil {
+				return "", nil, err
+			}
+			s, err := natstest.Start(dir)
+			if err != nil {
+				return "", nil, errors.Join(err, os.RemoveAll(dir))
+			}
+			return s.URL, func() {
+				s.Kill()
+				_ = os.RemoveAll(dir) // a temporary directory
+			}, nil
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -320,5 +321,34 @@ func TestServeNATS(t *testing.T) {
 			t.Fatalf("a node that joins late must have every peer's view within one second of its start (issue 24); after %v: %s\n%s", elapsed.Round(time.Millisecond), missing, l.stderr)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSimulateNATS replays a small trace through 3 nodes polling over
+// HTTP and pushing over a real NATS server, and reads both rows.
+func TestSimulateNATS(t *testing.T) {
+	srv := natstest.New(t)
+	out, err := exec.Command(build(t), "simulate", "--nodes", "3", "--requests", "2000", "--transport", "http,nats",
+		"--poll", "5s", "--nats", srv.URL, "--json").Output()
+	if err != nil {
+		t.Fatalf("simulate: %v", err)
+	}
+	var r struct {
+		Results []struct {
+			Transport            string
+			DigestMessagesPerMin float64 `json:"digest_messages_per_minute"`
+			Propagated           uint64
+		}
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 2 || r.Results[0].Transport != "http" || r.Results[1].Transport != "nats" {
+		t.Fatalf("results: %+v", r.Results)
+	}
+	for _, x := range r.Results {
+		if x.DigestMessagesPerMin <= 0 || x.Propagated == 0 {
+			t.Errorf("%s: %+v", x.Transport, x)
+		}
 	}
 }

@@ -1,0 +1,57 @@
+package sim_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+// TestReplayClusterPolling: with a poll interval, every node polls every
+// peer once per interval of trace time, so the digest messages are two
+// per poll, and a publication reaches its last peer within one interval.
+func TestReplayClusterPolling(t *testing.T) {
+	const nodes, interval = 3, 5 * time.Second
+	tr, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: nodes, Requests: 3000, Objects: 400, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode, _ := sim.ParseMode("sc-1%-16b-comp-delta")
+	res, err := sim.ReplayCluster(sim.ClusterConfig{Trace: tr, Modes: []sim.Mode{mode}, PollInterval: interval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	// Polls at phases in [0, interval) plus whole intervals, up to the
+	// last request's time.
+	rounds := int(r.TraceSeconds/interval.Seconds()) + 1
+	pairs := nodes * (nodes - 1)
+	polls := r.DigestMessages / 2
+	if r.Transport != cache.TransportHTTP || polls < uint64((rounds-1)*pairs) || polls > uint64(rounds*pairs) {
+		t.Fatalf("transport %q, %d polls over %.0f s of trace (want %d to %d)", r.Transport, polls, r.TraceSeconds, (rounds-1)*pairs, rounds*pairs)
+	}
+	if r.Propagated == 0 || r.PropagationMax > interval || r.PropagationMean <= 0 || r.PropagationMean > r.PropagationMax {
+		t.Fatalf("%d publications propagated, mean %v, max %v (want at most %v)", r.Propagated, r.PropagationMean, r.PropagationMax, interval)
+	}
+	if r.FullFetches+r.DeltaFetches == 0 || r.DigestMessageBytes == 0 {
+		t.Fatalf("%d digests fetched, %d bytes", r.FullFetches+r.DeltaFetches, r.DigestMessageBytes)
+	}
+	row := sim.NewClusterReport(sim.ClusterConfig{Trace: tr}, res).Results[0]
+	if row.Transport != "http" || row.DigestMessagesPerMin <= 0 || row.PropagationMaxSeconds > interval.Seconds() {
+		t.Fatalf("report row: %+v", row)
+	}
+}
+
+func TestReplayClusterTransportAndPoll(t *testing.T) {
+	tr, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: 2, Requests: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.ReplayCluster(sim.ClusterConfig{Trace: tr, PollInterval: time.Second,
+		Transport: func(int, string) (cache.DigestTransport, error) { return nil, nil }})
+	if !errors.Is(err, sim.ErrTrace) {
+		t.Fatalf("poll interval and transport: %v", err)
+	}
+}
