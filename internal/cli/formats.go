@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"strconv"
 
 	"github.com/bloomcast/bloomcast/anyfile"
 )
@@ -86,58 +85,4 @@ func combineForeign(lf, next *loadedFilter, intersect bool) error {
 		return fmt.Errorf("cannot combine with %s: %w", displayName(lf.path), err)
 	}
 	return nil
-}
-
-// foreignReport is what inspect prints for another program's filter;
-// its JSON form is a stable interface for scripts.
-type foreignReport struct {
-	File   string `json:"file"`
-	Format string `json:"format"`
-	// Strategy is a Guava filter's (MURMUR128_MITZ_64 or _32).
-	Strategy          string  `json:"strategy,omitempty"`
-	M                 uint64  `json:"m"`
-	K                 int     `json:"k"`
-	SizeBytes         uint64  `json:"size_bytes"`
-	EncodedBytes      int64   `json:"encoded_bytes"`
-	SetBits           uint64  `json:"set_bits"`
-	FillRatio         float64 `json:"fill_ratio"`
-	EstimatedCount    float64 `json:"estimated_count"`
-	FalsePositiveRate float64 `json:"false_positive_rate"`
-	Folds             int     `json:"folds"`
-	// Blocks is a Parquet split block filter's number of 32-byte blocks.
-	Blocks int `json:"blocks,omitempty"`
-}
-
-// inspectForeign is inspect for another program's filter.
-func inspectForeign(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	s := lf.Stats()
-	r := foreignReport{File: path, Format: s.Format.String(), Strategy: s.Strategy, M: s.Bits, K: s.K,
-		SizeBytes: s.SizeBytes, EncodedBytes: lf.Size, SetBits: s.SetBits, FillRatio: s.FillRatio,
-		EstimatedCount: s.EstimatedCount, FalsePositiveRate: s.FalsePositiveRate, Folds: s.Folds, Blocks: s.Blocks}
-	if asJSON {
-		return writeJSON(e.stdout, r)
-	}
-	var kv keyValues
-	kv.add("file", displayName(r.File))
-	format := r.Format + " (" + lf.kind() + ")"
-	if r.Strategy != "" {
-		format += ", strategy " + r.Strategy
-	}
-	if r.Blocks != 0 {
-		format += fmt.Sprintf(", %d blocks of 256 bits", r.Blocks)
-	}
-	kv.add("format", format)
-	kv.add("m", fmt.Sprintf("%d bits", r.M))
-	kv.add("k", strconv.Itoa(r.K))
-	kv.add("size", fmt.Sprintf("%d bytes of bits, %d bytes encoded (%s)", r.SizeBytes, r.EncodedBytes, humanBytes(r.EncodedBytes)))
-	kv.add("set bits", strconv.FormatUint(r.SetBits, 10))
-	kv.add("fill ratio", strconv.FormatFloat(r.FillRatio, 'f', 4, 64))
-	kv.add("estimated count", fmt.Sprintf("%.0f distinct keys, from the set bits", r.EstimatedCount))
-	kv.add("false-positive rate", rate(r.FalsePositiveRate)+" now, from the set bits")
-	folds := "0 (cannot be halved)"
-	if r.Folds > 0 {
-		folds = fmt.Sprintf("%d (halves down to %d bits, 1/%d)", r.Folds, r.M>>r.Folds, uint64(1)<<r.Folds)
-	}
-	kv.add("folds", folds)
-	return kv.write(e.stdout)
 }

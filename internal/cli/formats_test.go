@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
@@ -498,7 +499,7 @@ func TestParquet(t *testing.T) {
 		t.Errorf("compared %d answers with DuckDB's", compared)
 	}
 
-	var rep parquetReport
+	var rep anyfile.ParquetReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", pq)), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package cli
 
-import ()
+import "io"
 
 var inspectCommand = &command{
 	name:    "inspect",
@@ -64,22 +64,21 @@ func runInspect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if lf.Delta != nil {
-		return inspectDelta(e, args[0], lf, asJSON)
+	var r interface{ WriteText(io.Writer) error }
+	switch path := args[0]; {
+	case lf.Delta != nil:
+		r, err = lf.DeltaReport(path)
+	case lf.Parquet != nil:
+		r, err = lf.ParquetReport(path)
+	case lf.Foreign():
+		r, err = lf.ForeignReport(path)
+	case lf.other != nil:
+		r, err = lf.StructureReport(path)
+	case lf.Scalable != nil:
+		r, err = lf.ScalableReport(path)
+	default:
+		r, err = lf.FilterReport(path)
 	}
-	if lf.Parquet != nil {
-		return inspectParquet(e, args[0], lf.Parquet, asJSON)
-	}
-	if lf.Foreign() {
-		return inspectForeign(e, args[0], lf, asJSON)
-	}
-	if lf.other != nil {
-		return inspectStructure(e, args[0], lf, asJSON)
-	}
-	if lf.Scalable != nil {
-		return inspectScalable(e, args[0], lf, asJSON)
-	}
-	r, err := lf.FilterReport(args[0])
 	if err != nil {
 		return fileErr(args[0], err)
 	}

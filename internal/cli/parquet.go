@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // Parquet files hold one split block filter per column chunk: query
@@ -70,48 +68,4 @@ func rowGroupsText(a parquetAnswer) string {
 		s += fmt.Sprintf(" (%d without a filter)", len(a.Unfiltered))
 	}
 	return s
-}
-
-// parquetReport is what inspect prints for a Parquet file.
-type parquetReport struct {
-	File      string           `json:"file"`
-	Format    string           `json:"format"` // "parquet"
-	RowGroups int              `json:"row_groups"`
-	Columns   []string         `json:"columns"`
-	Filters   []parquetFilterR `json:"filters"`
-}
-
-type parquetFilterR struct {
-	Column            string  `json:"column"`
-	RowGroup          int     `json:"row_group"`
-	Type              string  `json:"type"`
-	Values            int64   `json:"values"`
-	SizeBytes         int     `json:"size_bytes"`
-	FillRatio         float64 `json:"fill_ratio"`
-	EstimatedDistinct float64 `json:"estimated_distinct"`
-}
-
-// inspectParquet lists the filters of a Parquet file.
-func inspectParquet(e *env, path string, f *parquet.File, asJSON bool) error {
-	reports, err := f.Reports()
-	if err != nil {
-		return fileErr(path, err)
-	}
-	r := parquetReport{File: path, Format: "parquet", RowGroups: f.RowGroups(), Columns: f.Columns(), Filters: []parquetFilterR{}}
-	for _, c := range reports {
-		r.Filters = append(r.Filters, parquetFilterR{Column: c.Column, RowGroup: c.RowGroup, Type: c.Type.String(),
-			Values: c.NumValues, SizeBytes: c.Bytes, FillRatio: c.Fill, EstimatedDistinct: c.EstimatedNDV})
-	}
-	if asJSON {
-		return writeJSON(e.stdout, r)
-	}
-	fprintf(e.stdout, "file %s: Parquet, %d row groups, %d columns, %d split block Bloom filters\n",
-		displayName(path), r.RowGroups, len(r.Columns), len(r.Filters))
-	var t textTable
-	t.add("column", "row group", "type", "values", "bytes", "fill", "est. distinct")
-	for _, c := range r.Filters {
-		t.add(c.Column, strconv.Itoa(c.RowGroup), c.Type, strconv.FormatInt(c.Values, 10), strconv.Itoa(c.SizeBytes),
-			strconv.FormatFloat(c.FillRatio, 'f', 4, 64), strconv.FormatFloat(c.EstimatedDistinct, 'f', 0, 64))
-	}
-	return t.write(e.stdout)
 }

@@ -114,17 +114,6 @@ func runBuildScalable(e *env, args []string) error {
 	return e.writeFilter(out, f)
 }
 
-func inspectScalable(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	r, err := lf.ScalableReport(path)
-	if err != nil {
-		return fileErr(path, err)
-	}
-	if asJSON {
-		return writeJSON(e.stdout, r)
-	}
-	return r.WriteText(e.stdout)
-}
-
 const growthUsage = `usage: bloomcast sim growth [-n N] [-p P] [--expansion LIST]
                            [--tightening LIST] [--layout L] [--keys N]
                            [--probes N] [--seed S] [--json] [--plot OUT.svg]

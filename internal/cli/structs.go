@@ -84,18 +84,6 @@ func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
 	return e.writeBack(lf.path, lf)
 }
 
-// inspectStructure is inspect for a structure (anyfile.StructureReport).
-func inspectStructure(e *env, path string, lf *loadedFilter, asJSON bool) error {
-	r, err := lf.StructureReport(path)
-	if err != nil {
-		return fileErr(path, err)
-	}
-	if asJSON {
-		return writeJSON(e.stdout, r)
-	}
-	return r.WriteText(e.stdout)
-}
-
 // errNotChangeable refuses add or remove on a structure they cannot change.
 func errNotChangeable(lf *loadedFilter) error {
 	return fileErr(lf.path, errors.New("holds "+lf.other.kind()+", which add and remove cannot change"))
