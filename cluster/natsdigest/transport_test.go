@@ -15,6 +15,7 @@ import (
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -316,4 +317,55 @@ func grep(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestResyncOverHTTP: a delta whose base is not the receiver's view (here
+// one from another publisher under a's name, as from a restarted a) makes
+// the receiver fetch a's full digest over HTTP.
+func TestResyncOverHTTP(t *testing.T) {
+	srv := natstest.New(t)
+	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	a, b := nodes["a"], nodes["b"]
+	a.store(t, "http://origin/1")
+	b.store(t)
+	waitViews(t, nodes)
+
+	other, err := cache.NewPublisher(cache.PublisherConfig{Filter: counting.Config{N: 1000, P: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := other.Stats().Sequence
+	other.Stored("http://origin/elsewhere")
+	if err := other.Publish(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := other.Respond("", first)
+	if err != nil || !r.Delta {
+		t.Fatalf("delta: %+v, %v", r, err)
+	}
+	tr, err := natsdigest.New(natsdigest.Config{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Start(context.Background(), "intruder", func(cache.DigestMessage) {}); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: r.Sequence, Delta: true, Frame: r.Body}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := b.Directory().Status()[0]
+		if st.Resync == 1 && st.Full == 1 && st.Sequence == a.Publisher().Stats().Sequence {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b's view of a a minute after a delta of another base: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := b.Directory().Candidates("http://origin/1"); len(got) != 1 {
+		t.Fatalf("after the resync b's candidates for a's key: %v", got)
+	}
 }
