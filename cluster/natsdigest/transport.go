@@ -9,8 +9,9 @@
 // Each node publishes to a subject of its own, "<Subject>.<node>" (the
 // node's name with '.', '*', '>', '%' and white space escaped as %XX), in
 // one stream whose subjects are "<Subject>.*". A full digest replaces
-// what the stream held for the node (a purge of that subject up to the
-// full digest's stream sequence), so the stream keeps, per node, the last
+// what the stream held for the node (a purge of that subject keeping its
+// last message, the full digest just published: the node publishes one
+// message at a time), so the stream keeps, per node, the last
 // full digest and the deltas after it: a node that starts reads the
 // stream from its start with an ordered consumer and has every peer's
 // current view at once, then follows the updates as they come. The node
@@ -352,7 +353,11 @@ func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
 	if m.Delta {
 		return nil
 	}
-	if err := stream.Purge(c, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(ack.Sequence)); err != nil {
+	// A purge by sequence (keep what is at or after the full
+	// digest's) sometimes removed the full digest too on
+	// nats-server 2.9.10; keeping the subject's last message does
+	// not.
+	if err := stream.Purge(c, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeKeep(1)); err != nil {
 		return fmt.Errorf("natsdigest: purge %s before %d: %w", subject, ack.Sequence, err)
 	}
 	return nil
