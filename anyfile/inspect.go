@@ -407,3 +407,19 @@ func (r *StructureReport) WriteText(w io.Writer) error {
 	_, err := kv.WriteTo(w)
 	return err
 }
+
+// WriteText writes r as "bloomcast bloomier info" prints it.
+func (r *BloomierReport) WriteText(w io.Writer) error {
+	var kv textfmt.KeyValues
+	kv.Add("keys", strconv.FormatUint(r.Keys, 10))
+	kv.Add("value bits", strconv.Itoa(r.ValueBits))
+	kv.Add("check bits", strconv.Itoa(r.CheckBits))
+	kv.Add("updatable", strconv.FormatBool(r.Updatable))
+	kv.Add("seed", fmt.Sprintf("%#x", r.Seed))
+	kv.Add("cells", fmt.Sprintf("%d of %d bits", r.Cells, r.CellBits))
+	kv.Add("size", textfmt.Bytes(int64(r.SizeBytes)))
+	kv.Add("bits per key", fmt.Sprintf("%.3f (%.3f·(value + check bits))", r.BitsPerKey, r.BitsPerKey/float64(r.ValueBits+r.CheckBits)))
+	kv.Add("false positives", textfmt.Rate(r.FalsePositiveRate)+" of keys outside the set")
+	_, err := kv.WriteTo(w)
+	return err
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
@@ -185,5 +186,24 @@ func TestScalableReportText(t *testing.T) {
 	}
 	if _, err := build(t, anyfile.Bloom).ScalableReport("x"); err == nil {
 		t.Error("ScalableReport of a Bloom filter: no error")
+	}
+}
+
+func TestBloomierReportText(t *testing.T) {
+	f, err := bloomier.Build(bloomier.Config{ValueBits: 4, CheckBits: 8}, [][]byte{[]byte("a"), []byte("b")}, []uint64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := anyfile.NewBloomierReport(f).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"keys             2\n", "value bits       4\n", "check bits       8\n", "·(value + check bits))", " of keys outside the set\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	if anyfile.NewBloomierReport(f).WriteText(failWriter{}) == nil {
+		t.Error("a failed write returned no error")
 	}
 }

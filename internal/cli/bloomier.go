@@ -286,15 +286,5 @@ func (e *env) bloomierInfo(args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	var kv keyValues
-	kv.add("keys", strconv.FormatUint(r.Keys, 10))
-	kv.add("value bits", strconv.Itoa(r.ValueBits))
-	kv.add("check bits", strconv.Itoa(r.CheckBits))
-	kv.add("updatable", strconv.FormatBool(r.Updatable))
-	kv.add("seed", fmt.Sprintf("%#x", r.Seed))
-	kv.add("cells", fmt.Sprintf("%d of %d bits", r.Cells, r.CellBits))
-	kv.add("size", humanBytes(int64(r.SizeBytes)))
-	kv.add("bits per key", fmt.Sprintf("%.3f (%.3f·(value + check bits))", r.BitsPerKey, r.BitsPerKey/float64(r.ValueBits+r.CheckBits)))
-	kv.add("false positives", rate(r.FalsePositiveRate)+" of keys outside the set")
-	return kv.write(e.stdout)
+	return r.WriteText(e.stdout)
 }

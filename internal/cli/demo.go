@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -165,65 +164,26 @@ func layoutTrial(keys int, p float64, seed uint64) (*sim.LayoutTrialReport, erro
 func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
 	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
 		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
-	var t textTable
-	t.add("layout", "m", "k", "bits/key", "predicted", "measured", "add ns/key", "query ns/key", "encoded")
-	worst := 0.0 // largest gap between measured and predicted, in standard errors
-	largest := 0 // largest encoding, in bytes
-	for _, x := range r.Results {
-		largest = max(largest, x.EncodedBytes)
-		t.add(
-			x.Layout,
-			strconv.FormatUint(x.M, 10),
-			strconv.Itoa(x.K),
-			strconv.FormatFloat(x.BitsPerKey, 'f', 2, 64),
-			rate(x.PredictedFalsePositiveRate),
-			rate(x.MeasuredFalsePositiveRate),
-			strconv.FormatFloat(x.AddNsPerKey, 'f', 1, 64),
-			strconv.FormatFloat(x.QueryNsPerKey, 'f', 1, 64),
-			humanBytes(int64(x.EncodedBytes)),
-		)
-		if x.StdError > 0 {
-			worst = max(worst, math.Abs(x.MeasuredFalsePositiveRate-x.PredictedFalsePositiveRate)/x.StdError)
-		}
-	}
-	if err := t.write(w); err != nil {
+	if err := r.WriteText(w); err != nil {
 		return err
 	}
+	agreement := fmt.Sprintf("The two agree within sampling noise (the largest gap here is %.1f standard errors)", r.LargestGap())
+	if r.LargestGap() > 3 {
+		agreement = fmt.Sprintf("The largest gap here is %.1f standard errors, more than sampling noise usually explains", r.LargestGap())
+	}
+	blockedCost := "a few more bits per key"
+	if c, ok := r.BlockedCost(); ok {
+		blockedCost = fmt.Sprintf("%.0f%% more bits per key than classic", 100*c)
+	}
+	cacheNote := ""
+	if r.LargestEncoding() <= 1<<20 {
+		cacheNote = " Filters this small stay in the CPU caches, where the layouts' speeds are close; try --keys 2000000 to see what memory misses cost."
+	}
 	text := fmt.Sprintf(`Each filter holds the same %d keys and was sized by params.Size for p = %g, so the layouts differ only in how they spend their bits. "predicted" is the false-positive rate the params model gives for the shape; "measured" is the fraction of %d other keys, never added, that the filter wrongly reported present. %s, and no member was reported absent: a Bloom filter has no false negatives. Blocked puts all of a key's probes in one 64-byte cache line, so a query costs one memory miss, paid for with %s; paged does the same with 4 KiB pages for filters kept on disk; partitioned gives each probe a slice of its own. Timings are the fastest of three passes and vary with the machine.%s`,
-		r.Keys, r.P, r.NonMembers, agreement(worst), blockedCost(r.Results), cacheNote(largest))
+		r.Keys, r.P, r.NonMembers, agreement, blockedCost, cacheNote)
 	_, err := fmt.Fprintf(w, "\n%s\n\n%s\n", wrap(text, 76),
 		wrap(`To size a filter of your own, try "bloomcast calc -n 1000000 -p 0.001"; "bloomcast table" prints the false-positive rate for each number of bits per key and k.`, 76))
 	return err
-}
-
-// agreement describes the largest gap between measured and predicted
-// rates, in standard errors.
-func agreement(worst float64) string {
-	if worst <= 3 {
-		return fmt.Sprintf("The two agree within sampling noise (the largest gap here is %.1f standard errors)", worst)
-	}
-	return fmt.Sprintf("The largest gap here is %.1f standard errors, more than sampling noise usually explains", worst)
-}
-
-// blockedCost says how many more bits per key blocked needs than classic.
-func blockedCost(results []sim.LayoutTrialRow) string {
-	bpk := map[string]float64{}
-	for _, x := range results {
-		bpk[x.Layout] = x.BitsPerKey
-	}
-	if bpk["classic"] == 0 || bpk["blocked"] == 0 {
-		return "a few more bits per key"
-	}
-	return fmt.Sprintf("%.0f%% more bits per key than classic", 100*(bpk["blocked"]/bpk["classic"]-1))
-}
-
-// cacheNote explains the timings of filters small enough to stay in the
-// CPU caches, where a memory miss never happens.
-func cacheNote(largestBytes int) string {
-	if largestBytes > 1<<20 {
-		return ""
-	}
-	return " Filters this small stay in the CPU caches, where the layouts' speeds are close; try --keys 2000000 to see what memory misses cost."
 }
 
 // wrap breaks text into lines of at most width columns at spaces.

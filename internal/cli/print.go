@@ -28,17 +28,6 @@ func (t *textTable) write(w io.Writer) error {
 	return err
 }
 
-// keyValues is a textfmt.KeyValues written with the commands' error
-// convention.
-type keyValues struct{ kv textfmt.KeyValues }
-
-func (kv *keyValues) add(label, value string) { kv.kv.Add(label, value) }
-
-func (kv *keyValues) write(w io.Writer) error {
-	_, err := kv.kv.WriteTo(w)
-	return err
-}
-
 // The number formats of package textfmt.
 var (
 	rate       = textfmt.Rate

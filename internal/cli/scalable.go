@@ -201,10 +201,8 @@ func runSimGrowth(e *env, args []string) error {
 		}{results})
 	}
 	for _, r := range results {
-		fprintf(e.stdout, "s = %d, r = %g, %s layers, first for %d keys, target %s\n", r.Expansion, r.Tightening, r.Layout, r.Capacity, rate(r.P))
-		fprintf(e.stdout, "%10s %7s %12s %12s %10s %10s\n", "keys", "layers", "measured", "predicted", "bytes/key", "presized")
-		for _, pt := range r.Points {
-			fprintf(e.stdout, "%10d %7d %12s %12s %10.3f %10.3f\n", pt.N, pt.Layers, rate(pt.Measured), rate(pt.Predicted), pt.BytesPerKey, pt.PresizedBytesPerKey)
+		if err := r.WriteText(e.stdout); err != nil {
+			return err
 		}
 	}
 	return nil
