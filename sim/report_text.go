@@ -70,3 +70,21 @@ func (r *LayoutTrialReport) BlockedCost() (float64, bool) {
 	}
 	return bpk["blocked"]/bpk["classic"] - 1, true
 }
+
+// WriteCompressText writes rows as "bloomcast sim compress" prints them:
+// a table of each shape's digest sizes against m·H(p) plus the frame, and
+// its measured false-positive rate against (1 − p0)^k.
+func WriteCompressText(w io.Writer, rows []CompressRow) error {
+	var t textfmt.Table
+	t.Add("m/n", "k", "n", "m", "trials", "p0", "m·H(p)+frame", "mean", "std", "min", "max", "mean/ideal", "fp measured", "fp (1-p0)^k")
+	for _, r := range rows {
+		t.Add(strconv.FormatFloat(r.BitsPerKey, 'g', -1, 64), strconv.Itoa(r.K), strconv.Itoa(r.N),
+			strconv.FormatUint(r.M, 10), strconv.Itoa(r.Trials), textfmt.Float(r.P0, 4), textfmt.Float(r.IdealBytes+float64(r.FrameBytes), 0),
+			textfmt.Float(r.MeanBytes, 1), textfmt.Float(r.StdBytes, 1), textfmt.Float(r.MinBytes, 0), textfmt.Float(r.MaxBytes, 0),
+			textfmt.Float(r.MeanOverIdeal, 5), textfmt.Rate(r.MeasuredFP), textfmt.Rate(r.PredictedFP))
+	}
+	tw := textfmt.NewWriter(w)
+	tw.Write(&t)
+	tw.Println("\nsizes in bytes, whole digests (header, parameters, payload, CRC-32C)")
+	return tw.Err()
+}

@@ -68,3 +68,21 @@ func TestLayoutTrialReportText(t *testing.T) {
 		t.Error("a failed write returned no error")
 	}
 }
+
+func TestWriteCompressText(t *testing.T) {
+	r, err := sim.CompressionTrial(sim.CompressConfig{N: 1000, BitsPerKey: 16, K: 4, Trials: 2, Queries: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := sim.WriteCompressText(&b, []sim.CompressRow{r.Row()}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[0], "m/n  k     n") || !strings.HasPrefix(lines[1], "16   4  1000") || lines[3] != "sizes in bytes, whole digests (header, parameters, payload, CRC-32C)" {
+		t.Errorf("text:\n%s", b.String())
+	}
+	if sim.WriteCompressText(failWriter{}, nil) == nil {
+		t.Error("a failed write returned no error")
+	}
+}

@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/sim"
 )
@@ -67,23 +63,5 @@ func runSimCompress(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, rows)
 	}
-	return printCompressSim(e.stdout, rows)
-}
-
-func printCompressSim(w io.Writer, rows []sim.CompressRow) error {
-	var t textTable
-	t.add("m/n", "k", "n", "m", "trials", "p0", "m·H(p)+frame", "mean", "std", "min", "max", "mean/ideal", "fp measured", "fp (1-p0)^k")
-	for _, r := range rows {
-		t.add(strconv.FormatFloat(r.BitsPerKey, 'g', -1, 64), strconv.Itoa(r.K), strconv.Itoa(r.N),
-			strconv.FormatUint(r.M, 10), strconv.Itoa(r.Trials), strconv.FormatFloat(r.P0, 'f', 4, 64),
-			strconv.FormatFloat(r.IdealBytes+float64(r.FrameBytes), 'f', 0, 64),
-			strconv.FormatFloat(r.MeanBytes, 'f', 1, 64), strconv.FormatFloat(r.StdBytes, 'f', 1, 64),
-			strconv.FormatFloat(r.MinBytes, 'f', 0, 64), strconv.FormatFloat(r.MaxBytes, 'f', 0, 64),
-			strconv.FormatFloat(r.MeanOverIdeal, 'f', 5, 64), rate(r.MeasuredFP), rate(r.PredictedFP))
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, "\nsizes in bytes, whole digests (header, parameters, payload, CRC-32C)")
-	return err
+	return sim.WriteCompressText(e.stdout, rows)
 }
