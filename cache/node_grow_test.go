@@ -30,7 +30,10 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 	const capacity, batch, batches = 1000, 1000, 10
 	var logs syncBuffer
 	ln := listen(t, "127.0.0.1:0")
-	a := startNode(t, ln, nil, NodeConfig{Capacity: capacity, MemoryBytes: 256 << 20,
+	// Threshold 1: the publication loop publishes on its own at most
+	// about once a batch, so the directory's view stays within the
+	// delta history and only growths make it fetch a full digest.
+	a := startNode(t, ln, nil, NodeConfig{Capacity: capacity, MemoryBytes: 256 << 20, Threshold: 1,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	dir, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{
 		{Name: "a", Proxy: a.url()},
@@ -64,8 +67,12 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 		}
 		held := uint64(a.Store().Len())
 		// The publication loop grows the summaries (a store past the
-		// capacity wakes it).
-		waitFor(t, 10*time.Second, "the summary to grow", func() bool { return a.Publisher().Stats().Capacity >= held })
+		// capacity wakes it), the bloomcast one first. Until the Squid
+		// digest has grown too, it is overfull, and a Squid peer refuses
+		// it (Squid's 65% fill rule) and keeps its older view.
+		waitFor(t, 10*time.Second, "the summaries to grow", func() bool {
+			return a.Publisher().Stats().Capacity >= held && uint64(a.squid.Stats().Capacity) >= held
+		})
 		if err := a.Publisher().Publish(); err != nil {
 			t.Fatal(err)
 		}
