@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/bloomcast/bloomcast/sim"
 )
@@ -184,25 +183,4 @@ func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
 	_, err := fmt.Fprintf(w, "\n%s\n\n%s\n", wrap(text, 76),
 		wrap(`To size a filter of your own, try "bloomcast calc -n 1000000 -p 0.001"; "bloomcast table" prints the false-positive rate for each number of bits per key and k.`, 76))
 	return err
-}
-
-// wrap breaks text into lines of at most width columns at spaces.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	col := 0
-	for _, word := range strings.Fields(text) {
-		n := len([]rune(word))
-		switch {
-		case col == 0:
-		case col+1+n > width:
-			b.WriteByte('\n')
-			col = 0
-		default:
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += n
-	}
-	return b.String()
 }

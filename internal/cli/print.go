@@ -33,4 +33,6 @@ var (
 	rate       = textfmt.Rate
 	humanBytes = textfmt.Bytes
 	humanCount = textfmt.Count
+	percent    = textfmt.Percent
+	wrap       = textfmt.Wrap
 )

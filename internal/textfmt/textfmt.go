@@ -107,6 +107,32 @@ func Count(v float64) string {
 // Float formats v with prec digits after the point ('f' format).
 func Float(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 
+// Percent formats a fraction as a percentage with one decimal: "12.5%".
+func Percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+// Wrap breaks text into lines of at most width columns at spaces (a
+// word longer than width gets a line of its own); runs of white space
+// become one space.
+func Wrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case col == 0:
+		case col+1+n > width:
+			b.WriteByte('\n')
+			col = 0
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
+
 // Writer writes formatted text to an io.Writer and keeps the first
 // error, so that a report's text form can be written line by line and
 // checked once. The zero value is not usable; make one with NewWriter.
