@@ -2,9 +2,7 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,7 +187,7 @@ func runTraceback(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
-	return printTraceback(e.stdout, report)
+	return report.WriteText(e.stdout)
 }
 
 // loadTopologies generates the named kinds and reads the edge-list files.
@@ -237,47 +235,6 @@ func formatFloats(vs []float64) []string {
 	}
 	return out
 }
-
-func printTraceback(w io.Writer, r *sim.TracebackReport) error {
-	fprintf(w, "bloomcast sim traceback: %d attacks per topology and rate, %d packets/s, ring of %d one-second windows, seed %d\n\n",
-		r.Attacks, r.Traffic, r.Ring, r.Seed)
-	var t textTable
-	t.add("topology", "routers", "links", "max deg", "target p", "path", "queries",
-		"false br.", "expected", "success", "expected", "digest/router/s", "bits/pkt")
-	worst := 0.0 // largest gap between measured and expected, in standard errors
-	for _, x := range r.Results {
-		t.add(x.Topology, strconv.Itoa(x.Routers), strconv.Itoa(x.Links), strconv.Itoa(x.MaxDegree),
-			strconv.FormatFloat(x.P, 'g', -1, 64),
-			strconv.FormatFloat(x.PathRouters, 'f', 2, 64),
-			strconv.FormatFloat(x.Queries, 'f', 1, 64),
-			strconv.FormatFloat(x.FalseBranchesPerAttack, 'f', 4, 64),
-			strconv.FormatFloat(x.ExpectedPerAttack, 'f', 4, 64),
-			percent(x.SuccessRate), percent(x.ExpectedSuccessRate),
-			humanBytes(int64(math.Round(x.BytesPerRouterSecond))),
-			strconv.FormatFloat(x.BitsPerPacket, 'f', 2, 64))
-		if x.StdError > 0 {
-			worst = max(worst, math.Abs(float64(x.FalseBranches)-x.ExpectedFalseBranches)/x.StdError)
-		}
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	text := fmt.Sprintf(`"path" is the mean number of routers an attack packet crossed and "queries" the routers asked per traced packet. "false br." counts, per attack, the routers off the path that answered yes and joined the attack graph; "expected" sums the false-positive rate of every digest asked that had not seen the packet, computed from its bits. %s. "success" is the share of attacks whose graph was exactly the path, so the source was found with no false lead; its "expected" is the mean over attacks of the product of (1−f) over the path's neighbours. A router's digests hold %d windows, so its memory is %d times the digest per second; the busiest routers need the most.`,
-		gapSentence(worst, "expected"), r.Ring, r.Ring)
-	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
-	return err
-}
-
-// gapSentence describes the largest gap between the measured figures and
-// the theory's, in standard errors.
-func gapSentence(worst float64, theory string) string {
-	if worst <= 4 {
-		return fmt.Sprintf("Measured and %s agree within sampling noise (largest gap %.1f standard errors)", theory, worst)
-	}
-	return fmt.Sprintf("The largest gap between measured and %s is %.1f standard errors, more than sampling noise explains", theory, worst)
-}
-
-func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
 
 func runLoops(e *env, args []string) error {
 	fs := newFlagSet("sim loops")
@@ -330,59 +287,5 @@ func runLoops(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
-	return printLoops(e.stdout, report)
-}
-
-func printLoops(w io.Writer, r *sim.LoopReport) error {
-	if len(r.Results) == 0 {
-		return nil
-	}
-	first := r.Results[0]
-	fprintf(w, "bloomcast sim loops: %d packets per filter size over %d routers, %s with a loop, seed %d\n\n",
-		first.Packets, first.Hops, percent(r.LoopFraction), r.Seed)
-	var t textTable
-	t.add("bits", "k", "header", "false alarms", "model", "classic", "loops caught", "early", "routers/loop")
-	worst := 0.0
-	for _, x := range r.Results {
-		t.add(strconv.Itoa(x.Bits), strconv.Itoa(x.K), strconv.Itoa(x.HeaderBytes)+" B",
-			rate(x.FalseAlarmRate), rate(x.PathFalseAlarm), rate(x.ClassicPathFalseAlarm),
-			percent(x.DetectionRate), strconv.Itoa(x.EarlyAlarms),
-			strconv.FormatFloat(x.LoopedRouters, 'f', 1, 64))
-		if x.StdError > 0 {
-			worst = max(worst, math.Abs(x.FalseAlarmRate-x.PathFalseAlarm)/x.StdError)
-		}
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	fprintln(w)
-	if err := printLoopChecks(w, r.Results); err != nil {
-		return err
-	}
-	text := fmt.Sprintf(`"false alarms" is the share of loop-free packets dropped as looped; "model" is the exact probability for masks of k distinct bits, "classic" the textbook Bloom-filter estimate (1−e^(−kh/m))^k per router, which treats a mask's k bits as independent throws and forgets that a packet still travelling has passed its earlier checks. %s. A Bloom filter has no false negatives, so every looped packet is caught, at the latest when it returns to a router ("early" counts those stopped sooner by a false alarm); a looped packet crossed %s routers on average instead of the %d its TTL would allow. The filter costs the header bytes shown in every packet, where recording the %d routers' IPv4 addresses would take %d bytes. The table above gives the false-alarm rate at each new router, measured and modelled.`,
-		gapSentence(worst, "model"), strconv.FormatFloat(first.LoopedRouters, 'f', 1, 64), first.TTL,
-		first.Hops, first.RouteRecordBytes)
-	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
-	return err
-}
-
-// printLoopChecks tabulates the false-alarm rate at each new router:
-// one row per number of masks already in the filter, measured and model
-// for each filter size.
-func printLoopChecks(w io.Writer, rs []sim.LoopRow) error {
-	var t textTable
-	head := []string{"routers passed"}
-	for _, x := range rs {
-		head = append(head, fmt.Sprintf("%d bits", x.Bits), "model")
-	}
-	t.add(head...)
-	for i := range rs[0].Checks {
-		row := []string{strconv.Itoa(rs[0].Checks[i].Masks)}
-		for _, x := range rs {
-			c := x.Checks[i]
-			row = append(row, rate(float64(c.Alarms)/float64(max(c.Checks, 1))), rate(c.Model))
-		}
-		t.add(row...)
-	}
-	return t.write(w)
+	return report.WriteText(e.stdout)
 }

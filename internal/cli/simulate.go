@@ -3,11 +3,9 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -212,7 +210,7 @@ func runSimulate(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
-	return printCluster(e.stdout, "bloomcast simulate", report)
+	return report.WriteText(e.stdout)
 }
 
 // parseModes reads --modes (sim.ParseModes).
@@ -302,102 +300,4 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 	r := sim.NewClusterReport(cfg, results)
 	r.Trace.Source, r.Trace.Seed = o.source, o.seed
 	return r, results, nil
-}
-
-// printCluster prints the replay's tables and what they mean.
-func printCluster(w io.Writer, title string, r *sim.ClusterReport) error {
-	tr := r.Trace
-	what := fmt.Sprintf("%s (%d requests", tr.Source, tr.Requests)
-	if tr.Source == "synthetic" {
-		what = fmt.Sprintf("a synthetic trace (seed %d, %d requests", tr.Seed, tr.Requests)
-	}
-	fprintf(w, "%s: %s, %d clients, %d objects, %s) through %d nodes, each caching %s (%s of the unique bytes)\n",
-		title, what, tr.Clients, tr.Objects, humanBytes(tr.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes), percent(r.CacheFraction))
-	if tr.SkippedMethod+tr.SkippedStatus+tr.Malformed > 0 {
-		fprintf(w, "skipped log lines: %d not GET, %d unsuccessful, %d malformed\n", tr.SkippedMethod, tr.SkippedStatus, tr.Malformed)
-	}
-	fprintln(w)
-	hasICP := false
-	for _, x := range r.Results {
-		hasICP = hasICP || x.Mode == cache.RouteICP
-	}
-	var t textTable
-	t.add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss", "CPU s", "CPU vs ICP")
-	for _, x := range r.Results {
-		vsMsgs, vsBytes, loss, vsCPU := "-", "-", "-", "-"
-		if x.CPUVsICP > 0 && x.Mode != cache.RouteICP {
-			vsCPU = percent(x.CPUVsICP)
-		}
-		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == cache.RouteNone {
-			if x.QueryMsgsVsICP > 0 {
-				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
-			}
-			if x.ControlBytesVsICP > 0 {
-				vsBytes = percent(x.ControlBytesVsICP)
-			}
-		}
-		if hasICP && x.Mode != cache.RouteICP {
-			loss = strconv.FormatFloat(100*x.HitRatioLossVsICP, 'f', 2, 64) + "%"
-		}
-		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
-			strconv.FormatUint(x.QueryMessages, 10), vsMsgs, strconv.FormatUint(x.ObjectMessages, 10),
-			humanBytes(int64(x.DigestBytes)), humanBytes(int64(x.ICPBytes)), humanBytes(int64(x.ObjectBytes)), vsBytes, loss,
-			strconv.FormatFloat(x.CPUSeconds, 'f', 2, 64), vsCPU)
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	var d textTable
-	d.add("mode", "m/n", "k", "est. fp", "capacity", "objects/node", "full digest", "updates", "full", "delta", "bytes/update")
-	for _, x := range r.Results {
-		if !strings.HasPrefix(x.Mode, "sc-") {
-			continue
-		}
-		perUpdate := "-"
-		if x.DigestFetches > 0 {
-			perUpdate = humanBytes(int64(x.DigestBytes / x.DigestFetches))
-		}
-		d.add(x.Mode, strconv.FormatFloat(x.DigestBitsPerEntry, 'f', 1, 64), strconv.Itoa(x.DigestK), rate(x.DigestFalsePos),
-			strconv.FormatUint(x.Capacity, 10), strconv.FormatFloat(x.CacheObjects, 'f', 0, 64),
-			humanBytes(int64(x.FullDigestBytes)), strconv.FormatUint(x.Publications, 10),
-			strconv.FormatUint(x.FullFetches, 10), strconv.FormatUint(x.DeltaFetches, 10), perUpdate)
-	}
-	if len(d.rows) > 1 {
-		fprintln(w)
-		if err := d.write(w); err != nil {
-			return err
-		}
-	}
-	if err := printTransports(w, r); err != nil {
-		return err
-	}
-	text := `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. "CPU s" is the CPU time (user and system) of the process during the mode's replay: the nodes', plus the origin's and the replay's, which every mode shares; "CPU vs ICP" sets it against ICP's. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
-	_, err := fmt.Fprintf(w, "\n%s\n", wrap(text, 76))
-	return err
-}
-
-// printTransports prints, for the replays whose digests were polled or
-// pushed (--transport), their digest traffic per minute of trace time and
-// how long a publication took to reach every peer.
-func printTransports(w io.Writer, r *sim.ClusterReport) error {
-	var t textTable
-	t.add("mode", "transport", "nodes", "digest msgs/min", "digest bytes/min", "publications", "to every peer: mean", "max", "late")
-	for _, x := range r.Results {
-		if x.Transport == "" {
-			continue
-		}
-		unit := "s trace"
-		if x.Transport != cache.TransportHTTP {
-			unit = "s wall"
-		}
-		secs := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) + " " + unit }
-		t.add(x.Mode, x.Transport, strconv.Itoa(r.Nodes), strconv.FormatFloat(x.DigestMessagesPerMin, 'f', 0, 64),
-			humanBytes(int64(x.DigestBytesPerMin)), strconv.FormatUint(x.Propagated, 10),
-			secs(x.PropagationMeanSeconds), secs(x.PropagationMaxSeconds), strconv.FormatUint(x.PropagationLate, 10))
-	}
-	if len(t.rows) <= 1 {
-		return nil
-	}
-	fprintln(w)
-	return t.write(w)
 }
