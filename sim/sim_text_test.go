@@ -1,0 +1,135 @@
+package sim_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/sim"
+)
+
+// exampleCluster is a hand-made report of a replay through 4 nodes, with
+// polled digests.
+func exampleCluster() *sim.ClusterReport {
+	return &sim.ClusterReport{
+		Trace: sim.TraceSummary{Source: "access.log", Requests: 1000, Clients: 8, Objects: 400, UniqueBytes: 4 << 20,
+			SkippedMethod: 3, SkippedStatus: 2, Malformed: 1},
+		Nodes: 4, CacheFraction: 0.1, CacheBytes: 420 << 10,
+		Results: []sim.ClusterRow{
+			{Mode: cache.RouteICP, HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
+				ICPBytes: 300_000, ObjectBytes: 1 << 20, CPUSeconds: 1.25},
+			{Mode: "sc-1%-16b-comp-delta", HitRatio: 0.49, RemoteHitRatio: 0.19, FalseHits: 7, QueryMessages: 600,
+				QueryMsgsVsICP: 0.1, ObjectMessages: 190, DigestBytes: 30_000, ObjectBytes: 1 << 20,
+				ControlBytesVsICP: 0.1, HitRatioLossVsICP: 0.02, CPUSeconds: 1, CPUVsICP: 0.8,
+				DigestBitsPerEntry: 37.4, DigestK: 3, DigestFalsePos: 0.0007, Capacity: 60, CacheObjects: 55,
+				FullDigestBytes: 190, Publications: 100, FullFetches: 12, DeltaFetches: 88, DigestFetches: 100,
+				Transport: cache.TransportHTTP, DigestMessagesPerMin: 144, DigestBytesPerMin: 28 << 10,
+				Propagated: 90, PropagationMeanSeconds: 7.85, PropagationMaxSeconds: 9.99},
+		},
+	}
+}
+
+func TestClusterReportWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := exampleCluster().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"bloomcast simulate: access.log (1000 requests, 8 clients, 400 objects, 4.0 MiB) through 4 nodes, each caching 420.0 KiB (10.0% of the unique bytes)\n",
+		"skipped log lines: 3 not GET, 2 unsuccessful, 1 malformed\n",
+		"10.0× fewer", "2.00%", "80.0%", // query messages, hit loss, CPU against ICP
+		"0.0007000", "300 B", // the digest table: est. fp, bytes per update
+		"7.85 s trace", "9.99 s trace", // the transport table
+		"one peer fetching a new digest or delta.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out[strings.LastIndex(out, "\n\n"):]), "\n") {
+		if len([]rune(line)) > 76 {
+			t.Errorf("notes line longer than 76: %q", line)
+		}
+	}
+	// Without summary-cache modes there is neither digest nor transport table.
+	r := exampleCluster()
+	r.Results = r.Results[:1]
+	b.Reset()
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "full digest") || strings.Contains(b.String(), "digest msgs/min") {
+		t.Errorf("digest or transport table for ICP alone:\n%s", b.String())
+	}
+	if err := exampleCluster().WriteText(failWriter{}); err == nil || err.Error() != "disk full" {
+		t.Errorf("WriteText to a failing writer: %v", err)
+	}
+}
+
+func TestTracebackReportWriteText(t *testing.T) {
+	topo, err := sim.NewTopology(sim.TopologyConfig{Kind: "tree", Routers: 30, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.TracebackConfig{Topologies: []*sim.Topology{topo}, Rates: []float64{0.01, 0.1}, Attacks: 50, Traffic: 2000, Seed: 3}
+	rs, err := sim.Traceback(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sim.NewTracebackReport(cfg, rs)
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	flat := strings.Join(strings.Fields(out), " ") // the notes, unwrapped
+	for _, want := range []string{
+		"bloomcast sim traceback: 50 attacks per topology and rate, 2000 packets/s, ring of 4 one-second windows, seed 3\n",
+		"topology  routers", "\ntree ", "Measured and expected agree within sampling noise",
+		"hold 4 windows, so its memory is 4 times",
+	} {
+		if !strings.Contains(out, want) && !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := strings.Count(out, "\ntree "); got != 2 {
+		t.Errorf("%d rows for tree, want 2:\n%s", got, out)
+	}
+	if err := r.WriteText(failWriter{}); err == nil || err.Error() != "disk full" {
+		t.Errorf("WriteText to a failing writer: %v", err)
+	}
+}
+
+func TestLoopReportWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := (&sim.LoopReport{}).WriteText(&b); err != nil || b.Len() != 0 {
+		t.Errorf("empty report: %q, %v", b.String(), err)
+	}
+	var rs []sim.LoopResult
+	for _, m := range []int{64, 128} {
+		x, err := sim.LoopDetection(sim.LoopConfig{Bits: m, Hops: 8, Packets: 5000, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, x)
+	}
+	r := sim.NewLoopReport(7, sim.DefaultLoopFraction, rs)
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	flat := strings.Join(strings.Fields(out), " ") // the notes, unwrapped
+	for _, want := range []string{
+		"bloomcast sim loops: 5000 packets per filter size over 8 routers, 10.0% with a loop, seed 7\n",
+		"routers passed", "64 bits", "128 bits", "every looped packet is caught",
+	} {
+		if !strings.Contains(out, want) && !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if err := r.WriteText(failWriter{}); err == nil || err.Error() != "disk full" {
+		t.Errorf("WriteText to a failing writer: %v", err)
+	}
+}
