@@ -354,6 +354,13 @@ func (p *Publisher) Stats() PublisherStats {
 	}
 }
 
+// sequence returns the current publication's sequence.
+func (p *Publisher) sequence() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.current.seq
+}
+
 // Resize rebuilds the filter for capacity keys: the configured shape
 // scaled by capacity over its Config.N (same bits per key and k, so the
 // same false-positive rate at capacity), filled with the keys the cache

@@ -93,7 +93,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", ErrConfig)
 // Register defines the node's flags on fs (listen, icp, name, memory,
 // disk, disk-size, max-object, capacity, bits-per-entry,
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
-// route, poll, peer-expiry, max-digest, no-delta, peer-views,
+// route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // peer-timeout,
 // icp-timeout, allow-clients, allow-peers, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, access-log, log-level,
@@ -123,6 +123,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.Var(&nf.peers, "peer", "")
 	fs.StringVar(&c.Route, "route", RouteDigest, "")
 	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
+	fs.DurationVar(&c.PushInterval, "push-interval", 0, "")
 	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
 	fs.Var(&nf.maxDig, "max-digest", "")
 	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
@@ -294,6 +295,9 @@ func (nf *NodeFlags) Check() error {
 		if d.v < MinInterval {
 			return nf.errf(d.name, "want a duration of at least %v, such as 30s", MinInterval)
 		}
+	}
+	if c.PushInterval < 0 || c.PushInterval > 0 && c.PushInterval < MinInterval {
+		return nf.errf("push-interval", "want 0 (push every publication) or a duration of at least %v, such as 30s", MinInterval)
 	}
 	if nf.IsSet("peer-expiry") && c.PeerExpiry < c.PollInterval {
 		return nf.errf("peer-expiry", "shorter than --poll (%v): every view would expire between polls", c.PollInterval)

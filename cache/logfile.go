@@ -96,7 +96,7 @@ var restartFlags = map[string]string{
 	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
 	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
-	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry",
+	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
 	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 }

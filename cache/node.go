@@ -120,6 +120,15 @@ type NodeConfig struct {
 	// not be "http". nil means HTTP polling alone. The node closes it
 	// when it stops.
 	Transport DigestTransport
+	// PushInterval, with a Transport, is the least time between two
+	// pushes of publications: a publication that comes sooner is held,
+	// and when the interval has passed since the last push the node
+	// pushes one delta from the last publication it pushed to its newest
+	// (Node.PushIfDue), so that k publications within one interval cost
+	// one message, as k publications between two polls cost one fetch.
+	// The first publication is pushed at once. 0 means every publication
+	// is pushed as it is made; otherwise at least MinInterval.
+	PushInterval time.Duration
 	// Manual turns off the background publication, push and polling
 	// loops: the caller drives Publisher().PublishIfDue, PushDigest and
 	// Directory().Refresh itself, as the simulations do to replay a
@@ -294,6 +303,8 @@ func (cfg *NodeConfig) defaults() error {
 			ErrConfig, cfg.TunnelIdle, cfg.TunnelLifetime, MinInterval)
 	case slices.Contains(cfg.ConnectPorts, 0):
 		return fmt.Errorf("%w: CONNECT port 0", ErrConfig)
+	case cfg.PushInterval < 0 || cfg.PushInterval > 0 && cfg.PushInterval < MinInterval:
+		return fmt.Errorf("%w: push interval %v (want 0 to push every publication, or ≥ %v)", ErrConfig, cfg.PushInterval, MinInterval)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
 		return fmt.Errorf("%w: negative size", ErrConfig)
 	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < MinInterval,

@@ -14,6 +14,9 @@ type pushState struct {
 	// seq is the last publication pushed (0: none yet), at its time.
 	seq uint64
 	at  time.Time
+	// framed is when the last publication was pushed (alive messages
+	// move at, not framed): NodeConfig.PushInterval counts from it.
+	framed time.Time
 	// sinceFull are the bytes of the deltas pushed since the last full
 	// digest, which was fullBytes long.
 	sinceFull, fullBytes int
@@ -23,46 +26,89 @@ type pushState struct {
 // transport (NodeConfig.Transport), if it has not sent it yet: as a delta
 // against the last publication it sent, or as the full digest when it has
 // sent none yet, when the publisher no longer keeps that base (after a
-// Resize), or when the deltas sent since the last full digest would
-// otherwise add up to more than a full digest. A transport keeps each
-// node's last full digest and the deltas after it, so this bounds what a
-// node that starts late receives to about two full digests. It does
-// nothing without a transport. The node calls it after each publication
-// unless NodeConfig.Manual is set; then the caller does, after
-// Publisher().PublishIfDue, once Serve has started. A failed send is
-// returned and tried again at the next call, against the same base.
+// Resize, or more than PublisherConfig.History publications later), or
+// when the deltas sent since the last full digest would otherwise add up
+// to more than a full digest. A transport keeps each node's last full
+// digest and the deltas after it, so this bounds what a node that starts
+// late receives to about two full digests. It does nothing without a
+// transport. It pushes at once, whatever NodeConfig.PushInterval says;
+// PushIfDue keeps to it. The node calls PushIfDue after each publication
+// unless NodeConfig.Manual is set; then the caller calls PushDigest or
+// PushIfDue, after Publisher().PublishIfDue, once Serve has started. A
+// failed send is returned and tried again at the next call, against the
+// same base.
 func (n *Node) PushDigest(ctx context.Context) error {
 	if n.proxy == nil {
 		return errZeroNode
 	}
-	t := n.cfg.Transport
-	if t == nil {
+	if n.cfg.Transport == nil {
 		return nil
 	}
 	ps := &n.pushing
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	_, err := n.pushLocked(ctx)
+	return err
+}
+
+// PushIfDue pushes the node's current publication as PushDigest does if
+// it has not pushed it yet and NodeConfig.PushInterval has passed since
+// its last push (by NodeConfig.Now), or if it has pushed nothing yet. A
+// publication that comes sooner is held: the push after the interval
+// sends one delta from the last publication pushed to the newest,
+// covering every publication held meanwhile. It returns whether it
+// pushed, and, when it holds a publication, the time the push is due
+// (zero otherwise): the caller must call again then, as the node's push
+// loop does with a timer. With a PushInterval of 0 it is PushDigest.
+func (n *Node) PushIfDue(ctx context.Context) (pushed bool, due time.Time, err error) {
+	if n.proxy == nil {
+		return false, time.Time{}, errZeroNode
+	}
+	if n.cfg.Transport == nil {
+		return false, time.Time{}, nil
+	}
+	ps := &n.pushing
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if n.publisher.sequence() == ps.seq {
+		return false, time.Time{}, nil
+	}
+	if iv := n.cfg.PushInterval; iv > 0 && ps.seq != 0 {
+		if due = ps.framed.Add(iv); n.now().Before(due) {
+			return false, due, nil
+		}
+	}
+	pushed, err = n.pushLocked(ctx)
+	return pushed, time.Time{}, err
+}
+
+// pushLocked pushes the current publication if it is not the last one
+// pushed; ps.mu is held.
+func (n *Node) pushLocked(ctx context.Context) (bool, error) {
+	t := n.cfg.Transport
+	ps := &n.pushing
 	r, err := n.publisher.Respond("", ps.seq)
 	if err != nil || r.Sequence == ps.seq {
-		return err
+		return false, err
 	}
 	if r.Delta && ps.sinceFull+len(r.Body) > ps.fullBytes {
 		if r, err = n.publisher.Respond("", 0); err != nil {
-			return err
+			return false, err
 		}
 	}
 	m := DigestMessage{Node: n.cfg.Name, Sequence: r.Sequence, Delta: r.Delta, ETag: r.ETag, Frame: r.Body}
 	if err := t.Publish(ctx, m); err != nil {
-		return err
+		return false, err
 	}
 	n.metrics.sent(t.Name(), len(r.Body))
 	ps.seq, ps.at = r.Sequence, n.now()
+	ps.framed = ps.at
 	if r.Delta {
 		ps.sinceFull += len(r.Body)
 	} else {
 		ps.sinceFull, ps.fullBytes = 0, len(r.Body)
 	}
-	return nil
+	return true, nil
 }
 
 // pushAlive sends a message with no frame, saying that the node is alive
@@ -85,15 +131,24 @@ func (n *Node) pushAlive(ctx context.Context) error {
 }
 
 // pushLoop pushes each publication as soon as the publication loop makes
-// it (it kicks pushKick), and otherwise checks every pushTick whether a
-// publication (a Resize's) or an alive message is due. A failed send is
-// logged once until one succeeds again, and retried.
+// it (it kicks pushKick) or, with NodeConfig.PushInterval, when the
+// interval since the last push ends (a timer set to the due time PushIfDue
+// returns), and otherwise checks every pushTick whether a publication (a
+// Resize's) or an alive message is due. A failed send is logged once
+// until one succeeds again, and retried. When ctx ends, a publication
+// still held is pushed before the loop returns (the transport is closed
+// after it), within flushTimeout and only while the transport is
+// connected; otherwise it is dropped, and the peers' views of the node
+// expire as they do for any node that stops.
 func (n *Node) pushLoop(ctx context.Context) error {
 	tick := time.NewTicker(pushTick(n.directory.cfg.PollInterval))
 	defer tick.Stop()
+	hold := time.NewTimer(time.Hour)
+	hold.Stop()
+	defer hold.Stop()
 	failing := false
 	for {
-		err := n.PushDigest(ctx)
+		_, due, err := n.PushIfDue(ctx)
 		if err == nil {
 			err = n.pushAlive(ctx)
 		}
@@ -105,13 +160,36 @@ func (n *Node) pushLoop(ctx context.Context) error {
 			n.log.Info("digest push recovered", "transport", n.cfg.Transport.Name())
 			failing = false
 		}
+		hold.Stop()
+		if !due.IsZero() {
+			hold.Reset(max(due.Sub(n.now()), 0))
+		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return n.flushPush(ctx)
 		case <-n.pushKick:
 		case <-tick.C:
+		case <-hold.C:
 		}
 	}
+}
+
+// flushTimeout bounds the push of a held publication when the node stops.
+const flushTimeout = 2 * time.Second
+
+// flushPush pushes a publication the push interval holds, when the node
+// stops: the transport is still open (Serve closes it after the loops
+// end). A failure is logged, not returned: the node is stopping anyway.
+func (n *Node) flushPush(ctx context.Context) error {
+	if n.cfg.PushInterval == 0 || !n.cfg.Transport.Connected() {
+		return nil
+	}
+	flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := n.PushDigest(flush); err != nil {
+		n.log.Warn("digest push of the held publication failed at shutdown", "transport", n.cfg.Transport.Name(), "err", err)
+	}
+	return nil
 }
 
 // pushTick is how often the push loop looks whether a push is due: a

@@ -46,6 +46,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"HashFunctions", old.HashFunctions, cfg.HashFunctions}, {"Codec", old.Codec, cfg.Codec},
 		{"SquidBitsPerEntry", old.SquidBitsPerEntry, cfg.SquidBitsPerEntry}, {"Route", old.Route, cfg.Route},
 		{"PollInterval", old.PollInterval, cfg.PollInterval}, {"PeerExpiry", old.PeerExpiry, cfg.PeerExpiry},
+		{"PushInterval", old.PushInterval, cfg.PushInterval},
 		{"MaxDigestBytes", old.MaxDigestBytes, cfg.MaxDigestBytes}, {"NoDelta", old.NoDelta, cfg.NoDelta},
 		{"PeerViews", old.PeerViews, cfg.PeerViews},
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},

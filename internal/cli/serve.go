@@ -95,6 +95,9 @@ flags:
                          ./cmd/bloomcast); /metrics counts digest messages
                          and bytes by transport
                          (bloomcast_digest_messages_total)
+  --push-interval DUR    with --nats, push at most one update per DUR: the
+                         publications made meanwhile go as one delta when it
+                         ends (default 0: push every publication)
   --peer-expiry DUR      drop a silent peer's digest after, at least --poll
                          (default 4 polls)
   --max-digest SIZE      largest digest accepted from a peer (default 64MiB)

@@ -44,6 +44,7 @@ func TestServeRefusesNonsense(t *testing.T) {
 		{[]string{"--connect-ports", ""}, `serve: --connect-ports "": want at least one port`},
 		{[]string{"--tunnel-idle-timeout", "0"}, "serve: --tunnel-idle-timeout 0: want a duration of at least 1ms"},
 		{[]string{"--tunnel-lifetime", "-1h"}, "serve: --tunnel-lifetime -1h: want a duration of at least 1ms"},
+		{[]string{"--push-interval", "-1s"}, "serve: --push-interval -1s: want 0 (push every publication) or a duration of at least 1ms"},
 		{[]string{"--listen", "127.0.0.1:3999", "--peer", "http://127.0.0.1:3999"}, "serve: --peer http://127.0.0.1:3999: this node itself"},
 		{[]string{"--listen", "0.0.0.0:3999", "--peer", "http://localhost:3999"}, "serve: --peer http://localhost:3999: this node itself"},
 		{[]string{"--name", "n1", "--peer", "name=n1,proxy=http://10.1.1.1:3128"}, "serve: --peer http://10.1.1.1:3128: this node itself"},
