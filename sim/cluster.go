@@ -145,6 +145,13 @@ type ClusterConfig struct {
 	// publication until every peer's view holds it.
 	PollInterval time.Duration
 	Transport    func(replay int, node string) (cache.DigestTransport, error)
+	// PushInterval, with Transport, is each node's
+	// cache.NodeConfig.PushInterval on trace time: a node pushes at most
+	// once per PushInterval of trace time, a publication made sooner
+	// waiting for the first request at or after the interval's end, and
+	// its propagation counts the trace time it waited. 0 pushes every
+	// publication at once.
+	PushInterval time.Duration
 }
 
 // ClusterResult is what one mode's replay counted, summed over the nodes.
@@ -193,6 +200,9 @@ type ClusterResult struct {
 	// after each publication), cache.TransportHTTP (polled every
 	// ClusterConfig.PollInterval) or the digest transport's name.
 	Transport string
+	// PushInterval is ClusterConfig.PushInterval when digests were
+	// pushed through a transport, else 0.
+	PushInterval time.Duration
 	// DigestMessages are the inter-node messages that carried digests:
 	// over HTTP, each response served (304s included) and its request;
 	// over a transport, each message a node published and each the
@@ -344,6 +354,9 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	}()
 	if cfg.PollInterval < 0 || (cfg.PollInterval > 0 && cfg.Transport != nil) {
 		return nil, fmt.Errorf("%w: poll interval %v with a transport: want one or the other", ErrTrace, cfg.PollInterval)
+	}
+	if cfg.PushInterval < 0 || (cfg.PushInterval > 0 && cfg.Transport == nil) {
+		return nil, fmt.Errorf("%w: push interval %v without a transport", ErrTrace, cfg.PushInterval)
 	}
 	for i, m := range cfg.Modes {
 		r, err := replay(cfg, o, m, i)
@@ -581,8 +594,8 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 			if tr, err = cfg.Transport(index, nc.Name); err != nil {
 				return res, closeAll(err)
 			}
-			nc.Transport = tr
-			res.Transport = tr.Name()
+			nc.Transport, nc.PushInterval = tr, cfg.PushInterval
+			res.Transport, res.PushInterval = tr.Name(), cfg.PushInterval
 		}
 		if m.Route != cache.RouteNone {
 			for j := range n {
@@ -642,7 +655,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 				return res, err
 			}
 		case prop != nil:
-			if err := prop.push(ctx, nodes); err != nil {
+			if err := prop.push(ctx, nodes, rq.Time); err != nil {
 				return res, err
 			}
 		default:

@@ -15,12 +15,12 @@ import (
 // the time from each publication until every peer's view holds it.
 type propagation struct {
 	// late counts pushed publications some peer's view did not hold
-	// within pushWait.
+	// within pushWait of their push.
 	late     uint64
 	delays   []time.Duration
 	sum, max time.Duration
 	// pending: by publishing node, its publications not yet held by
-	// every peer (polling only).
+	// every peer (polling), or not yet pushed (pushing).
 	pending map[int][]*pendingPub
 }
 
@@ -51,21 +51,35 @@ func viewSeq(node *cache.Node, peer int) uint64 {
 }
 
 // push publishes each node's digest if due, pushes it through the
-// node's transport, and waits until every other node's view holds it.
-func (p *propagation) push(ctx context.Context, nodes []*clusterNode) error {
+// node's transport when its push interval allows (cache.Node.PushIfDue,
+// on trace time: the nodes' clock), and waits until every other node's
+// view holds it. Each publication the push carried counts the trace time
+// it was held (since now, the trace time of its publication) plus the
+// wait.
+func (p *propagation) push(ctx context.Context, nodes []*clusterNode, now float64) error {
+	if p.pending == nil {
+		p.pending = map[int][]*pendingPub{}
+	}
 	for i, cn := range nodes {
 		published, err := cn.node.Publisher().PublishIfDue()
 		if err != nil {
 			return err
 		}
-		if !published {
+		if published {
+			p.pending[i] = append(p.pending[i], &pendingPub{seq: cn.node.Publisher().Stats().Sequence, at: now})
+		}
+		if len(p.pending[i]) == 0 {
 			continue
 		}
-		seq := cn.node.Publisher().Stats().Sequence
 		start := time.Now()
-		if err := cn.node.PushDigest(ctx); err != nil {
+		pushed, _, err := cn.node.PushIfDue(ctx)
+		if err != nil {
 			return err
 		}
+		if !pushed {
+			continue
+		}
+		seq := p.pending[i][len(p.pending[i])-1].seq
 		deadline := start.Add(pushWait)
 		held := true
 		for j := 0; j < len(nodes) && held; {
@@ -76,11 +90,15 @@ func (p *propagation) push(ctx context.Context, nodes []*clusterNode) error {
 			held = time.Now().Before(deadline)
 			runtime.Gosched()
 		}
-		if held {
-			p.record(time.Since(start))
-		} else {
-			p.late++
+		wait := time.Since(start)
+		for _, pp := range p.pending[i] {
+			if held {
+				p.record(time.Duration((now-pp.at)*float64(time.Second)) + wait)
+			} else {
+				p.late++
+			}
 		}
+		p.pending[i] = p.pending[i][:0]
 	}
 	return nil
 }

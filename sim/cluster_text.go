@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
@@ -113,12 +114,15 @@ func (r *ClusterReport) transportTable() (*textfmt.Table, int) {
 		if x.Transport == "" {
 			continue
 		}
-		unit := "s trace"
-		if x.Transport != cache.TransportHTTP {
+		unit, tr := "s trace", x.Transport
+		switch {
+		case x.PushIntervalSeconds > 0:
+			tr += "/" + time.Duration(x.PushIntervalSeconds*float64(time.Second)).String()
+		case x.Transport != cache.TransportHTTP:
 			unit = "s wall"
 		}
 		secs := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) + " " + unit }
-		t.Add(x.Mode, x.Transport, strconv.Itoa(r.Nodes), textfmt.Float(x.DigestMessagesPerMin, 0),
+		t.Add(x.Mode, tr, strconv.Itoa(r.Nodes), textfmt.Float(x.DigestMessagesPerMin, 0),
 			textfmt.Bytes(int64(x.DigestBytesPerMin)), strconv.FormatUint(x.Propagated, 10),
 			secs(x.PropagationMeanSeconds), secs(x.PropagationMaxSeconds), strconv.FormatUint(x.PropagationLate, 10))
 		rows++

@@ -101,9 +101,10 @@ type ClusterRow struct {
 	CPUSeconds         float64 `json:"cpu_seconds"`
 	CPUVsICP           float64 `json:"cpu_seconds_vs_icp,omitempty"`
 	// How digests travelled (ClusterResult.Transport; empty: fetched at
-	// once), the digest messages and bytes per minute of trace time, and
+	// once; and ClusterResult.PushInterval), the digest messages and bytes per minute of trace time, and
 	// the publications' propagation to every peer.
 	Transport              string  `json:"transport,omitempty"`
+	PushIntervalSeconds    float64 `json:"push_interval_seconds,omitempty"`
 	DigestMessagesPerMin   float64 `json:"digest_messages_per_minute,omitempty"`
 	DigestBytesPerMin      float64 `json:"digest_bytes_per_minute,omitempty"`
 	Propagated             uint64  `json:"propagated,omitempty"`
@@ -140,7 +141,8 @@ func NewClusterReport(cfg ClusterConfig, results []ClusterResult) *ClusterReport
 			DigestBitsPerEntry: x.DigestBitsPerEntry, DigestK: x.DigestK, Capacity: x.Capacity,
 			CacheObjects: x.CacheObjects, FullDigestBytes: x.FullDigestBytes, DigestFalsePos: x.DigestFalsePos,
 			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds(), Transport: x.Transport,
-			Propagated: x.Propagated, PropagationMeanSeconds: x.PropagationMean.Seconds(), PropagationMaxSeconds: x.PropagationMax.Seconds(),
+			PushIntervalSeconds: x.PushInterval.Seconds(),
+			Propagated:          x.Propagated, PropagationMeanSeconds: x.PropagationMean.Seconds(), PropagationMaxSeconds: x.PropagationMax.Seconds(),
 			PropagationLate: x.PropagationLate}
 		if x.Transport != "" && x.TraceSeconds > 0 {
 			row.DigestMessagesPerMin = float64(x.DigestMessages) * 60 / x.TraceSeconds

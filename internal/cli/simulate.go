@@ -20,7 +20,8 @@ var simulateCommand = &command{
                           --clients N --churn C --shift S --seed S]
                           [--nodes N] [--cache F] [--modes LIST]
                           [--compressed-memory X] [--json] [--plot OUT.svg]
-                          [--transport http,nats [--poll DUR] [--nats URL]]
+                          [--transport http,nats [--poll DUR] [--nats URL]
+                           [--push-interval DUR]]
 
 Start N real cache nodes and an origin on loopback and replay a request
 trace through them once per mode: no cooperation (none), ICP, and the
@@ -70,11 +71,20 @@ flags:
                    A table gives each one's digest messages and bytes per
                    minute of trace time and the time from a publication
                    until every peer's view holds it (polling: trace time;
-                   NATS: wall time, the trace clock standing still; "late"
-                   counts pushes some peer's view lacked 2 s after). nats
+                   NATS: wall time, the trace clock standing still, or with
+                   --push-interval trace time held plus wall time; "late"
+                   counts publications some peer's view lacked 2 s after
+                   their push). nats
                    needs the build from the cluster module (go -C cluster
                    build -o ../bloomcast ./cmd/bloomcast)
   --poll DUR       the polling interval of --transport http (default 30s)
+  --push-interval DUR
+                   with --transport nats, each node pushes at most once
+                   per DUR of trace time: the publications made meanwhile
+                   go as one delta when it ends, and their time to every
+                   peer counts the trace time they waited (default 0:
+                   every publication pushed at once); --push-interval 30s
+                   against --poll 30s compares the two at equal freshness
   --nats URL       the NATS server of --transport nats (default: the
                    cluster build starts nats-server -js, from PATH, on a
                    free loopback port); each replay uses a stream of its
@@ -98,6 +108,8 @@ func runSimulate(e *env, args []string) error {
 	poll := 30 * time.Second
 	fs.StringVar(&transports, "transport", "", "")
 	fs.DurationVar(&poll, "poll", poll, "")
+	var pushInterval time.Duration
+	fs.DurationVar(&pushInterval, "push-interval", 0, "")
 	fs.StringVar(&natsURL, "nats", "", "")
 	fs.StringVar(&traceFile, "trace", "", "")
 	fs.Var(&nodes, "nodes", "")
@@ -119,6 +131,12 @@ func runSimulate(e *env, args []string) error {
 	tlist, err := parseTransports(e, transports, poll)
 	if err != nil {
 		return err
+	}
+	switch {
+	case pushInterval < 0 || pushInterval > 0 && pushInterval < cache.MinInterval:
+		return usagef("--push-interval must be 0 or at least %v", cache.MinInterval)
+	case pushInterval > 0 && !slices.Contains(tlist, "nats"):
+		return usagef("--push-interval needs --transport nats")
 	}
 	modesSet := false
 	fs.Visit(func(f *flag.Flag) { modesSet = modesSet || f.Name == "modes" })
@@ -189,6 +207,7 @@ func runSimulate(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
+			o.pushInterval = pushInterval
 			defer stop()
 		}
 		r, res, err := replayCluster(e, trace, ms, o)
@@ -230,8 +249,9 @@ type clusterOptions struct {
 	seed                            uint64
 	progress                        bool // report progress on stderr
 	// poll or transport: how digests travel (sim.ClusterConfig)
-	poll      time.Duration
-	transport func(replay int, node string) (cache.DigestTransport, error)
+	poll         time.Duration
+	transport    func(replay int, node string) (cache.DigestTransport, error)
+	pushInterval time.Duration
 }
 
 // parseTransports reads --transport: http, nats or both.
@@ -287,7 +307,8 @@ func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*
 	total := len(trace.Requests)
 	start := time.Now()
 	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
-		ProgressEvery: max(total/4, 5000), Context: e.ctx, PollInterval: o.poll, Transport: o.transport}
+		ProgressEvery: max(total/4, 5000), Context: e.ctx, PollInterval: o.poll, Transport: o.transport,
+		PushInterval: o.pushInterval}
 	if o.progress {
 		cfg.Progress = func(m sim.Mode, done, total int) {
 			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
