@@ -434,17 +434,22 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 	if p == nil || p.proxy == nil {
 		return fmt.Errorf("%w: RefreshPeer of a nil or zero Peer", ErrConfig)
 	}
-	err := d.fetch(ctx, p, true)
-	if errors.Is(err, digest.ErrBase) || errors.Is(err, digest.ErrSequence) {
-		// A delta for another base (a restarted peer, a missed
-		// publication): resynchronise with the full digest.
-		p.mu.Lock()
-		p.fetches.resync++
-		p.mu.Unlock()
-		d.log.Info("peer digest resync", "peer", p.name, "reason", err)
-		err = d.fetch(ctx, p, false)
+	return d.answered(p, d.resyncIfBase(ctx, p, d.fetch(ctx, p, true)))
+}
+
+// resyncIfBase returns err, the outcome of applying a digest to p's view,
+// unless it is a delta made for another base (a restarted peer, a missed
+// publication or message): then it fetches the full digest over HTTP, a
+// resync, and returns that fetch's outcome.
+func (d *Directory) resyncIfBase(ctx context.Context, p *Peer, err error) error {
+	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) {
+		return err
 	}
-	return d.answered(p, err)
+	p.mu.Lock()
+	p.fetches.resync++
+	p.mu.Unlock()
+	d.log.Info("peer digest resync", "peer", p.name, "reason", err)
+	return d.fetch(ctx, p, false)
 }
 
 // answered records the outcome of a refresh or of a pushed message: a

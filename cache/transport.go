@@ -132,16 +132,7 @@ func (d *Directory) Receive(ctx context.Context, m DigestMessage) error {
 	} else {
 		err = d.store(p, nil, true, m.Frame, m.ETag, true)
 	}
-	if errors.Is(err, digest.ErrBase) || errors.Is(err, digest.ErrSequence) {
-		// A delta for another base (a missed message, a restarted
-		// peer): resynchronise with the full digest over HTTP.
-		p.mu.Lock()
-		p.fetches.resync++
-		p.mu.Unlock()
-		d.log.Info("peer digest resync", "peer", p.name, "reason", err)
-		err = d.fetch(ctx, p, false)
-	}
-	return d.answered(p, err)
+	return d.answered(p, d.resyncIfBase(ctx, p, err))
 }
 
 // store applies a digest or delta to p's view: the one it was asked
