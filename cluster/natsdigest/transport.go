@@ -353,12 +353,32 @@ func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
 	if m.Delta {
 		return nil
 	}
-	// A purge by sequence (keep what is at or after the full
-	// digest's) sometimes removed the full digest too on
-	// nats-server 2.9.10; keeping the subject's last message does
-	// not.
-	if err := stream.Purge(c, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeKeep(1)); err != nil {
-		return fmt.Errorf("natsdigest: purge %s before %d: %w", subject, ack.Sequence, err)
+	return purgeBefore(c, stream, subject, ack.Sequence)
+}
+
+// purgeBefore removes the messages on subject that came before the full
+// digest at seq, keeping the subject's last message (a purge by sequence
+// sometimes removed the full digest too on nats-server 2.9.10), and
+// purges nothing when the full digest is the subject's only message.
+// The check matters because of a nats-server bug fixed in 2.10
+// (nats-server#3838, #5075): a purge of one subject moves every consumer
+// whose filter is wider (ours: all nodes' subjects) to the subject's
+// first remaining message, past messages of other nodes it has not yet
+// delivered. Without the check, every node's first digest would purge,
+// and nodes starting together would lose each other's first digests. A
+// node that still misses a message meets the next delta's base check
+// and resyncs over HTTP, or polls once the peer's pushes are older than
+// a poll interval.
+func purgeBefore(ctx context.Context, stream jetstream.Stream, subject string, seq uint64) error {
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		return fmt.Errorf("natsdigest: messages on %s: %w", subject, err)
+	}
+	if info.State.Subjects[subject] <= 1 {
+		return nil
+	}
+	if err := stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeKeep(1)); err != nil {
+		return fmt.Errorf("natsdigest: purge %s before %d: %w", subject, seq, err)
 	}
 	return nil
 }

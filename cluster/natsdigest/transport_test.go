@@ -80,6 +80,22 @@ func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time
 	return &node{Node: n, name: name, addr: ln.Addr().String(), tr: tr}
 }
 
+// waitConnected waits until every node's transport is connected: a node
+// starts its transport when it starts serving, and a push before the
+// stream is set up fails.
+func waitConnected(t *testing.T, nodes map[string]*node) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for name, n := range nodes {
+		for !n.tr.Connected() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: transport not connected after 10 s", name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 // store adds keys to n's digest as its store would, publishes and
 // pushes.
 func (n *node) store(t *testing.T, keys ...string) {
@@ -131,11 +147,7 @@ func lagging(nodes map[string]*node) string {
 func TestPushedViews(t *testing.T) {
 	srv := natstest.New(t)
 	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b", "c")
-	for _, n := range nodes {
-		if !n.tr.Connected() {
-			t.Fatalf("%s: transport not connected", n.name)
-		}
-	}
+	waitConnected(t, nodes)
 	a, b, c := nodes["a"], nodes["b"], nodes["c"]
 	a.store(t) // the empty first digest, full
 	b.store(t)
@@ -198,6 +210,7 @@ func TestPushedViews(t *testing.T) {
 func TestFullReplacesDeltas(t *testing.T) {
 	srv := natstest.New(t)
 	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	waitConnected(t, nodes)
 	a := nodes["a"]
 	a.store(t)
 	nodes["b"].store(t)
@@ -325,6 +338,7 @@ func grep(s, sub string) string {
 func TestResyncOverHTTP(t *testing.T) {
 	srv := natstest.New(t)
 	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	waitConnected(t, nodes)
 	a, b := nodes["a"], nodes["b"]
 	a.store(t, "http://origin/1")
 	b.store(t)

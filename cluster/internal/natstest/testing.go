@@ -3,6 +3,7 @@ package natstest
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -26,7 +27,13 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Kill)
+	t.Cleanup(func() {
+		if t.Failed() { // the server's side of the failure
+			log, _ := os.ReadFile(filepath.Join(s.Dir, "nats.log"))
+			t.Logf("the last lines of nats-server's log:\n%s", lastLines(log, 20))
+		}
+		s.Kill()
+	})
 	return s
 }
 
