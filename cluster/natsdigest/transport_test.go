@@ -56,7 +56,7 @@ func startNodes(t *testing.T, url string, manual bool, poll time.Duration, names
 
 func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time.Duration, name string, peers []cache.PeerConfig) *node {
 	t.Helper()
-	tr, err := natsdigest.New(natsdigest.Config{URL: url, Timeout: 2 * time.Second})
+	tr, err := natsdigest.New(natsdigest.Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,14 +82,15 @@ func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time
 
 // waitConnected waits until every node's transport is connected: a node
 // starts its transport when it starts serving, and a push before the
-// stream is set up fails.
+// stream is set up fails. On a loaded machine a first connection can time
+// out and be retried a second later, hence the generous bound.
 func waitConnected(t *testing.T, nodes map[string]*node) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for name, n := range nodes {
 		for !n.tr.Connected() {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: transport not connected after 10 s", name)
+				t.Fatalf("%s: transport not connected after 30 s", name)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
