@@ -127,12 +127,9 @@ func (e *env) bloomierBuild(args []string) error {
 	e.outFlag(fs, &out, "")
 	e.keyFlags(fs)
 	e.quietFlag(fs)
-	inputs, err := parseFlags(fs, args)
+	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
-	}
-	if out == "" {
-		return usagef("missing -o OUT")
 	}
 	in, err := e.readEntries(inputs, seed)
 	if err != nil {

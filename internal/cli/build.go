@@ -166,12 +166,9 @@ func runBuild(e *env, args []string) error {
 	budget.register(fs)
 	e.quietFlag(fs)
 	e.strictFlag(fs)
-	inputs, err := parseFlags(fs, args)
+	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
-	}
-	if out == "" {
-		return usagef("missing -o OUT")
 	}
 	if flagSet(fs, "budget") && !squidOut { // build_budget.go
 		return buildBudget(e, fs, budget.options(uint64(n), uint64(blockBits), layout.layout, flagSet(fs, "layout")), seed, inputs, out)
@@ -259,14 +256,7 @@ func runBuild(e *env, args []string) error {
 		}
 		w.add("%s: %.1f%% of the bits are set: the filter is %s (size it for more keys)", name, 100*fill, full)
 	}
-	if err := e.refuse(w, out); err != nil {
-		return err
-	}
-	if err := e.writeFilter(out, f); err != nil {
-		return err
-	}
-	e.report(w)
-	return nil
+	return e.writeWarned(out, f, w)
 }
 
 // maxExactDistinct is anyfile.DefaultMaxExactDistinct, a variable so

@@ -152,14 +152,7 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	} else if flagSet(fs, "p") && s.FalsePositiveRate > 10*float64(p) {
 		w.add("%s: false-positive rate %s from the bits, more than 10× the target %s", name, rate(s.FalsePositiveRate), rate(float64(p)))
 	}
-	if err := e.refuse(w, out); err != nil {
-		return err
-	}
-	if err := e.writeFilter(out, f); err != nil {
-		return err
-	}
-	e.report(w)
-	return nil
+	return e.writeWarned(out, f, w)
 }
 
 // refusedFlag is a flag that takes anything (build's own flags, which

@@ -27,12 +27,9 @@ func runBuildFPSet(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
-	inputs, err := parseFlags(fs, args)
+	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
-	}
-	if out == "" {
-		return usagef("missing -o OUT")
 	}
 	if countBits > fpset.MaxCountBits {
 		return usagef("--count-bits %d above %d", countBits, fpset.MaxCountBits)

@@ -61,12 +61,9 @@ func combine(e *env, name string, args []string, intersect bool) error {
 	var out string
 	e.outFlag(fs, &out, "")
 	e.formatFlag(fs)
-	inputs, err := parseFlags(fs, args)
+	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
-	}
-	if out == "" {
-		return usagef("missing -o OUT")
 	}
 	if len(inputs) < 2 {
 		return usagef("want at least two filters, got %d", len(inputs))

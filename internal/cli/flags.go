@@ -46,6 +46,19 @@ func (e *env) parseModeFlags(fs *flag.FlagSet, args []string, usage string) (don
 	return false, err
 }
 
+// parseFlagsOut is parseFlags for a command that must be given -o OUT
+// (registered with outFlag to write into *out).
+func parseFlagsOut(fs *flag.FlagSet, args []string, out *string) ([]string, error) {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if *out == "" {
+		return nil, usagef("missing -o OUT")
+	}
+	return rest, nil
+}
+
 // parseFlags parses args like a Unix tool: flags may come before, between
 // or after the positional arguments, with one dash or two ("-json",
 // "--json"), their values joined by "=" or in the next argument; "--" ends

@@ -65,7 +65,7 @@ type env struct {
 	quiet bool
 	// force lets binary output go to a terminal; set by --force.
 	force bool
-	// strict makes warnings errors (see refuse); set by --strict.
+	// strict makes warnings errors (see writeWarned); set by --strict.
 	strict bool
 	// locked is the file an in-place command holds locked, at lockedPath
 	// (see lockInPlace).

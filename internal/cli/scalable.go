@@ -69,12 +69,9 @@ func runBuildScalable(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
-	inputs, err := parseFlags(fs, args)
+	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
-	}
-	if out == "" {
-		return usagef("missing -o OUT")
 	}
 	if expansion < 1 || expansion > 1<<16 {
 		return usagef("--expansion %d: want 1 to 65536", uint64(expansion))

@@ -40,12 +40,5 @@ func squidBuild(e *env, inputs []string, capacity uint64, nGiven bool, bitsPerEn
 	if fill := d.Filter.FillRatio(); fill > 0.9 {
 		w.add("%s: %.1f%% of the bits are set: the digest is nearly full (give a larger -n)", outputName(out), 100*fill)
 	}
-	if err := e.refuse(w, out); err != nil {
-		return err
-	}
-	if err := e.writeFilter(out, d); err != nil {
-		return err
-	}
-	e.report(w)
-	return nil
+	return e.writeWarned(out, d, w)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 )
 
 // --strict turns a command's warnings into an error: it stops before
@@ -18,20 +19,19 @@ type warnings []string
 
 func (w *warnings) add(format string, a ...any) { *w = append(*w, fmt.Sprintf(format, a...)) }
 
-// refuse returns, under --strict, the first warning as the command's
-// error, saying that out was not written; otherwise nil. A command calls
-// it before writing out.
-func (e *env) refuse(w warnings, out string) error {
+// writeWarned writes f to out unless --strict refuses the warnings w,
+// returning the first of them as the command's error, saying that out was
+// not written. Otherwise it prints the warnings (warnf: nothing under
+// --quiet) once f is written, so that a failure is reported alone.
+func (e *env) writeWarned(out string, f io.WriterTo, w warnings) error {
 	if e.strict && len(w) > 0 {
 		return fmt.Errorf("%s (--strict: %s not written)", w[0], outputName(out))
 	}
-	return nil
-}
-
-// report prints the warnings (warnf: nothing under --quiet), once the
-// command has done its work, so that a failure is reported alone.
-func (e *env) report(w warnings) {
+	if err := e.writeFilter(out, f); err != nil {
+		return err
+	}
 	for _, msg := range w {
 		e.warnf("%s", msg)
 	}
+	return nil
 }
