@@ -5,17 +5,16 @@
 package natstest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/bloomcast/bloomcast/cluster/internal/proctest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -44,8 +43,7 @@ type Server struct {
 	Port   int
 	Dir    string
 	binary string
-	cmd    *exec.Cmd
-	exited chan struct{}
+	proc   proctest.Process
 }
 
 // Start runs nats-server -js on a free loopback port, keeping its
@@ -61,7 +59,7 @@ func Start(dir string) (*Server, error) {
 	}
 	var last error
 	for range 5 { // a port found free may be taken before the server binds it
-		port, err := freePort()
+		port, err := proctest.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -75,32 +73,13 @@ func Start(dir string) (*Server, error) {
 
 // run starts the process and waits for JetStream.
 func (s *Server) run() error {
-	s.cmd = exec.Command(s.binary, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.Port),
-		"-sd", filepath.Join(s.Dir, "jetstream"), "-l", filepath.Join(s.Dir, "nats.log"))
-	s.cmd.SysProcAttr = procAttr()
-	if err := s.cmd.Start(); err != nil {
-		return err
+	s.proc = proctest.Process{Name: "nats-server on port " + strconv.Itoa(s.Port), Log: filepath.Join(s.Dir, "nats.log")}
+	err := s.proc.Run(s.binary, []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.Port),
+		"-sd", filepath.Join(s.Dir, "jetstream"), "-l", s.proc.Log}, s.ping)
+	if err != nil {
+		return fmt.Errorf("natstest: %w", err)
 	}
-	s.exited = make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(s.exited) }() // the exit is seen through exited
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := s.ping()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "nats.log")) // for the message only
-			return fmt.Errorf("natstest: nats-server on port %d exited: %s", s.Port, lastLines(log, 3))
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.Kill()
-			return fmt.Errorf("natstest: nats-server on port %d: %w", s.Port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return nil
 }
 
 // ping connects and asks JetStream for the account's information.
@@ -122,39 +101,18 @@ func (s *Server) ping() error {
 
 // Kill stops the server at once (SIGKILL), as a crash would, and waits
 // for it to exit.
-func (s *Server) Kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill() // it may have exited already
-	<-s.exited
-}
+func (s *Server) Kill() { s.proc.Kill() }
 
 // Restart starts a killed server again on the same port with the same
 // directory: its streams are read back from disk.
 func (s *Server) Restart() error { return s.run() }
 
-// freePort returns a loopback port that is free now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
-}
-
 // FreeURL returns a nats:// URL of a loopback port that nothing listens
 // on now: a server that cannot be reached.
 func FreeURL() (string, error) {
-	port, err := freePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		return "", err
 	}
 	return "nats://127.0.0.1:" + strconv.Itoa(port), nil
-}
-
-func lastLines(b []byte, n int) string {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	return string(bytes.Join(lines[max(0, len(lines)-n):], []byte(" | ")))
 }

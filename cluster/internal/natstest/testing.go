@@ -1,22 +1,18 @@
 package natstest
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/cluster/internal/proctest"
 )
 
 // Require skips t when nats-server is not installed, or fails it when
 // RequireEnv is set.
 func Require(t testing.TB) {
 	t.Helper()
-	if _, err := Binary(); err != nil {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%v, and %s is set", err, RequireEnv)
-		}
-		t.Skip(err)
-	}
+	_, err := Binary()
+	proctest.Require(t, err, RequireEnv)
 }
 
 // New starts a server for t, killed at t's cleanup (Require first).
@@ -29,8 +25,8 @@ func New(t testing.TB) *Server {
 	}
 	t.Cleanup(func() {
 		if t.Failed() { // the server's side of the failure
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "nats.log"))
-			t.Logf("the last lines of nats-server's log:\n%s", lastLines(log, 20))
+			log, _ := os.ReadFile(s.proc.Log)
+			t.Logf("the last lines of nats-server's log:\n%s", proctest.LastLines(log, 20))
 		}
 		s.Kill()
 	})
@@ -41,8 +37,5 @@ func New(t testing.TB) *Server {
 // error, when it is not and RequireEnv is set.
 func Installed() (bool, error) {
 	_, err := Binary()
-	if err != nil && os.Getenv(RequireEnv) != "" {
-		return false, errors.Join(err, errors.New("natstest: "+RequireEnv+" is set"))
-	}
-	return err == nil, nil
+	return proctest.Installed(err, RequireEnv, "natstest")
 }

@@ -6,7 +6,6 @@
 package redistest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bloomcast/bloomcast/cluster/internal/proctest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -49,8 +49,7 @@ type Server struct {
 	binary  string
 	conf    string
 	cluster bool
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	proc    proctest.Process
 }
 
 // Start runs redis-server on a free loopback port with its files in dir
@@ -97,46 +96,23 @@ func Start(dir string, cluster bool, extra ...string) (*Server, error) {
 
 // run starts the process and waits for PING.
 func (s *Server) run() error {
-	s.cmd = exec.Command(s.binary, s.conf)
-	s.cmd.SysProcAttr = procAttr()
-	if err := s.cmd.Start(); err != nil {
-		return err
-	}
-	s.exited = make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(s.exited) }() // the exit is seen through exited
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer func() { _ = c.Close() }() // a client that only pinged
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	ping := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(s.Dir, "redis.log")) // for the message only
-			return fmt.Errorf("redistest: redis-server on port %d exited: %s", s.Port, lastLines(log, 3))
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.Kill()
-			return fmt.Errorf("redistest: redis-server on port %d: %w", s.Port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		defer cancel()
+		return c.Ping(ctx).Err()
 	}
+	s.proc = proctest.Process{Name: "redis-server on port " + strconv.Itoa(s.Port), Log: filepath.Join(s.Dir, "redis.log")}
+	if err := s.proc.Run(s.binary, []string{s.conf}, ping); err != nil {
+		return fmt.Errorf("redistest: %w", err)
+	}
+	return nil
 }
 
 // Kill stops the server at once (SIGKILL), as a crash would, and waits
 // for it to exit.
-func (s *Server) Kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill() // it may have exited already
-	<-s.exited
-}
+func (s *Server) Kill() { s.proc.Kill() }
 
 // Restart starts a killed server again with the same port, directory and
 // configuration (its AOF and nodes.conf, if any, are read back).
@@ -146,20 +122,14 @@ func (s *Server) Restart() error { return s.run() }
 // whose bus port (port + 10000) is free too.
 func freePort(cluster bool) (int, error) {
 	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if !cluster {
-			return port, l.Close()
+		port, err := proctest.FreePort()
+		if err != nil || !cluster {
+			return port, err
 		}
 		if port+10000 > 65535 {
-			_ = l.Close() // only probed
 			continue
 		}
 		bus, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
-		_ = l.Close() // only probed
 		if err != nil {
 			continue
 		}
@@ -198,7 +168,7 @@ func StartCluster(dir string, n int, extra ...string) (*Cluster, error) {
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
 		c.Stop()
-		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %w: %s", err, lastLines(out, 5))
+		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %w: %s", err, proctest.LastLines(out, 5))
 	}
 	if err := c.WaitOK(30 * time.Second); err != nil {
 		c.Stop()
@@ -258,11 +228,6 @@ func (c *Cluster) Stop() {
 	for _, s := range c.Nodes {
 		s.Kill()
 	}
-}
-
-func lastLines(b []byte, n int) string {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	return string(bytes.Join(lines[max(0, len(lines)-n):], []byte(" | ")))
 }
 
 func firstLine(s string) string {

@@ -1,21 +1,17 @@
 package redistest
 
 import (
-	"errors"
-	"os"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/cluster/internal/proctest"
 )
 
 // Require skips t when redis-server or redis-cli is not installed, or
 // fails it when RequireEnv is set.
 func Require(t testing.TB) {
 	t.Helper()
-	if _, _, err := Binaries(); err != nil {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%v, and %s is set", err, RequireEnv)
-		}
-		t.Skip(err)
-	}
+	_, _, err := Binaries()
+	proctest.Require(t, err, RequireEnv)
 }
 
 // Single starts a single server for t, killed at t's cleanup (Require
@@ -48,8 +44,5 @@ func NewCluster(t testing.TB, n int, extra ...string) *Cluster {
 // fails, as an error, when they are not and RequireEnv is set.
 func Installed() (bool, error) {
 	_, _, err := Binaries()
-	if err != nil && os.Getenv(RequireEnv) != "" {
-		return false, errors.Join(err, errors.New("redistest: "+RequireEnv+" is set"))
-	}
-	return err == nil, nil
+	return proctest.Installed(err, RequireEnv, "redistest")
 }

@@ -1,4 +1,4 @@
-package redistest
+package proctest
 
 import "syscall"
 

@@ -1,0 +1,30 @@
+package proctest
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// Require skips t when missing, the error of looking for a server's
+// binaries, is not nil, or fails t when the environment variable env is
+// set (CI sets it, so that a test that should run never skips).
+func Require(t testing.TB, missing error, env string) {
+	t.Helper()
+	if missing != nil {
+		if os.Getenv(env) != "" {
+			t.Fatalf("%v, and %s is set", missing, env)
+		}
+		t.Skip(missing)
+	}
+}
+
+// Installed reports whether missing, the error of looking for a server's
+// binaries, is nil; it fails, as an error, when it is not and env is set.
+// pkg names the caller in the error.
+func Installed(missing error, env, pkg string) (bool, error) {
+	if missing != nil && os.Getenv(env) != "" {
+		return false, errors.Join(missing, errors.New(pkg+": "+env+" is set"))
+	}
+	return missing == nil, nil
+}

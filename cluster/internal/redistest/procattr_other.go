@@ -1,8 +1,0 @@
-//go:build !linux
-
-package redistest
-
-import "syscall"
-
-// procAttr is the default elsewhere: no parent-death signal.
-func procAttr() *syscall.SysProcAttr { return nil }
