@@ -86,11 +86,29 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
+// ValueError names the entry (an index into the values given to Build)
+// whose value is wider than Config.ValueBits: the entry with the largest
+// value, the first of them if it repeats. It wraps ErrValue.
+type ValueError struct {
+	Index int
+	Value uint64
+	// Bits is the value's width, more than ValueBits.
+	Bits, ValueBits int
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("%v: value %d of entry %d has %d bits, more than %d", ErrValue, e.Value, e.Index, e.Bits, e.ValueBits)
+}
+
+func (e *ValueError) Unwrap() error { return ErrValue }
+
 // Config describes a filter.
-// The zero Config is not valid: Build reports ErrConfig, as ValueBits must
-// be 1 to 64.
+// The zero Config builds a static filter whose values are as wide as the
+// widest value given and which has no check (every absent key gets an
+// arbitrary value), with seed 0.
 type Config struct {
-	// ValueBits is r, the width of the values, 1..64.
+	// ValueBits is r, the width of the values, 1..64. Zero means the
+	// width of the widest value given to Build (at least 1 bit).
 	ValueBits int
 	// CheckBits is c, the width of the check: an absent key is reported
 	// present with probability 2^−c ((3/4)·2^−c if Updatable). 0..64−r

@@ -35,7 +35,7 @@ func mustBuild(t testing.TB, c Config, keys []string, values []uint64) *Filter {
 
 func TestConfig(t *testing.T) {
 	bad := []Config{
-		{ValueBits: 0},
+		{ValueBits: -1},
 		{ValueBits: 65},
 		{ValueBits: 8, CheckBits: -1},
 		{ValueBits: 8, CheckBits: 57},
@@ -53,6 +53,45 @@ func TestConfig(t *testing.T) {
 	_, err := BuildStrings(Config{ValueBits: 4}, []string{"a", "b"}, []uint64{3, 16})
 	if !errors.Is(err, ErrValue) {
 		t.Errorf("value of 5 bits in 4: %v", err)
+	}
+}
+
+// TestValueBitsOfValues checks that ValueBits 0 takes the width of the
+// widest value, and that a *ValueError names the widest entry.
+func TestValueBitsOfValues(t *testing.T) {
+	for _, c := range []struct {
+		values []uint64
+		bits   int
+	}{
+		{nil, 1},
+		{[]uint64{0, 0}, 1},
+		{[]uint64{1, 300, 7}, 9},
+		{[]uint64{1 << 63, 1}, 64},
+	} {
+		keys := make([]string, len(c.values))
+		for i := range keys {
+			keys[i] = fmt.Sprint("k", i)
+		}
+		f, err := BuildStrings(Config{}, keys, c.values)
+		if err != nil {
+			t.Fatalf("%v: %v", c.values, err)
+		}
+		if f.ValueBits() != c.bits {
+			t.Errorf("%v: %d bits, want %d", c.values, f.ValueBits(), c.bits)
+		}
+		for i, k := range keys {
+			if v, ok := f.GetString(k); !ok || v != c.values[i] {
+				t.Errorf("%v: %s = %d, %v", c.values, k, v, ok)
+			}
+		}
+	}
+	if _, err := BuildStrings(Config{CheckBits: 60}, []string{"a"}, []uint64{300}); !errors.Is(err, ErrConfig) {
+		t.Errorf("9 + 60 bits static: %v, want ErrConfig", err)
+	}
+	_, err := BuildStrings(Config{ValueBits: 8}, []string{"a", "b", "c", "d"}, []uint64{256, 1, 1000, 1000})
+	var ve *ValueError
+	if !errors.As(err, &ve) || !errors.Is(err, ErrValue) || *ve != (ValueError{Index: 2, Value: 1000, Bits: 10, ValueBits: 8}) {
+		t.Errorf("values 256, 1, 1000, 1000 in 8 bits: %v", err)
 	}
 }
 

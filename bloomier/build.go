@@ -3,6 +3,7 @@ package bloomier
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -10,7 +11,9 @@ import (
 
 // Build returns a filter mapping keys[i] to values[i]. A key may appear
 // more than once with the same value; with different values Build
-// returns a *ConflictError. Every value must fit in c.ValueBits bits.
+// returns a *ConflictError. Every value must fit in c.ValueBits bits,
+// or Build returns a *ValueError; with c.ValueBits 0 the values are as
+// wide as the widest of them.
 func Build(c Config, keys [][]byte, values []uint64) (*Filter, error) {
 	hs := make([]hashing.Hash128, len(keys))
 	for i, k := range keys {
@@ -31,6 +34,22 @@ func BuildStrings(c Config, keys []string, values []uint64) (*Filter, error) {
 // BuildHashes is Build for keys already hashed with c.Seed
 // (hashing.SumSeed). Keys with equal hashes are the same key.
 func BuildHashes(c Config, hs []hashing.Hash128, values []uint64) (*Filter, error) {
+	widest := 0
+	for i, v := range values {
+		if v > values[widest] {
+			widest = i
+		}
+	}
+	width := 1
+	if len(values) > 0 {
+		width = max(1, bits.Len64(values[widest]))
+	}
+	switch {
+	case c.ValueBits == 0:
+		c.ValueBits = width
+	case width > c.ValueBits && c.ValueBits > 0:
+		return nil, &ValueError{Index: widest, Value: values[widest], Bits: width, ValueBits: c.ValueBits}
+	}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -39,11 +58,6 @@ func BuildHashes(c Config, hs []hashing.Hash128, values []uint64) (*Filter, erro
 	}
 	if uint64(len(hs)) > MaxKeys {
 		return nil, fmt.Errorf("%w: %d keys, more than %d", ErrConfig, len(hs), uint64(MaxKeys))
-	}
-	for i, v := range values {
-		if v>>(c.ValueBits-1)>>1 != 0 {
-			return nil, fmt.Errorf("%w: value %d of entry %d has more than %d bits", ErrValue, v, i, c.ValueBits)
-		}
 	}
 	segLen, segCount := layout(uint64(len(hs)))
 	return build(c, hs, values, segLen, segCount)

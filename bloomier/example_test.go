@@ -25,6 +25,28 @@ func ExampleBuild() {
 	// false 0.00390625
 }
 
+// With ValueBits 0 the values are as wide as the widest; with ValueBits
+// given, a wider value is refused with the entry that holds it.
+func ExampleValueError() {
+	keys := []string{"red", "green", "blue"}
+	f, err := bloomier.BuildStrings(bloomier.Config{CheckBits: 8}, keys, []uint64{5, 300, 17})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.ValueBits(), "bits per value")
+	_, err = bloomier.BuildStrings(bloomier.Config{ValueBits: 8, CheckBits: 8}, keys, []uint64{5, 300, 17})
+	var ve *bloomier.ValueError
+	if errors.As(err, &ve) {
+		fmt.Printf("%s: %d needs %d bits\n", keys[ve.Index], ve.Value, ve.Bits)
+	}
+	fmt.Println(err)
+	// Output:
+	// 9 bits per value
+	// green: 300 needs 9 bits
+	// bloomier: value does not fit: value 300 of entry 1 has 9 bits, more than 8
+}
+
 // An updatable filter changes a key's value in place.
 func ExampleFilter_Update() {
 	c := bloomier.Config{ValueBits: 16, CheckBits: 16, Updatable: true}

@@ -22,11 +22,7 @@ type Entries struct {
 
 	Hashes []hashing.Hash128
 	Values []uint64
-	// MaxValue is the largest value, and Widest the index of its first
-	// entry.
-	MaxValue uint64
-	Widest   int
-	at       []Position
+	at     []Position
 }
 
 // A Position is where an entry was read: the index of its input among
@@ -49,9 +45,6 @@ func (e *Entries) Add(line []byte, at Position) error {
 	}
 	if e.Max != 0 && uint64(len(e.Values)) >= e.Max {
 		return fmt.Errorf("more than %d entries", e.Max)
-	}
-	if v > e.MaxValue || len(e.Values) == 0 {
-		e.MaxValue, e.Widest = max(v, e.MaxValue), len(e.Values)
 	}
 	e.Hashes = append(e.Hashes, hashing.SumSeed(line[:tab], e.Seed))
 	e.Values = append(e.Values, v)

@@ -135,17 +135,13 @@ func (e *env) bloomierBuild(args []string) error {
 	if err != nil {
 		return err
 	}
-	width := max(1, bits.Len64(in.MaxValue))
-	if r == 0 {
-		r = valueBitsValue(width)
-	} else if width > int(r) {
-		i := in.Widest
-		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(i), in.Values[i], width, r)
-	}
 	cfg := bloomier.Config{ValueBits: int(r), CheckBits: int(c), Updatable: updatable, Seed: seed}
 	f, err := bloomier.BuildHashes(cfg, in.Hashes, in.Values)
 	var conflict *bloomier.ConflictError
+	var wide *bloomier.ValueError
 	switch {
+	case errors.As(err, &wide):
+		return fmt.Errorf("%s: value %d needs %d bits, more than --value-bits %d", in.where(wide.Index), wide.Value, wide.Bits, r)
 	case errors.As(err, &conflict):
 		return fmt.Errorf("%s: key given a different value on %s", in.where(conflict.Second), in.where(conflict.First))
 	case errors.Is(err, bloomier.ErrConfig):
