@@ -28,6 +28,21 @@ func Example() {
 	// predicted rate ≤ 1%: true
 }
 
+// An Adder takes a stream of keys and adds them a batch at a time; a
+// non-scaling filter's error says how many keys it took.
+func ExampleAdder() {
+	f := scalable.MustNew(scalable.Config{Capacity: 1000, P: 0.01, NonScaling: true})
+	a := scalable.NewAdder(f)
+	for i := range 5000 {
+		_ = a.AddString(fmt.Sprint("key-", i))
+	}
+	fmt.Println(a.Flush())
+	fmt.Println(f.ContainsString("key-999"), f.Count())
+	// Output:
+	// scalable: filter is full: non-scaling, holding its capacity of 1000 keys (after 1000 keys)
+	// true 1000
+}
+
 // A non-scaling filter refuses keys once it holds its capacity.
 func ExampleConfig_nonScaling() {
 	f := scalable.MustNew(scalable.Config{Capacity: 2, P: 0.01, NonScaling: true})

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -85,28 +84,17 @@ func runBuildScalable(e *env, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	batch := make([]hashing.Hash128, 0, 1024)
-	var addErr error
-	flush := func() {
-		if addErr == nil {
-			addErr = f.AddBatch(batch)
-		}
-		batch = batch[:0]
-	}
+	a := scalable.NewAdder(f)
 	src := e.keys(inputs)
 	if !e.quiet && isTerminal(e.stderr) {
 		src.withProgress(e.stderr)
 	}
-	err = src.each(func(key []byte) {
-		if batch = append(batch, f.Hash(key)); len(batch) == cap(batch) {
-			flush()
-		}
-	})
+	err = src.each(func(key []byte) { _ = a.Add(key) }) // the error is Flush's
 	if err != nil {
 		return err
 	}
-	if flush(); addErr != nil {
-		return fileErr(outputName(out), fmt.Errorf("%w (after %d keys)", addErr, f.Count()))
+	if err := a.Flush(); err != nil {
+		return fileErr(outputName(out), err)
 	}
 	return e.writeFilter(out, f)
 }
