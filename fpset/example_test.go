@@ -5,6 +5,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/hashing"
 )
 
 // A set of 2·log2 n-bit fingerprints: its false-positive rate is at most
@@ -27,6 +28,25 @@ func ExampleSet() {
 	// true false
 	// true false 999
 	// rate 9.53e-04 ≤ 1/n
+}
+
+// A set of the keys read, sized for the distinct ones among them at a
+// false-positive rate of at most 1 in 10,000.
+func ExampleFromHashes() {
+	var hs []hashing.Hash128
+	for i := range 5000 {
+		hs = append(hs, hashing.SumStringSeed(fmt.Sprint("url-", i%4000), 0))
+	}
+	s, err := fpset.FromHashes(fpset.Config{P: 1e-4}, hs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Bits(), "bits per fingerprint,", s.Len(), "fingerprints")
+	fmt.Println(s.ContainsString("url-3999"), s.FalsePositiveRate() <= 1e-4)
+	// Output:
+	// 26 bits per fingerprint, 4000 fingerprints
+	// true true
 }
 
 // A multiset counts each fingerprint, up to 2^CountBits − 1.

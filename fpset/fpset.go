@@ -44,6 +44,7 @@ package fpset
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
@@ -80,11 +81,15 @@ type Config struct {
 	N uint64
 	// C sets the fingerprint width to ceil(C·log2 N) bits, clamped to
 	// [MinBits, MaxBits]; the seed survey suggests 2 or 3. Zero means
-	// DefaultC unless Bits is given.
+	// DefaultC unless Bits or P is given.
 	C float64
 	// Bits is an explicit fingerprint width, MinBits..MaxBits; it
 	// overrides C.
 	Bits int
+	// P, if not 0, is a target false-positive rate in (0, 1): the width
+	// is the narrowest whose rate for N distinct keys is at most P
+	// (params.FingerprintBitsFor). It may not be given with Bits or C.
+	P float64
 	// CountBits makes the set a multiset: each fingerprint carries a
 	// saturating count of this many bits (1..MaxCountBits). Zero makes a
 	// set, where adding a present key changes nothing.
@@ -95,6 +100,9 @@ type Config struct {
 
 // width returns the fingerprint width the configuration asks for.
 func (c Config) width() (int, error) {
+	if c.P != 0 && (c.Bits != 0 || c.C != 0) {
+		return 0, errorf(ErrConfig, "P = %g with Bits = %d and C = %g: give at most one of them", c.P, c.Bits, c.C)
+	}
 	if c.Bits != 0 {
 		if c.Bits < MinBits || c.Bits > MaxBits {
 			return 0, errorf(ErrConfig, "Bits = %d outside [%d, %d]", c.Bits, MinBits, MaxBits)
@@ -102,14 +110,21 @@ func (c Config) width() (int, error) {
 		return c.Bits, nil
 	}
 	if c.N == 0 {
-		return 0, errorf(ErrConfig, "give N ≥ 1 (with C) or Bits")
+		return 0, errorf(ErrConfig, "give N ≥ 1 (with C or P) or Bits")
+	}
+	if c.P != 0 {
+		b, err := params.FingerprintBitsFor(c.N, c.P)
+		if err != nil {
+			return 0, errorf(ErrConfig, "%v", err)
+		}
+		return b, nil
 	}
 	f := c.C
 	if f == 0 {
 		f = DefaultC
 	}
-	if !(f > 0 && f <= 64) {
-		return 0, errorf(ErrConfig, "C = %g outside (0, 64]", c.C)
+	if !(f > 0) || math.IsInf(f, 1) {
+		return 0, errorf(ErrConfig, "C = %g, want a positive number of bits per log2 N", c.C)
 	}
 	b, err := params.FingerprintBits(c.N, f)
 	if err != nil {

@@ -34,6 +34,9 @@ func TestConfig(t *testing.T) {
 		{Config{N: 1}, MinBits},
 		{Config{Bits: 17}, 17},
 		{Config{N: 5, Bits: 64, CountBits: 32}, 64},
+		{Config{N: 1000, C: 100}, 64},
+		{Config{N: 1000, P: 0.001}, 20},
+		{Config{N: 1, P: 0.5}, MinBits},
 	}
 	for _, g := range good {
 		b, err := g.c.validate()
@@ -50,6 +53,12 @@ func TestConfig(t *testing.T) {
 		{N: 10, CountBits: 33},
 		{N: 10, CountBits: -1},
 		{N: MaxLen + 1, Bits: 8},
+		{N: 10, C: math.Inf(1)},
+		{P: 0.01},
+		{N: 10, P: 0.01, Bits: 8},
+		{N: 10, P: 0.01, C: 2},
+		{N: 10, P: 1},
+		{N: 10, P: 1e-30},
 	}
 	if s, err := New(Config{N: 1000, C: 3}); err != nil || s.Bits() != 30 {
 		t.Errorf("New: %v", err)
@@ -349,4 +358,36 @@ func FuzzSetOps(f *testing.F) {
 			t.Fatal("compress round trip lost fingerprints")
 		}
 	})
+}
+
+func TestFromHashes(t *testing.T) {
+	hs := make([]hashing.Hash128, 4000)
+	for i := range hs {
+		hs[i] = hashing.SumStringSeed(key(i%3000), 7) // 1000 repeats
+	}
+	s, err := FromHashes(Config{P: 0.001, Seed: 7}, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := params.FingerprintBitsFor(3000, 0.001); s.Bits() != want {
+		t.Errorf("%d bits, want %d for 3000 distinct keys", s.Bits(), want)
+	}
+	for i := range 3000 {
+		if !s.ContainsString(key(i)) {
+			t.Fatalf("%s absent", key(i))
+		}
+	}
+	if s.Len() > 3000 || s.Len() < 2990 || s.FalsePositiveRate() > 0.001 {
+		t.Errorf("%d fingerprints, rate %g", s.Len(), s.FalsePositiveRate())
+	}
+	m, err := FromHashes(Config{N: 10, Bits: 40, CountBits: 8, Seed: 7}, hs)
+	if err != nil || m.Bits() != 40 || m.Total() != 4000 || m.CountString(key(5)) != 2 {
+		t.Errorf("multiset: %v", err)
+	}
+	if s, err := FromHashes(Config{}, nil); err != nil || s.Len() != 0 || s.Bits() != MinBits {
+		t.Errorf("no hashes: %v", err)
+	}
+	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) {
+		t.Errorf("P = 1e-30 for 3000 keys: %v", err)
+	}
 }

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/keyfile"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // runBuildFPSet is build --fpset: a set of fingerprints of the keys,
@@ -34,29 +34,21 @@ func runBuildFPSet(e *env, args []string) error {
 	if countBits > fpset.MaxCountBits {
 		return usagef("--count-bits %d above %d", countBits, fpset.MaxCountBits)
 	}
+	if err := fpsetFlags(fs, int(bitsFlag), c); err != nil {
+		return err
+	}
 	var hs []hashing.Hash128
 	err = e.keys(inputs).each(func(key []byte) { hs = append(hs, hashing.SumSeed(key, seed)) })
 	if err != nil {
 		return err
 	}
-	size := uint64(n)
-	if size == 0 {
-		size = max(1, keyfile.CountDistinct(hs))
-	}
-	shape, err := fpsetFor(size, float64(p), int(bitsFlag), c, flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c"))
+	set, err := fpset.FromHashes(fpset.Config{N: uint64(n), P: float64(p), Bits: int(bitsFlag), C: c, CountBits: int(countBits), Seed: seed}, hs)
 	if err != nil {
 		return err
-	}
-	set, err := fpset.New(fpset.Config{N: size, Bits: shape.Bits, CountBits: int(countBits), Seed: seed})
-	if err != nil {
-		return err
-	}
-	for _, h := range hs {
-		set.AddHash(h)
 	}
 	if !e.quiet && n != 0 && set.Len() > uint64(n) {
 		fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
-			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(shape.FalsePositive))
+			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(params.FingerprintFalsePositive(uint64(n), set.Bits())))
 	}
 	if rice {
 		return e.writeFilter(out, set.Compress())

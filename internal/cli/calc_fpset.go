@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"flag"
+
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -68,7 +70,10 @@ func runCalcFPSet(e *env, args []string) error {
 	if countBits > 32 {
 		return usagef("--count-bits %d above 32", countBits)
 	}
-	s, err := fpsetFor(uint64(n), float64(p), int(bitsFlag), c, flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c"))
+	if err := fpsetFlags(fs, int(bitsFlag), c); err != nil {
+		return err
+	}
+	s, err := params.FingerprintSetOf(params.FingerprintQuery{N: uint64(n), P: float64(p), Bits: int(bitsFlag), C: c})
 	if err != nil {
 		return err
 	}
@@ -82,17 +87,19 @@ func runCalcFPSet(e *env, args []string) error {
 	return r.WriteText(e.stdout)
 }
 
-// fpsetFor solves for the fingerprint width from exactly one of -p,
-// --bits and -c (default -c 2; params.FingerprintSetOf).
-func fpsetFor(n uint64, p float64, b int, c float64, hasP, hasBits, hasC bool) (params.FingerprintSet, error) {
+// fpsetFlags checks calc's and build's -p, --bits and -c: at most one of
+// them, and a --bits or -c that params refuses for any number of keys
+// (0 among them, which fpset.Config would take for the default).
+func fpsetFlags(fs *flag.FlagSet, b int, c float64) error {
+	hasP, hasBits, hasC := flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c")
+	var err error
 	switch {
 	case hasP && (hasBits || hasC) || hasBits && hasC:
-		return params.FingerprintSet{}, usagef("give one of -p, --bits and -c")
-	case hasBits && b == 0:
-		return params.FingerprintSetWithBits(n, 0)
-	case hasC && c == 0:
-		_, err := params.FingerprintBits(n, 0)
-		return params.FingerprintSet{}, err
+		return usagef("give one of -p, --bits and -c")
+	case hasBits:
+		_, err = params.FingerprintSetWithBits(1, b)
+	case hasC:
+		_, err = params.FingerprintBits(1, c)
 	}
-	return params.FingerprintSetOf(params.FingerprintQuery{N: n, P: p, Bits: b, C: c})
+	return err
 }
