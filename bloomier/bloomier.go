@@ -88,7 +88,8 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 
 // ValueError names the entry (an index into the values given to Build)
 // whose value is wider than Config.ValueBits: the entry with the largest
-// value, the first of them if it repeats. It wraps ErrValue.
+// value, the first of them if it repeats. It wraps ErrValue. The zero
+// ValueError names entry 0, of value 0, and widths 0.
 type ValueError struct {
 	Index int
 	Value uint64
