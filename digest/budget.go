@@ -73,11 +73,15 @@ func (b Budget) Solve() (params.BudgetResult, error) {
 // EncodeWithin builds the Bloom filter of b.N keys with the lowest rate
 // whose digest fits b, adds the keys whose hashes (with seed) are hs,
 // and returns its digest, raw or coded (Auto) as the solution
-// says, with the solution. The bound holds with probability 99.9%:
-// should the coded digest come out larger than the budget, it solves
-// again for a budget smaller by the excess, up to three times, and then
-// returns an *OverBudgetError.
+// says, with the solution. With b.N 0 the filter is for the distinct keys
+// of hs (hashing.CountDistinct, at least 1). The bound holds with
+// probability 99.9%: should the coded digest come out larger than the
+// budget, it solves again for a budget smaller by the excess, up to three
+// times, and then returns an *OverBudgetError.
 func EncodeWithin(b Budget, seed uint64, hs []hashing.Hash128) ([]byte, params.BudgetResult, error) {
+	if b.N == 0 {
+		b.N = max(1, hashing.CountDistinct(hs))
+	}
 	limit := b.Effective()
 	for try := 0; ; try++ {
 		res, err := b.Solve()

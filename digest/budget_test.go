@@ -88,3 +88,23 @@ func TestEncodeWithinFits(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeWithinDistinct checks that a Budget without N is solved for
+// the distinct keys among the hashes.
+func TestEncodeWithinDistinct(t *testing.T) {
+	var hs []hashing.Hash128
+	for i := range 4000 {
+		hs = append(hs, hashing.SumSeed(fmt.Appendf(nil, "k%d", i%2500), 5))
+	}
+	_, res, err := digest.EncodeWithin(digest.Budget{Bytes: 2000}, 5, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (digest.Budget{N: 2500, Bytes: 2000}).Solve()
+	if err != nil || res.Best != want.Best {
+		t.Errorf("without N: %+v; for 2500 keys: %+v (%v)", res.Best, want.Best, err)
+	}
+	if _, _, err := digest.EncodeWithin(digest.Budget{Bytes: 2000}, 5, nil); err != nil {
+		t.Errorf("no keys: %v", err)
+	}
+}

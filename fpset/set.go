@@ -1,10 +1,6 @@
 package fpset
 
-import (
-	"slices"
-
-	"github.com/bloomcast/bloomcast/hashing"
-)
+import "github.com/bloomcast/bloomcast/hashing"
 
 // Resize policy: the table doubles before an insertion would fill more than
 // 4/5 of its home slots (an unsuccessful search then reads about 3 slots)
@@ -56,13 +52,12 @@ func New(c Config) (*Set, error) {
 
 // FromHashes returns a set (or multiset, with c.CountBits) of the keys
 // whose hashes under c.Seed are hs (hashing.SumSeed). With c.N 0 the set
-// is sized for the distinct keys of hs: N is their number, at least 1,
-// counted by the hashes' high 64 bits as keyfile.CountDistinct counts
-// them, so that C or P sets the width for the keys actually given. A
-// multiset counts each of hs.
+// is sized for the distinct keys of hs: N is their number, at least 1
+// (hashing.CountDistinct), so that C or P sets the width for the keys
+// actually given. A multiset counts each of hs.
 func FromHashes(c Config, hs []hashing.Hash128) (*Set, error) {
 	if c.N == 0 {
-		c.N = max(1, distinct(hs))
+		c.N = max(1, hashing.CountDistinct(hs))
 	}
 	s, err := New(c)
 	if err != nil {
@@ -72,16 +67,6 @@ func FromHashes(c Config, hs []hashing.Hash128) (*Set, error) {
 		s.AddHash(h)
 	}
 	return s, nil
-}
-
-// distinct returns the number of distinct high halves of hs.
-func distinct(hs []hashing.Hash128) uint64 {
-	his := make([]uint64, len(hs))
-	for i, h := range hs {
-		his[i] = h.Hi
-	}
-	slices.Sort(his)
-	return uint64(len(slices.Compact(his)))
 }
 
 // MustNew is New for configurations known to be valid; it panics on error.

@@ -20,3 +20,14 @@ func Example() {
 	// 98
 	// 601
 }
+
+// Four keys read, one of them twice: three distinct keys to size a
+// structure for.
+func ExampleCountDistinct() {
+	var hs []hashing.Hash128
+	for _, k := range []string{"a", "b", "a", "c"} {
+		hs = append(hs, hashing.SumStringSeed(k, 7))
+	}
+	fmt.Println(hashing.CountDistinct(hs), "of", len(hs))
+	// Output: 3 of 4
+}

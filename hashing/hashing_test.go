@@ -272,3 +272,16 @@ func TestDistinctProbesWithinBlock(t *testing.T) {
 		t.Fatalf("mean distinct probes %.4f, independent probes give 7.9454", mean)
 	}
 }
+
+func TestCountDistinct(t *testing.T) {
+	hs := []Hash128{{Hi: 3, Lo: 1}, {Hi: 1, Lo: 1}, {Hi: 3, Lo: 2}, {Hi: 2}}
+	if n := CountDistinct(hs); n != 3 {
+		t.Errorf("CountDistinct: %d, want 3 (two hashes share their high half)", n)
+	}
+	if n := CountDistinct(nil); n != 0 {
+		t.Errorf("CountDistinct(nil): %d", n)
+	}
+	if hs[0] != (Hash128{Hi: 3, Lo: 1}) {
+		t.Error("CountDistinct reordered its argument")
+	}
+}

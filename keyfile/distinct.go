@@ -1,7 +1,6 @@
 package keyfile
 
 import (
-	"math"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -68,12 +67,6 @@ func (d *Distinct) Count() (uint64, bool) {
 // Seen returns the number of keys added, duplicates included.
 func (d *Distinct) Seen() uint64 { return d.seen }
 
-// CountDistinct counts the distinct keys among hs, with no limit.
-func CountDistinct(hs []hashing.Hash128) uint64 {
-	d := NewDistinct(math.MaxInt)
-	for _, h := range hs {
-		d.Add(h)
-	}
-	n, _ := d.Count()
-	return n
-}
+// CountDistinct counts the distinct keys among hs, with no limit, as
+// Distinct does: it is hashing.CountDistinct.
+func CountDistinct(hs []hashing.Hash128) uint64 { return hashing.CountDistinct(hs) }

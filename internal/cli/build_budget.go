@@ -8,7 +8,6 @@ import (
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/keyfile"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -36,10 +35,7 @@ func buildBudget(e *env, fs *flag.FlagSet, o digest.Budget, seed uint64, inputs 
 	if err := e.keys(inputs).each(func(key []byte) { hs = append(hs, hashing.Default.Sum(key, seed)) }); err != nil {
 		return err
 	}
-	if o.N == 0 {
-		o.N = max(1, keyfile.CountDistinct(hs))
-	}
-	if _, err := solveBudget(o); err != nil {
+	if err := budgetRoom(o); err != nil {
 		return err
 	}
 	b, res, err := digest.EncodeWithin(o, seed, hs)

@@ -96,11 +96,19 @@ func checkBudget(o digest.Budget, hasPacket, needN bool) error {
 	return nil
 }
 
-// solveBudget is o.Solve, refusing first, in calc's words, a budget with
-// no room for a filter.
+// solveBudget is o.Solve, refusing first a budget with no room for a
+// filter (budgetRoom).
 func solveBudget(o digest.Budget) (params.BudgetResult, error) {
-	if b := o.Effective(); b <= digest.BudgetFrameBytes+8 {
-		return params.BudgetResult{}, fmt.Errorf("calc: --budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
+	if err := budgetRoom(o); err != nil {
+		return params.BudgetResult{}, err
 	}
 	return o.Solve()
+}
+
+// budgetRoom refuses, in calc's words, a budget with no room for a filter.
+func budgetRoom(o digest.Budget) error {
+	if b := o.Effective(); b <= digest.BudgetFrameBytes+8 {
+		return fmt.Errorf("calc: --budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
+	}
+	return nil
 }
