@@ -43,19 +43,43 @@ type Server struct {
 	Port   int
 	Dir    string
 	binary string
+	conf   string // the configuration file, or ""
 	proc   proctest.Process
+}
+
+// Options are a server's settings beyond the command line's. The zero
+// Options is nats-server's defaults.
+type Options struct {
+	// MaxPayload is the server's max_payload, the largest message a
+	// client may publish (headers and payload) in bytes; 0 means the
+	// server's default, 1 MiB. nats-server takes it only from a
+	// configuration file, which StartWith writes into the directory.
+	MaxPayload int
 }
 
 // Start runs nats-server -js on a free loopback port, keeping its
 // JetStream files and log in dir (created if needed), and waits until
 // JetStream answers.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartWith(dir, Options{}) }
+
+// StartWith is Start with the settings of o.
+func StartWith(dir string, o Options) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
 	}
+	if o.MaxPayload < 0 {
+		return nil, fmt.Errorf("natstest: max_payload %d", o.MaxPayload)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	var conf string
+	if o.MaxPayload > 0 {
+		conf = filepath.Join(dir, "nats.conf")
+		if err := os.WriteFile(conf, fmt.Appendf(nil, "max_payload: %d\n", o.MaxPayload), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	var last error
 	for range 5 { // a port found free may be taken before the server binds it
@@ -63,7 +87,7 @@ func Start(dir string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Server{URL: "nats://127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, binary: bin}
+		s := &Server{URL: "nats://127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, binary: bin, conf: conf}
 		if last = s.run(); last == nil {
 			return s, nil
 		}
@@ -74,8 +98,12 @@ func Start(dir string) (*Server, error) {
 // run starts the process and waits for JetStream.
 func (s *Server) run() error {
 	s.proc = proctest.Process{Name: "nats-server on port " + strconv.Itoa(s.Port), Log: filepath.Join(s.Dir, "nats.log")}
-	err := s.proc.Run(s.binary, []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.Port),
-		"-sd", filepath.Join(s.Dir, "jetstream"), "-l", s.proc.Log}, s.ping)
+	args := []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.Port),
+		"-sd", filepath.Join(s.Dir, "jetstream"), "-l", s.proc.Log}
+	if s.conf != "" { // the command line's options override the file's
+		args = append(args, "-c", s.conf)
+	}
+	err := s.proc.Run(s.binary, args, s.ping)
 	if err != nil {
 		return fmt.Errorf("natstest: %w", err)
 	}

@@ -18,8 +18,14 @@ func Require(t testing.TB) {
 // New starts a server for t, killed at t's cleanup (Require first).
 func New(t testing.TB) *Server {
 	t.Helper()
+	return NewWith(t, Options{})
+}
+
+// NewWith is New with the settings of o.
+func NewWith(t testing.TB, o Options) *Server {
+	t.Helper()
 	Require(t)
-	s, err := Start(t.TempDir())
+	s, err := StartWith(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
