@@ -10,17 +10,17 @@
 // node's name with '.', '*', '>', '%' and white space escaped as %XX), in
 // one stream whose subjects are "<Subject>.*". A full digest replaces
 // what the stream held for the node (a purge of that subject keeping its
-// last message, the full digest just published: the node publishes one
-// message at a time), so the stream keeps, per node, the last
-// full digest and the deltas after it: a node that starts reads the
-// stream from its start with an ordered consumer and has every peer's
-// current view at once, then follows the updates as they come. The node
-// decides when to send a full digest rather than a delta
-// (cache.Node.PushDigest: when the deltas since the last full digest
-// would outweigh one). Messages carry the frame as their payload, with
-// the node, sequence, kind and entity tag in headers. Alive messages,
-// which carry no frame and need no retention, go over core NATS to
-// "<AliveSubject>.<node>".
+// last messages, the full digest just published, one message or its
+// chunks: the node publishes one digest at a time), so the stream keeps,
+// per node, the last full digest and the deltas after it: a node that
+// starts reads the stream from its start with an ordered consumer and
+// has every peer's current view at once, then follows the updates as
+// they come. The node decides when to send a full digest rather than a
+// delta (cache.Node.PushDigest: when the deltas since the last full
+// digest would outweigh one). Messages carry the frame as their payload,
+// with the node, sequence, kind and entity tag in headers. Alive
+// messages, which carry no frame and need no retention, go over core
+// NATS to "<AliveSubject>.<node>".
 //
 // The transport never drops a node's own checks: every frame delivered is
 // decoded, size-limited and base-checked by the node's cache.Directory as
@@ -29,9 +29,25 @@
 // is false and the node polls its peers over HTTP; the transport
 // reconnects by itself and the ordered consumer resumes where it stopped.
 //
-// A message is at most the server's max_payload (1 MiB by default): a
-// node whose full digest is larger cannot push it (the push fails, is
-// logged, and its peers poll it), so raise max_payload for such digests.
+// A message is at most the server's max_payload (1 MiB by default,
+// headers included; the client learns it when it connects). A frame that
+// fits goes as one message, exactly as before chunks existed. A larger
+// one (a full digest of about 500,000 objects at 16 bits each) goes as
+// chunks: consecutive messages on the node's subject, each with the
+// headers of a single message but with ChunkSequenceHeader in place of
+// SequenceHeader, and ChunkIDHeader (shared by the digest's chunks),
+// ChunkHeader (the chunk's index and the count) and ChunkLengthHeader
+// (the frame's length). A receiver joins them back, checks that they
+// follow each other and add up to the length, and delivers the frame,
+// whose own checksum the node's Directory checks as it decodes it; it
+// holds at most one incomplete digest per node, of at most
+// Config.MaxDigestBytes, and drops and logs a sequence that breaks off,
+// disagrees with itself or would hold more. A purge after a full digest
+// keeps all its chunks, and a node that starts reading in the middle of
+// a node's chunks skips to that node's next complete message. Nodes
+// without chunking (bloomcast before it) ignore chunks, which lack the
+// SequenceHeader they require, and learn such digests over HTTP as they
+// did; single messages pass between old and new nodes unchanged.
 //
 // "bloomcast serve --nats URL" (the bloomcast command built from this
 // module, cluster/cmd/bloomcast) runs a node with this transport.
@@ -42,6 +58,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -91,7 +108,14 @@ type Config struct {
 	// Timeout bounds each request to the server (connecting, creating
 	// the stream and the consumer, publishing); 0 means 5 s.
 	Timeout time.Duration
-	// Logger logs connection changes; nil means none.
+	// MaxDigestBytes bounds a digest received in chunks, and one sent:
+	// Publish refuses a larger frame, which the peers would drop; 0
+	// means DefaultMaxDigestBytes. The incomplete digests of all nodes
+	// together hold at most four times as much. The node's Directory
+	// applies its own limit (cache.NodeConfig.MaxDigestBytes) to every
+	// digest. Every node of a cluster should use the same.
+	MaxDigestBytes int64
+	// Logger logs connection changes and dropped chunks; nil means none.
 	Logger *slog.Logger
 }
 
@@ -102,6 +126,8 @@ type Config struct {
 type Transport struct {
 	cfg Config
 	log *slog.Logger
+
+	publish sync.Mutex // one digest's chunks follow each other on the subject
 
 	mu      sync.Mutex
 	nc      *nats.Conn
@@ -134,6 +160,9 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}
+	if cfg.MaxDigestBytes == 0 {
+		cfg.MaxDigestBytes = DefaultMaxDigestBytes
+	}
 	if err := checkURLs(cfg.URL); err != nil {
 		return nil, err
 	}
@@ -146,6 +175,8 @@ func New(cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("%w: %d replicas (want 1 to 5)", ErrConfig, cfg.Replicas)
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("%w: timeout %v", ErrConfig, cfg.Timeout)
+	case cfg.MaxDigestBytes < 0 || cfg.MaxDigestBytes > math.MaxInt/heldPerDigest:
+		return nil, fmt.Errorf("%w: largest digest %d bytes", ErrConfig, cfg.MaxDigestBytes)
 	}
 	t := &Transport{cfg: cfg, log: cfg.Logger}
 	if t.log == nil {
@@ -245,7 +276,8 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.D
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
-	consume := func(msg jetstream.Msg) { handle(decode(msg.Headers(), msg.Data())) }
+	chunks := newReassembler(self, t.cfg.MaxDigestBytes, t.log)
+	consume := func(msg jetstream.Msg) { handle(chunks.add(msg.Headers(), msg.Data())) }
 	if err := t.setupLocked(bg, consume); err == nil {
 		close(t.done)
 		return nil
@@ -318,7 +350,8 @@ func decode(h nats.Header, data []byte) (cache.DigestMessage, bool) {
 
 // Publish sends one of this node's messages: a full digest, then purges
 // the node's older messages from the stream; a delta; or, with no frame,
-// an alive message over core NATS.
+// an alive message over core NATS. A full digest or delta larger than
+// the server's max_payload goes as chunks, one after the other.
 func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
 	t.mu.Lock()
 	nc, js, stream := t.nc, t.js, t.stream
@@ -343,23 +376,49 @@ func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
 	if m.ETag != "" {
 		h.Set(ETagHeader, m.ETag)
 	}
-	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
-	defer cancel()
 	subject := t.Subject(m.Node)
-	ack, err := js.PublishMsg(c, &nats.Msg{Subject: subject, Header: h, Data: m.Frame})
-	if err != nil {
-		return fmt.Errorf("natsdigest: publish %s: %w", subject, err)
+	if int64(len(m.Frame)) > t.cfg.MaxDigestBytes {
+		return fmt.Errorf("natsdigest: publish %s: a frame of %d bytes, over the largest digest of %d that peers accept", subject, len(m.Frame), t.cfg.MaxDigestBytes)
+	}
+	chunks := split(m.Frame, h, nc.MaxPayload())
+	if chunks == nil {
+		return fmt.Errorf("natsdigest: the server's max_payload of %d bytes leaves no room for a chunk", nc.MaxPayload())
+	}
+	t.publish.Lock()
+	defer t.publish.Unlock()
+	id := newID()
+	var first uint64
+	for i, data := range chunks {
+		msg := &nats.Msg{Subject: subject, Header: h, Data: data}
+		if len(chunks) > 1 {
+			msg.Header = chunkHeader(h, id, i, len(chunks), len(m.Frame))
+		}
+		c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+		ack, err := js.PublishMsg(c, msg)
+		cancel()
+		switch {
+		case err != nil && len(chunks) > 1:
+			return fmt.Errorf("natsdigest: publish %s: chunk %d of %d: %w", subject, i, len(chunks), err)
+		case err != nil:
+			return fmt.Errorf("natsdigest: publish %s: %w", subject, err)
+		case i == 0:
+			first = ack.Sequence
+		}
 	}
 	if m.Delta {
 		return nil
 	}
-	return purgeBefore(c, stream, subject, ack.Sequence)
+	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	return purgeBefore(c, stream, subject, first, uint64(len(chunks)))
 }
 
 // purgeBefore removes the messages on subject that came before the full
-// digest at seq, keeping the subject's last message (a purge by sequence
-// sometimes removed the full digest too on nats-server 2.9.10), and
-// purges nothing when the full digest is the subject's only message.
+// digest whose first message is at seq, one message or n chunks: it
+// keeps the subject's last n messages, which are the digest's since the
+// transport publishes one message or digest at a time (a purge by
+// sequence sometimes removed the full digest too on nats-server 2.9.10),
+// and purges nothing when the full digest is all the subject holds.
 // The check matters because of a nats-server bug fixed in 2.10
 // (nats-server#3838, #5075): a purge of one subject moves every consumer
 // whose filter is wider (ours: all nodes' subjects) to the subject's
@@ -369,15 +428,15 @@ func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
 // node that still misses a message meets the next delta's base check
 // and resyncs over HTTP, or polls once the peer's pushes are older than
 // a poll interval.
-func purgeBefore(ctx context.Context, stream jetstream.Stream, subject string, seq uint64) error {
+func purgeBefore(ctx context.Context, stream jetstream.Stream, subject string, seq, n uint64) error {
 	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(subject))
 	if err != nil {
 		return fmt.Errorf("natsdigest: messages on %s: %w", subject, err)
 	}
-	if info.State.Subjects[subject] <= 1 {
+	if info.State.Subjects[subject] <= n {
 		return nil
 	}
-	if err := stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeKeep(1)); err != nil {
+	if err := stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeKeep(n)); err != nil {
 		return fmt.Errorf("natsdigest: purge %s before %d: %w", subject, seq, err)
 	}
 	return nil

@@ -33,6 +33,13 @@ type node struct {
 // the test says.
 func startNodes(t *testing.T, url string, manual bool, poll time.Duration, names ...string) map[string]*node {
 	t.Helper()
+	return startNodesSized(t, url, 1000, manual, poll, names...)
+}
+
+// startNodesSized is startNodes with summaries sized for capacity
+// objects.
+func startNodesSized(t *testing.T, url string, capacity uint64, manual bool, poll time.Duration, names ...string) map[string]*node {
+	t.Helper()
 	lns := map[string]net.Listener{}
 	for _, n := range names {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -49,18 +56,23 @@ func startNodes(t *testing.T, url string, manual bool, poll time.Duration, names
 				peers = append(peers, cache.PeerConfig{Name: p, Proxy: "http://" + lns[p].Addr().String()})
 			}
 		}
-		out[n] = startNode(t, lns[n], url, manual, poll, n, peers)
+		out[n] = startNodeSized(t, lns[n], url, capacity, manual, poll, n, peers)
 	}
 	return out
 }
 
 func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time.Duration, name string, peers []cache.PeerConfig) *node {
 	t.Helper()
+	return startNodeSized(t, ln, url, 1000, manual, poll, name, peers)
+}
+
+func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []cache.PeerConfig) *node {
+	t.Helper()
 	tr, err := natsdigest.New(natsdigest.Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := cache.NewNode(cache.NodeConfig{Name: name, Capacity: 1000, Peers: peers, Manual: manual,
+	n, err := cache.NewNode(cache.NodeConfig{Name: name, Capacity: capacity, Peers: peers, Manual: manual,
 		PollInterval: poll, Transport: tr, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +309,7 @@ func TestConfig(t *testing.T) {
 	for _, cfg := range []natsdigest.Config{
 		{}, {URL: "http://127.0.0.1:4222"}, {URL: "nats://127.0.0.1:4222", Subject: "a.*"},
 		{URL: "nats://127.0.0.1:4222", Stream: "a.b"}, {URL: "nats://127.0.0.1:4222", Subject: "x", AliveSubject: "x"},
-		{URL: "nats://127.0.0.1:4222", Replicas: 7},
+		{URL: "nats://127.0.0.1:4222", Replicas: 7}, {URL: "nats://127.0.0.1:4222", MaxDigestBytes: -1},
 	} {
 		if _, err := natsdigest.New(cfg); !errors.Is(err, natsdigest.ErrConfig) {
 			t.Errorf("New(%+v): %v, want ErrConfig", cfg, err)
