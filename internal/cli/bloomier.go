@@ -15,55 +15,8 @@ import (
 var bloomierCommand = &command{
 	name:    "bloomier",
 	summary: "build and query Bloomier filters (static key→value maps)",
-	usage: `usage: bloomcast bloomier build [--value-bits R] [--check BITS] [--updatable]
-                                [--seed S] -o OUT [FILE...]
-       bloomcast bloomier get [-v] FILE [KEY...]
-       bloomcast bloomier update FILE KEY VALUE [KEY VALUE...]
-       bloomcast bloomier info [--json] FILE
-
-A Bloomier filter maps a fixed set of keys to R-bit values in about
-1.13–1.23·(R + BITS) bits per key. For a key outside the set it answers
-"absent", except for a fraction 2^-BITS of such keys (3/4 of that if
-updatable), for which it returns an arbitrary value.
-
-build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
-key is everything before the last tab; a trailing "\r" is dropped and
-empty lines are skipped) from the FILEs in turn or from standard input
-(gzip or zstd input is read decompressed), and writes the filter to OUT
-atomically ("-o -" writes to standard output). A key may repeat with the
-same value, not with another.
-
-get prints, for each KEY (or each line of standard input when no KEY is
-given), the key's value or "absent".
-
-update changes the values of keys of an updatable filter in place, and
-writes FILE back atomically. All or nothing: if the filter shows that
-some KEY is not in its set, nothing is written and the exit status is 1.
-(A key outside the set that passes the check, probability 2^-BITS·3/4,
-overwrites another key's value.)
-
-info prints the filter's parameters and size.
-
-flags:
-  --value-bits R   width of the values, 1..64 (default: the widest value)
-  --check BITS     width of the check (default 8): 0..64-R, or 0..62 with
-                   --updatable
-  --updatable      keep the values where update can change them (2 bits
-                   per cell more)
-  --seed S         hashing seed, decimal or 0x-hex (default 0)
-  -o OUT           output file (required; "-" for standard output)
-  --force          write to standard output even when it is a terminal
-  -v, --keys       get: print KEY<TAB>VALUE or KEY<TAB>absent
-  --max-key-bytes N
-                   build and get: longest line of the input (default
-                   1048576); gzip or zstd input is read decompressed
-  -q, --quiet      build and get: no warnings (NUL bytes in the input)
-  --json           info: print one JSON object
-
-Exit status: 0 on success, 1 when get finds a key absent or update refuses
-one, 2 on error.
-` + inPlaceNote,
-	run: runBloomier,
+	usage:   usageText("bloomier"),
+	run:     runBloomier,
 }
 
 func runBloomier(e *env, args []string) error {

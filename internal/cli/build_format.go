@@ -8,29 +8,6 @@ import (
 	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
-// buildFormatHelp ends build's usage.
-const buildFormatHelp = `
-Other programs' filters (--format NAME): guava (a Guava BloomFilter as
-BloomFilter.writeTo writes it, strategy MURMUR128_MITZ_64), bits-and-blooms
-or bits-and-blooms-json (a bits-and-blooms/bloom/v3 filter, binary as its
-WriteTo writes it, or JSON), parquet-sbbf (a Parquet split block Bloom
-filter as Parquet writers store it at a column chunk's
-bloom_filter_offset). -n N -p P sizes it as that program's own
-constructor does (Guava's BloomFilter.create, bloom/v3's
-NewWithEstimates, DuckDB's Parquet writer; without -n, for the distinct
-keys read, which are held in memory); -m BITS -k K gives the shape (a
-split block filter takes -m alone: whole 256-bit blocks, 8 bits a key). Keys are hashed as that program
-hashes them. --format bloomcast is the default; --format squid is
---squid.
-  --format NAME    bloomcast (default), squid, guava, bits-and-blooms,
-                   bits-and-blooms-json or parquet-sbbf
-  --fit            parquet-sbbf: start with the filter for -n distinct keys
-                   (default 10000000: 16 MiB at -p 0.01) and fold it to the
-                   smallest that meets -p for the distinct keys added, bit
-                   for bit the filter of that size; keys are not held in
-                   memory
-` + keyTypeHelp
-
 // buildFormatArg finds build's --format value in args (before "--"):
 // the format and where its flag and value are, or ok false.
 func buildFormatArg(args []string) (name string, at, n int, ok bool) {

@@ -11,51 +11,8 @@ import (
 var calcCommand = &command{
 	name:    "calc",
 	summary: "solve for n, p, m, k in every layout",
-	usage: `usage: bloomcast calc [-n N] [-p P] [-m BITS] [-k K] [--layout L]
-                      [--block-bits B] [--json]
-
-Give any two or more of n (distinct keys), p (false-positive rate), m (bits)
-and k (probes per key). calc derives the rest for each layout and predicts
-the false-positive rate of each shape:
-
-  -n -p       the smallest m, and its k      -m -p      the most keys n, and k
-  -n -p -k    the smallest m for that k      -m -k -p   the most keys n
-  -n -m       the best k                     -n -m -k   the rate
-  -n -k       the m at which k is optimal    -m -k      the n at which k is optimal
-
-For blocked, -n -p takes the fewest probes whose m is within 1% of the
-smallest (at p = 0.001, k = 8 for 0.7% more bits than k = 9), as build
-and the library do. m is rounded up to each layout's granularity, as
-build rounds it. With -n, -m and -p all given, p is a check: the "meets
-p" column says whether each shape reaches it.
-
-flags:
-  -n N             number of distinct keys
-  -p P             false-positive rate
-  -m BITS          size in bits
-  -k K             probes per key, 1..64
-  --layout L       classic, partitioned, blocked, paged or all (default all)
-  --block-bits B   page size of the paged layout in bits (default 32768)
-  --json           print one JSON object instead of a table
-  --plot OUT.svg   with -n and -m: also draw the rate against k for each
-                   layout (log scale)
-  --fpset          compare a fingerprint set with a Bloom filter instead
-                   (see "bloomcast calc --fpset -h")
-  --transmit Z     the compressed filter with the lowest rate that can be
-                   sent in Z bits per key (see "bloomcast calc --compressed -h")
-  --compressed     with -n and -p: the compressed filter with the smallest
-                   message at rate P
-  --counting       with -n and -m: the counters' expected maximum and the
-                   overflow bound of each counter width
-                   (see "bloomcast calc --counting -h")
-  --budget BYTES   with -n: the filter with the lowest rate whose message
-                   fits BYTES (see "bloomcast calc --budget 1 -h")
-
---fpset, --transmit, --compressed, --counting and --budget choose a mode with flags
-of its own (its -h lists them); a flag that means nothing in the mode
-given is refused in one line that says which flag it needs.
-`,
-	run: runCalc,
+	usage:   usageText("calc"),
+	run:     runCalc,
 }
 
 func runCalc(e *env, args []string) error {

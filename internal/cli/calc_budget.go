@@ -11,36 +11,7 @@ import (
 // calc --budget and build --budget: the filter with the lowest rate whose
 // message fits a budget in bytes.
 
-const calcBudgetUsage = `usage: bloomcast calc -n N --budget BYTES [--packet BYTES] [--layout L]
-                      [--block-bits B] [--max-m BITS | --max-bpk X] [--max-k K]
-                      [--json]
-
-Choose the filter of N keys with the lowest false-positive rate whose
-message, frame included, fits BYTES: layout, m, k, and whether it is sent
-raw or entropy-coded. A coded filter's size varies from one set of keys
-to the next; calc keeps E[size] + 3.09·σ within the budget, so the
-message fits with probability at least 99.9% (σ from occupancy: the
-number of zero bits Z has a variance computed per layout, and the size
-m·H(Z/m) moves by |log2((m − Z)/Z)| bits per bit of Z; the arithmetic
-coder adds at most log2(m+1) + 48 bits). "bloomcast build --budget" builds
-the filter, and checks that the file fits.
-
-The receivers hold the decoded m bits. By default m is capped at 4 times
-the budget's bits; calc says when the cap binds, and what the rate would
-be without it. calc also prints the best raw filter of the same bytes.
-
-flags:
-  -n N             number of distinct keys (required)
-  --budget BYTES   the largest message, frame included
-  --packet BYTES   send in packets of this payload: the budget is rounded
-                   down to whole packets (at least one)
-  --layout L       classic, partitioned, blocked, paged or all (default all)
-  --block-bits B   page size of the paged layout in bits (default 32768)
-  --max-m BITS     memory cap in bits (default 4 × 8 × BYTES)
-  --max-bpk X      memory cap in bits per key
-  --max-k K        largest k tried (default 64)
-  --json           print one JSON object instead of a table
-`
+var calcBudgetUsage = usageText("calc-budget")
 
 func runCalcBudget(e *env, args []string) error {
 	fs := newFlagSet("calc")

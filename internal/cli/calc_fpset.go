@@ -9,31 +9,7 @@ import (
 // calc --fpset: a fingerprint set next to a Bloom filter at the same rate.
 // runCalc hands its arguments here when they include --fpset.
 
-const calcFPSetUsage = `usage: bloomcast calc --fpset -n N [-p P | --bits B | -c C] [--count-bits W]
-                      [--json]
-
-Size a set of fingerprints (bloomcast's fpset: a b-bit hash per key) for N
-keys and compare it with a classic Bloom filter with the same false-positive
-rate. The rate of b-bit fingerprints is 1 − (1 − 1/(2^b − 1))^N ≤ N/2^b;
-with b = c·log2 N it is at most 1/N^(c−1). The forms:
-
-  table       the dynamic set (add, remove, count): (b + W)/load bits per
-              key, the load between 0.4 and 0.8
-  sorted      static, interpolation search: b (+ W) bits per key
-  Rice-coded  static, for transmission: about log2(1/p) + 1.5 bits per key
-
-calc also says from which width on each form is smaller than the Bloom
-filter at the same rate.
-
-flags:
-  -n N             number of distinct keys (required)
-  -p P             the narrowest fingerprints with a rate of at most P
-  --bits B         fingerprint width, 2..64
-  -c C             fingerprint width ceil(C·log2 N) (default 2)
-  --count-bits W   multiset counts of W bits (adds W to the table and the
-                   sorted form)
-  --json           print one JSON object instead of a table
-`
+var calcFPSetUsage = usageText("calc-fpset")
 
 // wantsFPSet reports whether calc's arguments ask for the fingerprint set.
 func wantsFPSet(args []string) bool {

@@ -13,36 +13,7 @@ import (
 // calc --transmit and calc --compressed: the compressed-filter optimiser.
 // runCalc hands its arguments here when they include either flag.
 
-const calcTransmitUsage = `usage: bloomcast calc -n N --transmit Z [--max-m BITS] [options] [--json]
-       bloomcast calc -n N -p P --compressed [--max-m BITS] [options] [--json]
-
-Choose a classic filter to send compressed (Mitzenmacher, "Compressed Bloom
-filters"). A filter with few hash functions and a larger array has its
-bits far from half set, and an entropy coder sends its m bits in about
-m·H(p) bits. With --transmit, calc finds the m and k with the lowest
-false-positive rate whose message fits Z bits per key; with --compressed,
-the m and k whose message is smallest at rate P. Either way it prints the
-standard (uncompressed) filter for the same question, the optimum, and the
-best shape for each k.
-
-options:
-  -n N              number of distinct keys (required)
-  --transmit Z      budget: bits per key on the wire
-  -p P              target false-positive rate (with --compressed)
-  --max-m BITS      memory cap: the receivers hold at most BITS bits
-  --max-bpk X       memory cap in bits per key
-  --max-k K         largest k tried (default 64)
-  --overhead E      the coder's excess over m·H(p), e.g. 0.005 (default 0)
-  --whole           whole bits per key only (m/n = 14, 92, ...), as the
-                    paper's tables
-  --exact           p = (1 − 1/m)^(kn) instead of the paper's e^(−kn/m)
-  --churn C         fraction of keys replaced between updates: report the
-                    size of a delta for each shape
-  --delta Z         bound the delta at Z bits per key (needs --churn)
-  --json            print one JSON object instead of tables
-  --plot OUT.svg    also draw the best shape's rate, message and memory
-                    against k (log scale), with the standard filter's
-`
+var calcTransmitUsage = usageText("calc-transmit")
 
 // wantsTransmit reports whether calc's arguments ask for the optimiser.
 func wantsTransmit(args []string) bool {

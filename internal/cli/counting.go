@@ -66,60 +66,22 @@ func (w *widthValue) Set(s string) error {
 var addCommand = &command{
 	name:    "add",
 	summary: "add keys to a filter file in place",
-	usage: `usage: bloomcast add FILTER [KEY...]
-
-Add each KEY, or each line of standard input when no KEY is given (a
-trailing "\r" is dropped and empty lines are skipped), to the Bloom
-filter, counting filter, deletion filter (its filter of added keys) or
-Squid cache digest in the file FILTER, and write it back as the same
-kind, with the same codec and sequence number. Adding a key twice to a
-counting filter counts it twice. To a Squid digest each KEY is a URL
-requested with GET: its Squid store key is added, and a key that is not an
-absolute URL is an error (nothing is written).
-
-flags:
-` + keyTypeHelp + formatHelp + keyInputHelp + inPlaceNote,
-	run: runAdd,
+	usage:   usageText("add"),
+	run:     runAdd,
 }
 
 var removeCommand = &command{
 	name:    "remove",
 	summary: "remove keys from a counting or deletion filter file in place",
-	usage: `usage: bloomcast remove FILTER [KEY...]
-
-Remove one occurrence of each KEY, or of each line of standard input when
-no KEY is given, from the counting filter in the file FILTER, and write it
-back atomically. All or nothing: if any key cannot be removed (one of its
-counters is zero, so it was never added, or was removed as often as it was
-added), nothing is written, the file stays byte for byte as it was, and
-the exit status is 1. A filter built with --minimal-increase cannot remove
-keys.
-
-From a deletion filter (build --deletion) each KEY goes to the filter of
-removed keys, for good; a key that the filter of added keys does not hold
-is refused in the same all-or-nothing way.
-
-Exit status: 0 if every key was removed, 1 if some key was refused, 2 on
-error.
-` + keyInputHelp + inPlaceNote,
-	run: runRemove,
+	usage:   usageText("remove"),
+	run:     runRemove,
 }
 
 var countCommand = &command{
 	name:    "count",
 	summary: "estimate how often keys were added to a counting filter",
-	usage: `usage: bloomcast count [-v] FILTER [KEY...]
-
-Print one line per KEY, or per line of standard input when no KEY is
-given: the counting filter's estimate of how many times the key was added
-and not removed (the smallest of its counters; never below the true count
-unless the counters saturated, and 0 means certainly absent). FILTER may
-be "-" (standard input) when the keys are arguments.
-
-flags:
-  -v, --keys   print KEY<TAB>COUNT
-` + keyInputHelp,
-	run: runCount,
+	usage:   usageText("count"),
+	run:     runCount,
 }
 
 // openInPlace parses the arguments of add and remove, takes the lock on

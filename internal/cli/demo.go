@@ -11,27 +11,8 @@ import (
 var demoCommand = &command{
 	name:    "demo",
 	summary: "compare the layouts, then the summary cache against ICP on a short replay",
-	usage: `usage: bloomcast demo [--keys N] [-p P] [--requests N] [--seed S] [--json]
-
-First, build a filter of each layout from N built-in URL-like keys, query
-every member and as many keys that were never added, and compare the
-measured false-positive rate with the predicted one, with timings and
-sizes. Then start 4 cache nodes and an origin on loopback and replay a
-short synthetic web trace through them three times: without cooperation,
-with ICP, and as a summary cache (compressed digest deltas published when
-10% of a cache has changed); compare hit ratios and the inter-node traffic ("bloomcast
-simulate" runs every mode, at any size). Needs no files; everything
-depends only on the seed.
-
-flags:
-  --keys N      number of member keys (default 200000)
-  -p P          false-positive rate each filter is sized for (default 0.01)
-  --requests N  requests replayed through the nodes (default 30000; 0 skips
-                the replay)
-  --seed S      seed of the keys, the trace and the hashing (default 1)
-  --json        print one JSON object instead of tables
-`,
-	run: runDemo,
+	usage:   usageText("demo"),
+	run:     runDemo,
 }
 
 // demoReport is the demo's JSON output: one member per part of the demo,

@@ -17,49 +17,15 @@ import (
 var compressCommand = &command{
 	name:    "compress",
 	summary: "entropy-code a filter for sending",
-	usage: `usage: bloomcast compress [--codec C] [--seq N] [--piece-size BYTES] -o OUT FILE
-
-Write the filter in FILE (Bloom or counting, raw or already compressed) to
-OUT as a compressed digest. Every bloomcast command reads compressed
-digests directly. Codecs:
-
-  auto    the smallest of the ones below (default)
-  arith   adaptive arithmetic coder: the smallest, 10–20 MB/s
-  fast    rANS with the array's density (counters: order-0 rANS):
-          within ~30 bytes of arith, hundreds of MB/s
-  raw     no coding (what build writes)
-
-With --piece-size BYTES a Bloom filter's bit array is cut into pieces of
-that many decoded bytes (rounded up to a multiple of 8 and, for the blocked
-and paged layouts, of the block, so that a key's probes fall in one piece),
-each coded on its own behind an index of their offsets: "bloomcast query"
-then decodes only the pieces a key's probes fall in. Smaller pieces cost
-a few bytes each (the index, and each piece's own coder start).
-
-flags:
-  --codec C   auto, arith, fast or raw (default auto)
-  --seq N     the digest's sequence number (default: keep FILE's)
-  --piece-size BYTES
-              code the bit array in pieces of BYTES decoded bytes
-  -o OUT      output file (required; "-" for standard output)
-  --force     write to standard output even when it is a terminal
-`,
-	run: func(e *env, args []string) error { return recode(e, "compress", digest.Auto, args) },
+	usage:   usageText("compress"),
+	run:     func(e *env, args []string) error { return recode(e, "compress", digest.Auto, args) },
 }
 
 var decompressCommand = &command{
 	name:    "decompress",
 	summary: "write a compressed digest back raw",
-	usage: `usage: bloomcast decompress -o OUT FILE
-
-Write the filter in FILE to OUT uncoded (the raw codec, as build writes
-it), keeping its sequence number.
-
-flags:
-  -o OUT   output file (required; "-" for standard output)
-  --force  write to standard output even when it is a terminal
-`,
-	run: func(e *env, args []string) error { return recode(e, "decompress", digest.Raw, args) },
+	usage:   usageText("decompress"),
+	run:     func(e *env, args []string) error { return recode(e, "decompress", digest.Raw, args) },
 }
 
 // recode reads a filter and writes it with another codec.
@@ -114,20 +80,8 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 var diffCommand = &command{
 	name:    "diff",
 	summary: "write the delta digest between two versions of a filter",
-	usage: `usage: bloomcast diff [--codec C] [-o OUT] OLD NEW
-
-Write the delta that turns the filter OLD into NEW: their XOR, coded like
-a digest (see "bloomcast compress -h" for the codecs), tagged with OLD's
-sequence number and checksum so that "bloomcast patch" applies it to OLD
-only. The two must have the same shape, seed and hashing scheme. The
-delta's sequence is NEW's, or OLD's plus one if NEW's is not greater.
-
-flags:
-  --codec C   auto, arith, fast or raw (default auto)
-  -o OUT      output file (default "-", standard output)
-  --force     write to standard output even when it is a terminal
-`,
-	run: runDiff,
+	usage:   usageText("diff"),
+	run:     runDiff,
 }
 
 func runDiff(e *env, args []string) error {
@@ -167,20 +121,8 @@ func runDiff(e *env, args []string) error {
 var patchCommand = &command{
 	name:    "patch",
 	summary: "apply a delta digest to its base",
-	usage: `usage: bloomcast patch [--codec C] [-o OUT] BASE DELTA
-
-Apply the delta digest DELTA (from "bloomcast diff") to the filter BASE
-and write the new filter. A delta made for another base (another sequence
-number, contents, shape, seed or scheme) is refused with exit status 2:
-fetch a full digest instead.
-
-flags:
-  --codec C   codec of the output: auto, raw, arith or fast (default:
-              BASE's)
-  -o OUT      output file (default "-", standard output)
-  --force     write to standard output even when it is a terminal
-`,
-	run: runPatch,
+	usage:   usageText("patch"),
+	run:     runPatch,
 }
 
 func runPatch(e *env, args []string) error {

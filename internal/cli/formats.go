@@ -11,28 +11,6 @@ import (
 // reads, answers, changes and writes them in their own format; here are
 // only the flags that force a format or a key type, and inspect's report.
 
-// formatHelp ends the usage of the commands that read other programs'
-// filters.
-const formatHelp = `
-FILE may also be another program's Bloom filter, detected from its bytes
-and written back in its own format: a Guava BloomFilter (writeTo stream),
-a bits-and-blooms/bloom/v3 filter (binary or JSON), a Parquet split block
-Bloom filter (thrift header and bitset), or a Parquet file (read only:
-inspect lists its filters, query --column probes them).
-  --format NAME   read the file(s) as NAME: bloomcast, squid, guava,
-                  bits-and-blooms, bits-and-blooms-json, parquet-sbbf or
-                  parquet
-`
-
-// keyTypeHelp ends the usage of the commands that hash keys into other
-// programs' filters.
-const keyTypeHelp = `  --key-type T    how keys go into a Guava or Parquet split block filter:
-                  string (default: the key's bytes; Guava's
-                  Funnels.stringFunnel(UTF_8), Parquet's BYTE_ARRAY), long
-                  (a decimal 64-bit integer: Funnels.longFunnel(), INT64),
-                  and for Parquet int (INT32), float (FLOAT), double (DOUBLE)
-`
-
 // formatValue is --format: an anyfile.Format by name; 0 detects.
 type formatValue anyfile.Format
 

@@ -14,18 +14,6 @@ import (
 // commands on one file take turns and none loses another's keys. Package
 // inplace does the locking, the permission check and the replacement.
 
-// inPlaceNote ends the usage of the commands that change a file.
-const inPlaceNote = `
-The file is changed in place: the command holds an exclusive lock on it
-(flock, or LockFileEx on Windows) from reading it to writing it back, so
-concurrent commands on one file take turns and keep every change; the new
-content goes to a temporary file in the same directory, synced, with the
-file's mode (and owner and group where permitted), renamed over the file.
-A file the user may not write (by access(2), and, even for root, one
-whose mode lets no one write it, or whose directory's mode lets no one
-create files) is refused with exit status 2 and left as it was.
-`
-
 // lockInPlace takes the exclusive lock on the file at path for the rest
 // of the command; the caller must call the returned function to release
 // it. A file the user may not write is refused here, before anything is

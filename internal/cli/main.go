@@ -289,39 +289,21 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
+// mainUsage is bloomcast's own usage: the commands and the conventions
+// they share.
 func mainUsage() string {
-	var b strings.Builder
-	b.WriteString(`usage: bloomcast COMMAND [ARGS]
-
-bloomcast sizes, builds, queries, inspects and combines Bloom filters.
-
-commands:
-`)
-	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	type entry struct{ Name, Summary string }
+	list := make([]entry, len(commands))
+	for i, c := range commands {
+		list[i] = entry{c.name, c.summary}
 	}
-	b.WriteString(`
-Run "bloomcast help COMMAND" or "bloomcast COMMAND -h" for a command's flags,
-and "bloomcast --version" for the version.
-Exit status: 0 on success, 1 when query finds a key absent or remove
-refuses one, 2 on error. An error is one line on standard error naming
-the file (and the line, for key, entry and config files) and the problem;
-a mistake in the command line ends with "(bloomcast COMMAND -h for usage)".
-Warnings ("bloomcast: warning: ...") do not change the exit status; -q or
---quiet silences them. Binary output (a filter or digest written to "-",
-diff's delta) is refused when standard output is a terminal, unless
---force is given.
-`)
-	return b.String()
+	return executeUsage("main", list)
 }
 
 var helpCommand = &command{
 	name:    "help",
 	summary: "show help for bloomcast or one command",
-	usage: `usage: bloomcast help [COMMAND]
-
-Print the list of commands, or the usage of COMMAND.
-`,
+	usage:   usageText("help"),
 	run: func(e *env, args []string) error {
 		fs := newFlagSet("help")
 		args, err := parseFlags(fs, args)

@@ -8,81 +8,11 @@ import (
 	"github.com/bloomcast/bloomcast/params"
 )
 
-const mhtFlags = `flags:
-  --n N             items inserted (default 10000)
-  --levels D        sub-tables (default 5)
-  --first F         buckets of the first sub-table per item (default 3)
-  --ratio R         size ratio of successive sub-tables (default 0.5)
-  --sizes LIST      explicit comma-separated sub-table sizes (instead of
-                    --levels, --first and --ratio)
-  --summaries LIST  comma-separated summaries: song, interp, sf,
-                    counting-sf, mbf, counting-mbf (default all)
-  --sf-cells C      single-filter cells per item (default 6)
-  --sf-k K          single-filter hash functions (default 10)
-  --mbf-bits B      bits per item of the first Bloom filter (default 12)
-  --mbf-fail P      expected mistyped items the later Bloom filters are
-                    sized for, together (default 0.001)
-  --interp-bits B   interpolation-search hash bits (default 64 - log2 d)
-  --counter-bits C  counter width of Song's summary and the counting
-                    summaries (default 4)
-  --json            print one JSON object
-`
-
 var mhtCommand = &command{
 	name:    "mht",
 	summary: "multilevel hash tables: build, get, calculate, simulate",
-	usage: `usage: bloomcast mht calc [FLAGS]
-       bloomcast mht sim [FLAGS] [--trials T] [--queries Q] [--seed S]
-       bloomcast mht build [--levels D] [--first F] [--ratio R | --sizes LIST]
-                           [--seed S] -o OUT [FILE...]
-       bloomcast mht get [-v] FILE [KEY...]
-
-A multilevel hash table (Broder and Karlin) has d sub-tables of decreasing
-sizes, one item per bucket; an item goes to the first sub-table whose
-bucket for it is empty, and a crisis is an item that finds all d full. A
-summary in fast memory (Kirsch and Mitzenmacher, "Simple summaries for
-hashing with multiple choices") tells a lookup which sub-table to read:
-Song et al.'s counter per bucket, interpolation search over b-bit hashes,
-a single filter (SF), multiple Bloom filters (MBF), and counting versions
-of SF and MBF that support deletion.
-
-calc prints the exact expected occupancy of each sub-table, the crisis
-probability, and for each summary its size, false-positive and
-type-failure bounds and the buckets a lookup reads. Song's counters come
-with the table they were designed for (Song, Dharmapurikar, Turner and
-Lockwood's fast hash table over the same buckets: an item is kept only
-in the bucket of its smallest counter and relocated when that changes,
-and a bucket holds a list): no type failures, one bucket per lookup, and
-estimates of the items in the bucket read and of the buckets holding two
-or more ("any fail." is the probability that one does). sim inserts N
-random items T times, builds every summary, looks up every stored item
-and Q absent ones, and prints the measured figures beside the calculated
-ones.
-
-build reads KEY<TAB>VALUE lines (VALUE an unsigned decimal integer; the
-key is everything before the last tab; a trailing "\r" is dropped and
-empty lines are skipped) from the FILEs in turn or from standard input
-(gzip or zstd input is read decompressed), inserts them into a table of D sub-tables of F·N, F·N·R, … buckets (N the
-number of lines; or of the sizes in LIST), and writes it to OUT
-atomically ("-o -": standard output). A key given twice keeps its last
-value. A crisis (an item whose D buckets are all full) is an error that
-names its line. get prints, for each KEY (or each line of standard input
-when no KEY is given), its value or "absent"; exit status 1 when any key
-is absent. "bloomcast inspect" describes a table, "bloomcast query" asks
-it whether keys are present.
-
-` + mhtFlags + `  --trials T        sim: tables built (default 10)
-  --queries Q       sim: absent keys looked up per table (default 100000)
-  --seed S          sim: seed of the random items (default 1); build: the
-                    table's hashing seed (default 0)
-  -o OUT            build: output file (required; "-" for standard output)
-  --force           build: write to standard output even when it is a terminal
-  -v, --keys        get: print KEY<TAB>VALUE or KEY<TAB>absent
-  --max-key-bytes N build and get: longest line of the input (default
-                    1048576); gzip or zstd input is read decompressed
-  -q, --quiet       build and get: no warnings (NUL bytes in the input)
-`,
-	run: runMHT,
+	usage:   usageText("mht"),
+	run:     runMHT,
 }
 
 func runMHT(e *env, args []string) error {

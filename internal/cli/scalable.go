@@ -13,24 +13,6 @@ import (
 // compress, diff, patch, union and query take them through package
 // anyfile; inspect describes their layers.
 
-// buildScalableUsage is the part of build's usage about --scalable.
-const buildScalableUsage = `
-Scalable filters (--scalable): a stack of Bloom filters that grows as keys
-come (Almeida et al., "Scalable Bloom Filters", 2007): the first layer
-takes -n N keys (default 1000), each new layer --expansion S times as
-many as the one before (default 2), at a target rate --tightening R times
-the one before's (default 0.5), so that the compound false-positive rate
-stays below -p P however many keys are added, by "bloomcast add" too.
---non-scaling keeps one layer, and "bloomcast add" then refuses keys
-beyond -n. Each layer has --layout L (default blocked); the file travels
-as one digest per layer (compress, diff, patch), and a delta after adds
-carries only the newest layer and any new ones.
-  --scalable        build a scalable filter
-  --expansion S     capacity factor between layers, an integer ≥ 1
-  --tightening R    rate factor between layers, 0 < R < 1
-  --non-scaling     one layer; adds beyond -n are refused
-`
-
 // wantsScalable reports whether build's arguments ask for a scalable
 // filter.
 func wantsScalable(args []string) bool {
@@ -99,31 +81,7 @@ func runBuildScalable(e *env, args []string) error {
 	return e.writeFilter(out, f)
 }
 
-const growthUsage = `usage: bloomcast sim growth [-n N] [-p P] [--expansion LIST]
-                           [--tightening LIST] [--layout L] [--keys N]
-                           [--probes N] [--seed S] [--json] [--plot OUT.svg]
-
-Grow a scalable Bloom filter (Almeida et al. 2007) from -n keys to
---keys keys, and at four points per factor of ten measure its
-false-positive rate on --probes keys never added, against the rate its
-layers predict and the target -p, and its bytes per key against a Bloom
-filter sized for that many keys from the start. One run for each pair of
---expansion and --tightening values, in order.
-
-flags:
-  -n N              keys of the first layer (default 1000)
-  -p P              target compound false-positive rate (default 0.01)
-  --expansion LIST  comma-separated capacity factors (default 2,4)
-  --tightening LIST comma-separated rate factors, one per expansion
-                    (default 0.5,0.9)
-  --layout L        layout of the layers (default blocked)
-  --keys N          keys added in all (default 1000000)
-  --probes N        absent keys queried at every point (default 100000)
-  --seed S          seed of the keys and the hashing (default 1)
-  --json            print one JSON object instead of a table
-  --plot OUT.svg    also draw the rate and the bytes per key against the
-                    keys added as an SVG chart
-`
+var growthUsage = usageText("sim-growth")
 
 func runSimGrowth(e *env, args []string) error {
 	fs := newFlagSet("sim growth")

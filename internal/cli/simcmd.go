@@ -12,87 +12,15 @@ import (
 	"github.com/bloomcast/bloomcast/sim"
 )
 
-const tracebackUsage = `usage: bloomcast sim traceback [--topology T] [--routers N] [--attacks N]
-                              [--fp P] [--traffic N] [--seed S] [--json]
-                              [--plot OUT.svg]
+var tracebackUsage = usageText("sim-traceback")
 
-Simulate hash-based IP traceback (Snoeren et al., SPIE, SIGCOMM 2001).
-Every router keeps a Bloom-filter digest of the packets it forwards for
-each one-second window, sized for its load at the target false-positive
-rate, in a ring of 4 windows; a victim traces each attack packet back hop
-by hop, asking every neighbour whether it saw the packet. For each topology
-and rate it reports the false branches of the reconstructed attack graphs,
-measured and expected from the digests' false-positive rates, how often
-the source was found with no false lead, and the digest memory per router
-per second of traffic.
-
-flags:
-  --topology T    comma-separated list of tree, random, powerlaw or an
-                  edge-list FILE: one link "a b" per line, # comments
-                  (default tree,random,powerlaw)
-  --routers N     routers in each generated topology (default 300)
-  --attacks N     attack packets traced per topology and rate (default 1000)
-  --fp P          comma-separated target false-positive rates of the digests
-                  (default 0.001,0.003,0.01,0.03,0.1)
-  --traffic N     background packets per second, network-wide (default 20000)
-  --seed S        seed of the topologies, traffic, attacks and hashing
-                  (default 1)
-  --json          print one JSON object instead of tables
-  --plot OUT.svg  also draw false branches against the rate as an SVG chart
-`
-
-const loopsUsage = `usage: bloomcast sim loops [--bits M] [--k K] [--hops H] [--loops F]
-                          [--packets N] [--seed S] [--json] [--plot OUT.svg]
-
-Simulate loop detection with a Bloom filter in each packet (Whitaker and
-Wetherall, "Forwarding without loops in Icarus", 2002). Every router has
-a precomputed mask of k bits; it checks the packet's M-bit filter against
-it (all set means "probably looped": the packet is dropped) and ORs it in.
-Packets cross H routers; a fraction F of them meet a routing loop. It
-reports the loops detected, the false alarms on loop-free packets against
-the exact model and the textbook Bloom-filter estimate, and the header
-bytes spent.
-
-flags:
-  --bits M        comma-separated sizes of the carried filter in bits,
-                  multiples of 8 up to 1024 (default 64,128,256)
-  --k K           bits per router mask (default: the k with the fewest
-                  false alarms over H routers, for each M)
-  --hops H        routers a loop-free packet crosses (default 16)
-  --loops F       fraction of packets with a routing loop, 0 to 1
-                  (default 0.1)
-  --packets N     packets sent for each filter size (default 200000)
-  --seed S        seed of the paths, loops and masks (default 1)
-  --json          print one JSON object instead of tables
-  --plot OUT.svg  also draw the false-alarm rate at each router as an SVG
-                  chart
-`
+var loopsUsage = usageText("sim-loops")
 
 var simCommand = &command{
 	name:    "sim",
 	summary: "simulate SPIE IP traceback, in-packet loop detection, compressed digests and scalable filters' growth",
-	usage: `usage: bloomcast sim traceback [FLAGS]
-       bloomcast sim loops [FLAGS]
-       bloomcast sim compress [FLAGS]
-       bloomcast sim growth [FLAGS]
-
-Network applications of Bloom filters, simulated with built-in defaults;
-each run takes seconds and depends only on its seed. docs/SIMULATIONS.md
-explains the models and the figures.
-
-` + indentUsage(tracebackUsage) + "\n" + indentUsage(loopsUsage) + "\n" + indentUsage(compressSimUsage) + "\n" + indentUsage(growthUsage),
-	run: runSim,
-}
-
-// indentUsage returns a subcommand's usage as a section of sim's: its
-// synopsis without "usage: ", continuation lines moved left to match.
-func indentUsage(u string) string {
-	synopsis, rest, _ := strings.Cut(u, "\n\n")
-	lines := strings.Split(strings.TrimPrefix(synopsis, "usage: "), "\n")
-	for i := 1; i < len(lines); i++ {
-		lines[i] = strings.TrimPrefix(lines[i], "       ")
-	}
-	return strings.Join(lines, "\n") + "\n\n" + rest
+	usage:   usageText("sim"),
+	run:     runSim,
 }
 
 func runSim(e *env, args []string) error {

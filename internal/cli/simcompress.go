@@ -5,26 +5,7 @@ import (
 	"github.com/bloomcast/bloomcast/sim"
 )
 
-const compressSimUsage = `usage: bloomcast sim compress [--n N] [--shapes M/N:K,...] [--trials T]
-                             [--codec C] [--queries Q] [--seed S] [--json]
-
-Build many classic filters of N keys for each shape (m/n bits per key, k
-probes), each with its own hashing seed, send each as a digest, decode it
-and check it, and report the digest sizes (mean, standard deviation,
-minimum, maximum) against m·H(p) plus the frame, p = (1 − 1/m)^(kn) the
-expected fraction of zero bits, and the measured false-positive rate
-against (1 − p)^k. The defaults are the paper's trial (Mitzenmacher,
-"Compressed Bloom filters", section VI): n = 100000 at (48, 3) and (14, 2).
-
-flags:
-  --n N            keys per filter (default 100000)
-  --shapes LIST    comma-separated m/n:k pairs (default 48:3,14:2)
-  --trials T       filters per shape (default 100)
-  --codec C        auto, arith, fast or raw (default arith)
-  --queries Q      absent keys queried per filter (default 100000)
-  --seed S         seed of the keys and the hashing seeds (default 1)
-  --json           print one JSON array instead of a table
-`
+var compressSimUsage = usageText("sim-compress")
 
 func runSimCompress(e *env, args []string) error {
 	fs := newFlagSet("sim compress")

@@ -16,84 +16,8 @@ import (
 var simulateCommand = &command{
 	name:    "simulate",
 	summary: "replay a trace through real cache nodes: summary cache against ICP",
-	usage: `usage: bloomcast simulate [--trace FILE | --requests N --objects N --zipf A
-                          --clients N --churn C --shift S --seed S]
-                          [--nodes N] [--cache F] [--modes LIST]
-                          [--compressed-memory X] [--json] [--plot OUT.svg]
-                          [--transport http,nats [--poll DUR] [--nats URL]
-                           [--push-interval DUR]]
-
-Start N real cache nodes and an origin on loopback and replay a request
-trace through them once per mode: no cooperation (none), ICP, and the
-summary cache (Fan et al., "Summary cache") at each update threshold,
-digest size, codec and update kind. Nodes publish and fetch digests as
-soon as a threshold is passed. It prints the hit ratios, false hits, the
-inter-node messages and bytes of each mode, and each mode's hit-ratio loss
-against ICP. Progress goes to stderr.
-
-The trace is a Squid access.log in Squid's native format (GET requests
-with status 2xx or 304; each client stays with one of the N nodes) or,
-by default, a synthetic workload: Zipf popularity, ranked differently at
-each node, lognormal object sizes and new objects displacing old ones.
-
-Modes: none, icp, sc-T%-Bb-CODEC-UPDATES with T the threshold in percent,
-B the raw digest's bits per entry, CODEC raw or comp (the fast entropy
-coder, with the params optimiser's shape for the raw digest's
-false-positive rate), UPDATES full or delta; "summary" stands for all 24
-of 0.1%, 1%, 10% × 8b, 16b × raw, comp × full, delta.
-
-flags:
-  --trace FILE     replay a Squid access.log instead of a synthetic trace
-  --nodes N        cache nodes (default 4)
-  --requests N     synthetic requests (default 200000)
-  --objects N      synthetic catalogue size (default requests/4)
-  --zipf A         Zipf exponent of popularity (default 0.8)
-  --clients N      synthetic clients, spread over the nodes (default 16 per node)
-  --churn C        fraction of requests for new objects (default 0.05; 0 for none)
-  --shift S        per-node popularity shift, fraction of the catalogue
-                   (default 0.005; 0 for none)
-  --seed S         seed of the synthetic trace (default 1)
-  --cache F        each node's cache as a fraction of the trace's unique
-                   bytes (default 0.1)
-  --modes LIST     comma-separated modes (default all: none,icp,summary)
-  --compressed-memory X
-                   cap a compressed digest's array at X times the raw
-                   digest's bits: the memory a peer spends on the decoded
-                   view (default 4; the optimiser's shape sends less as X
-                   grows, down to k = 1 with no cap)
-  --transport LIST how the summary-cache modes' digests travel, instead of
-                   every peer fetching each publication at once: http
-                   (every node polls every peer every --poll of trace
-                   time, conditional requests and deltas) or nats (each
-                   publication pushed once through NATS JetStream, as
-                   serve --nats does), or both, comma-separated, one
-                   replay each; --modes defaults to sc-1%-16b-comp-delta.
-                   A table gives each one's digest messages and bytes per
-                   minute of trace time and the time from a publication
-                   until every peer's view holds it (polling: trace time;
-                   NATS: wall time, the trace clock standing still, or with
-                   --push-interval trace time held plus wall time; "late"
-                   counts publications some peer's view lacked 2 s after
-                   their push). nats
-                   needs the build from the cluster module (go -C cluster
-                   build -o ../bloomcast ./cmd/bloomcast)
-  --poll DUR       the polling interval of --transport http (default 30s)
-  --push-interval DUR
-                   with --transport nats, each node pushes at most once
-                   per DUR of trace time: the publications made meanwhile
-                   go as one delta when it ends, and their time to every
-                   peer counts the trace time they waited (default 0:
-                   every publication pushed at once); --push-interval 30s
-                   against --poll 30s compares the two at equal freshness
-  --nats URL       the NATS server of --transport nats (default: the
-                   cluster build starts nats-server -js, from PATH, on a
-                   free loopback port); each replay uses a stream of its
-                   own, BLOOMCAST_SIM<time>_<replay>, left on the server
-  --json           print one JSON object instead of tables
-  --plot OUT.svg   also draw query messages against control bytes per
-                   request, for each mode, as an SVG chart
-`,
-	run: runSimulate,
+	usage:   usageText("simulate"),
+	run:     runSimulate,
 }
 
 func runSimulate(e *env, args []string) error {

@@ -15,22 +15,7 @@ var version string
 var versionCommand = &command{
 	name:    "version",
 	summary: "print the version (also: bloomcast --version)",
-	usage: `usage: bloomcast version
-       bloomcast --version
-
-Print bloomcast's version and where it was built from, as the Go build
-information records them:
-
-  bloomcast VERSION            the module version: vX.Y.Z for
-                               "go install github.com/bloomcast/bloomcast/cmd/bloomcast@vX.Y.Z",
-                               a pseudo-version (v0.0.0-DATE-REVISION) or
-                               "(devel)" for a build in a checkout
-  revision REV TIME [modified] the commit a checkout was built from, its
-                               time, and "modified" if the work tree had
-                               uncommitted changes (absent when Go did not
-                               stamp version control information)
-  go RELEASE OS/ARCH           the Go release and the platform
-`,
+	usage:   usageText("version"),
 	run: func(e *env, args []string) error {
 		fs := newFlagSet("version")
 		if err := parseNoArgs(fs, args); err != nil {
