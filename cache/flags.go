@@ -49,7 +49,7 @@ type NodeFlags struct {
 	connectPorts              portList
 
 	fs       *flag.FlagSet
-	own      map[string]bool   // the flags Register defined
+	own      map[string]bool   // the flags Register defined, and those AllowInConfig adds
 	source   string            // where the flags being set come from: "FILE:LINE", or "" for the command line
 	from     map[string]string // flag name → source of its last setting
 	raw      map[string]string // flag name → the text of its last setting
@@ -169,6 +169,27 @@ func (t *trackedValue) Set(s string) error {
 func (t *trackedValue) IsBoolFlag() bool {
 	b, ok := t.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// AllowInConfig lets the config file set the flags called names, which
+// the program defined on the FlagSet besides Register's own (a flag of
+// its own build, such as serve's --nats). Call it after Register; a name
+// the FlagSet lacks is an error.
+func (nf *NodeFlags) AllowInConfig(names ...string) error {
+	if nf == nil || nf.fs == nil {
+		return errNotMade
+	}
+	for _, name := range names {
+		f := nf.fs.Lookup(name)
+		if f == nil {
+			return fmt.Errorf("cache: AllowInConfig: no flag %q", name)
+		}
+		if _, tracked := f.Value.(*trackedValue); !tracked {
+			f.Value = &trackedValue{Value: f.Value, name: name, nf: nf}
+		}
+		nf.own[name] = true
+	}
+	return nil
 }
 
 // IsSet reports whether the flag called name was set, by the config file

@@ -136,3 +136,44 @@ func TestNewLogger(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeFlagsAllowInConfig: a flag of the program's own may go in the
+// config file once allowed, is tracked like the node's, and the command
+// line still wins.
+func TestNodeFlagsAllowInConfig(t *testing.T) {
+	nf := cache.NewNodeFlags()
+	fs := flag.NewFlagSet("node", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	transport := fs.String("transport", "", "")
+	if err := nf.Register(fs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "node.conf")
+	if err := os.WriteFile(path, []byte("memory 64MiB\ntransport nats://10.0.0.1:4222\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := nf.ReadConfigFile(path); err == nil || !strings.HasSuffix(err.Error(), ":2: transport belongs on the command line, not in a config file") {
+		t.Fatalf("before AllowInConfig: %v", err)
+	}
+	if err := nf.AllowInConfig("transport"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nf.AllowInConfig("no-such-flag"); err == nil || !strings.Contains(err.Error(), `no flag "no-such-flag"`) {
+		t.Errorf("unknown flag: %v", err)
+	}
+	if err := nf.ReadConfigFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if *transport != "nats://10.0.0.1:4222" || !nf.IsSet("transport") {
+		t.Errorf("from the file: %q, set %v", *transport, nf.IsSet("transport"))
+	}
+	if err := fs.Parse([]string{"-transport", "nats://10.0.0.2:4222"}); err != nil {
+		t.Fatal(err)
+	}
+	if *transport != "nats://10.0.0.2:4222" {
+		t.Errorf("the command line does not win: %q", *transport)
+	}
+	if err := new(cache.NodeFlags).AllowInConfig("transport"); !errors.Is(err, cache.ErrConfig) {
+		t.Errorf("zero NodeFlags: %v", err)
+	}
+}

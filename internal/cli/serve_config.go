@@ -18,7 +18,7 @@ type serveFlags struct {
 	cfg         cache.NodeConfig // the checked configuration
 	config      string           // --config FILE
 	checkConfig bool
-	nats        string // --nats URL (command line only)
+	nats        string // --nats URL (also in the config file)
 }
 
 // parseServeFlags reads the config file, if any, then the command line,
@@ -33,6 +33,9 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.BoolVar(&sf.checkConfig, "check-config", false, "")
 	fs.StringVar(&sf.nats, "nats", "", "")
 	if err := sf.Register(fs); err != nil {
+		return nil, err
+	}
+	if err := sf.AllowInConfig("nats"); err != nil {
 		return nil, err
 	}
 	if path := configFlag(args); path != "" {

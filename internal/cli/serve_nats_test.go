@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -8,8 +9,10 @@ import (
 // TestNoNATSClient: this build has no NATS client, and says in one line
 // which build has one.
 func TestNoNATSClient(t *testing.T) {
+	conf := writeFile(t, filepath.Join(t.TempDir(), "node.conf"), "nats nats://127.0.0.1:4222\n")
 	for _, args := range [][]string{
 		{"serve", "--nats", "nats://127.0.0.1:4222", "--check-config"},
+		{"serve", "--config", conf, "--check-config"},
 		{"simulate", "--transport", "nats", "--requests", "100"},
 	} {
 		var out, errOut strings.Builder

@@ -109,6 +109,9 @@ func (r *reloader) reload() {
 	if sf.LogFormat != r.sf.LogFormat {
 		restart = append(restart, "--log-format")
 	}
+	if sf.nats != r.sf.nats {
+		restart = append(restart, "--nats")
+	}
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(sf.LogLevel)) // checked by parseServeFlags
 	r.level.Set(l)

@@ -352,3 +352,25 @@ func TestSimulateNATS(t *testing.T) {
 		}
 	}
 }
+
+// TestServeNATSConfigFile: --nats may come from the config file, where
+// it is checked as on the command line.
+func TestServeNATSConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "node.conf")
+	check := func(body string) (string, error) {
+		if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(build(t), "serve", "--config", conf, "--check-config").CombinedOutput()
+		return string(out), err
+	}
+	out, err := check("nats nats://127.0.0.1:4222\npeer name=b,proxy=http://127.0.0.1:3999\n")
+	if err != nil || out != conf+": configuration ok\n" {
+		t.Errorf("nats in the config file: %v, %q", err, out)
+	}
+	out, err = check("nats nats://127.0.0.1:4222\npeer http://127.0.0.1:3999\n")
+	if err == nil || !strings.Contains(out, "--nats: peer http://127.0.0.1:3999 needs name=") {
+		t.Errorf("a peer without name=: %v, %q", err, out)
+	}
+}
