@@ -115,7 +115,7 @@ func (c Config) width() (int, error) {
 	if c.P != 0 {
 		b, err := params.FingerprintBitsFor(c.N, c.P)
 		if err != nil {
-			return 0, errorf(ErrConfig, "%v", err)
+			return 0, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		return b, nil
 	}
@@ -128,7 +128,7 @@ func (c Config) width() (int, error) {
 	}
 	b, err := params.FingerprintBits(c.N, f)
 	if err != nil {
-		return 0, errorf(ErrConfig, "%v", err)
+		return 0, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return b, nil
 }

@@ -387,7 +387,7 @@ func TestFromHashes(t *testing.T) {
 	if s, err := FromHashes(Config{}, nil); err != nil || s.Len() != 0 || s.Bits() != MinBits {
 		t.Errorf("no hashes: %v", err)
 	}
-	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) {
+	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) || !errors.Is(err, params.ErrInvalid) {
 		t.Errorf("P = 1e-30 for 3000 keys: %v", err)
 	}
 }

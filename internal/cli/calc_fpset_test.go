@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,4 +54,17 @@ func TestCalcFPSet(t *testing.T) {
 		}
 	}
 	failsWith(t, "params: p = 1e-30 is below", "calc", "--fpset", "-n", "1000000", "-p", "1e-30")
+}
+
+// TestParamsErrorsEndWithTheDetail: a params error prints its detail,
+// without the sentinel's words after it.
+func TestParamsErrorsEndWithTheDetail(t *testing.T) {
+	const detail = "p = 1e-30 is below 1.0842021724855044e-19, the rate of 64-bit fingerprints for n = 2\n"
+	if got := failsWith(t, "params: ", "calc", "--fpset", "-n", "2", "-p", "1e-30"); !strings.HasSuffix(got, detail) {
+		t.Errorf("calc --fpset: %q", got)
+	}
+	r := bc(t, "a\nb\n", "build", "--fpset", "-p", "1e-30", "-o", filepath.Join(t.TempDir(), "x.fp"))
+	if r.code != 2 || !strings.HasSuffix(r.stderr, detail) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("build --fpset: exit %d, stderr %q", r.code, r.stderr)
+	}
 }

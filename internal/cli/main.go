@@ -265,12 +265,12 @@ func outputName(path string) string {
 }
 
 // message renders err on one line. The params package ends every message
-// with its sentinel ("…: params: invalid parameters"); the details before
-// it already say what is wrong.
+// with ": invalid parameters"; the details before it already say what is
+// wrong.
 func message(err error) string {
 	s := err.Error()
 	if errors.Is(err, params.ErrInvalid) {
-		s = strings.TrimSuffix(s, ": "+params.ErrInvalid.Error())
+		s = strings.TrimSuffix(s, ": invalid parameters")
 	}
 	return oneLine(s)
 }
