@@ -35,7 +35,7 @@ func buildBudget(e *env, fs *flag.FlagSet, o digest.Budget, seed uint64, inputs 
 	if err := e.keys(inputs).each(func(key []byte) { hs = append(hs, hashing.Default.Sum(key, seed)) }); err != nil {
 		return err
 	}
-	if err := budgetRoom(o); err != nil {
+	if err := budgetRoom("build", o); err != nil {
 		return err
 	}
 	b, res, err := digest.EncodeWithin(o, seed, hs)

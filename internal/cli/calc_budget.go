@@ -70,16 +70,17 @@ func checkBudget(o digest.Budget, hasPacket, needN bool) error {
 // solveBudget is o.Solve, refusing first a budget with no room for a
 // filter (budgetRoom).
 func solveBudget(o digest.Budget) (params.BudgetResult, error) {
-	if err := budgetRoom(o); err != nil {
+	if err := budgetRoom("calc", o); err != nil {
 		return params.BudgetResult{}, err
 	}
 	return o.Solve()
 }
 
-// budgetRoom refuses, in calc's words, a budget with no room for a filter.
-func budgetRoom(o digest.Budget) error {
+// budgetRoom refuses a budget with no room for a filter, naming the
+// command given it.
+func budgetRoom(command string, o digest.Budget) error {
 	if b := o.Effective(); b <= digest.BudgetFrameBytes+8 {
-		return fmt.Errorf("calc: --budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
+		return fmt.Errorf("%s: --budget %d leaves no room for a filter after the %d-byte frame", command, b, digest.BudgetFrameBytes)
 	}
 	return nil
 }

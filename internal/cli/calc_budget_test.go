@@ -40,6 +40,7 @@ func TestCalcBudget(t *testing.T) {
 	}
 	failsWith(t, "calc: --budget needs -n N", "calc", "--budget", "1000")
 	failsWith(t, "calc: --budget 70 leaves no room", "calc", "-n", "5", "--budget", "70")
+	failsWith(t, "build: --budget 70 leaves no room", "build", "--budget", "70", "-o", filepath.Join(t.TempDir(), "f.bf"))
 	failsWith(t, "calc: -p means nothing with --budget", "calc", "-n", "5", "--budget", "700", "-p", "0.1")
 	failsWith(t, "calc: --packet needs --budget BYTES", "calc", "-n", "5", "-p", "0.1", "--packet", "100")
 }
