@@ -32,16 +32,31 @@ func Main() int { return MainWith(Options{}) }
 // --transport nats then exit with status 2, naming the build that has
 // NATS.
 type Options struct {
-	// NATS, if set, returns a digest transport to the NATS server at url
-	// (serve --nats URL, simulate --transport nats), logging to logger.
-	// namespace, unless empty, keeps its stream and subjects apart from
-	// the default ones and from other namespaces' (each replay of
-	// simulate has its own).
-	NATS func(url, namespace string, logger *slog.Logger) (cache.DigestTransport, error)
+	// NATS, if set, returns a digest transport to a NATS server (serve
+	// --nats URL, simulate --transport nats).
+	NATS func(NATSConfig) (cache.DigestTransport, error)
 	// StartNATS, if set, starts a NATS server with JetStream for
 	// simulate --transport nats when no --nats URL is given, and returns
 	// its URL and how to stop it.
 	StartNATS func() (url string, stop func(), err error)
+}
+
+// NATSConfig is what Options.NATS makes a transport with.
+//
+// The zero NATSConfig names no server.
+type NATSConfig struct {
+	// URL is the server's (nats://host:port).
+	URL string
+	// Namespace, unless empty, keeps the transport's stream and subjects
+	// apart from the default ones and from other namespaces' (each
+	// replay of simulate has its own).
+	Namespace string
+	// MaxDigestBytes is the largest digest the node takes from a peer
+	// (serve --max-digest), which bounds the digests the transport joins
+	// from chunks; 0 is the transport's default.
+	MaxDigestBytes int64
+	// Logger receives the transport's log.
+	Logger *slog.Logger
 }
 
 // MainWith runs bloomcast, as Main does, with the options of another

@@ -42,7 +42,7 @@ func runServe(e *env, args []string) (err error) {
 		cfg.AccessLog = alog
 	}
 	if sf.nats != "" {
-		if cfg.Transport, err = e.opts.NATS(sf.nats, "", logger); err != nil {
+		if cfg.Transport, err = e.opts.NATS(NATSConfig{URL: sf.nats, MaxDigestBytes: cfg.MaxDigestBytes, Logger: logger}); err != nil {
 			return fmt.Errorf("serve: --nats %s: %w", sf.nats, err)
 		}
 	}

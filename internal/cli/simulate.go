@@ -220,7 +220,7 @@ func natsTransport(e *env, url string, o *clusterOptions) (stop func(), err erro
 	run := time.Now().UnixNano()
 	quiet := slog.New(slog.DiscardHandler)
 	o.transport = func(replay int, node string) (cache.DigestTransport, error) {
-		return e.opts.NATS(url, fmt.Sprintf("SIM%d_%d", run, replay), quiet)
+		return e.opts.NATS(NATSConfig{URL: url, Namespace: fmt.Sprintf("SIM%d_%d", run, replay), Logger: quiet})
 	}
 	return stop, nil
 }

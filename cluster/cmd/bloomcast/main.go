@@ -12,7 +12,6 @@ package main
 
 import (
 	"errors"
-	"log/slog"
 	"os"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -26,12 +25,12 @@ func main() { os.Exit(cli.MainWith(options())) }
 // options are the cluster build's additions to the commands.
 func options() cli.Options {
 	return cli.Options{
-		NATS: func(url, namespace string, logger *slog.Logger) (cache.DigestTransport, error) {
-			cfg := natsdigest.Config{URL: url, Logger: logger}
-			if namespace != "" {
-				cfg.Stream = "BLOOMCAST_" + namespace
-				cfg.Subject = "bloomcast." + namespace + ".digest"
-				cfg.AliveSubject = "bloomcast." + namespace + ".alive"
+		NATS: func(o cli.NATSConfig) (cache.DigestTransport, error) {
+			cfg := natsdigest.Config{URL: o.URL, MaxDigestBytes: o.MaxDigestBytes, Logger: o.Logger}
+			if ns := o.Namespace; ns != "" {
+				cfg.Stream = "BLOOMCAST_" + ns
+				cfg.Subject = "bloomcast." + ns + ".digest"
+				cfg.AliveSubject = "bloomcast." + ns + ".alive"
 			}
 			return natsdigest.New(cfg)
 		},
