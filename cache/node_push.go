@@ -217,8 +217,9 @@ func (n *Node) startTransport(ctx context.Context) error {
 	})
 }
 
-// Digest messages and bytes by transport and direction.
-func (m *nodeMetrics) registerTransport() {
+// Digest messages and bytes by transport and direction, and whether the
+// node's digest transport, if it has one, is connected.
+func (m *nodeMetrics) registerTransport(t DigestTransport) {
 	m.digestMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_digest_messages_total",
 		Help: "Digest messages by transport (http: responses to polls, 304s included, fetched and served; or the digest transport's name: messages published and delivered, alive messages included) and direction (in, out).",
@@ -228,6 +229,19 @@ func (m *nodeMetrics) registerTransport() {
 		Help: "Bytes of digest messages by transport and direction: for http, the bodies fetched (in) and the responses served with their header fields (out), as bloomcast_digest_in_bytes_total and bloomcast_digest_out_bytes_total count them; for a digest transport, the frames published and delivered.",
 	}, []string{"transport", "direction"})
 	m.registry.MustRegister(m.digestMessages, m.digestMessageBytes)
+	if t == nil {
+		return
+	}
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "bloomcast_digest_transport_connected",
+		Help:        "1 while the digest transport carries messages both ways, 0 while it does not (the node then polls its peers over HTTP).",
+		ConstLabels: prometheus.Labels{"transport": t.Name()},
+	}, func() float64 {
+		if t.Connected() {
+			return 1
+		}
+		return 0
+	}))
 }
 
 // sent counts one message published through a digest transport.

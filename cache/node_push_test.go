@@ -6,16 +6,19 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // memTransport records the messages a node publishes; Start and Close do
-// nothing, and it is always connected.
+// nothing, and it is connected unless down is set.
 type memTransport struct {
 	mu   sync.Mutex
 	sent []DigestMessage
+	down atomic.Bool // Connected reports false
 }
 
 func (m *memTransport) Name() string { return "mem" }
@@ -28,7 +31,7 @@ func (m *memTransport) Publish(_ context.Context, d DigestMessage) error {
 	m.sent = append(m.sent, d)
 	return nil
 }
-func (m *memTransport) Connected() bool { return true }
+func (m *memTransport) Connected() bool { return !m.down.Load() }
 func (m *memTransport) Close() error    { return nil }
 
 func (m *memTransport) messages() []DigestMessage {
@@ -165,5 +168,25 @@ func TestPushIntervalChecked(t *testing.T) {
 		if _, err := NewNode(cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("PushInterval %v: %v (want ErrConfig)", iv, err)
 		}
+	}
+}
+
+// TestTransportConnectedMetric: /metrics says whether the digest
+// transport is connected, labelled with its name; a node without one has
+// no such series.
+func TestTransportConnectedMetric(t *testing.T) {
+	tr := &memTransport{}
+	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "a", Transport: tr})
+	const series = `bloomcast_digest_transport_connected{transport="mem"}`
+	for _, down := range []bool{false, true, false} {
+		tr.down.Store(down)
+		_, text := getBody(t, n.url()+"/metrics")
+		if v, want := metricValue(t, text, series), map[bool]float64{false: 1, true: 0}[down]; v != want {
+			t.Errorf("down %v: %s = %v, want %v", down, series, v, want)
+		}
+	}
+	plain := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "b"})
+	if _, text := getBody(t, plain.url()+"/metrics"); strings.Contains(text, "bloomcast_digest_transport_connected") {
+		t.Error("a node without a transport exports bloomcast_digest_transport_connected")
 	}
 }
