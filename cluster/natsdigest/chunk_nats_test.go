@@ -144,15 +144,7 @@ func TestChunkedDigests(t *testing.T) {
 
 	// Another publisher leaves chunks on a's subject: two of three, then
 	// one whose first is missing. a's next delta still reaches its peers.
-	nc, err := nats.Connect(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStream(t, srv.URL)
 	for _, chunk := range []string{"broken 0/3", "broken 1/3", "orphan 2/3"} {
 		id, index, _ := strings.Cut(chunk, " ")
 		h := nats.Header{}
@@ -199,15 +191,7 @@ func TestChunkedToOldNode(t *testing.T) {
 	nodes := startNodesSized(t, srv.URL, 20000, true, time.Hour, "a")
 	waitConnected(t, nodes)
 	a := nodes["a"]
-	nc, err := nats.Connect(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStream(t, srv.URL)
 	a.store(t, keys(0, 3000)...) // full, chunked
 	a.store(t, keys(3000, 5)...) // a delta in one message
 	oc, err := js.OrderedConsumer(context.Background(), natsdigest.DefaultStream, jetstream.OrderedConsumerConfig{})
@@ -226,24 +210,13 @@ func TestChunkedToOldNode(t *testing.T) {
 		} else if m.Headers().Get(natsdigest.ChunkHeader) != "" {
 			chunks++
 		}
-		if n := len(m.Data()) + headerSize(m.Headers()); n > maxPayload {
+		if n := len(m.Data()) + natsdigest.HeaderSize(m.Headers()); n > maxPayload {
 			t.Errorf("a message of %d bytes", n)
 		}
 	}
 	if strings.Join(read, " ") != "delta" || chunks < 4 {
 		t.Fatalf("an old node would read %q and skip %d chunks", read, chunks)
 	}
-}
-
-// headerSize is the size of h on the wire.
-func headerSize(h nats.Header) int {
-	n := len("NATS/1.0\r\n\r\n")
-	for k, vs := range h {
-		for _, v := range vs {
-			n += len(k) + len(": \r\n") + len(v)
-		}
-	}
-	return n
 }
 
 // TestPublishOverLimit: a frame larger than Config.MaxDigestBytes, which

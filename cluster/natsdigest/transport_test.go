@@ -238,15 +238,7 @@ func TestFullReplacesDeltas(t *testing.T) {
 		a.store(t, keys...)
 	}
 	waitViews(t, nodes)
-	nc, err := nats.Connect(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStream(t, srv.URL)
 	stream, err := js.Stream(context.Background(), natsdigest.DefaultStream)
 	if err != nil {
 		t.Fatal(err)
@@ -395,4 +387,20 @@ func TestResyncOverHTTP(t *testing.T) {
 	if got := b.Directory().Candidates("http://origin/1"); len(got) != 1 {
 		t.Fatalf("after the resync b's candidates for a's key: %v", got)
 	}
+}
+
+// jetStream connects a client of its own to the server at url, for
+// reading the stream as the transports leave it; the test closes it.
+func jetStream(t *testing.T, url string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }
