@@ -10,7 +10,7 @@ import (
 
 var demoCommand = &command{
 	name:    "demo",
-	summary: "compare the layouts, then the summary cache against ICP on a short replay",
+	summary: "compare the layouts, then the summary cache against ICP",
 	usage:   usageText("demo"),
 	run:     runDemo,
 }

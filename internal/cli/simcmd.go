@@ -18,7 +18,7 @@ var loopsUsage = usageText("sim-loops")
 
 var simCommand = &command{
 	name:    "sim",
-	summary: "simulate SPIE IP traceback, in-packet loop detection, compressed digests and scalable filters' growth",
+	summary: "simulate IP traceback, loop detection, compressed digests, growth",
 	usage:   usageText("sim"),
 	run:     runSim,
 }

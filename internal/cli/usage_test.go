@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestUsageTextsUsed checks that every text in usage/ reaches some help
@@ -51,6 +52,23 @@ func TestReferenceCurrent(t *testing.T) {
 	for _, c := range commands {
 		if !bytes.Contains(got, []byte("```text\n"+c.usage+"```\n")) {
 			t.Errorf("docs/CLI.md lacks %s's usage", c.name)
+		}
+	}
+}
+
+// TestUsageWidth: every help text fits an 80-column terminal.
+func TestUsageWidth(t *testing.T) {
+	texts := map[string]string{"bloomcast": mainUsage(), "sim traceback": tracebackUsage, "sim loops": loopsUsage,
+		"sim compress": compressSimUsage, "sim growth": growthUsage, "calc --fpset": calcFPSetUsage,
+		"calc --transmit": calcTransmitUsage, "calc --counting": calcCountingUsage, "calc --budget": calcBudgetUsage}
+	for _, c := range commands {
+		texts[c.name] = c.usage
+	}
+	for name, text := range texts {
+		for i, line := range strings.Split(text, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("%s -h, line %d: %d columns: %q", name, i+1, n, line)
+			}
 		}
 	}
 }
