@@ -218,7 +218,8 @@ func (n *Node) startTransport(ctx context.Context) error {
 }
 
 // Digest messages and bytes by transport and direction, and whether the
-// node's digest transport, if it has one, is connected.
+// node's digest transport, if it has one, is connected and, if it counts
+// them, the messages it dropped.
 func (m *nodeMetrics) registerTransport(t DigestTransport) {
 	m.digestMessages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_digest_messages_total",
@@ -242,6 +243,13 @@ func (m *nodeMetrics) registerTransport(t DigestTransport) {
 		}
 		return 0
 	}))
+	if dc, ok := t.(DropCounter); ok {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "bloomcast_digest_transport_dropped_total",
+			Help:        "Digest messages the transport received but could not deliver (a digest sent in parts that broke off, a malformed part); the node learns them over HTTP instead.",
+			ConstLabels: prometheus.Labels{"transport": t.Name()},
+		}, func() float64 { return float64(dc.Dropped()) }))
+	}
 }
 
 // sent counts one message published through a digest transport.

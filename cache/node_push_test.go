@@ -16,9 +16,10 @@ import (
 // memTransport records the messages a node publishes; Start and Close do
 // nothing, and it is connected unless down is set.
 type memTransport struct {
-	mu   sync.Mutex
-	sent []DigestMessage
-	down atomic.Bool // Connected reports false
+	mu      sync.Mutex
+	sent    []DigestMessage
+	down    atomic.Bool   // Connected reports false
+	dropped atomic.Uint64 // what Dropped reports
 }
 
 func (m *memTransport) Name() string { return "mem" }
@@ -33,6 +34,7 @@ func (m *memTransport) Publish(_ context.Context, d DigestMessage) error {
 }
 func (m *memTransport) Connected() bool { return !m.down.Load() }
 func (m *memTransport) Close() error    { return nil }
+func (m *memTransport) Dropped() uint64 { return m.dropped.Load() }
 
 func (m *memTransport) messages() []DigestMessage {
 	m.mu.Lock()
@@ -172,8 +174,8 @@ func TestPushIntervalChecked(t *testing.T) {
 }
 
 // TestTransportConnectedMetric: /metrics says whether the digest
-// transport is connected, labelled with its name; a node without one has
-// no such series.
+// transport is connected and how many messages it dropped, labelled with
+// its name; a node without one has no such series.
 func TestTransportConnectedMetric(t *testing.T) {
 	tr := &memTransport{}
 	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "a", Transport: tr})
@@ -185,8 +187,13 @@ func TestTransportConnectedMetric(t *testing.T) {
 			t.Errorf("down %v: %s = %v, want %v", down, series, v, want)
 		}
 	}
+	tr.dropped.Store(3)
+	_, text := getBody(t, n.url()+"/metrics")
+	if v := metricValue(t, text, `bloomcast_digest_transport_dropped_total{transport="mem"}`); v != 3 {
+		t.Errorf("bloomcast_digest_transport_dropped_total = %v, want 3", v)
+	}
 	plain := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "b"})
-	if _, text := getBody(t, plain.url()+"/metrics"); strings.Contains(text, "bloomcast_digest_transport_connected") {
-		t.Error("a node without a transport exports bloomcast_digest_transport_connected")
+	if _, text := getBody(t, plain.url()+"/metrics"); strings.Contains(text, "bloomcast_digest_transport_") {
+		t.Error("a node without a transport exports bloomcast_digest_transport_ series")
 	}
 }

@@ -54,6 +54,17 @@ type DigestTransport interface {
 	Close() error
 }
 
+// DropCounter is what a DigestTransport may also implement: Dropped
+// returns the number of messages it received but could not deliver (a
+// digest sent in parts that broke off, a malformed part), which the node
+// then learns over HTTP. /metrics exports it as
+// bloomcast_digest_transport_dropped_total. The zero DropCounter, nil,
+// counts nothing: a transport that does not implement it exports no
+// such series.
+type DropCounter interface {
+	Dropped() uint64
+}
+
 // DigestMessage is one publication of a node's digest on a
 // [DigestTransport]: a full digest or a delta as the node's digest
 // endpoint serves them, or, with no Frame, word that the node is alive

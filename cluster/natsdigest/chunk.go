@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/nats-io/nats.go"
@@ -184,6 +185,8 @@ type reassembler struct {
 	mu      sync.Mutex
 	held    int64
 	pending map[string]*pending // by node
+
+	dropped atomic.Uint64 // incomplete digests and malformed chunks dropped
 }
 
 func newReassembler(self string, limit int64, log *slog.Logger) *reassembler {
@@ -211,6 +214,7 @@ func (r *reassembler) add(h nats.Header, data []byte) (m cache.DigestMessage, ok
 		if p := r.pending[node]; p != nil {
 			r.drop(p, "a chunk after it was malformed")
 		}
+		r.dropped.Add(1)
 		r.log.Warn("NATS: dropped a malformed digest chunk", "node", node, "err", err)
 		return cache.DigestMessage{}, false
 	}
@@ -260,8 +264,9 @@ func (r *reassembler) add(h nats.Header, data []byte) (m cache.DigestMessage, ok
 	return cache.DigestMessage{Node: p.node, Sequence: p.seq, Delta: p.kind == "delta", ETag: p.etag, Frame: p.frame}, true
 }
 
-// drop logs and forgets an incomplete digest.
+// drop logs, counts and forgets an incomplete digest.
 func (r *reassembler) drop(p *pending, why string) {
+	r.dropped.Add(1)
 	r.log.Warn("NATS: dropped an incomplete digest; the node resyncs over HTTP or polls", "node", p.node,
 		"sequence", p.seq, "id", p.id, "chunks", fmt.Sprintf("%d of %d", p.next, p.count), "why", why)
 	r.forget(p)

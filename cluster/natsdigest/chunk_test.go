@@ -264,3 +264,30 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// TestReassemblerCountsDrops: a digest whose chunks all come is not
+// counted; one that breaks off is, and so is a malformed chunk.
+func TestReassemblerCountsDrops(t *testing.T) {
+	m := publish(t, frame(5000, 1), single("a", 1, "full", ""), 1024)
+	r := newReassembler("self", 1<<20, slog.New(slog.DiscardHandler))
+	for _, x := range m {
+		r.add(x.h, x.data)
+	}
+	if n := r.dropped.Load(); n != 0 {
+		t.Fatalf("a whole digest: %d dropped", n)
+	}
+	r.add(m[0].h, m[0].data)
+	r.add(m[2].h, m[2].data) // chunk 1 missing
+	if n := r.dropped.Load(); n != 1 {
+		t.Fatalf("a digest broken off: %d dropped, want 1", n)
+	}
+	bad := nats.Header{}
+	for k, v := range m[0].h {
+		bad[k] = v
+	}
+	bad.Set(ChunkHeader, "x")
+	r.add(bad, m[0].data)
+	if n := r.dropped.Load(); n != 2 {
+		t.Fatalf("a malformed chunk: %d dropped, want 2", n)
+	}
+}

@@ -139,9 +139,14 @@ type Transport struct {
 	done    chan struct{}
 
 	ready atomic.Bool // the stream and the consumer are set up
+
+	chunks *reassembler // set by Start, under mu
 }
 
-var _ cache.DigestTransport = (*Transport)(nil)
+var (
+	_ cache.DigestTransport = (*Transport)(nil)
+	_ cache.DropCounter     = (*Transport)(nil)
+)
 
 // New checks cfg and returns a transport; Start connects it.
 func New(cfg Config) (*Transport, error) {
@@ -233,6 +238,19 @@ func (t *Transport) Subject(node string) string { return t.cfg.Subject + "." + T
 // Name returns "nats".
 func (t *Transport) Name() string { return "nats" }
 
+// Dropped returns the number of digests received in chunks and dropped
+// incomplete (a chunk missing or malformed, or the bounds on what is
+// held), and of malformed chunks: what the node learns instead over
+// HTTP. It implements cache.DropCounter.
+func (t *Transport) Dropped() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.chunks == nil {
+		return 0
+	}
+	return t.chunks.dropped.Load()
+}
+
 // Start connects to the server, makes the stream if it does not exist
 // and reads it with an ordered consumer from its start, delivering
 // every node's messages but self's, and subscribes to the alive
@@ -277,6 +295,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.D
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
 	chunks := newReassembler(self, t.cfg.MaxDigestBytes, t.log)
+	t.chunks = chunks
 	consume := func(msg jetstream.Msg) { handle(chunks.add(msg.Headers(), msg.Data())) }
 	if err := t.setupLocked(bg, consume); err == nil {
 		close(t.done)
