@@ -140,7 +140,7 @@ type Transport struct {
 
 	ready atomic.Bool // the stream and the consumer are set up
 
-	chunks *reassembler // set by Start, under mu
+	chunks atomic.Pointer[reassembler] // set by Start; read by Dropped without mu, which setup holds while it retries
 }
 
 var (
@@ -243,12 +243,10 @@ func (t *Transport) Name() string { return "nats" }
 // held), and of malformed chunks: what the node learns instead over
 // HTTP. It implements cache.DropCounter.
 func (t *Transport) Dropped() uint64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.chunks == nil {
-		return 0
+	if r := t.chunks.Load(); r != nil {
+		return r.dropped.Load()
 	}
-	return t.chunks.dropped.Load()
+	return 0
 }
 
 // Start connects to the server, makes the stream if it does not exist
@@ -295,7 +293,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.D
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
 	chunks := newReassembler(self, t.cfg.MaxDigestBytes, t.log)
-	t.chunks = chunks
+	t.chunks.Store(chunks)
 	consume := func(msg jetstream.Msg) { handle(chunks.add(msg.Headers(), msg.Data())) }
 	if err := t.setupLocked(bg, consume); err == nil {
 		close(t.done)
