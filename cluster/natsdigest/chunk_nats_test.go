@@ -231,11 +231,7 @@ func TestPublishOverLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	for deadline := time.Now().Add(30 * time.Second); !tr.Connected(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("transport not connected after 30 s")
-		}
-	}
+	natstest.WaitConnected(t, "a", tr)
 	for _, n := range []int{10000, 10001} {
 		err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
 		if (err == nil) != (n <= 10000) {

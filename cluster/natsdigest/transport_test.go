@@ -98,14 +98,8 @@ func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, 
 // out and be retried a second later, hence the generous bound.
 func waitConnected(t *testing.T, nodes map[string]*node) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	for name, n := range nodes {
-		for !n.tr.Connected() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: transport not connected after 30 s", name)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		natstest.WaitConnected(t, name, n.tr)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
@@ -23,11 +22,7 @@ func TestNATSMaxDigest(t *testing.T) {
 	if err := tr.Start(context.Background(), "a", func(cache.DigestMessage) {}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); !tr.Connected(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("transport not connected after 30 s")
-		}
-	}
+	natstest.WaitConnected(t, "a", tr)
 	for _, n := range []int{5000, 5001} {
 		err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
 		if (err == nil) != (n <= 5000) {

@@ -3,6 +3,7 @@ package natstest
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/cluster/internal/proctest"
 )
@@ -37,6 +38,18 @@ func NewWith(t testing.TB, o Options) *Server {
 		s.Kill()
 	})
 	return s
+}
+
+// WaitConnected fails t unless c, a digest transport called name, says
+// it is connected within 30 s: a loaded machine may take a retry of the
+// first connection.
+func WaitConnected(t testing.TB, name string, c interface{ Connected() bool }) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !c.Connected(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: transport not connected after 30 s", name)
+		}
+	}
 }
 
 // Installed reports whether nats-server is installed; it fails, as an
