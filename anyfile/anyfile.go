@@ -47,7 +47,7 @@ import (
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
 	"github.com/bloomcast/bloomcast/scalable"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // An Error is a problem anyfile found with a file's content or with

@@ -18,7 +18,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 const url = "http://example.com/a"

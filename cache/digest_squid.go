@@ -11,7 +11,7 @@ import (
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // SquidDigestConfig configures a [SquidDigest].

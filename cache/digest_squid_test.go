@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 func TestSquidDigestMatchesSquid(t *testing.T) {

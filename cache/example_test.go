@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 func ExampleKey() {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // TestNodeOutgrowsCapacity caches 10 times a node's --capacity (1000)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // testOrigin serves /obj/N, cacheable for an hour, and counts requests.

@@ -18,7 +18,7 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // Protocol is how a peer publishes its summary.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // digestServer serves a publisher that can be swapped (a restart) or

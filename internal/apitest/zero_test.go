@@ -21,7 +21,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // receivers are, per exported type, a zero value and (where one can be

@@ -6,7 +6,7 @@ import (
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 var buildCommand = &command{

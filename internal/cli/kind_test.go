@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // fileKind is one kind of filter file the CLI reads, and how to make one

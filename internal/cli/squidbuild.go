@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // squidBuild is build --squid: a Squid Cache Digest (version 5) of URLs

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/squid"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // build --squid writes exactly the digest the squid package makes, and
