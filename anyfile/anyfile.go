@@ -43,11 +43,11 @@ import (
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
 	"github.com/bloomcast/bloomcast/scalable"
-	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // An Error is a problem anyfile found with a file's content or with

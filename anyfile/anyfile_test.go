@@ -16,9 +16,9 @@ import (
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 const url = "http://example.com/a"

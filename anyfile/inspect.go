@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/entropy"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 	"github.com/bloomcast/bloomcast/scalable"
-	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // The reports of "bloomcast inspect" for Bloom, counting and Squid

@@ -9,9 +9,9 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // SquidDigestConfig configures a [SquidDigest].

@@ -18,10 +18,10 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/parquet"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // receivers are, per exported type, a zero value and (where one can be

@@ -5,8 +5,8 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 var buildCommand = &command{
