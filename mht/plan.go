@@ -57,7 +57,7 @@ func DefaultPlan(n uint64) (Plan, error) {
 	if n < 1 {
 		return Plan{}, fmt.Errorf("%w: n = 0", ErrConfig)
 	}
-	sizes, err := params.GeometricSizes(DefaultFirstPerItem*n, DefaultRatio, DefaultLevels)
+	sizes, err := GeometricSizes(DefaultFirstPerItem*n, DefaultRatio, DefaultLevels)
 	if err != nil {
 		return Plan{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -69,9 +69,9 @@ func DefaultPlan(n uint64) (Plan, error) {
 }
 
 // SizeMBF sizes the multiple Bloom filters to the skew of the plan's table
-// ([params.MHTOccupancy.MBFSizes]).
+// ([Occupancy.MBFSizes]).
 func (p *Plan) SizeMBF(bitsPerItem, failureBound float64) error {
-	o, err := params.OccupancyMHT(p.N, p.Sizes)
+	o, err := NewOccupancy(p.N, p.Sizes)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -147,7 +147,7 @@ type Figures struct {
 // Calculation is what params computes for a plan.
 // The zero value is no calculation; Plan.Calculate fills it.
 type Calculation struct {
-	Occupancy params.MHTOccupancy
+	Occupancy Occupancy
 	// Probe is the plain d-choice lookup that reads every sub-table.
 	Probe     Figures
 	Summaries []Figures
@@ -156,7 +156,7 @@ type Calculation struct {
 // Calculate computes the plan's occupancy, crisis probability and the
 // bounds of each summary with package params.
 func (p Plan) Calculate() (Calculation, error) {
-	o, err := params.OccupancyMHT(p.N, p.Sizes)
+	o, err := NewOccupancy(p.N, p.Sizes)
 	if err != nil {
 		return Calculation{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -171,7 +171,7 @@ func (p Plan) Calculate() (Calculation, error) {
 		if _, err := p.NewSummary(k); err != nil {
 			return Calculation{}, err
 		}
-		var b params.SummaryBounds
+		var b SummaryBounds
 		switch k {
 		case KindSong:
 			b = o.SongBounds(p.CounterBits)
