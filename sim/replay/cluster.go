@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"context"
@@ -349,7 +349,7 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	}
 	defer func() {
 		if cerr := o.close(); err == nil && cerr != nil {
-			err = fmt.Errorf("sim: origin: %w", cerr)
+			err = fmt.Errorf("replay: origin: %w", cerr)
 		}
 	}()
 	if cfg.PollInterval < 0 || (cfg.PollInterval > 0 && cfg.Transport != nil) {
@@ -361,7 +361,7 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	for i, m := range cfg.Modes {
 		r, err := replay(cfg, o, m, i)
 		if err != nil {
-			return out, fmt.Errorf("sim: mode %s: %w", m, err)
+			return out, fmt.Errorf("replay: mode %s: %w", m, err)
 		}
 		out = append(out, r)
 	}
