@@ -213,8 +213,8 @@ func (x *pieceIndex) decodePiece(dst []uint64, m, i uint64) error {
 	return nil
 }
 
-// decodePieces decodes every piece of x into words (⌈m/64⌉ words).
-func decodePieces(words []uint64, x pieceIndex, m uint64) error {
+// decodeEveryPiece decodes every piece of x into words (⌈m/64⌉ words).
+func decodeEveryPiece(words []uint64, x pieceIndex, m uint64) error {
 	wpp := x.pieceBytes / 8
 	for i := range uint64(len(x.ends)) {
 		lo := i * wpp
@@ -238,5 +238,5 @@ func decodePiecesLimited(body []byte, m uint64, lim envelope.Limits) ([]uint64, 
 		return nil, err
 	}
 	words := make([]uint64, nw)
-	return words, decodePieces(words, x, m)
+	return words, decodeEveryPiece(words, x, m)
 }
