@@ -432,8 +432,3 @@ func mustGet(t *testing.T, c *http.Client, target string) string {
 	}
 	return string(b)
 }
-
-func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	squidtest.WaitFor(t, limit, what, ok)
-}
