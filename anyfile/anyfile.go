@@ -146,10 +146,10 @@ type File struct {
 	// filter (Options.Keys); the other kinds take KeyString only.
 	Keys KeyType
 
-	// View is set for a Bloom filter coded in pieces (codec 3); with
+	// Pieces is set for a Bloom filter coded in pieces (codec 3); with
 	// Options.LazyPieces Bloom is then nil, and Contains decodes only
 	// the pieces a key's probes fall in.
-	View *digest.View
+	Pieces *digest.Pieces
 	// EntropyBits is the structure's m·H(p̂) (for counters their
 	// order-0 entropy): what no coder of the model beats. Set for Bloom
 	// and counting filters read whole.
@@ -167,8 +167,8 @@ type Options struct {
 	// Limits bounds the payload; ReadFile raises it to the size of a
 	// larger regular file.
 	Limits envelope.Limits
-	// LazyPieces keeps a Bloom filter coded in pieces as a digest.View
-	// (File.View), decoding pieces only as queries need them.
+	// LazyPieces keeps a Bloom filter coded in pieces as digest.Pieces
+	// (File.Pieces), decoding pieces only as queries need them.
 	LazyPieces bool
 	// Format, if not 0, is the format the file must be in; 0 detects it.
 	Format Format
@@ -264,7 +264,7 @@ func (f *File) decode(payload []byte, opt Options) error {
 	switch h.Type {
 	case envelope.TypeBloom, envelope.TypeCounting:
 		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
-			if f.View, err = digest.NewView(h, payload, lim, 0); err != nil || opt.LazyPieces {
+			if f.Pieces, err = digest.NewPieces(h, payload, lim, 0); err != nil || opt.LazyPieces {
 				return err
 			}
 		}
@@ -339,7 +339,7 @@ func (f *File) Kind() Kind {
 		return Squid
 	case f.Counting != nil:
 		return Counting
-	case f.Bloom != nil, f.View != nil:
+	case f.Bloom != nil, f.Pieces != nil:
 		return Bloom
 	case f.Delta != nil:
 		return Delta
@@ -449,7 +449,7 @@ func (f *File) Contains(key []byte) (bool, error) {
 		return f.Squid.ContainsKey(squid.StoreKeyCanonical(squid.GET, u)), nil
 	case Bloom, Counting:
 		if f.Bloom == nil {
-			return f.View.Contains(key)
+			return f.Pieces.Contains(key)
 		}
 		return f.Bloom.Contains(key), nil
 	case Deletion:
@@ -513,10 +513,10 @@ func (f *File) Add(key []byte) error {
 
 // decodeView decodes a lazily read piecewise digest whole.
 func (f *File) decodeView() error {
-	if f.Bloom != nil || f.View == nil {
+	if f.Bloom != nil || f.Pieces == nil {
 		return nil
 	}
-	b, err := f.View.Filter()
+	b, err := f.Pieces.Filter()
 	f.Bloom = b
 	return err
 }
@@ -532,8 +532,8 @@ func (f *File) Codec() digest.Codec {
 	if f == nil {
 		return digest.Raw
 	}
-	if f.View != nil {
-		return f.View.Codec()
+	if f.Pieces != nil {
+		return f.Pieces.Codec()
 	}
 	if f.Scalable != nil {
 		return f.layerCodec
@@ -594,7 +594,7 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 	case Deletion:
 		return f.Deletion, nil
 	case Bloom, Counting:
-		if codec == digest.Raw && f.Header.Sequence == 0 && f.View == nil {
+		if codec == digest.Raw && f.Header.Sequence == 0 && f.Pieces == nil {
 			// What digest.Encode writes, streamed from the array.
 			if f.Counting != nil {
 				return f.Counting, nil
@@ -616,8 +616,8 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 // filter, say), with codec: in pieces of f's size when f was read in
 // pieces and codec is theirs, else as one stream.
 func (f *File) EncodeDigest(d *digest.Digest, codec digest.Codec) (Frame, error) {
-	if f != nil && f.View != nil && codec == f.Codec() {
-		return digest.EncodePieces(d, codec, f.View.PieceBytes())
+	if f != nil && f.Pieces != nil && codec == f.Codec() {
+		return digest.EncodePieces(d, codec, f.Pieces.PieceBytes())
 	}
 	return digest.Encode(d, codec)
 }

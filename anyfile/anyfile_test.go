@@ -173,8 +173,8 @@ func TestPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Bloom != nil || f.View == nil || f.Kind() != anyfile.Bloom || f.Codec() != digest.Arith {
-		t.Fatalf("lazy pieces: Bloom %v, View %v, kind %v, codec %v", f.Bloom != nil, f.View != nil, f.Kind(), f.Codec())
+	if f.Bloom != nil || f.Pieces == nil || f.Kind() != anyfile.Bloom || f.Codec() != digest.Arith {
+		t.Fatalf("lazy pieces: Bloom %v, View %v, kind %v, codec %v", f.Bloom != nil, f.Pieces != nil, f.Kind(), f.Codec())
 	}
 	if in, err := f.Contains([]byte(url)); !in || err != nil {
 		t.Errorf("Contains: %t, %v", in, err)
@@ -184,7 +184,7 @@ func TestPieces(t *testing.T) {
 	}
 	out := bytesOf(t, f)
 	g, err := anyfile.Read(bytes.NewReader(out), anyfile.Options{})
-	if err != nil || g.View == nil || g.View.PieceBytes() != f.View.PieceBytes() {
+	if err != nil || g.Pieces == nil || g.Pieces.PieceBytes() != f.Pieces.PieceBytes() {
 		t.Fatalf("written back: err %v, not in pieces of the same size", err)
 	}
 	if in, _ := g.Contains([]byte("new")); !in {

@@ -82,8 +82,8 @@ func TestRecodeDiffPatch(t *testing.T) {
 			t.Fatal(c, err)
 		}
 		g := reread(t, b)
-		if g.Header.Sequence != 7 || !g.Bloom.Equal(f.Bloom) || (c.pieces > 0) != (g.View != nil) {
-			t.Errorf("%v: sequence %d, equal %v, view %v", c, g.Header.Sequence, g.Bloom.Equal(f.Bloom), g.View != nil)
+		if g.Header.Sequence != 7 || !g.Bloom.Equal(f.Bloom) || (c.pieces > 0) != (g.Pieces != nil) {
+			t.Errorf("%v: sequence %d, equal %v, view %v", c, g.Header.Sequence, g.Bloom.Equal(f.Bloom), g.Pieces != nil)
 		}
 	}
 	cf := built(t, anyfile.Counting, "x")

@@ -152,7 +152,7 @@ func (f *File) FilterReport(name string) (*FilterReport, error) {
 		r.BitsPerKey = &bpk
 	}
 	r.EntropyRatio = EntropyRatio(r.PayloadBytes, r.EntropyBytes)
-	r.Pieces = NewPiecesReport(f.View)
+	r.Pieces = NewPiecesReport(f.Pieces)
 	return r, nil
 }
 

@@ -90,7 +90,7 @@ type PiecesReport struct {
 }
 
 // NewPiecesReport describes v's pieces; nil for a nil View.
-func NewPiecesReport(v *digest.View) *PiecesReport {
+func NewPiecesReport(v *digest.Pieces) *PiecesReport {
 	if v == nil {
 		return nil
 	}

@@ -93,7 +93,7 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := anyfile.NewPiecesReport(pf.View); p == nil || p.Count != 4 || p.PieceBytes != 512 || p.IndexBytes != 8+4*4 {
+	if p := anyfile.NewPiecesReport(pf.Pieces); p == nil || p.Count != 4 || p.PieceBytes != 512 || p.IndexBytes != 8+4*4 {
 		t.Errorf("pieces report %+v", p)
 	}
 	if anyfile.NewPiecesReport(nil) != nil {

@@ -142,7 +142,7 @@ func PayloadBits(h envelope.Header) (uint64, error) {
 
 // FrameShape validates the header of a bloom frame as PayloadBits does
 // and returns the filter's shape, for a reader of the payload that keeps
-// it coded (digest.View).
+// it coded (digest.Pieces).
 func FrameShape(h envelope.Header) (params.Shape, error) {
 	if h.Type != envelope.TypeBloom {
 		return params.Shape{}, fmt.Errorf("%w: frame carries %s, not a bloom filter", ErrCorrupt, h.Type)

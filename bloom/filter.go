@@ -25,8 +25,8 @@
 // that is sent, as a digest, should be shaped for transmission: a larger,
 // sparser array with fewer hash functions, from params.OptimizeTarget or
 // params.OptimizeTransmit, given as Config.M and Config.K; package digest
-// then codes it in about m·H(p) bits. The README's library section measures
-// the difference.
+// then codes it in about m·H(p) bits. docs/LIBRARY.md ("A filter whose
+// digest compresses") measures the difference.
 //
 // On amd64 CPUs with AVX-512 the blocked layout's queries test eight probes
 // per instruction (assembly, blockprobe_amd64.s); the batch operations

@@ -58,7 +58,7 @@ const (
 	// Decode gives it; a lookup reads the bits.
 	PeerViewsDecoded = "decoded"
 	// PeerViewsCompressed: a peer's digest kept coded in pieces
-	// (digest.View), a few decoded pieces cached; a digest sent as one
+	// (digest.Pieces), a few decoded pieces cached; a digest sent as one
 	// stream is coded again in pieces of PeerPieceBytes once, one piece
 	// at a time, and deltas recode only the pieces they change. Squid
 	// digests are always held decoded.
@@ -190,7 +190,7 @@ type Peer struct {
 type peerView struct {
 	filter  *bloom.Filter  // decoded bloomcast: the digest's filter; squid: the mask
 	digest  *digest.Digest // decoded bloomcast only
-	pieces  *digest.View   // compressed bloomcast only; Patch updates it in place
+	pieces  *digest.Pieces // compressed bloomcast only; Patch updates it in place
 	squid   *squid.Digest  // squid only
 	etag    string
 	seq     uint64
@@ -606,7 +606,7 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 		}
 		return &peerView{pieces: old.pieces, seq: old.pieces.Sequence()}, true, nil
 	}
-	v, err := digest.ViewOf(body, lim, digest.Fast, PeerPieceBytes, 0)
+	v, err := digest.PiecesOf(body, lim, digest.Fast, PeerPieceBytes, 0)
 	if err != nil {
 		return nil, false, err
 	}

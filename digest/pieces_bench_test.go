@@ -27,7 +27,7 @@ func BenchmarkViewContains(b *testing.B) {
 		for _, cached := range []bool{true, false} {
 			name := fmt.Sprintf("piece=%dKiB/cached=%v", size>>10, cached)
 			b.Run(name, func(b *testing.B) {
-				v, err := DecodeView(msg, envelope.Limits{}, 1)
+				v, err := DecodePieces(msg, envelope.Limits{}, 1)
 				if err != nil {
 					b.Fatal(err)
 				}

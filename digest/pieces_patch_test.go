@@ -14,7 +14,7 @@ import (
 )
 
 // pieceStreams returns a copy of each piece's coded stream.
-func pieceStreams(v *View) [][]byte {
+func pieceStreams(v *Pieces) [][]byte {
 	st, _ := v.state()
 	out := make([][]byte, len(st.x.ends))
 	for i := range out {
@@ -34,7 +34,7 @@ func TestViewPatchPieces(t *testing.T) {
 			for _, dc := range []Codec{Raw, Arith, Fast} {
 				base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 5000)}
 				b, _ := EncodePieces(base, inner, 64)
-				v, err := DecodeView(b, envelope.Limits{}, 2)
+				v, err := DecodePieces(b, envelope.Limits{}, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +115,7 @@ func TestViewPatchMemory(t *testing.T) {
 	for _, dc := range []Codec{Raw, Arith, Fast} {
 		delta, _ := Diff(base, next, dc)
 		full, _ := Encode(base, Arith)
-		v, err := ViewOf(full, envelope.Limits{}, Arith, 4096, 1)
+		v, err := PiecesOf(full, envelope.Limits{}, Arith, 4096, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,10 +125,10 @@ func TestViewPatchMemory(t *testing.T) {
 			t.Fatal(patchErr)
 		}
 		fullBytes := allocated(func() { _, patchErr = Patch(base, delta, envelope.Limits{}) })
-		t.Logf("delta %v: array %d bytes, view holds %d; View.Patch allocated %d bytes, Patch of the decoded digest %d",
+		t.Logf("delta %v: array %d bytes, view holds %d; Pieces.Patch allocated %d bytes, Patch of the decoded digest %d",
 			dc, array, v.MemoryBytes(), viewBytes, fullBytes)
 		if viewBytes > uint64(array)/4 || fullBytes < uint64(array) {
-			t.Errorf("delta %v: View.Patch allocated %d bytes for a %d-byte array (Patch: %d)", dc, viewBytes, array, fullBytes)
+			t.Errorf("delta %v: Pieces.Patch allocated %d bytes for a %d-byte array (Patch: %d)", dc, viewBytes, array, fullBytes)
 		}
 		if g, _ := v.Filter(); !g.Equal(next.Bloom) {
 			t.Fatalf("delta %v: patched view differs", dc)
@@ -146,23 +146,23 @@ func allocated(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// TestViewOf: a digest sent as one stream (raw, arith, fast) is coded
+// TestPiecesOf: a digest sent as one stream (raw, arith, fast) is coded
 // again in pieces one piece at a time: the result is EncodePieces' frame,
 // and a frame already in pieces is read as it is.
-func TestViewOf(t *testing.T) {
+func TestPiecesOf(t *testing.T) {
 	for _, c := range pieceLayouts {
 		d := &Digest{Sequence: 9, Bloom: bloomWith(t, c, 0, 4000)}
 		crc, _ := Checksum(d)
 		for _, sent := range []Codec{Raw, Arith, Fast} {
 			frame, _ := Encode(d, sent)
 			for _, inner := range []Codec{Arith, Fast} {
-				v, err := ViewOf(frame, envelope.Limits{}, inner, 1000, 0)
+				v, err := PiecesOf(frame, envelope.Limits{}, inner, 1000, 0)
 				if err != nil {
 					t.Fatalf("%v from %v: %v", c.Layout, sent, err)
 				}
 				want, _ := EncodePieces(d, inner, 1000)
 				if got, _ := v.AppendBinary(nil); !bytes.Equal(got, want) {
-					t.Fatalf("%v from %v: ViewOf differs from EncodePieces", c.Layout, sent)
+					t.Fatalf("%v from %v: PiecesOf differs from EncodePieces", c.Layout, sent)
 				}
 				if got, err := v.SetBits(); err != nil || got != d.Bloom.SetBits() {
 					t.Fatalf("%v: %d bits set, want %d", c.Layout, got, d.Bloom.SetBits())
@@ -170,7 +170,7 @@ func TestViewOf(t *testing.T) {
 				if got, err := v.Checksum(); err != nil || got != crc {
 					t.Fatalf("%v: checksum %08x, want %08x", c.Layout, got, crc)
 				}
-				again, err := ViewOf(want, envelope.Limits{}, Fast, 8, 0)
+				again, err := PiecesOf(want, envelope.Limits{}, Fast, 8, 0)
 				if err != nil || again.PieceBytes() != v.PieceBytes() || again.Codec() != inner {
 					t.Fatalf("a frame in pieces was not kept as it is: %v", err)
 				}
@@ -178,20 +178,20 @@ func TestViewOf(t *testing.T) {
 		}
 	}
 	cf, _ := Encode(&Digest{Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}, Fast)
-	if _, err := ViewOf(cf, envelope.Limits{}, Fast, 64, 0); !errors.Is(err, ErrCodec) {
+	if _, err := PiecesOf(cf, envelope.Limits{}, Fast, 64, 0); !errors.Is(err, ErrCodec) {
 		t.Errorf("a counting filter: %v", err)
 	}
 	d := &Digest{Bloom: bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 4096, K: 2, Seed: 1}, 0, 100)}
 	frame, _ := Encode(d, Arith)
-	if _, err := ViewOf(frame, envelope.Limits{MaxPayload: 100}, Fast, 1024, 0); err == nil {
+	if _, err := PiecesOf(frame, envelope.Limits{MaxPayload: 100}, Fast, 1024, 0); err == nil {
 		t.Error("a 512-byte piece under a 100-byte limit")
 	}
-	var zero View
+	var zero Pieces
 	if _, err := zero.Contains(key(1)); !errors.Is(err, ErrEmpty) {
-		t.Errorf("zero View: %v", err)
+		t.Errorf("zero Pieces: %v", err)
 	}
 	if err := zero.Patch(frame, envelope.Limits{}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("zero View patched: %v", err)
+		t.Errorf("zero Pieces patched: %v", err)
 	}
 }
 
@@ -201,7 +201,7 @@ func TestViewConcurrent(t *testing.T) {
 	c := bloom.Config{Layout: bloom.Blocked, N: 5000, P: 0.01, Seed: 3}
 	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 5000)}
 	b, _ := EncodePieces(base, Fast, 256)
-	v, err := DecodeView(b, envelope.Limits{}, 3)
+	v, err := DecodePieces(b, envelope.Limits{}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func FuzzViewPatch(f *testing.F) {
 	}
 	frame, _ := EncodePieces(base, Fast, 64)
 	f.Fuzz(func(t *testing.T, delta []byte) {
-		v, err := DecodeView(frame, fuzzLimits, 2)
+		v, err := DecodePieces(frame, fuzzLimits, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,30 +266,30 @@ func FuzzViewPatch(f *testing.F) {
 			return
 		}
 		if werr != nil {
-			t.Fatalf("View.Patch applied a delta Patch refuses: %v", werr)
+			t.Fatalf("Pieces.Patch applied a delta Patch refuses: %v", werr)
 		}
 		if got, _ := v.Filter(); !got.Equal(want.Bloom) || v.Sequence() != want.Sequence {
-			t.Fatal("View.Patch and Patch differ")
+			t.Fatal("Pieces.Patch and Patch differ")
 		}
 	})
 }
 
-// FuzzViewOf: ViewOf reads what Decode reads, to the same filter.
-func FuzzViewOf(f *testing.F) {
+// FuzzPiecesOf: PiecesOf reads what Decode reads, to the same filter.
+func FuzzPiecesOf(f *testing.F) {
 	for _, b := range goldenDigests(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := ViewOf(data, fuzzLimits, Fast, 64, 1)
+		v, err := PiecesOf(data, fuzzLimits, Fast, 64, 1)
 		d, derr := Decode(data, fuzzLimits)
 		if err != nil {
 			return
 		}
 		if derr != nil {
-			t.Fatalf("ViewOf reads what Decode refuses: %v", derr)
+			t.Fatalf("PiecesOf reads what Decode refuses: %v", derr)
 		}
 		if got, err := v.Filter(); err == nil && !got.Equal(d.Bloom) {
-			t.Fatal("ViewOf and Decode differ")
+			t.Fatal("PiecesOf and Decode differ")
 		}
 	})
 }

@@ -31,7 +31,7 @@ func TestPiecesRoundTrip(t *testing.T) {
 				if err != nil || !d.Bloom.Equal(f) || d.Sequence != 7 || d.Codec != envelope.CodecPieces {
 					t.Fatalf("%v %v %d: decoding: %v", c.Layout, codec, size, err)
 				}
-				v, err := DecodeView(b, envelope.Limits{}, 1)
+				v, err := DecodePieces(b, envelope.Limits{}, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -57,11 +57,11 @@ func TestPiecesRoundTrip(t *testing.T) {
 				}
 				g, err := v.Filter()
 				if err != nil || !g.Equal(f) {
-					t.Fatalf("View.Filter: %v", err)
+					t.Fatalf("Pieces.Filter: %v", err)
 				}
 				again, _ := v.AppendBinary(nil)
 				if !bytes.Equal(again, b) {
-					t.Fatal("View.AppendBinary differs from the frame read")
+					t.Fatal("Pieces.AppendBinary differs from the frame read")
 				}
 			}
 		}
@@ -102,7 +102,7 @@ func TestViewPatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _ := EncodePieces(base, Fast, 512)
-		v, err := DecodeView(b, envelope.Limits{}, 2)
+		v, err := DecodePieces(b, envelope.Limits{}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestPiecesHostile(t *testing.T) {
 	// index: refused from the payload's length, before allocating.
 	huge := cases["huge m"]
 	allocs := testing.AllocsPerRun(10, func() {
-		if _, err := DecodeView(huge, envelope.Limits{}, 0); err == nil {
+		if _, err := DecodePieces(huge, envelope.Limits{}, 0); err == nil {
 			t.Fatal("huge m: view built")
 		}
 	})
@@ -196,17 +196,17 @@ func TestPiecesHostile(t *testing.T) {
 	}
 }
 
-func FuzzDecodeView(f *testing.F) {
+func FuzzDecodePieces(f *testing.F) {
 	for name, b := range goldenDigests(f) {
 		if bytes.Contains([]byte(name), []byte("pieces")) {
 			f.Add(b)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := DecodeView(data, fuzzLimits, 2)
+		v, err := DecodePieces(data, fuzzLimits, 2)
 		if err != nil {
 			if _, derr := Decode(data, fuzzLimits); derr == nil && bytes.Equal(data[7:8], []byte{3}) {
-				t.Fatalf("Decode reads what DecodeView refuses: %v", err)
+				t.Fatalf("Decode reads what DecodePieces refuses: %v", err)
 			}
 			return
 		}

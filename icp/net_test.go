@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 func listen(t testing.TB) *net.UDPConn {
@@ -131,18 +133,9 @@ func TestQueryThreePeers(t *testing.T) {
 	if want := uint64(3*(24+len(url)+1) + 5*(24+len(other)+1)); st.BytesSent != want {
 		t.Fatalf("bytes sent %d, want %d", st.BytesSent, want)
 	}
-	waitFor(t, func() bool { return hitSrv.Stats().Queries == 3 && missSrv.Stats().Queries == 3 })
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool { return hitSrv.Stats().Queries == 3 && missSrv.Stats().Queries == 3 })
 	if hs := hitSrv.Stats(); hs.Hits != 1 || hs.Misses != 2 || hs.MessagesSent != 3 || hs.MessagesReceived != 3 {
 		t.Fatalf("server stats %+v", hs)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
 	}
 }
 
@@ -204,7 +197,7 @@ func TestServerReplies(t *testing.T) {
 			t.Fatalf("% x was answered: %+v", b, r)
 		}
 	}
-	waitFor(t, func() bool { return srv.Stats().MessagesReceived == 11 })
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool { return srv.Stats().MessagesReceived == 11 })
 	st := srv.Stats()
 	want := ServerStats{Queries: 8, Hits: 3, Misses: 1, NoFetch: 1, Denied: 1, Errors: 2, Malformed: 2, Ignored: 1}
 	want.Traffic = st.Traffic
@@ -271,7 +264,7 @@ func TestClientDropsStrayReplies(t *testing.T) {
 	// A reply after the query ended is dropped too.
 	b, _ := Encode(Message{Opcode: OpHit, RequestNumber: res.RequestNumber, URL: url})
 	q.WriteToUDPAddrPort(b, client)
-	waitFor(t, func() bool { return c.Stats().Unmatched == 6 })
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool { return c.Stats().Unmatched == 6 })
 }
 
 func TestQueryArguments(t *testing.T) {
@@ -323,7 +316,7 @@ func TestQueryEndsOnCancelAndClose(t *testing.T) {
 		_, err := c.Query(context.Background(), silent, "u", time.Minute)
 		errc <- err
 	}()
-	waitFor(t, func() bool { return c.Stats().Queries == 2 })
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool { return c.Stats().Queries == 2 })
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +404,7 @@ func TestClientWithServerOnOneSocket(t *testing.T) {
 		}
 	}
 	// The server counts a reply after sending it (ServerStats.Answered).
-	waitFor(t, func() bool { st := nodes[0].cfg.Server.Stats(); return st.Answered() >= st.Queries })
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool { st := nodes[0].cfg.Server.Stats(); return st.Answered() >= st.Queries })
 	if st := nodes[0].cfg.Server.Stats(); st.Queries != 2 || st.Hits != 1 || st.Misses != 1 {
 		t.Fatalf("server stats %+v", st)
 	}
@@ -467,7 +460,7 @@ func TestConcurrentQueries(t *testing.T) {
 	if st.Queries != total || st.Hits+st.Misses != total || st.Timeouts != 0 || st.MessagesSent != servers*total {
 		t.Fatalf("client stats %+v", st)
 	}
-	waitFor(t, func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the stats", func() bool {
 		var answered uint64
 		for _, s := range srvs {
 			answered += s.Stats().MessagesSent

@@ -49,10 +49,11 @@
 // per bucket) and rebuilds table and summary once that many items are
 // marked, as the paper suggests for summaries without counters.
 //
-// package params computes the occupancy, crisis probability and every
-// summary's bounds ([params.OccupancyMHT]) and the figures of Song et
-// al.'s table ([params.MHTOccupancy.SongBounds]); [Plan.Simulate]
-// measures them.
+// The calculator of Kirsch and Mitzenmacher computes the occupancy, crisis
+// probability and every summary's bounds ([NewOccupancy], occupancy.go)
+// and the figures of Song et al.'s table ([Occupancy.SongBounds],
+// song_bounds.go); [Plan.Calculate] runs it and [Plan.Simulate] measures
+// the same figures.
 // Tables travel in the bloomcast frame as structure type 6 and summaries
 // as types 7 (interpolation search), 8 (single filter and Song's counters)
 // and 9 (multiple Bloom filters). A Table is not safe for concurrent use:

@@ -81,6 +81,9 @@ func (s *Interp) Count() uint64 { return uint64(len(s.words)) }
 // Bits returns n·(b + ⌈log2 d⌉).
 func (s *Interp) Bits() uint64 { return uint64(len(s.words)) * uint64(s.b+int(s.tb)) }
 
+// bitsFor is Bits for a summary holding n items.
+func (s *Interp) bitsFor(n uint64) uint64 { return uint64(float64(n) * float64(s.b+int(s.tb))) }
+
 // Clear empties the summary.
 func (s *Interp) Clear() { s.words = s.words[:0] }
 

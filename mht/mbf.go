@@ -16,7 +16,7 @@ import (
 // positive of B_{j+1}, which holds the few items of later sub-tables: the
 // skew of the table lets the later filters be small while their rates are
 // tiny, and false positives and type failures are tuned separately
-// ([params.MHTOccupancy.MBFSizes] sizes them). The counting version
+// ([Occupancy.MBFSizes] sizes them). The counting version
 // replaces each filter by a counting Bloom filter of c-bit counters (Fan,
 // Cao, Almeida and Broder, "Summary cache", 2000) so that Remove works.
 //

@@ -57,7 +57,7 @@ func DefaultPlan(n uint64) (Plan, error) {
 	if n < 1 {
 		return Plan{}, fmt.Errorf("%w: n = 0", ErrConfig)
 	}
-	sizes, err := params.GeometricSizes(DefaultFirstPerItem*n, DefaultRatio, DefaultLevels)
+	sizes, err := GeometricSizes(DefaultFirstPerItem*n, DefaultRatio, DefaultLevels)
 	if err != nil {
 		return Plan{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -69,9 +69,9 @@ func DefaultPlan(n uint64) (Plan, error) {
 }
 
 // SizeMBF sizes the multiple Bloom filters to the skew of the plan's table
-// ([params.MHTOccupancy.MBFSizes]).
+// ([Occupancy.MBFSizes]).
 func (p *Plan) SizeMBF(bitsPerItem, failureBound float64) error {
-	o, err := params.OccupancyMHT(p.N, p.Sizes)
+	o, err := NewOccupancy(p.N, p.Sizes)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -147,7 +147,7 @@ type Figures struct {
 // Calculation is what params computes for a plan.
 // The zero value is no calculation; Plan.Calculate fills it.
 type Calculation struct {
-	Occupancy params.MHTOccupancy
+	Occupancy Occupancy
 	// Probe is the plain d-choice lookup that reads every sub-table.
 	Probe     Figures
 	Summaries []Figures
@@ -156,7 +156,7 @@ type Calculation struct {
 // Calculate computes the plan's occupancy, crisis probability and the
 // bounds of each summary with package params.
 func (p Plan) Calculate() (Calculation, error) {
-	o, err := params.OccupancyMHT(p.N, p.Sizes)
+	o, err := NewOccupancy(p.N, p.Sizes)
 	if err != nil {
 		return Calculation{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -171,7 +171,7 @@ func (p Plan) Calculate() (Calculation, error) {
 		if _, err := p.NewSummary(k); err != nil {
 			return Calculation{}, err
 		}
-		var b params.SummaryBounds
+		var b SummaryBounds
 		switch k {
 		case KindSong:
 			b = o.SongBounds(p.CounterBits)
@@ -240,13 +240,9 @@ func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 		return Measurement{}, fmt.Errorf("%w: %d trials, %d queries", ErrConfig, trials, queries)
 	}
 	kinds := p.kinds()
-	sums := make([]Summary, len(kinds))
-	for i, k := range kinds {
-		s, err := p.NewSummary(k)
-		if err != nil {
-			return Measurement{}, err
-		}
-		sums[i] = s
+	sums, fhts, err := p.simSummaries(kinds)
+	if err != nil {
+		return Measurement{}, err
 	}
 	t, err := New(Config{Sizes: p.Sizes})
 	if err != nil {
@@ -255,141 +251,229 @@ func (p Plan) Simulate(trials, queries int, seed uint64) (Measurement, error) {
 	d := len(p.Sizes)
 	ms := Measurement{Trials: trials, Queries: queries, Seed: seed, Levels: make([]LevelStat, d),
 		ConstructionFailures: make([]int, len(kinds))}
-	sum, sq := make([]float64, d), make([]float64, d)
-	type acc struct{ fp, tf, any, tp, ta, present, absent, ip, ia, crowded float64 }
-	accs := make([]acc, len(kinds))
-	fhts := make([]*FHT, len(kinds))
-	for i, k := range kinds {
-		if k == KindSong {
-			if fhts[i], err = NewFHT(FHTConfig{Sizes: p.Sizes, CounterBits: p.CounterBits}); err != nil {
-				return Measurement{}, err
-			}
-		}
-	}
-	var probe acc
+	occ := newOccupancyTally(d)
+	tallies := make([]simTally, len(kinds))
+	var probe simTally
 	keys := make([]hashing.Hash128, 0, p.N)
 	for trial := range trials {
 		rng := rand.New(rand.NewPCG(seed, uint64(trial)))
-		t.clear()
-		keys = keys[:0]
-		crisis := false
-		for range p.N {
-			h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
-			if err := t.Insert(h, h.Lo); err != nil {
-				crisis = true
-				ms.CrisisItems++
-				continue
-			}
-			keys = append(keys, h)
-		}
-		if crisis {
-			ms.Crises++
-		}
-		for i, c := range t.Occupancy() {
-			sum[i] += float64(c)
-			sq[i] += float64(c) * float64(c)
-		}
-		absent := make([]hashing.Hash128, queries)
-		for i := range absent {
-			absent[i] = hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
-		}
-		for _, h := range keys {
-			probe.tp += float64(t.Probe(h).Touched)
-		}
-		for _, h := range absent {
-			probe.ta += float64(t.Probe(h).Touched)
-		}
-		probe.present += float64(len(keys))
-		probe.absent += float64(len(absent))
+		keys = p.fillTable(t, rng, keys, &ms)
+		occ.add(t.Occupancy())
+		absent := randomHashes(rng, queries)
+		probe.probeTable(t, keys, absent)
 		for i, s := range sums {
 			if f := fhts[i]; f != nil {
-				a := &accs[i]
-				f.Clear()
-				for _, h := range keys {
-					if err := f.Insert(h, h.Lo); err != nil {
-						return Measurement{}, err
-					}
+				if err := tallies[i].measureFHT(f, keys, absent); err != nil {
+					return Measurement{}, err
 				}
-				lost := 0
-				for _, h := range keys {
-					r := f.Lookup(h)
-					if !r.Found {
-						lost++
-					}
-					a.tp += float64(r.Touched)
-					a.ip += float64(r.Items)
-				}
-				f.ResetStats()
-				for _, h := range absent {
-					r := f.Lookup(h)
-					a.ta += float64(r.Touched)
-					a.ia += float64(r.Items)
-				}
-				a.fp += float64(f.Stats().FalsePositives)
-				crowded := uint64(0)
-				for j, c := range f.Loads() {
-					if j >= 2 {
-						crowded += c
-					}
-				}
-				a.tf += float64(lost)
-				a.crowded += float64(crowded)
-				if crowded > 0 || lost > 0 {
-					a.any++
-				}
-				a.present += float64(len(keys))
-				a.absent += float64(len(absent))
 				continue
 			}
-			if err := t.SetSummary(s); err != nil {
+			if !tallies[i].measureSummary(t, s, keys, absent) {
 				ms.ConstructionFailures[i]++
-				accs[i].any++
-				continue
 			}
-			a := &accs[i]
-			t.ResetStats()
-			for _, h := range keys {
-				t.Lookup(h)
-			}
-			st := t.Stats()
-			a.tf += float64(st.TypeFailures)
-			a.tp += float64(st.Touched)
-			if st.TypeFailures > 0 {
-				a.any++
-			}
-			t.ResetStats()
-			for _, h := range absent {
-				t.Lookup(h)
-			}
-			st = t.Stats()
-			a.fp += float64(st.FalsePositives)
-			a.ta += float64(st.Touched)
-			a.present += float64(len(keys))
-			a.absent += float64(len(absent))
 		}
 		t.summary = nil
 	}
 	nt := float64(trials)
-	for i := range d {
-		mean := sum[i] / nt
-		v := max(0, sq[i]/nt-mean*mean) * nt / max(1, nt-1)
-		ms.Levels[i] = LevelStat{Mean: mean, StdErr: math.Sqrt(v / nt)}
-	}
-	ms.Probe = Figures{TouchedPresent: ratio(probe.tp, probe.present), TouchedAbsent: ratio(probe.ta, probe.absent)}
+	occ.stats(ms.Levels, nt)
+	ms.Probe = Figures{TouchedPresent: ratio(probe.touchedPresent, probe.present), TouchedAbsent: ratio(probe.touchedAbsent, probe.absent)}
 	for i, k := range kinds {
-		a := accs[i]
-		bits := sums[i].Bits()
-		if k == KindInterp {
-			bits = uint64(float64(p.N) * float64(sums[i].(*Interp).b+int(sums[i].(*Interp).tb)))
-		}
-		ms.Summaries = append(ms.Summaries, Figures{
-			Kind: k, Bits: bits, BitsPerItem: float64(bits) / max(1, float64(p.N)),
-			FalsePositive: ratio(a.fp, a.absent), TypeFailure: ratio(a.tf, a.present), AnyFailure: a.any / nt,
-			TouchedPresent: ratio(a.tp, a.present), TouchedAbsent: ratio(a.ta, a.absent),
-			ItemsPresent: ratio(a.ip, a.present), ItemsAbsent: ratio(a.ia, a.absent), CrowdedBuckets: a.crowded / nt,
-		})
+		ms.Summaries = append(ms.Summaries, tallies[i].figures(k, simBits(sums[i], p.N), p.N, nt))
 	}
 	return ms, nil
+}
+
+// simSummaries makes one summary of each kind for Simulate, and for
+// Song's the FHT it is simulated with (nil for the others).
+func (p Plan) simSummaries(kinds []Kind) ([]Summary, []*FHT, error) {
+	sums := make([]Summary, len(kinds))
+	fhts := make([]*FHT, len(kinds))
+	for i, k := range kinds {
+		s, err := p.NewSummary(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		sums[i] = s
+		if k == KindSong {
+			if fhts[i], err = NewFHT(FHTConfig{Sizes: p.Sizes, CounterBits: p.CounterBits}); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return sums, fhts, nil
+}
+
+// fillTable empties t and inserts N random hashes drawn from rng,
+// counting crises in ms; it returns the hashes stored, in keys' array.
+func (p Plan) fillTable(t *Table, rng *rand.Rand, keys []hashing.Hash128, ms *Measurement) []hashing.Hash128 {
+	t.clear()
+	keys = keys[:0]
+	crisis := false
+	for range p.N {
+		h := hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+		if err := t.Insert(h, h.Lo); err != nil {
+			crisis = true
+			ms.CrisisItems++
+			continue
+		}
+		keys = append(keys, h)
+	}
+	if crisis {
+		ms.Crises++
+	}
+	return keys
+}
+
+// randomHashes draws n hashes from rng: keys absent from the table.
+func randomHashes(rng *rand.Rand, n int) []hashing.Hash128 {
+	hs := make([]hashing.Hash128, n)
+	for i := range hs {
+		hs[i] = hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+	}
+	return hs
+}
+
+// occupancyTally sums each sub-table's item count, and its square, over
+// the trials.
+type occupancyTally struct{ sum, sq []float64 }
+
+func newOccupancyTally(d int) occupancyTally {
+	return occupancyTally{sum: make([]float64, d), sq: make([]float64, d)}
+}
+
+func (o occupancyTally) add(counts []uint64) {
+	for i, c := range counts {
+		o.sum[i] += float64(c)
+		o.sq[i] += float64(c) * float64(c)
+	}
+}
+
+// stats sets each level's mean and its standard error over nt trials.
+func (o occupancyTally) stats(levels []LevelStat, nt float64) {
+	for i := range levels {
+		mean := o.sum[i] / nt
+		v := max(0, o.sq[i]/nt-mean*mean) * nt / max(1, nt-1)
+		levels[i] = LevelStat{Mean: mean, StdErr: math.Sqrt(v / nt)}
+	}
+}
+
+// simTally pools one summary's outcomes (or, for the table's own probe,
+// the buckets touched) over the trials.
+type simTally struct {
+	falsePositives float64 // absent keys given a type
+	typeFailures   float64 // stored keys given a wrong type (or, in an FHT, not found)
+	anyFailure     float64 // trials with a failure of any kind
+	touchedPresent float64 // buckets read by lookups of stored keys
+	touchedAbsent  float64 // buckets read by lookups of absent keys
+	present        float64 // lookups of stored keys
+	absent         float64 // lookups of absent keys
+	itemsPresent   float64 // FHT: items in the buckets read for stored keys
+	itemsAbsent    float64 // FHT: items in the buckets read for absent keys
+	crowded        float64 // FHT: buckets holding two or more items
+}
+
+// probeTable counts the buckets the table's own probe touches for the
+// stored and the absent keys.
+func (a *simTally) probeTable(t *Table, keys, absent []hashing.Hash128) {
+	for _, h := range keys {
+		a.touchedPresent += float64(t.Probe(h).Touched)
+	}
+	for _, h := range absent {
+		a.touchedAbsent += float64(t.Probe(h).Touched)
+	}
+	a.present += float64(len(keys))
+	a.absent += float64(len(absent))
+}
+
+// measureFHT fills f with keys and looks up the keys and the absent
+// keys: Song's summary measured with the table it was designed for.
+func (a *simTally) measureFHT(f *FHT, keys, absent []hashing.Hash128) error {
+	f.Clear()
+	for _, h := range keys {
+		if err := f.Insert(h, h.Lo); err != nil {
+			return err
+		}
+	}
+	lost := 0
+	for _, h := range keys {
+		r := f.Lookup(h)
+		if !r.Found {
+			lost++
+		}
+		a.touchedPresent += float64(r.Touched)
+		a.itemsPresent += float64(r.Items)
+	}
+	f.ResetStats()
+	for _, h := range absent {
+		r := f.Lookup(h)
+		a.touchedAbsent += float64(r.Touched)
+		a.itemsAbsent += float64(r.Items)
+	}
+	a.falsePositives += float64(f.Stats().FalsePositives)
+	crowded := uint64(0)
+	for j, c := range f.Loads() {
+		if j >= 2 {
+			crowded += c
+		}
+	}
+	a.typeFailures += float64(lost)
+	a.crowded += float64(crowded)
+	if crowded > 0 || lost > 0 {
+		a.anyFailure++
+	}
+	a.present += float64(len(keys))
+	a.absent += float64(len(absent))
+	return nil
+}
+
+// measureSummary builds s over t and looks up the keys and the absent
+// keys through it. It reports false when s could not be built.
+func (a *simTally) measureSummary(t *Table, s Summary, keys, absent []hashing.Hash128) bool {
+	if err := t.SetSummary(s); err != nil {
+		a.anyFailure++
+		return false
+	}
+	t.ResetStats()
+	for _, h := range keys {
+		t.Lookup(h)
+	}
+	st := t.Stats()
+	a.typeFailures += float64(st.TypeFailures)
+	a.touchedPresent += float64(st.Touched)
+	if st.TypeFailures > 0 {
+		a.anyFailure++
+	}
+	t.ResetStats()
+	for _, h := range absent {
+		t.Lookup(h)
+	}
+	st = t.Stats()
+	a.falsePositives += float64(st.FalsePositives)
+	a.touchedAbsent += float64(st.Touched)
+	a.present += float64(len(keys))
+	a.absent += float64(len(absent))
+	return true
+}
+
+// figures is the tally as the measured Figures of a summary of kind k
+// and the given bits, for n items and nt trials.
+func (a simTally) figures(k Kind, bits, n uint64, nt float64) Figures {
+	return Figures{
+		Kind: k, Bits: bits, BitsPerItem: float64(bits) / max(1, float64(n)),
+		FalsePositive: ratio(a.falsePositives, a.absent), TypeFailure: ratio(a.typeFailures, a.present), AnyFailure: a.anyFailure / nt,
+		TouchedPresent: ratio(a.touchedPresent, a.present), TouchedAbsent: ratio(a.touchedAbsent, a.absent),
+		ItemsPresent: ratio(a.itemsPresent, a.present), ItemsAbsent: ratio(a.itemsAbsent, a.absent), CrowdedBuckets: a.crowded / nt,
+	}
+}
+
+// simBits is the size Simulate reports for s: its Bits, except for
+// interpolation search, whose Bits counts the items it holds at the
+// moment: it is reported for the plan's n items.
+func simBits(s Summary, n uint64) uint64 {
+	if is, ok := s.(*Interp); ok {
+		return is.bitsFor(n)
+	}
+	return s.Bits()
 }
 
 func ratio(a, b float64) float64 {

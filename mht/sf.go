@@ -15,7 +15,7 @@ import (
 // stored item's type; it is above it (a type failure) when every one of
 // its cells was also hit by an item of a later sub-table, and positive for
 // an absent item when every one of its cells was hit at all — both
-// Bloom-filter events ([params.MHTOccupancy.SFBounds]). A plain SF cell
+// Bloom-filter events ([Occupancy.SFBounds]). A plain SF cell
 // takes ⌈log2(d+1)⌉ bits and cannot forget. The counting version keeps in
 // each cell a c-bit counter per type; the cell's value is the largest type
 // whose counter is nonzero, and Remove decrements.

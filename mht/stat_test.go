@@ -96,7 +96,7 @@ func TestRareEventsDoNotHappen(t *testing.T) {
 }
 
 // Song et al.'s table (simulated as an [FHT]) agrees with its calculation
-// (params.MHTOccupancy.SongBounds): no stored key is missed and each reads
+// (Occupancy.SongBounds): no stored key is missed and each reads
 // one bucket; the false-positive rate, exact, is within four binomial
 // standard deviations; the estimated items per bucket read and crowded
 // buckets are within four standard errors of the mean over 30 tables

@@ -8,13 +8,12 @@ import (
 	"slices"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // Limits.
 const (
 	// MaxLevels is the largest number of sub-tables, d.
-	MaxLevels = params.MaxMHTLevels
+	MaxLevels = 16
 	// MaxBuckets bounds a table's total buckets (2^32).
 	MaxBuckets = 1 << 32
 )
@@ -58,8 +57,8 @@ func (c Config) sizes() ([]uint64, error) {
 			r = 0.5
 		}
 		var err error
-		if s, err = params.GeometricSizes(c.First, r, c.Levels); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		if s, err = GeometricSizes(c.First, r, c.Levels); err != nil {
+			return nil, err
 		}
 	} else if c.First != 0 || c.Ratio != 0 || c.Levels != 0 {
 		return nil, fmt.Errorf("%w: give Sizes or First, Ratio and Levels, not both", ErrConfig)

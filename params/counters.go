@@ -141,3 +141,9 @@ func SizeCounters(m, n uint64, k int) CounterSizing {
 	}
 	return r
 }
+
+// lgamma is ln Γ(x) for x > 0.
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}

@@ -1,10 +1,29 @@
-// Package sim holds trace-driven and synthetic evaluations of bloomcast
-// structures: deterministic key sets ([Keys]) and trials that build
-// structures from them and compare what they measure with what the models
-// of package params predict ([LayoutTrial]). It also simulates two network
-// applications of Bloom filters on router graphs ([Topology]): hash-based
-// IP traceback ([Traceback]) and in-packet loop detection
-// ([LoopDetection]), each beside its theory, with SVG charts ([Chart]).
+// Package sim holds the papers' trials: synthetic evaluations of bloomcast
+// structures that set what they measure beside what the models of package
+// params (or the paper) predict. Its parts:
+//
+//   - keys.go: deterministic URL-like key sets ([Keys]), the input of every
+//     trial and of package sim/replay's synthetic traces;
+//   - trial.go: the layout trial that "bloomcast demo" prints
+//     ([LayoutTrial], [LayoutTrialReport]);
+//   - compress.go: the compressed-filter trial of Mitzenmacher's
+//     "Compressed Bloom filters" ([CompressionTrial]);
+//   - maxcount.go: counter sizing for counting filters, Fan et al.'s bound
+//     against real filters ([MaxCount], [CounterReport]);
+//   - growth.go: a scalable filter's rate and memory as it grows
+//     ([ScalableGrowth], [GrowthCharts]);
+//   - topology.go, traceback.go: router graphs ([Topology]) and hash-based
+//     IP traceback with per-router digests ([Traceback]);
+//   - loops*.go: in-packet Bloom filters that detect forwarding loops
+//     ([LoopDetection]) and their exact false-alarm model;
+//   - rate_chart.go, chart.go: the seeds' false-positive charts
+//     ([Figure4Chart], [RateByKChart], [TransmitCharts]) and SVG charts
+//     ([Chart], an alias of plot.Chart);
+//   - report*.go and *_text.go: each trial's results with derived figures,
+//     in the form the command prints as JSON and text.
+//
+// The trace-driven replay of a cache cluster (access logs, synthetic
+// traces and real cache nodes on loopback) is package sim/replay.
 //
 // Everything here is reproducible: the same seed gives the same keys on
 // every platform and Go release, so a figure printed by "bloomcast demo"

@@ -71,7 +71,7 @@ func receivers(t *testing.T) []struct {
 		{"zero digest.Digest", &digest.Digest{}},
 		{"zero digest.Delta", &digest.Delta{}},
 		{"zero digest.DeltaHeader", &digest.DeltaHeader{}},
-		{"zero digest.View", &digest.View{}},
+		{"zero digest.Pieces", &digest.Pieces{}},
 		{"zero bloomier.Filter", &bloomier.Filter{}},
 		{"zero fpset.Set", &fpset.Set{}},
 		{"zero fpset.Sorted", &fpset.Sorted{}},

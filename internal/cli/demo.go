@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 var demoCommand = &command{
@@ -20,7 +21,7 @@ var demoCommand = &command{
 // printer below without changing what scripts already read.
 type demoReport struct {
 	LayoutTrial *sim.LayoutTrialReport `json:"layout_trial"`
-	Cluster     *sim.ClusterReport     `json:"cluster,omitempty"`
+	Cluster     *replay.ClusterReport  `json:"cluster,omitempty"`
 }
 
 // The demo's replay: nodes, requests and modes.
@@ -52,8 +53,8 @@ func runDemo(e *env, args []string) error {
 	if keys < 1 || keys > maxDemoKeys {
 		return usagef("--keys must be between 1 and %d", maxDemoKeys)
 	}
-	if requests > sim.MaxSyntheticRequests {
-		return usagef("--requests must be at most %d", sim.MaxSyntheticRequests)
+	if requests > replay.MaxSyntheticRequests {
+		return usagef("--requests must be at most %d", replay.MaxSyntheticRequests)
 	}
 
 	var report demoReport
@@ -82,8 +83,8 @@ func runDemo(e *env, args []string) error {
 }
 
 // demoCluster replays the demo's synthetic trace in three modes.
-func demoCluster(e *env, requests int, seed uint64) (*sim.ClusterReport, error) {
-	trace, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
+func demoCluster(e *env, requests int, seed uint64) (*replay.ClusterReport, error) {
+	trace, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
@@ -96,13 +97,13 @@ func demoCluster(e *env, requests int, seed uint64) (*sim.ClusterReport, error) 
 }
 
 // printDemoCluster prints the replay's comparison and what it shows.
-func printDemoCluster(w io.Writer, r *sim.ClusterReport) error {
+func printDemoCluster(w io.Writer, r *replay.ClusterReport) error {
 	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
 		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
 	fprintf(w, "\n%s\n\n", wrap(head, 76))
 	var t textTable
 	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
-	rows := map[string]sim.ClusterRow{}
+	rows := map[string]replay.ClusterRow{}
 	for _, x := range r.Results {
 		rows[x.Mode] = x
 		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
@@ -112,7 +113,7 @@ func printDemoCluster(w io.Writer, r *sim.ClusterReport) error {
 		return err
 	}
 	none, icp, sc := rows["none"], rows["icp"], rows[demoSummary]
-	mode, err := sim.ParseMode(demoSummary)
+	mode, err := replay.ParseMode(demoSummary)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 var mhtCommand = &command{
@@ -102,7 +101,7 @@ func tableSizes(fs *flag.FlagSet, n uint64, levels int, first, ratio float64, si
 		if !(first > 0) {
 			return nil, usagef("--first %g: want a positive number of buckets per item", first)
 		}
-		s, err := params.GeometricSizes(uint64(first*float64(n)+0.5), ratio, levels)
+		s, err := mht.GeometricSizes(uint64(first*float64(n)+0.5), ratio, levels)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}

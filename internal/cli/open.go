@@ -70,7 +70,7 @@ func (e *env) openCombinable(path string) (*loadedFilter, error) {
 func (e *env) open(path string) (*loadedFilter, error) { return e.openWith(path, false) }
 
 // openWith is open; with lazyPieces a digest coded in pieces is kept as a
-// digest.View, not decoded (query).
+// digest.Pieces, not decoded (query).
 func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	var r io.Reader = e.stdin
 	opt := anyfile.Options{LazyPieces: lazyPieces, Format: anyfile.Format(e.format), Keys: anyfile.KeyType(e.keyType)}

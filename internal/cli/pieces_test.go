@@ -57,7 +57,7 @@ func TestQueryDecodesOnlyPieces(t *testing.T) {
 	ok(t, lines, "build", "-n", "20000", "-p", "0.01", "-o", raw)
 	ok(t, "", "compress", "--piece-size", "64", "--codec", "fast", "-o", pieced, raw)
 	data, _ := os.ReadFile(pieced)
-	v, err := digest.DecodeView(data, envelope.Limits{}, 1)
+	v, err := digest.DecodePieces(data, envelope.Limits{}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -62,7 +64,7 @@ func startServe(t *testing.T, addr string, args ...string) *serveProcess {
 			<-sp.done
 		}
 	})
-	waitUntil(t, 20*time.Second, "the node to answer /healthz", func() bool {
+	testutil.WaitFor(t, 20*time.Second, "the node to answer /healthz", func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err != nil {
 			return false
@@ -127,7 +129,7 @@ func TestServeSignals(t *testing.T) {
 	if resp := sp.get(t, obj); resp.Header.Get("X-Cache") != "MISS from node-a" {
 		t.Fatalf("first request: X-Cache %q", resp.Header.Get("X-Cache"))
 	}
-	waitUntil(t, 5*time.Second, "the miss in the access log", func() bool { return strings.Contains(readString(logPath), "TCP_MISS/200") })
+	testutil.WaitFor(t, 5*time.Second, "the miss in the access log", func() bool { return strings.Contains(readString(logPath), "TCP_MISS/200") })
 
 	// logrotate moves the log away, the config gains a peer and debug
 	// logging, and SIGHUP applies both.
@@ -136,24 +138,24 @@ func TestServeSignals(t *testing.T) {
 	}
 	writeFile(t, conf, base+"peer "+peer.URL+"\nlog-level debug\n")
 	sp.signal(t, syscall.SIGHUP)
-	waitUntil(t, 5*time.Second, "the reload", func() bool { return strings.Contains(sp.stderr.String(), "configuration reloaded") })
-	waitUntil(t, 5*time.Second, "the new peer polled", func() bool { return digestAsks.Load() > 0 })
+	testutil.WaitFor(t, 5*time.Second, "the reload", func() bool { return strings.Contains(sp.stderr.String(), "configuration reloaded") })
+	testutil.WaitFor(t, 5*time.Second, "the new peer polled", func() bool { return digestAsks.Load() > 0 })
 	if resp := sp.get(t, obj); resp.Header.Get("X-Cache") != "HIT from node-a" {
 		t.Fatalf("after the reload: X-Cache %q (the cache was dropped?)", resp.Header.Get("X-Cache"))
 	}
-	waitUntil(t, 5*time.Second, "the hit in the reopened access log", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the hit in the reopened access log", func() bool {
 		return strings.Contains(readString(logPath), "TCP_MEM_HIT/200")
 	})
 	if old := readString(logPath + ".1"); strings.Contains(old, "HIT") || !strings.Contains(old, "TCP_MISS") {
 		t.Fatalf("the rotated log:\n%s", old)
 	}
-	waitUntil(t, 5*time.Second, "debug logging", func() bool { return strings.Contains(sp.stderr.String(), "level=DEBUG") })
+	testutil.WaitFor(t, 5*time.Second, "debug logging", func() bool { return strings.Contains(sp.stderr.String(), "level=DEBUG") })
 
 	// A typo: logged with the file and line, the running config kept.
 	writeFile(t, conf, base+"peer "+peer.URL+"\nmemroy 1MiB\nallow-clients 10.0.0.0/8\n")
 	sp.signal(t, syscall.SIGHUP)
 	want := fmt.Sprintf(`%s:6: unknown key \"memroy\"`, conf)
-	waitUntil(t, 5*time.Second, "the refused reload", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the refused reload", func() bool {
 		s := sp.stderr.String()
 		return strings.Contains(s, "configuration not reloaded") && strings.Contains(s, want)
 	})
@@ -164,7 +166,7 @@ func TestServeSignals(t *testing.T) {
 	// Loopback no longer allowed; a restart-only change is reported.
 	writeFile(t, conf, base+"memory 64MiB\nallow-clients 10.0.0.0/8\n")
 	sp.signal(t, syscall.SIGHUP)
-	waitUntil(t, 5*time.Second, "the second reload", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the second reload", func() bool {
 		return strings.Count(sp.stderr.String(), "configuration reloaded") == 2
 	})
 	if resp := sp.get(t, obj); resp.StatusCode != http.StatusForbidden {

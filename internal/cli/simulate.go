@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 var simulateCommand = &command{
@@ -71,8 +71,8 @@ func runSimulate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if nodes < 1 || nodes > sim.MaxProxies {
-		return usagef("--nodes must be 1 to %d", sim.MaxProxies)
+	if nodes < 1 || nodes > replay.MaxProxies {
+		return usagef("--nodes must be 1 to %d", replay.MaxProxies)
 	}
 	if !(cacheFraction > 0 && cacheFraction <= 1) {
 		return usagef("--cache must be a fraction in (0, 1]")
@@ -80,14 +80,14 @@ func runSimulate(e *env, args []string) error {
 	if !(compMemory >= 1 && compMemory <= 1<<12) {
 		return usagef("--compressed-memory must be 1 to %d", 1<<12)
 	}
-	var trace *sim.Trace
+	var trace *replay.Trace
 	source := "synthetic"
 	if traceFile != "" {
 		f, err := os.Open(traceFile)
 		if err != nil {
 			return fileErr(traceFile, err)
 		}
-		trace, err = sim.ParseAccessLog(f, int(nodes))
+		trace, err = replay.ParseAccessLog(f, int(nodes))
 		closeInput(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", traceFile, err)
@@ -105,18 +105,18 @@ func runSimulate(e *env, args []string) error {
 		if shift == 0 {
 			shift = -1
 		}
-		if requests > sim.MaxSyntheticRequests || objects > sim.MaxSyntheticObjects || clients > 1<<20 {
-			return usagef("--requests at most %d, --objects at most %d", sim.MaxSyntheticRequests, sim.MaxSyntheticObjects)
+		if requests > replay.MaxSyntheticRequests || objects > replay.MaxSyntheticObjects || clients > 1<<20 {
+			return usagef("--requests at most %d, --objects at most %d", replay.MaxSyntheticRequests, replay.MaxSyntheticObjects)
 		}
-		trace, err = sim.SyntheticTrace(sim.SyntheticConfig{Proxies: int(nodes), Clients: int(clients),
+		trace, err = replay.SyntheticTrace(replay.SyntheticConfig{Proxies: int(nodes), Clients: int(clients),
 			Requests: int(requests), Objects: int(objects), Zipf: zipf, Churn: churn, Shift: shift, Seed: seed})
 		if err != nil {
 			return usagef("%v", err)
 		}
 	}
 	opts := clusterOptions{cacheFraction: cacheFraction, compressedMemory: compMemory, source: source, seed: seed, progress: true}
-	var report *sim.ClusterReport
-	var results []sim.ClusterResult
+	var report *replay.ClusterReport
+	var results []replay.ClusterResult
 	if len(tlist) == 0 {
 		if report, results, err = replayCluster(e, trace, ms, opts); err != nil {
 			return err
@@ -146,7 +146,7 @@ func runSimulate(e *env, args []string) error {
 		results = append(results, res...)
 	}
 	if plot != "" {
-		if err := writeCharts(plot, sim.ClusterChart(results)); err != nil {
+		if err := writeCharts(plot, replay.ClusterChart(results)); err != nil {
 			return err
 		}
 	}
@@ -156,9 +156,9 @@ func runSimulate(e *env, args []string) error {
 	return report.WriteText(e.stdout)
 }
 
-// parseModes reads --modes (sim.ParseModes).
-func parseModes(list string) ([]sim.Mode, error) {
-	ms, err := sim.ParseModes(list)
+// parseModes reads --modes (replay.ParseModes).
+func parseModes(list string) ([]replay.Mode, error) {
+	ms, err := replay.ParseModes(list)
 	if err != nil {
 		return nil, usagef("--modes: %v", err)
 	}
@@ -172,7 +172,7 @@ type clusterOptions struct {
 	source                          string // the trace file, or "synthetic"
 	seed                            uint64
 	progress                        bool // report progress on stderr
-	// poll or transport: how digests travel (sim.ClusterConfig)
+	// poll or transport: how digests travel (replay.ClusterConfig)
 	poll         time.Duration
 	transport    func(replay int, node string) (cache.DigestTransport, error)
 	pushInterval time.Duration
@@ -227,22 +227,22 @@ func natsTransport(e *env, url string, o *clusterOptions) (stop func(), err erro
 
 // replayCluster runs the replay, with progress on stderr if asked, and
 // builds the report.
-func replayCluster(e *env, trace *sim.Trace, ms []sim.Mode, o clusterOptions) (*sim.ClusterReport, []sim.ClusterResult, error) {
+func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptions) (*replay.ClusterReport, []replay.ClusterResult, error) {
 	total := len(trace.Requests)
 	start := time.Now()
-	cfg := sim.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
+	cfg := replay.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
 		ProgressEvery: max(total/4, 5000), Context: e.ctx, PollInterval: o.poll, Transport: o.transport,
 		PushInterval: o.pushInterval}
 	if o.progress {
-		cfg.Progress = func(m sim.Mode, done, total int) {
+		cfg.Progress = func(m replay.Mode, done, total int) {
 			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
 		}
 	}
-	results, err := sim.ReplayCluster(cfg)
+	results, err := replay.ReplayCluster(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := sim.NewClusterReport(cfg, results)
+	r := replay.NewClusterReport(cfg, results)
 	r.Trace.Source, r.Trace.Seed = o.source, o.seed
 	return r, results, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 func TestSimulate(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSimulate(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "1500/1500 requests") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	var rep sim.ClusterReport
+	var rep replay.ClusterReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

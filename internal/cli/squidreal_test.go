@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/squidtest"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestRealSquidAcceptsAddedDigest builds a Squid digest, adds a URL to it
@@ -65,14 +66,14 @@ func TestRealSquidAcceptsAddedDigest(t *testing.T) {
 		return string(b)
 	}
 	get(origin.URL + "/warm") // makes Squid fetch the sibling's digest
-	waitUntil(t, 20*time.Second, "Squid to find the digest usable", func() bool {
+	testutil.WaitFor(t, 20*time.Second, "Squid to find the digest usable", func() bool {
 		return strings.Contains(squidtest.Manager(addr, "digest_stats"), "usable: yes")
 	})
 	if body := get(added); body != "sibling /added" || siblingServed.Load() != 1 {
 		b, _ := os.ReadFile(sq.AccessLog)
 		t.Fatalf("the added URL went to %q, not the sibling; access log:\n%s", body, b)
 	}
-	waitUntil(t, 5*time.Second, "CD_SIBLING_HIT in Squid's access log", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "CD_SIBLING_HIT in Squid's access log", func() bool {
 		b, _ := os.ReadFile(sq.AccessLog)
 		return strings.Contains(string(b), "CD_SIBLING_HIT")
 	})
@@ -102,11 +103,6 @@ func serveDigestFile(t *testing.T, w http.ResponseWriter, r *http.Request, path 
 		time.Sleep(100 * time.Millisecond)
 	}
 	_, _ = w.Write(b[128:]) // a failed write is Squid's to notice
-}
-
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	squidtest.WaitFor(t, limit, what, cond)
 }
 
 func mustParseURL(t *testing.T, s string) *url.URL {

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // RequireEnv makes Binary fail the test, instead of skipping it, when no
@@ -156,7 +158,7 @@ func (sq *Process) Restart(t testing.TB) {
 	sq.exited = exited
 	cmd := sq.cmd
 	go func() { _ = cmd.Wait(); close(exited) }() // its status is of no interest
-	WaitFor(t, 20*time.Second, "squid to listen on "+sq.Addr, func() bool {
+	testutil.WaitFor(t, 20*time.Second, "squid to listen on "+sq.Addr, func() bool {
 		c, err := net.DialTimeout("tcp", sq.Addr, time.Second)
 		if err == nil {
 			_ = c.Close()
@@ -209,19 +211,6 @@ func Manager(addr, report string) string {
 	defer func() { _ = resp.Body.Close() }() // read only
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
-}
-
-// WaitFor polls ok every 100 ms until it holds, failing the test after
-// limit with what it was waiting for.
-func WaitFor(t testing.TB, limit time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %v waiting for %s", limit, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // Tail returns the last lines of s.

@@ -1,39 +1,39 @@
-package sim_test
+package replay_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 func TestParseMode(t *testing.T) {
-	modes := sim.DefaultModes()
+	modes := replay.DefaultModes()
 	if len(modes) != 26 {
 		t.Fatalf("%d default modes", len(modes))
 	}
 	seen := map[string]bool{}
 	for _, m := range modes {
-		got, err := sim.ParseMode(m.String())
+		got, err := replay.ParseMode(m.String())
 		if err != nil || got != m || seen[m.String()] {
 			t.Errorf("%s: %+v, %v", m, got, err)
 		}
 		seen[m.String()] = true
 	}
-	if m, err := sim.ParseMode("sc-0.1%-8b-comp-delta"); err != nil || m.Threshold != 0.001 || m.BitsPerEntry != 8 || !m.Compressed || !m.Deltas {
+	if m, err := replay.ParseMode("sc-0.1%-8b-comp-delta"); err != nil || m.Threshold != 0.001 || m.BitsPerEntry != 8 || !m.Compressed || !m.Deltas {
 		t.Errorf("sc-0.1%%-8b-comp-delta: %+v, %v", m, err)
 	}
 	for _, bad := range []string{"", "ICP", "sc", "sc-1-16b-raw-full", "sc-1%-16-raw-full", "sc-0%-16b-raw-full", "sc-1%-16b-zip-full", "sc-1%-16b-raw-some"} {
-		if _, err := sim.ParseMode(bad); err == nil {
+		if _, err := replay.ParseMode(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 }
 
-func mustMode(t *testing.T, s string) sim.Mode {
+func mustMode(t *testing.T, s string) replay.Mode {
 	t.Helper()
-	m, err := sim.ParseMode(s)
+	m, err := replay.ParseMode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,15 +44,15 @@ func mustMode(t *testing.T, s string) sim.Mode {
 // nodes in each kind of mode and checks the counts against each other.
 func TestReplayCluster(t *testing.T) {
 	const n = 1500
-	tr, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: 3, Requests: n, Objects: 400, Seed: 2})
+	tr, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: 3, Requests: n, Objects: 400, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	modes := []sim.Mode{mustMode(t, "none"), mustMode(t, "icp"), mustMode(t, "sc-10%-16b-comp-delta"),
+	modes := []replay.Mode{mustMode(t, "none"), mustMode(t, "icp"), mustMode(t, "sc-10%-16b-comp-delta"),
 		mustMode(t, "sc-10%-16b-comp-delta"), mustMode(t, "sc-10%-2b-raw-full")}
 	progress := 0
-	rs, err := sim.ReplayCluster(sim.ClusterConfig{Trace: tr, Modes: modes, ProgressEvery: 100,
-		Progress: func(sim.Mode, int, int) { progress++ }})
+	rs, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, Modes: modes, ProgressEvery: 100,
+		Progress: func(replay.Mode, int, int) { progress++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,27 +109,27 @@ func TestReplayCluster(t *testing.T) {
 }
 
 func TestReplayClusterErrors(t *testing.T) {
-	if _, err := sim.ReplayCluster(sim.ClusterConfig{}); err == nil {
+	if _, err := replay.ReplayCluster(replay.ClusterConfig{}); err == nil {
 		t.Error("no trace accepted")
 	}
-	tr, _ := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: 2, Requests: 10})
-	if _, err := sim.ReplayCluster(sim.ClusterConfig{Trace: tr, CacheFraction: 2}); err == nil {
+	tr, _ := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: 2, Requests: 10})
+	if _, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, CacheFraction: 2}); err == nil {
 		t.Error("cache fraction 2 accepted")
 	}
-	if _, err := sim.ReplayCluster(sim.ClusterConfig{Trace: tr, Modes: []sim.Mode{{Route: "carrier-pigeon"}}}); err == nil {
+	if _, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, Modes: []replay.Mode{{Route: "carrier-pigeon"}}}); err == nil {
 		t.Error("bad mode accepted")
 	}
 }
 
 func TestClusterChart(t *testing.T) {
-	rs := []sim.ClusterResult{
+	rs := []replay.ClusterResult{
 		{Mode: mustMode(t, "none"), Requests: 100},
 		{Mode: mustMode(t, "icp"), Requests: 100, ICPQueries: 300, ICPReplies: 300, ICPBytes: 60000},
 		{Mode: mustMode(t, "sc-1%-16b-comp-delta"), Requests: 100, DeltaFetches: 6, DigestBytes: 3000},
 		{Mode: mustMode(t, "sc-10%-16b-comp-delta"), Requests: 100, DeltaFetches: 3, DigestBytes: 2000},
 		{Mode: mustMode(t, "sc-10%-16b-raw-full"), Requests: 100, FullFetches: 3, DigestBytes: 9000},
 	}
-	c := sim.ClusterChart(rs)
+	c := replay.ClusterChart(rs)
 	if len(c.Series) != 3 || c.Series[0].Name != "ICP" || c.Series[0].X[0] != 6 || c.Series[0].Y[0] != 600 ||
 		len(c.Series[1].X) != 2 || c.Series[1].X[0] != 0.12 || c.Series[1].Hollow ||
 		c.Series[2].Name != "summary raw full" || !c.Series[2].Hollow {

@@ -1,6 +1,9 @@
-package sim
+package replay
 
-import "github.com/bloomcast/bloomcast/cache"
+import (
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/sim"
+)
 
 // ClusterChart draws the replay's cost: for each cooperative mode, the
 // inter-node query messages per request (x) against the inter-node
@@ -9,8 +12,8 @@ import "github.com/bloomcast/bloomcast/cache"
 // whose points are its thresholds and digest sizes (rings for full
 // updates, dots for deltas). Modes without
 // cooperation have no cost to draw.
-func ClusterChart(results []ClusterResult) Chart {
-	c := Chart{Title: "Summary cache against ICP: what finding objects costs",
+func ClusterChart(results []ClusterResult) sim.Chart {
+	c := sim.Chart{Title: "Summary cache against ICP: what finding objects costs",
 		XLabel: "inter-node query messages per request", YLabel: "inter-node control bytes per request",
 		LogX: true, LogY: true}
 	index := map[string]int{}
@@ -36,7 +39,7 @@ func ClusterChart(results []ClusterResult) Chart {
 			index[name] = i
 			// Full-digest series are rings: with raw digests a delta
 			// costs as much as a full digest, and the points coincide.
-			c.Series = append(c.Series, Series{Name: name, Markers: true,
+			c.Series = append(c.Series, sim.Series{Name: name, Markers: true,
 				Hollow: r.Mode.Route == cache.RouteDigest && !r.Mode.Deltas})
 		}
 		n := float64(r.Requests)

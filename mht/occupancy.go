@@ -1,8 +1,11 @@
-package params
+package mht
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // Multilevel hash tables and their summaries.
@@ -34,18 +37,18 @@ import (
 //
 // Summaries. With t_j items of type j (held in T_j) and N_{j+1} = Σ_{i>j}
 // t_i, the bounds below are Bloom-filter analysis (Lemma 1 of the paper)
-// with [ClassicExact] rates; the random N_{j+1} is replaced by its upper
+// with [params.ClassicExact] rates; the random N_{j+1} is replaced by its upper
 // quantile of probability 1 − 1e−12/n and the tail's mass is added, so each
 // bound holds for the random occupancy, not only for its mean:
 //
 //   - single filter (SF), m cells, k hashes: an absent item is a false
-//     positive when its k cells are all nonzero, rate ClassicExact(m, n, k);
+//     positive when its k cells are all nonzero, rate params.ClassicExact(m, n, k);
 //     an item of type j is mistyped when each of its cells was also hit by
-//     an item of type > j, rate ClassicExact(m, N_{j+1}, k);
+//     an item of type > j, rate params.ClassicExact(m, N_{j+1}, k);
 //   - multiple Bloom filters (MBF), B_i of m_i bits with k_i hashes holding
-//     the items of type ≥ i: false positive ClassicExact(m_1, n, k_1); an
+//     the items of type ≥ i: false positive params.ClassicExact(m_1, n, k_1); an
 //     item of type j < d is mistyped when it passes B_{j+1}, rate
-//     ClassicExact(m_{j+1}, N_{j+1}, k_{j+1});
+//     params.ClassicExact(m_{j+1}, N_{j+1}, k_{j+1});
 //   - interpolation search, a b-bit hash per item: construction fails when
 //     two items share a hash (the birthday bound n(n−1)/2^(b+1)); otherwise
 //     types are exact and an absent item is a false positive with
@@ -53,22 +56,19 @@ import (
 //   - the fast hash table of Song, Dharmapurikar, Turner and Lockwood
 //     ("Fast hash table lookup using extended Bloom filter", SIGCOMM
 //     2005), laid over the same buckets for comparison: see
-//     [MHTOccupancy.SongBounds] (song.go).
+//     [Occupancy.SongBounds] (song_bounds.go).
 //
 // Sizes in bits: SF m·⌈log2(d+1)⌉ (counting: m·d·c, a c-bit counter per
 // type per cell); MBF Σ m_i (counting: c·Σ m_i); interpolation search
 // n·(b + ⌈log2 d⌉); Song c·Σ m_i.
 
-// MaxMHTLevels is the largest number of sub-tables the calculator accepts.
-const MaxMHTLevels = 16
-
 // mhtPrune is the probability below which the occupancy recursion drops
 // the tails of a distribution.
 const mhtPrune = 1e-60
 
-// MHTLevel is one sub-table's occupancy.
+// OccupancyLevel is one sub-table's occupancy.
 // The zero value is a sub-table of no buckets that holds nothing.
-type MHTLevel struct {
+type OccupancyLevel struct {
 	Buckets uint64  // m_i
 	Offered float64 // exact E[N_i], the items offered to T_i
 	Placed  float64 // exact E[items T_i holds]
@@ -76,14 +76,14 @@ type MHTLevel struct {
 	Approx  float64 // the heuristic m_i(1 − e^(−n_i/m_i)) with expected n_i
 }
 
-// MHTOccupancy is the occupancy of a multilevel hash table after n
+// Occupancy is the occupancy of a multilevel hash table after n
 // sequential insertions of distinct items.
 //
 // The zero value describes no table, and its methods' figures mean nothing
-// for it; make one with OccupancyMHT.
-type MHTOccupancy struct {
+// for it; make one with NewOccupancy.
+type Occupancy struct {
 	N      uint64
-	Levels []MHTLevel
+	Levels []OccupancyLevel
 	// Crisis is the probability that at least one item found all its
 	// buckets full (an upper bound: pruned mass is added).
 	Crisis float64
@@ -102,15 +102,15 @@ type distribution struct {
 	p  []float64
 }
 
-// OccupancyMHT computes the occupancy of a multilevel hash table with the
-// given sub-table sizes after n insertions. Errors wrap [ErrInvalid]: 1 to
-// MaxMHTLevels sub-tables, each of at least 1 and at most 2^40 buckets, and
+// NewOccupancy computes the occupancy of a multilevel hash table with the
+// given sub-table sizes after n insertions. Errors wrap [ErrConfig]: 1 to
+// MaxLevels sub-tables, each of at least 1 and at most 2^40 buckets, and
 // n at most 2^32.
-func OccupancyMHT(n uint64, sizes []uint64) (MHTOccupancy, error) {
+func NewOccupancy(n uint64, sizes []uint64) (Occupancy, error) {
 	if err := validateMHT(n, sizes); err != nil {
-		return MHTOccupancy{}, err
+		return Occupancy{}, err
 	}
-	o := MHTOccupancy{N: n}
+	o := Occupancy{N: n}
 	in := distribution{lo: int(n), p: []float64{1}}
 	o.offered = append(o.offered, in.p)
 	o.lo = append(o.lo, in.lo)
@@ -121,7 +121,7 @@ func OccupancyMHT(n uint64, sizes []uint64) (MHTOccupancy, error) {
 		pruned += drop
 		offered := in.mean()
 		ap := float64(m) * -math.Expm1(-approxIn/float64(m))
-		o.Levels = append(o.Levels, MHTLevel{
+		o.Levels = append(o.Levels, OccupancyLevel{
 			Buckets: m, Offered: offered, Placed: mean,
 			StdDev: math.Sqrt(max(0, sq-mean*mean)), Approx: ap,
 		})
@@ -142,9 +142,14 @@ func OccupancyMHT(n uint64, sizes []uint64) (MHTOccupancy, error) {
 	return o, nil
 }
 
+// invalidf returns an error wrapping ErrConfig with a formatted detail.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
 func validateMHT(n uint64, sizes []uint64) error {
-	if len(sizes) < 1 || len(sizes) > MaxMHTLevels {
-		return invalidf("%d sub-tables, want 1 to %d", len(sizes), MaxMHTLevels)
+	if len(sizes) < 1 || len(sizes) > MaxLevels {
+		return invalidf("%d sub-tables, want 1 to %d", len(sizes), MaxLevels)
 	}
 	if n > 1<<32 {
 		return invalidf("n = %d above 2^32", n)
@@ -241,7 +246,7 @@ func passOn(in distribution, m uint64) (out distribution, mean, sq, pruned float
 // Offered returns the distribution of the number of items offered to
 // sub-table i (1-based; i = d+1 gives the items that found no bucket): the
 // probabilities of from, from+1, ….
-func (o *MHTOccupancy) Offered(i int) (from int, p []float64) {
+func (o *Occupancy) Offered(i int) (from int, p []float64) {
 	if i < 1 || i > len(o.offered) {
 		return 0, nil
 	}
@@ -250,7 +255,7 @@ func (o *MHTOccupancy) Offered(i int) (from int, p []float64) {
 
 // offeredQuantile returns the smallest q with P(N_i > q) ≤ eps, and that
 // tail probability.
-func (o *MHTOccupancy) offeredQuantile(i int, eps float64) (int, float64) {
+func (o *Occupancy) offeredQuantile(i int, eps float64) (int, float64) {
 	lo, p := o.Offered(i)
 	tail := 0.0
 	for j := len(p) - 1; j >= 0; j-- {
@@ -264,7 +269,7 @@ func (o *MHTOccupancy) offeredQuantile(i int, eps float64) (int, float64) {
 
 // TypeCounts returns the expected number of items of each type (held in
 // each sub-table).
-func (o *MHTOccupancy) TypeCounts() []float64 {
+func (o *Occupancy) TypeCounts() []float64 {
 	c := make([]float64, len(o.Levels))
 	for i, l := range o.Levels {
 		c[i] = l.Placed
@@ -299,11 +304,11 @@ type SummaryBounds struct {
 }
 
 // tailEps is the total probability that the quantile bounds leave out.
-func (o *MHTOccupancy) tailEps() float64 { return 1e-12 / max(1, float64(o.N)) }
+func (o *Occupancy) tailEps() float64 { return 1e-12 / max(1, float64(o.N)) }
 
 // mistyped returns the bound on the expected number of mistyped items when
 // an item of type j (1-based, j < d) is mistyped with rate(N_{j+1}).
-func (o *MHTOccupancy) mistyped(rate func(j int, above uint64) float64) (float64, float64) {
+func (o *Occupancy) mistyped(rate func(j int, above uint64) float64) (float64, float64) {
 	expect := 0.0
 	for j := 1; j < len(o.Levels); j++ {
 		q, tail := o.offeredQuantile(j+1, o.tailEps())
@@ -319,11 +324,11 @@ func typeBits(v int) int { return bits.Len(uint(v - 1)) }
 // k hashes (unpartitioned) over the table o. counterBits > 0 makes it the
 // counting version (a counterBits-bit counter per type in each cell),
 // which changes only the size.
-func (o *MHTOccupancy) SFBounds(m uint64, k, counterBits int) SummaryBounds {
+func (o *Occupancy) SFBounds(m uint64, k, counterBits int) SummaryBounds {
 	d := len(o.Levels)
 	n := o.placedUpper()
-	any, rate := o.mistyped(func(_ int, above uint64) float64 { return ClassicExact(m, above, k) })
-	b := SummaryBounds{FalsePositive: ClassicExact(m, n, k), TypeFailure: rate, AnyFailure: min(1, any)}
+	any, rate := o.mistyped(func(_ int, above uint64) float64 { return params.ClassicExact(m, above, k) })
+	b := SummaryBounds{FalsePositive: params.ClassicExact(m, n, k), TypeFailure: rate, AnyFailure: min(1, any)}
 	if counterBits > 0 {
 		b.Bits = m * uint64(d*counterBits)
 	} else {
@@ -336,13 +341,13 @@ func (o *MHTOccupancy) SFBounds(m uint64, k, counterBits int) SummaryBounds {
 // filter B_i has m[i] bits and k[i] hashes (len(m) = len(k) = d; B_1 holds
 // every item). counterBits > 0 makes the filters counting filters of
 // counterBits-bit counters, which changes only the size.
-func (o *MHTOccupancy) MBFBounds(m []uint64, k []int, counterBits int) SummaryBounds {
+func (o *Occupancy) MBFBounds(m []uint64, k []int, counterBits int) SummaryBounds {
 	n := o.placedUpper()
 	any, rate := o.mistyped(func(j int, above uint64) float64 {
 		if j >= len(m) {
 			return 1
 		}
-		return ClassicExact(m[j], above, k[j])
+		return params.ClassicExact(m[j], above, k[j])
 	})
 	total := uint64(0)
 	for _, x := range m {
@@ -353,18 +358,18 @@ func (o *MHTOccupancy) MBFBounds(m []uint64, k []int, counterBits int) SummaryBo
 	}
 	fp := 1.0
 	if len(m) > 0 {
-		fp = ClassicExact(m[0], n, k[0])
+		fp = params.ClassicExact(m[0], n, k[0])
 	}
 	return SummaryBounds{FalsePositive: fp, TypeFailure: rate, AnyFailure: min(1, any), Bits: total}
 }
 
 // placedUpper is n: at most n items are in the table.
-func (o *MHTOccupancy) placedUpper() uint64 { return o.N }
+func (o *Occupancy) placedUpper() uint64 { return o.N }
 
 // InterpBounds returns the figures of an interpolation-search summary of
 // b-bit hashes (b ≤ 64): AnyFailure is the probability that two of the n
 // items share a hash, which fails construction; types are then exact.
-func (o *MHTOccupancy) InterpBounds(b int) SummaryBounds {
+func (o *Occupancy) InterpBounds(b int) SummaryBounds {
 	n := float64(o.N)
 	u := math.Ldexp(1, b)
 	// P(no two equal) = Π_{i<n} (1 − i/u); its log is Σ log1p(−i/u).
@@ -396,8 +401,8 @@ func lgamma(x float64) float64 {
 // bitsPerItem·n bits and k_1 = OptimalK; each later B_i (i ≥ 2) gets the
 // fewest bits, with its optimal k, for which the expected number of items
 // of type i−1 it mistypes is at most failTarget/(d−1), using the upper
-// quantile of the items it holds. Errors wrap [ErrInvalid].
-func (o *MHTOccupancy) MBFSizes(bitsPerItem, failTarget float64) ([]uint64, []int, error) {
+// quantile of the items it holds. Errors wrap [ErrConfig].
+func (o *Occupancy) MBFSizes(bitsPerItem, failTarget float64) ([]uint64, []int, error) {
 	if !(bitsPerItem > 0) || math.IsInf(bitsPerItem, 0) || !(failTarget > 0 && failTarget < 1) {
 		return nil, nil, invalidf("bits per item %g and failure target %g: want > 0 and in (0, 1)", bitsPerItem, failTarget)
 	}
@@ -405,15 +410,15 @@ func (o *MHTOccupancy) MBFSizes(bitsPerItem, failTarget float64) ([]uint64, []in
 	m := make([]uint64, d)
 	k := make([]int, d)
 	m[0] = max(64, uint64(math.Ceil(bitsPerItem*float64(o.N))))
-	k[0] = max(1, OptimalK(m[0], o.N))
+	k[0] = max(1, params.OptimalK(m[0], o.N))
 	for i := 1; i < d; i++ {
 		q, _ := o.offeredQuantile(i+1, o.tailEps())
 		items := o.Levels[i-1].Placed
 		target := failTarget / float64(d-1)
 		// Double, then bisect, the size.
 		fails := func(bits uint64) (bool, int) {
-			kk := max(1, OptimalK(bits, uint64(max(1, q))))
-			return items*ClassicExact(bits, uint64(q), kk) > target, kk
+			kk := max(1, params.OptimalK(bits, uint64(max(1, q))))
+			return items*params.ClassicExact(bits, uint64(q), kk) > target, kk
 		}
 		hi := uint64(64)
 		for f, _ := fails(hi); f && hi < 1<<40; f, _ = fails(hi) {
@@ -435,11 +440,11 @@ func (o *MHTOccupancy) MBFSizes(bitsPerItem, failTarget float64) ([]uint64, []in
 }
 
 // GeometricSizes returns d sub-table sizes first, first·ratio,
-// first·ratio², … (rounded up, at least 1). Errors wrap [ErrInvalid]:
-// d in [1, MaxMHTLevels], first ≥ 1, ratio in (0, 1].
+// first·ratio², … (rounded up, at least 1). Errors wrap [ErrConfig]:
+// d in [1, MaxLevels], first ≥ 1, ratio in (0, 1].
 func GeometricSizes(first uint64, ratio float64, d int) ([]uint64, error) {
-	if d < 1 || d > MaxMHTLevels || first < 1 || !(ratio > 0 && ratio <= 1) {
-		return nil, invalidf("d = %d, first size %d, ratio %g: want d in [1, %d], first ≥ 1, ratio in (0, 1]", d, first, ratio, MaxMHTLevels)
+	if d < 1 || d > MaxLevels || first < 1 || !(ratio > 0 && ratio <= 1) {
+		return nil, invalidf("d = %d, first size %d, ratio %g: want d in [1, %d], first ≥ 1, ratio in (0, 1]", d, first, ratio, MaxLevels)
 	}
 	s := make([]uint64, d)
 	x := float64(first)

@@ -1,4 +1,4 @@
-package sim_test
+package replay_test
 
 import (
 	"net/url"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 // sampleLog holds access.log lines in Squid's native format, as Squid
@@ -27,11 +27,11 @@ not a log line
 `
 
 func TestParseAccessLog(t *testing.T) {
-	tr, err := sim.ParseAccessLog(strings.NewReader(sampleLog), 2)
+	tr, err := replay.ParseAccessLog(strings.NewReader(sampleLog), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []sim.Request{
+	want := []replay.Request{
 		{Proxy: 0, Client: 0, URL: "http://example.com/a", Size: 1234, Time: 0},
 		{Proxy: 1, Client: 1, URL: "http://example.com/a", Size: 1234, Time: 0.077}, // an object keeps its first size
 		{Proxy: 0, Client: 2, URL: "http://example.org/b?x=1", Size: 5000, Time: 0.877},
@@ -53,26 +53,26 @@ func TestParseAccessLog(t *testing.T) {
 	if tr.Proxies != 2 || tr.Clients != 4 || tr.Objects != 3 || tr.UniqueBytes != 1234+5000+4321 {
 		t.Errorf("trace: %d proxies, %d clients, %d objects, %d bytes", tr.Proxies, tr.Clients, tr.Objects, tr.UniqueBytes)
 	}
-	if _, err := sim.ParseAccessLog(strings.NewReader(""), 0); err == nil {
+	if _, err := replay.ParseAccessLog(strings.NewReader(""), 0); err == nil {
 		t.Error("0 proxies accepted")
 	}
-	if _, err := sim.ParseAccessLog(strings.NewReader(strings.Repeat("x", 2<<20)), 1); err == nil {
+	if _, err := replay.ParseAccessLog(strings.NewReader(strings.Repeat("x", 2<<20)), 1); err == nil {
 		t.Error("a 2 MiB line accepted")
 	}
 }
 
 func TestSyntheticTrace(t *testing.T) {
-	cfg := sim.SyntheticConfig{Proxies: 3, Requests: 20000, Objects: 2000, Seed: 5}
-	a, err := sim.SyntheticTrace(cfg)
+	cfg := replay.SyntheticConfig{Proxies: 3, Requests: 20000, Objects: 2000, Seed: 5}
+	a, err := replay.SyntheticTrace(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := sim.SyntheticTrace(cfg)
+	b, _ := replay.SyntheticTrace(cfg)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed, different traces")
 	}
 	cfg.Seed = 6
-	if c, _ := sim.SyntheticTrace(cfg); reflect.DeepEqual(a.Requests, c.Requests) {
+	if c, _ := replay.SyntheticTrace(cfg); reflect.DeepEqual(a.Requests, c.Requests) {
 		t.Fatal("seeds 5 and 6 give the same trace")
 	}
 	if len(a.Requests) != 20000 || a.Proxies != 3 || a.Clients != 48 {
@@ -115,12 +115,12 @@ func TestSyntheticTrace(t *testing.T) {
 	}
 	cfg.Churn = -1
 	cfg.Shift = -1
-	still, err := sim.SyntheticTrace(cfg)
+	still, err := replay.SyntheticTrace(cfg)
 	if err != nil || still.Objects > 2000 {
 		t.Errorf("without churn: %d objects, %v", still.Objects, err)
 	}
-	for _, bad := range []sim.SyntheticConfig{{Proxies: -1}, {Requests: -1}, {Zipf: -1}, {Churn: 1}, {Proxies: 4, Clients: 2}, {MinSize: 10, MaxSize: 5}} {
-		if _, err := sim.SyntheticTrace(bad); err == nil {
+	for _, bad := range []replay.SyntheticConfig{{Proxies: -1}, {Requests: -1}, {Zipf: -1}, {Churn: 1}, {Proxies: 4, Clients: 2}, {MinSize: 10, MaxSize: 5}} {
+		if _, err := replay.SyntheticTrace(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
@@ -134,11 +134,11 @@ func FuzzParseAccessLog(f *testing.F) {
 	f.Add("1e308 0 c TCP_MISS/200 99999999999999 GET http://h/ - - -\n", 1)
 	f.Add("NaN 0 c TCP_MISS/200 1 GET http://h/ - - -\n-Inf 0 c X/304 1 GET https://h/x - - -\n", 3)
 	f.Fuzz(func(t *testing.T, log string, proxies int) {
-		proxies = proxies%sim.MaxProxies + 1
+		proxies = proxies%replay.MaxProxies + 1
 		if proxies < 1 {
-			proxies += sim.MaxProxies
+			proxies += replay.MaxProxies
 		}
-		tr, err := sim.ParseAccessLog(strings.NewReader(log), proxies)
+		tr, err := replay.ParseAccessLog(strings.NewReader(log), proxies)
 		if err != nil {
 			return
 		}
@@ -146,7 +146,7 @@ func FuzzParseAccessLog(f *testing.F) {
 		sizes := map[string]int64{}
 		for _, r := range tr.Requests {
 			u, err := url.Parse(r.URL)
-			if r.Proxy < 0 || r.Proxy >= proxies || r.Size < 0 || r.Size > sim.MaxLogObjectBytes ||
+			if r.Proxy < 0 || r.Proxy >= proxies || r.Size < 0 || r.Size > replay.MaxLogObjectBytes ||
 				err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" { // url.Parse lower-cases the scheme
 				t.Fatalf("unreplayable request %+v", r)
 			}

@@ -1,9 +1,11 @@
-package params
+package mht
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // bruteMHT enumerates every assignment of buckets to n items in a table
@@ -54,12 +56,12 @@ func bruteMHT(n int, sizes []uint64) ([]float64, float64) {
 	return mean, crisis / total
 }
 
-func TestOccupancyMHTExact(t *testing.T) {
+func TestNewOccupancyExact(t *testing.T) {
 	for _, c := range []struct {
 		n     int
 		sizes []uint64
 	}{{2, []uint64{2}}, {3, []uint64{3, 1}}, {4, []uint64{4, 2}}, {4, []uint64{3, 2, 1}}, {5, []uint64{5, 3}}} {
-		o, err := OccupancyMHT(uint64(c.n), c.sizes)
+		o, err := NewOccupancy(uint64(c.n), c.sizes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,12 +79,12 @@ func TestOccupancyMHTExact(t *testing.T) {
 
 // The heuristic and the exact expectation agree closely for large tables,
 // and the distribution of the items offered to each level sums to 1.
-func TestOccupancyMHTLarge(t *testing.T) {
+func TestNewOccupancyLarge(t *testing.T) {
 	sizes, err := GeometricSizes(30000, 0.5, 5)
 	if err != nil || sizes[4] != 1875 {
 		t.Fatal(sizes, err)
 	}
-	o, err := OccupancyMHT(10000, sizes)
+	o, err := NewOccupancy(10000, sizes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,25 +109,25 @@ func TestOccupancyMHTLarge(t *testing.T) {
 }
 
 func TestMHTInvalid(t *testing.T) {
-	for _, s := range [][]uint64{nil, {0}, make([]uint64, MaxMHTLevels+1)} {
-		if _, err := OccupancyMHT(10, s); !errors.Is(err, ErrInvalid) {
+	for _, s := range [][]uint64{nil, {0}, make([]uint64, MaxLevels+1)} {
+		if _, err := NewOccupancy(10, s); !errors.Is(err, ErrConfig) {
 			t.Errorf("%v: %v", s, err)
 		}
 	}
-	if _, err := GeometricSizes(10, 1.5, 3); !errors.Is(err, ErrInvalid) {
+	if _, err := GeometricSizes(10, 1.5, 3); !errors.Is(err, ErrConfig) {
 		t.Error(err)
 	}
-	o, _ := OccupancyMHT(100, []uint64{300, 150})
-	if _, _, err := o.MBFSizes(0, 0.1); !errors.Is(err, ErrInvalid) {
+	o, _ := NewOccupancy(100, []uint64{300, 150})
+	if _, _, err := o.MBFSizes(0, 0.1); !errors.Is(err, ErrConfig) {
 		t.Error(err)
 	}
 }
 
 func TestSummaryBounds(t *testing.T) {
 	sizes, _ := GeometricSizes(30000, 0.5, 4)
-	o, _ := OccupancyMHT(10000, sizes)
+	o, _ := NewOccupancy(10000, sizes)
 	sf := o.SFBounds(60000, 8, 0)
-	if sf.Bits != 60000*3 || sf.FalsePositive != ClassicExact(60000, 10000, 8) || sf.TypeFailure <= 0 || sf.TypeFailure > sf.FalsePositive {
+	if sf.Bits != 60000*3 || sf.FalsePositive != params.ClassicExact(60000, 10000, 8) || sf.TypeFailure <= 0 || sf.TypeFailure > sf.FalsePositive {
 		t.Errorf("SF %+v", sf)
 	}
 	if c := o.SFBounds(60000, 8, 4); c.Bits != 60000*4*4 || c.TypeFailure != sf.TypeFailure {
@@ -156,7 +158,7 @@ func TestSummaryBounds(t *testing.T) {
 // stays in its only bucket, so the figures are exact binomial moments,
 // whether or not the counters stick.
 func TestSongBounds(t *testing.T) {
-	o, err := OccupancyMHT(1000, []uint64{3000, 1500, 750})
+	o, err := NewOccupancy(1000, []uint64{3000, 1500, 750})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestSongBounds(t *testing.T) {
 		t.Errorf("items %+v", b)
 	}
 	const n, m = 500, 200
-	one, err := OccupancyMHT(n, []uint64{m})
+	one, err := NewOccupancy(n, []uint64{m})
 	if err != nil {
 		t.Fatal(err)
 	}

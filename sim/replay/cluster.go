@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"context"
@@ -349,7 +349,7 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	}
 	defer func() {
 		if cerr := o.close(); err == nil && cerr != nil {
-			err = fmt.Errorf("sim: origin: %w", cerr)
+			err = fmt.Errorf("replay: origin: %w", cerr)
 		}
 	}()
 	if cfg.PollInterval < 0 || (cfg.PollInterval > 0 && cfg.Transport != nil) {
@@ -361,7 +361,7 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	for i, m := range cfg.Modes {
 		r, err := replay(cfg, o, m, i)
 		if err != nil {
-			return out, fmt.Errorf("sim: mode %s: %w", m, err)
+			return out, fmt.Errorf("replay: mode %s: %w", m, err)
 		}
 		out = append(out, r)
 	}
@@ -511,9 +511,69 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 	t := cfg.Trace
 	o.clock.ns.Store(0)
 	n := t.Proxies
+	var shape nodeShape
+	if res, shape, err = replayShape(cfg, o, m); err != nil {
+		return res, err
+	}
+	socks, err := listenCluster(n, m.Route == cache.RouteICP)
+	if err != nil {
+		return res, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	nodes := make([]*clusterNode, n)
+	defer func() {
+		cancel()
+		for _, cn := range nodes {
+			if cn != nil {
+				if serr := <-cn.done; err == nil && serr != nil {
+					err = fmt.Errorf("node %s: %w", cn.node.Addr(), serr)
+				}
+				cn.client.CloseIdleConnections()
+			}
+		}
+	}()
+	if err := startNodes(ctx, cfg, o, m, index, shape, socks, nodes, &res); err != nil {
+		return res, socks.closeAll(err)
+	}
+	waitServing(nodes)
+	if err := waitConnected(nodes); err != nil {
+		return res, err
+	}
+	if err := drive(ctx, cfg, o, m, shape.prop, nodes); err != nil {
+		return res, err
+	}
+	collect(&res, nodes)
+	if prop := shape.prop; prop != nil {
+		res.Propagated, res.PropagationMax, res.PropagationLate = uint64(len(prop.delays)), prop.max, prop.late
+		if len(prop.delays) > 0 {
+			res.PropagationMean = prop.sum / time.Duration(len(prop.delays))
+		}
+	}
+	res.Elapsed, res.CPU = time.Since(started), processCPU()-cpu
+	return res, nil
+}
+
+// nodeShape is what every node of one replay shares: its cache budget and
+// digest capacity, the digest's shape and codec, and how publications
+// reach the peers (prop: nil for immediate propagation and the modes
+// without digests).
+type nodeShape struct {
+	budget   int64
+	capacity uint64
+	bpe      float64
+	k        int
+	codec    bcdigest.Codec
+	prop     *propagation
+}
+
+// replayShape sizes the nodes of mode m for the trace and returns the
+// result's header with them.
+func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape, error) {
+	t := cfg.Trace
+	n := t.Proxies
 	budget := max(int64(cfg.CacheFraction*float64(t.UniqueBytes)), 64<<10)
 	capacity := max(uint64(float64(budget)/(o.mean+entryOverhead)), 16)
-	res = ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
+	res := ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
 	if len(t.Requests) > 0 {
 		res.TraceSeconds = t.Requests[len(t.Requests)-1].Time
 	}
@@ -531,57 +591,64 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 	if m.Route == cache.RouteDigest {
 		var err error
 		if bpe, k, err = digestShape(m, capacity, cfg.CompressedMemory); err != nil {
-			return res, err
+			return res, nodeShape{}, err
 		}
 		if m.Compressed {
 			codec = bcdigest.Fast
 		}
 		res.DigestBitsPerEntry, res.DigestK = bpe, k
 	}
+	return res, nodeShape{budget: budget, capacity: capacity, bpe: bpe, k: k, codec: codec, prop: prop}, nil
+}
 
-	lns := make([]net.Listener, n)
-	udps := make([]net.PacketConn, n)
-	// closeAll closes the sockets of a replay that could not start and
-	// returns err with whatever closing them reported.
-	closeAll := func(err error) error {
-		for i := range n {
-			if lns[i] != nil {
-				err = errors.Join(err, lns[i].Close())
-			}
-			if udps[i] != nil {
-				err = errors.Join(err, udps[i].Close())
-			}
-		}
-		return err
-	}
+// clusterSockets are the nodes' loopback sockets: a TCP listener each,
+// and for ICP a UDP socket each.
+type clusterSockets struct {
+	lns  []net.Listener
+	udps []net.PacketConn
+}
+
+// listenCluster opens n nodes' sockets.
+func listenCluster(n int, icp bool) (clusterSockets, error) {
+	s := clusterSockets{lns: make([]net.Listener, n), udps: make([]net.PacketConn, n)}
 	for i := range n {
 		var err error
-		if lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			return res, closeAll(err)
+		if s.lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return s, s.closeAll(err)
 		}
-		if m.Route == cache.RouteICP {
-			if udps[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
-				return res, closeAll(err)
+		if icp {
+			if s.udps[i], err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+				return s, s.closeAll(err)
 			}
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	nodes := make([]*clusterNode, n)
-	defer func() {
-		cancel()
-		for _, cn := range nodes {
-			if cn != nil {
-				if serr := <-cn.done; err == nil && serr != nil {
-					err = fmt.Errorf("node %s: %w", cn.node.Addr(), serr)
-				}
-				cn.client.CloseIdleConnections()
-			}
+	return s, nil
+}
+
+// closeAll closes the sockets of a replay that could not start and
+// returns err with whatever closing them reported.
+func (s clusterSockets) closeAll(err error) error {
+	for i := range s.lns {
+		if s.lns[i] != nil {
+			err = errors.Join(err, s.lns[i].Close())
 		}
-	}()
+		if s.udps[i] != nil {
+			err = errors.Join(err, s.udps[i].Close())
+		}
+	}
+	return err
+}
+
+// startNodes makes one node per socket, each peering with all the others
+// in mode m, and serves them until ctx ends, filling nodes in; with a
+// transport it records the transport's name and push interval in res.
+func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index int, shape nodeShape, socks clusterSockets, nodes []*clusterNode, res *ClusterResult) error {
+	n := len(nodes)
+	lns, udps := socks.lns, socks.udps
 	for i := range n {
 		nc := cache.NodeConfig{
-			Name: "node" + strconv.Itoa(i), MemoryBytes: budget, Capacity: capacity,
-			BitsPerEntry: bpe, HashFunctions: k, Threshold: m.Threshold, Codec: codec,
+			Name: "node" + strconv.Itoa(i), MemoryBytes: shape.budget, Capacity: shape.capacity,
+			BitsPerEntry: shape.bpe, HashFunctions: shape.k, Threshold: m.Threshold, Codec: shape.codec,
 			NoDelta: !m.Deltas, Route: m.Route, Manual: true, MaxDigestAge: forever,
 			PollInterval: forever, PeerExpiry: forever, ICPTimeout: cfg.ICPTimeout,
 			Logger: slog.New(slog.DiscardHandler), Now: o.clock.now,
@@ -590,9 +657,10 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 			nc.ICPListen = udps[i].LocalAddr().String()
 		}
 		var tr cache.DigestTransport
-		if prop != nil && cfg.Transport != nil {
+		if shape.prop != nil && cfg.Transport != nil {
+			var err error
 			if tr, err = cfg.Transport(index, nc.Name); err != nil {
-				return res, closeAll(err)
+				return err
 			}
 			nc.Transport, nc.PushInterval = tr, cfg.PushInterval
 			res.Transport, res.PushInterval = tr.Name(), cfg.PushInterval
@@ -611,7 +679,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 		}
 		node, err := cache.NewNode(nc)
 		if err != nil {
-			return res, closeAll(err)
+			return err
 		}
 		proxy, _ := url.Parse("http://" + lns[i].Addr().String())
 		cn := &clusterNode{node: node, tr: tr, done: make(chan error, 1), peers: make([]*cache.Peer, n),
@@ -628,39 +696,43 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 		go func() { cn.done <- node.Serve(ctx, lns[i], pc) }()
 		nodes[i] = cn
 	}
-	waitServing(nodes)
-	if err := waitConnected(nodes); err != nil {
-		return res, err
-	}
+	return nil
+}
+
+// drive sends the trace's requests through the nodes on trace time and,
+// after each, lets the nodes publish and their peers take the
+// publications: polled on schedule, pushed through the transport, or at
+// once.
+func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, prop *propagation, nodes []*clusterNode) error {
+	t := cfg.Trace
 	var polls *pollSchedule
 	if prop != nil && cfg.Transport == nil {
-		polls = newPollSchedule(n, cfg.PollInterval)
+		polls = newPollSchedule(len(nodes), cfg.PollInterval)
 	}
-
 	for i, rq := range t.Requests {
 		if err := cfg.Context.Err(); err != nil {
-			return res, err
+			return err
 		}
 		o.clock.advance(rq.Time)
 		if err := fetch(nodes[rq.Proxy].client, o.urls[i]); err != nil {
-			return res, err
+			return err
 		}
 		if err := settle(nodes, uint64(i+1)); err != nil {
-			return res, err
+			return err
 		}
 		switch {
 		case m.Route != cache.RouteDigest:
 		case polls != nil:
 			if err := prop.poll(ctx, nodes, polls, rq.Time); err != nil {
-				return res, err
+				return err
 			}
 		case prop != nil:
 			if err := prop.push(ctx, nodes, rq.Time); err != nil {
-				return res, err
+				return err
 			}
 		default:
 			if err := propagate(ctx, nodes); err != nil {
-				return res, err
+				return err
 			}
 		}
 		if cfg.Progress != nil && (i+1)%cfg.ProgressEvery == 0 {
@@ -670,15 +742,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 	if cfg.Progress != nil && len(t.Requests)%cfg.ProgressEvery != 0 {
 		cfg.Progress(m, len(t.Requests), len(t.Requests))
 	}
-	collect(&res, nodes)
-	if prop != nil {
-		res.Propagated, res.PropagationMax, res.PropagationLate = uint64(len(prop.delays)), prop.max, prop.late
-		if len(prop.delays) > 0 {
-			res.PropagationMean = prop.sum / time.Duration(len(prop.delays))
-		}
-	}
-	res.Elapsed, res.CPU = time.Since(started), processCPU()-cpu
-	return res, nil
+	return nil
 }
 
 // waitServing waits until every node has its address, so that the first

@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Request is one request of a trace replayed through a cache cluster: a
@@ -41,7 +43,7 @@ type Trace struct {
 }
 
 // ErrTrace reports an unusable trace or generator configuration.
-var ErrTrace = errors.New("sim: invalid trace")
+var ErrTrace = errors.New("replay: invalid trace")
 
 // maxLogLine bounds one access.log line.
 const maxLogLine = 1 << 20
@@ -120,7 +122,7 @@ func ParseAccessLog(r io.Reader, proxies int) (*Trace, error) {
 		t.Requests = append(t.Requests, Request{Proxy: c % proxies, Client: c, URL: f[6], Size: size, Time: when - start})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sim: reading access.log: %w", err)
+		return nil, fmt.Errorf("replay: reading access.log: %w", err)
 	}
 	t.Clients, t.Objects = len(clients), len(sizes)
 	return t, nil
@@ -225,7 +227,7 @@ func (c *SyntheticConfig) defaults() error {
 // each proxy (Shift), with new objects displacing old ones (Churn) and
 // lognormal sizes. Each request's client is drawn uniformly and uses
 // proxy client mod Proxies; requests are a nominal 10 ms apart. The URLs
-// are those of [Keys]. The same configuration gives the same trace on
+// are those of [sim.Keys]. The same configuration gives the same trace on
 // every platform and Go release.
 func SyntheticTrace(cfg SyntheticConfig) (*Trace, error) {
 	if err := cfg.defaults(); err != nil {
@@ -256,7 +258,7 @@ func SyntheticTrace(cfg SyntheticConfig) (*Trace, error) {
 		ids[i] = slots[slot]
 		t.Requests[i] = Request{Proxy: proxy, Client: client, Time: float64(i) / 100}
 	}
-	urls := Keys(cfg.Seed, next)
+	urls := sim.Keys(cfg.Seed, next)
 	sizes := make([]int64, next)
 	seen := make([]bool, next)
 	for id := range sizes {
@@ -317,4 +319,18 @@ func uniformBelow(g *splitMix, n uint64) uint64 {
 			return hi
 		}
 	}
+}
+
+// splitMix is the SplitMix64 generator (Steele, Lea and Flood, "Fast
+// splittable pseudorandom number generators", OOPSLA 2014), as package sim
+// draws its keys with: a fixed, documented sequence, unlike math/rand,
+// whose streams may change between Go releases.
+type splitMix struct{ state uint64 }
+
+func (g *splitMix) next() uint64 {
+	g.state += 0x9E3779B97F4A7C15
+	z := g.state
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
 }

@@ -1,4 +1,4 @@
-package sim_test
+package replay_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 // TestReplayClusterPolling: with a poll interval, every node polls every
@@ -14,12 +14,12 @@ import (
 // per poll, and a publication reaches its last peer within one interval.
 func TestReplayClusterPolling(t *testing.T) {
 	const nodes, interval = 3, 5 * time.Second
-	tr, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: nodes, Requests: 3000, Objects: 400, Seed: 2})
+	tr, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: nodes, Requests: 3000, Objects: 400, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode, _ := sim.ParseMode("sc-1%-16b-comp-delta")
-	res, err := sim.ReplayCluster(sim.ClusterConfig{Trace: tr, Modes: []sim.Mode{mode}, PollInterval: interval})
+	mode, _ := replay.ParseMode("sc-1%-16b-comp-delta")
+	res, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, Modes: []replay.Mode{mode}, PollInterval: interval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,20 +38,20 @@ func TestReplayClusterPolling(t *testing.T) {
 	if r.FullFetches+r.DeltaFetches == 0 || r.DigestMessageBytes == 0 {
 		t.Fatalf("%d digests fetched, %d bytes", r.FullFetches+r.DeltaFetches, r.DigestMessageBytes)
 	}
-	row := sim.NewClusterReport(sim.ClusterConfig{Trace: tr}, res).Results[0]
+	row := replay.NewClusterReport(replay.ClusterConfig{Trace: tr}, res).Results[0]
 	if row.Transport != "http" || row.DigestMessagesPerMin <= 0 || row.PropagationMaxSeconds > interval.Seconds() {
 		t.Fatalf("report row: %+v", row)
 	}
 }
 
 func TestReplayClusterTransportAndPoll(t *testing.T) {
-	tr, err := sim.SyntheticTrace(sim.SyntheticConfig{Proxies: 2, Requests: 10})
+	tr, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: 2, Requests: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sim.ReplayCluster(sim.ClusterConfig{Trace: tr, PollInterval: time.Second,
+	_, err = replay.ReplayCluster(replay.ClusterConfig{Trace: tr, PollInterval: time.Second,
 		Transport: func(int, string) (cache.DigestTransport, error) { return nil, nil }})
-	if !errors.Is(err, sim.ErrTrace) {
+	if !errors.Is(err, replay.ErrTrace) {
 		t.Fatalf("poll interval and transport: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package params
+package mht
 
 import "math"
 
@@ -46,7 +46,7 @@ import "math"
 // lookup reads one bucket; FalsePositive is exact; ItemsPresent,
 // ItemsAbsent and AnyFailure (the probability that some bucket holds two
 // or more items) are estimates, so Estimate is true.
-func (o *MHTOccupancy) SongBounds(counterBits int) SummaryBounds {
+func (o *Occupancy) SongBounds(counterBits int) SummaryBounds {
 	sizes := make([]uint64, len(o.Levels))
 	total := uint64(0)
 	for i, l := range o.Levels {

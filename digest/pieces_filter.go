@@ -15,234 +15,18 @@ import (
 	"github.com/bloomcast/bloomcast/params"
 )
 
-// Piecewise-compressed digests (codec 3, docs/FORMAT.md "Piecewise
-// digests"): the bit array is cut into pieces of a fixed decoded size and
-// each piece is coded on its own, behind an index of where each piece's
-// stream ends, so that a receiver can test a bit by decoding only its
-// piece (Mitzenmacher, "Compressed Bloom filters", section on
-// decompressing pieces).
-
-// piecesHead is the size of the pieces payload's fixed part: piece bytes
-// u32, inner codec u8, 3 reserved bytes.
-const piecesHead = 8
-
-// MaxPieceBytes bounds the decoded size of one piece.
-const MaxPieceBytes = 1 << 30
-
-// PieceBytes returns the piece size that AppendPieces uses when asked for
-// want bytes for a filter of shape s: want rounded up to a multiple of 8
-// and, for the blocked and paged layouts, of the block's bytes, so that
-// every key's probes fall in one piece; and at most the array's size.
-func PieceBytes(s params.Shape, want int) int {
-	unit := uint64(8)
-	if s.Layout == params.Blocked || s.Layout == params.Paged {
-		unit = max(unit, s.BlockBits/8)
-	}
-	b := max(uint64(want), 1)
-	b = (b + unit - 1) / unit * unit
-	total := 8 * ((s.M + 63) / 64)
-	if b > total {
-		b = (total + unit - 1) / unit * unit
-	}
-	return int(min(b, MaxPieceBytes))
-}
-
-// AppendPieces appends d's frame with its bit array coded piece by piece:
-// pieces of PieceBytes(shape, pieceBytes) decoded bytes, each coded by c
-// ([Arith] or [Fast]; [Auto] codes the whole with both and keeps the
-// smaller). Only Bloom filters are coded in pieces.
-func AppendPieces(dst []byte, d *Digest, c Codec, pieceBytes int) ([]byte, error) {
-	p, err := d.payload()
-	if err != nil {
-		return dst, err
-	}
-	if p.width != 0 {
-		return dst, fmt.Errorf("%w: only Bloom filters are coded in pieces", ErrCodec)
-	}
-	if pieceBytes < 1 {
-		return dst, fmt.Errorf("%w: piece size %d bytes", ErrCodec, pieceBytes)
-	}
-	b := PieceBytes(d.Bloom.Shape(), pieceBytes)
-	var body []byte
-	switch c {
-	case Arith:
-		body, err = encodePieces(p.words, p.bits, b, entropy.Arith)
-	case Fast:
-		body, err = encodePieces(p.words, p.bits, b, entropy.Fast)
-	case Auto:
-		body, err = encodePieces(p.words, p.bits, b, entropy.Fast)
-		if err == nil {
-			var ab []byte
-			if ab, err = encodePieces(p.words, p.bits, b, entropy.Arith); len(ab) < len(body) {
-				body = ab
-			}
-		}
-	default:
-		return dst, fmt.Errorf("%w: pieces are coded with arith or fast, not %v", ErrCodec, c)
-	}
-	if err != nil {
-		return dst, err
-	}
-	h := p.header
-	h.Sequence, h.Codec = d.Sequence, envelope.CodecPieces
-	return appendFrame(dst, &h, body)
-}
-
-// EncodePieces returns d's frame coded in pieces (see AppendPieces).
-func EncodePieces(d *Digest, c Codec, pieceBytes int) ([]byte, error) {
-	return AppendPieces(nil, d, c, pieceBytes)
-}
-
-// pieceCount is the number of pieces of b bytes an m-bit array has.
-func pieceCount(m, b uint64) uint64 {
-	total := 8 * ((m + 63) / 64)
-	return (total + b - 1) / b
-}
-
-// pieceBits is the number of array bits in piece i.
-func pieceBits(m, b uint64, i uint64) uint64 {
-	lo := i * 8 * b
-	return min(m, lo+8*b) - lo
-}
-
-// encodePieces codes the m-bit array in pieces of b bytes.
-func encodePieces(words []uint64, m uint64, b int, inner entropy.Codec) ([]byte, error) {
-	wpp := uint64(b / 8)
-	return codePieces(m, b, inner, len(words), func(i, nw uint64) ([]uint64, error) {
-		return words[i*wpp : i*wpp+nw], nil
-	})
-}
-
-// codePieces codes an m-bit array in pieces of b bytes, asking piece(i,
-// nw) for the nw words of piece i in turn; extra is room to reserve for
-// the streams.
-func codePieces(m uint64, b int, inner entropy.Codec, extra int, piece func(i, nw uint64) ([]uint64, error)) ([]byte, error) {
-	n := pieceCount(m, uint64(b))
-	if n > math.MaxUint32 {
-		return nil, fmt.Errorf("%w: %d pieces", ErrCodec, n)
-	}
-	out := make([]byte, piecesHead+4*n, piecesHead+4*n+uint64(extra))
-	binary.LittleEndian.PutUint32(out, uint32(b))
-	out[4] = byte(innerEnvelope(inner))
-	start := len(out)
-	for i := range n {
-		bits := pieceBits(m, uint64(b), i)
-		words, err := piece(i, (bits+63)/64)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = entropy.EncodeBits(out, words, bits, inner); err != nil {
-			return nil, err
-		}
-		if uint64(len(out)-start) > math.MaxUint32 {
-			return nil, fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
-		}
-		binary.LittleEndian.PutUint32(out[piecesHead+4*i:], uint32(len(out)-start))
-	}
-	return out, nil
-}
-
-func innerEnvelope(c entropy.Codec) envelope.Codec {
-	if c == entropy.Arith {
-		return envelope.CodecArith
-	}
-	return envelope.CodecFast
-}
-
-// pieceIndex is a parsed pieces payload.
-type pieceIndex struct {
-	pieceBytes uint64
-	inner      entropy.Codec
-	ends       []uint32
-	streams    []byte
-}
-
-// parsePieces checks a pieces payload for an m-bit array: its fixed part,
-// that the index fits in the payload (before the index is allocated) and
-// is non-decreasing, and that the last stream ends at the payload's end.
-func parsePieces(body []byte, m uint64) (pieceIndex, error) {
-	var x pieceIndex
-	if len(body) < piecesHead {
-		return x, fmt.Errorf("%w: pieces payload of %d bytes", ErrCorrupt, len(body))
-	}
-	x.pieceBytes = uint64(binary.LittleEndian.Uint32(body))
-	switch {
-	case x.pieceBytes == 0 || x.pieceBytes%8 != 0 || x.pieceBytes > MaxPieceBytes:
-		return x, fmt.Errorf("%w: piece size %d bytes (want a positive multiple of 8 up to 2^30)", ErrCorrupt, x.pieceBytes)
-	case body[5] != 0 || body[6] != 0 || body[7] != 0:
-		return x, fmt.Errorf("%w: reserved bytes of the pieces header", ErrCorrupt)
-	}
-	switch envelope.Codec(body[4]) {
-	case envelope.CodecArith:
-		x.inner = entropy.Arith
-	case envelope.CodecFast:
-		x.inner = entropy.Fast
-	default:
-		return x, fmt.Errorf("%w: pieces coded with %v (want arith or fast)", ErrCorrupt, envelope.Codec(body[4]))
-	}
-	n := pieceCount(m, x.pieceBytes)
-	if n > uint64(len(body)-piecesHead)/4 {
-		return x, fmt.Errorf("%w: %d pieces need a %d-byte index, the payload has %d bytes", ErrCorrupt, n, 4*n, len(body))
-	}
-	x.ends = make([]uint32, n)
-	prev := uint32(0)
-	for i := range x.ends {
-		e := binary.LittleEndian.Uint32(body[piecesHead+4*i:])
-		if e < prev {
-			return x, fmt.Errorf("%w: piece %d ends before piece %d", ErrCorrupt, i, i-1)
-		}
-		x.ends[i], prev = e, e
-	}
-	x.streams = body[piecesHead+4*n:]
-	if uint64(prev) != uint64(len(x.streams)) {
-		return x, fmt.Errorf("%w: the index ends at %d, the streams have %d bytes", ErrCorrupt, prev, len(x.streams))
-	}
-	return x, nil
-}
-
-// stream returns piece i's stream.
-func (x *pieceIndex) stream(i uint64) []byte {
-	lo := uint32(0)
-	if i > 0 {
-		lo = x.ends[i-1]
-	}
-	return x.streams[lo:x.ends[i]]
-}
-
-// decodePiece decodes piece i of an m-bit array into dst, which has the
-// piece's words.
-func (x *pieceIndex) decodePiece(dst []uint64, m, i uint64) error {
-	if err := entropy.DecodeBits(dst, x.stream(i), pieceBits(m, x.pieceBytes, i), x.inner); err != nil {
-		return fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
-	}
-	return nil
-}
-
-// decodePieces decodes every piece of x into words (⌈m/64⌉ words).
-func decodePieces(words []uint64, x pieceIndex, m uint64) error {
-	wpp := x.pieceBytes / 8
-	for i := range uint64(len(x.ends)) {
-		lo := i * wpp
-		hi := lo + (pieceBits(m, x.pieceBytes, i)+63)/64
-		if err := x.decodePiece(words[lo:hi], m, i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// View is a piecewise-compressed Bloom filter held as it travels: the
+// Pieces is a piecewise-compressed Bloom filter held as it travels: the
 // coded pieces and their index, and a small cache of decoded pieces.
 // Contains decodes only the pieces a key's probes fall in (one piece for
 // the blocked and paged layouts), and Patch recodes only the pieces a
 // delta changes, so that the whole array is never held decoded.
 //
-// A View is safe for concurrent use: lookups share the cache (a piece is
+// Pieces is safe for concurrent use: lookups share the cache (a piece is
 // decoded outside the lock), and Patch replaces the coded pieces while
-// lookups go on. The zero value is not usable: [DecodeView], [NewView]
-// and [ViewOf] make Views; its methods then return errors wrapping
+// lookups go on. The zero value is not usable: [DecodePieces], [NewPieces]
+// and [PiecesOf] make them; its methods then return errors wrapping
 // [ErrEmpty].
-type View struct {
+type Pieces struct {
 	geo   bloom.Geometry
 	shape params.Shape
 	m     uint64
@@ -262,7 +46,7 @@ type View struct {
 	decoded uint64 // piece decodings, for tests and metrics
 }
 
-// viewState is the coded array: never modified once a View holds it.
+// viewState is the coded array: never modified once Pieces holds it.
 type viewState struct {
 	header envelope.Header // the raw frame header: parameters, seed, scheme, sequence
 	x      pieceIndex
@@ -284,25 +68,25 @@ type cachedPiece struct {
 	words []uint64
 }
 
-// DefaultViewCache is the number of decoded pieces a View keeps unless
+// DefaultPieceCache is the number of decoded pieces Pieces keeps unless
 // told otherwise.
-const DefaultViewCache = 4
+const DefaultPieceCache = 4
 
-// DecodeView reads a piecewise-compressed Bloom filter frame (codec 3)
+// DecodePieces reads a piecewise-compressed Bloom filter frame (codec 3)
 // without decoding its pieces; cache is the number of decoded pieces to
-// keep (0: DefaultViewCache). The frame, its parameters and the pieces'
+// keep (0: DefaultPieceCache). The frame, its parameters and the pieces'
 // index are checked as Decode checks them; a piece's stream is decoded,
 // and checked, only when a query needs it (a corrupt piece is then an
 // error from Contains).
-func DecodeView(data []byte, lim envelope.Limits, cache int) (*View, error) {
-	return envelope.DecodeFrame(data, lim, "digest", func(h envelope.Header, body []byte) (*View, error) {
-		return NewView(h, body, lim, cache)
+func DecodePieces(data []byte, lim envelope.Limits, cache int) (*Pieces, error) {
+	return envelope.DecodeFrame(data, lim, "digest", func(h envelope.Header, body []byte) (*Pieces, error) {
+		return NewPieces(h, body, lim, cache)
 	})
 }
 
-// NewView builds a View from a parsed frame of a Bloom filter with codec
+// NewPieces builds a Pieces from a parsed frame of a Bloom filter with codec
 // 3. It keeps body (not a copy). lim bounds the decoded size of a piece.
-func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*View, error) {
+func NewPieces(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*Pieces, error) {
 	if h.Type != envelope.TypeBloom || h.Codec != envelope.CodecPieces {
 		return nil, fmt.Errorf("%w: a %v frame with codec %v, not a Bloom filter in pieces", ErrCodec, h.Type, h.Codec)
 	}
@@ -321,9 +105,9 @@ func NewView(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*V
 	return v, nil
 }
 
-// newView checks a Bloom filter frame's header and returns a View of its
+// newView checks a Bloom filter frame's header and returns Pieces of its
 // shape with no pieces yet.
-func newView(h envelope.Header, lim envelope.Limits, cache int) (*View, error) {
+func newView(h envelope.Header, lim envelope.Limits, cache int) (*Pieces, error) {
 	shape, err := bloom.FrameShape(h)
 	if err != nil {
 		return nil, err
@@ -337,14 +121,14 @@ func newView(h envelope.Header, lim envelope.Limits, cache int) (*View, error) {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if cache <= 0 {
-		cache = DefaultViewCache
+		cache = DefaultPieceCache
 	}
-	return &View{geo: geo, shape: shape, m: shape.M, slots: cache}, nil
+	return &Pieces{geo: geo, shape: shape, m: shape.M, slots: cache}, nil
 }
 
 // setPieceBytes checks a piece's decoded size against lim and sizes the
 // cache's buffers.
-func (v *View) setPieceBytes(b uint64, lim envelope.Limits) error {
+func (v *Pieces) setPieceBytes(b uint64, lim envelope.Limits) error {
 	piece := min(b, 8*((v.m+63)/64))
 	if piece > lim.Payload() {
 		return fmt.Errorf("%w: pieces of %d bytes (limit %d bytes)", ErrTooLarge, piece, lim.Payload())
@@ -353,14 +137,14 @@ func (v *View) setPieceBytes(b uint64, lim envelope.Limits) error {
 	return nil
 }
 
-// ViewOf reads a Bloom filter frame with any codec and returns it as a
-// View: a frame coded in pieces as DecodeView reads it, any other coded
+// PiecesOf reads a Bloom filter frame with any codec and returns it as a
+// Pieces: a frame coded in pieces as DecodePieces reads it, any other coded
 // again in pieces of PieceBytes(shape, pieceBytes) bytes with c ([Arith],
 // or [Fast]; [Auto] means Fast, which decodes faster). The array is
 // decoded and coded one piece at a time, so that it is never held whole:
 // what a receiver does once with a digest sent as one stream. cache is
-// as for DecodeView.
-func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*View, error) {
+// as for DecodePieces.
+func PiecesOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*Pieces, error) {
 	var inner entropy.Codec
 	switch c {
 	case Arith:
@@ -373,9 +157,9 @@ func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*
 	if pieceBytes < 1 {
 		return nil, fmt.Errorf("%w: piece size %d bytes", ErrCodec, pieceBytes)
 	}
-	return envelope.DecodeFrame(data, lim, "digest", func(h envelope.Header, body []byte) (*View, error) {
+	return envelope.DecodeFrame(data, lim, "digest", func(h envelope.Header, body []byte) (*Pieces, error) {
 		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
-			return NewView(h, body, lim, cache)
+			return NewPieces(h, body, lim, cache)
 		}
 		if h.Type != envelope.TypeBloom {
 			return nil, fmt.Errorf("%w: a %v frame, not a Bloom filter", ErrCodec, h.Type)
@@ -420,7 +204,7 @@ func ViewOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) (*
 }
 
 // trim returns b, or a copy of it without the spare capacity when that is
-// more than an eighth of it: a View holds its coded pieces for long.
+// more than an eighth of it: Pieces holds its coded pieces for long.
 func trim(b []byte) []byte {
 	if cap(b)-len(b) > len(b)/8 {
 		return slices.Clone(b)
@@ -477,16 +261,16 @@ func (s *wordStream) read(dst []uint64) error {
 	return nil
 }
 
-// state returns the coded array, or an error for the zero View.
-func (v *View) state() (*viewState, error) {
+// state returns the coded array, or an error for the zero Pieces.
+func (v *Pieces) state() (*viewState, error) {
 	if v == nil {
-		return nil, fmt.Errorf("%w: nil View", ErrEmpty)
+		return nil, fmt.Errorf("%w: nil Pieces", ErrEmpty)
 	}
 	v.mu.Lock()
 	st := v.st
 	v.mu.Unlock()
 	if st == nil {
-		return nil, fmt.Errorf("%w: zero View", ErrEmpty)
+		return nil, fmt.Errorf("%w: zero Pieces", ErrEmpty)
 	}
 	return st, nil
 }
@@ -494,7 +278,7 @@ func (v *View) state() (*viewState, error) {
 // bit reports bit q of piece i, from the cache or by decoding the piece
 // (outside the lock, into a buffer of its own) and caching it in place of
 // the least recently used piece.
-func (v *View) bit(st *viewState, i, q uint64) (bool, error) {
+func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	v.mu.Lock()
 	v.clock++
 	if v.st == st {
@@ -546,7 +330,7 @@ func (v *View) bit(st *viewState, i, q uint64) (bool, error) {
 
 // release keeps a decoded-piece buffer for reuse, up to the cache's size.
 // The caller holds v.mu.
-func (v *View) release(words []uint64) {
+func (v *Pieces) release(words []uint64) {
 	if len(v.free) < v.slots {
 		v.free = append(v.free, words)
 	}
@@ -554,7 +338,7 @@ func (v *View) release(words []uint64) {
 
 // Contains reports whether key may be in the filter, decoding only the
 // pieces its probes fall in. A piece that does not decode is an error.
-func (v *View) Contains(key []byte) (bool, error) {
+func (v *Pieces) Contains(key []byte) (bool, error) {
 	if _, err := v.state(); err != nil {
 		return false, err
 	}
@@ -562,7 +346,7 @@ func (v *View) Contains(key []byte) (bool, error) {
 }
 
 // ContainsString is Contains for a string key.
-func (v *View) ContainsString(key string) (bool, error) {
+func (v *Pieces) ContainsString(key string) (bool, error) {
 	if _, err := v.state(); err != nil {
 		return false, err
 	}
@@ -570,7 +354,7 @@ func (v *View) ContainsString(key string) (bool, error) {
 }
 
 // ContainsHash is Contains for the key whose hash is h.
-func (v *View) ContainsHash(h hashing.Hash128) (bool, error) {
+func (v *Pieces) ContainsHash(h hashing.Hash128) (bool, error) {
 	st, err := v.state()
 	if err != nil {
 		return false, err
@@ -588,10 +372,10 @@ func (v *View) ContainsHash(h hashing.Hash128) (bool, error) {
 }
 
 // Geometry returns the filter's shape, scheme and seed.
-func (v *View) Geometry() *bloom.Geometry { return &v.geo }
+func (v *Pieces) Geometry() *bloom.Geometry { return &v.geo }
 
 // Sequence returns the digest's sequence number.
-func (v *View) Sequence() uint64 {
+func (v *Pieces) Sequence() uint64 {
 	st, err := v.state()
 	if err != nil {
 		return 0
@@ -600,7 +384,7 @@ func (v *View) Sequence() uint64 {
 }
 
 // Words returns the number of 64-bit words of the decoded array.
-func (v *View) Words() int {
+func (v *Pieces) Words() int {
 	if v == nil {
 		return 0
 	}
@@ -608,7 +392,7 @@ func (v *View) Words() int {
 }
 
 // Pieces returns the number of pieces.
-func (v *View) Pieces() int {
+func (v *Pieces) Pieces() int {
 	st, err := v.state()
 	if err != nil {
 		return 0
@@ -617,7 +401,7 @@ func (v *View) Pieces() int {
 }
 
 // PieceBytes returns the decoded size of a piece.
-func (v *View) PieceBytes() int {
+func (v *Pieces) PieceBytes() int {
 	st, err := v.state()
 	if err != nil {
 		return 0
@@ -626,8 +410,8 @@ func (v *View) PieceBytes() int {
 }
 
 // Codec returns the codec of the pieces' streams: Arith or Fast (Auto
-// for the zero View).
-func (v *View) Codec() Codec {
+// for the zero Pieces).
+func (v *Pieces) Codec() Codec {
 	st, err := v.state()
 	switch {
 	case err != nil:
@@ -640,7 +424,7 @@ func (v *View) Codec() Codec {
 
 // CodedBytes returns the size of the pieces payload: header, index and
 // streams.
-func (v *View) CodedBytes() int {
+func (v *Pieces) CodedBytes() int {
 	st, err := v.state()
 	if err != nil {
 		return 0
@@ -652,7 +436,7 @@ func (x *pieceIndex) codedBytes() int { return piecesHead + 4*len(x.ends) + len(
 
 // MemoryBytes returns what the view holds: the coded payload and its
 // index, and the decoded pieces in its cache and kept for reuse.
-func (v *View) MemoryBytes() int {
+func (v *Pieces) MemoryBytes() int {
 	st, err := v.state()
 	if err != nil {
 		return 0
@@ -671,7 +455,7 @@ func (v *View) MemoryBytes() int {
 }
 
 // Decoded returns how many times a piece has been decoded.
-func (v *View) Decoded() uint64 {
+func (v *Pieces) Decoded() uint64 {
 	if v == nil {
 		return 0
 	}
@@ -681,13 +465,13 @@ func (v *View) Decoded() uint64 {
 }
 
 // Filter decodes every piece into a bloom.Filter.
-func (v *View) Filter() (*bloom.Filter, error) {
+func (v *Pieces) Filter() (*bloom.Filter, error) {
 	st, err := v.state()
 	if err != nil {
 		return nil, err
 	}
 	words := make([]uint64, (v.m+63)/64)
-	if err := decodePieces(words, st.x, v.m); err != nil {
+	if err := decodeEveryPiece(words, st.x, v.m); err != nil {
 		return nil, err
 	}
 	h := st.header
@@ -697,9 +481,9 @@ func (v *View) Filter() (*bloom.Filter, error) {
 
 // Checksum returns the CRC-32C of the array's words, as [Checksum]
 // computes it for a Digest: the first call decodes the pieces one at a
-// time (unless the View was coded by ViewOf, which knows it), and Patch
+// time (unless it was coded by PiecesOf, which knows it), and Patch
 // keeps it current without decoding the pieces it does not change.
-func (v *View) Checksum() (uint32, error) {
+func (v *Pieces) Checksum() (uint32, error) {
 	st, err := v.state()
 	if err != nil {
 		return 0, err
@@ -711,7 +495,7 @@ func (v *View) Checksum() (uint32, error) {
 
 // checksumLocked computes the checksum if needed; the caller holds
 // patchMu, so that st is the current state.
-func (v *View) checksumLocked(st *viewState) (uint32, error) {
+func (v *Pieces) checksumLocked(st *viewState) (uint32, error) {
 	if v.crc.known {
 		return v.crc.crc, nil
 	}
@@ -734,7 +518,7 @@ func (v *View) checksumLocked(st *viewState) (uint32, error) {
 
 // SetBits returns the number of bits set, computed with the checksum (see
 // Checksum) and kept current by Patch.
-func (v *View) SetBits() (uint64, error) {
+func (v *Pieces) SetBits() (uint64, error) {
 	st, err := v.state()
 	if err != nil {
 		return 0, err
@@ -757,7 +541,7 @@ func onesCount(words []uint64) uint64 {
 
 // zerosChecksum is the CRC-32C of nw zero words. CRC-32C is affine in its
 // input: for messages of one length, crc(a ⊕ b) = crc(a) ⊕ crc(b) ⊕
-// crc(0…0), which is how Patch updates a View's checksum from the XOR it
+// crc(0…0), which is how Patch updates the checksum of Pieces from the XOR it
 // applies alone.
 func zerosChecksum(nw uint64) uint32 {
 	zeros := new(crcBuffer)
@@ -777,7 +561,7 @@ func zerosChecksum(nw uint64) uint32 {
 // nor the XOR is ever held whole: besides the new coded payload, Patch
 // holds two pieces' words. Lookups may run meanwhile (they see the view
 // before or after the patch). On any error the view is unchanged.
-func (v *View) Patch(delta []byte, lim envelope.Limits) error {
+func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	if _, err := v.state(); err != nil {
 		return err
 	}
@@ -865,7 +649,7 @@ func (v *View) Patch(delta []byte, lim envelope.Limits) error {
 }
 
 // AppendBinary appends the view's frame (codec 3) to b.
-func (v *View) AppendBinary(b []byte) ([]byte, error) {
+func (v *Pieces) AppendBinary(b []byte) ([]byte, error) {
 	st, err := v.state()
 	if err != nil {
 		return b, err
@@ -879,19 +663,4 @@ func (v *View) AppendBinary(b []byte) ([]byte, error) {
 	body = append(body, st.x.streams...)
 	h := st.header
 	return appendFrame(b, &h, body)
-}
-
-// decodePiecesLimited decodes a whole pieces payload of an m-bit array
-// after checking its decoded size against lim.
-func decodePiecesLimited(body []byte, m uint64, lim envelope.Limits) ([]uint64, error) {
-	nw := (m + 63) / 64
-	if nw > math.MaxInt/8 || 8*nw > lim.Payload() {
-		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, m, lim.Payload())
-	}
-	x, err := parsePieces(body, m)
-	if err != nil {
-		return nil, err
-	}
-	words := make([]uint64, nw)
-	return words, decodePieces(words, x, m)
 }

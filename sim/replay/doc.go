@@ -1,0 +1,23 @@
+// Package replay replays a proxy trace through a cluster of real cache
+// nodes (package cache) on loopback and counts what cooperation costs and
+// gains: the experiment of Fan, Cao, Almeida and Broder ("Summary cache: a
+// scalable wide-area web cache sharing protocol", IEEE/ACM Transactions on
+// Networking 8(3), 2000), run on bloomcast's own node. Its parts:
+//
+//   - trace.go: traces, read from Squid's native access.log
+//     ([ParseAccessLog]) or drawn with Zipf popularity shifted per node,
+//     lognormal sizes and churn ([SyntheticTrace]);
+//   - cluster.go: the replay ([ReplayCluster]): an origin and one node per
+//     proxy, one run per [Mode] (no cooperation, ICP, or the summary cache
+//     by threshold, digest size, codec and update kind), on virtual time,
+//     counting hits, false hits, messages and bytes from the nodes' stats;
+//   - cluster_propagation.go: how digests reach the peers: publication and
+//     propagation after each request, polling on a schedule of trace time
+//     (ClusterConfig.PollInterval), or a digest transport
+//     (ClusterConfig.Transport) with the time until every peer holds a
+//     publication;
+//   - cpu*.go: the process's CPU time, which each run reports;
+//   - report.go, cluster_text.go, cluster_chart.go: the results with each
+//     mode against ICP ([ClusterReport]), as the command prints them, and
+//     their cost chart ([ClusterChart]).
+package replay
