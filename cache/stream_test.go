@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -504,5 +505,202 @@ func TestProxyInterimNeverCached(t *testing.T) {
 	}
 	if len(interim) != 0 {
 		t.Errorf("a hit sent interim responses %q", interim)
+	}
+}
+
+// TestProxyCollapsedLeaderLeaves has the client of the forwarded request
+// go away after the first piece while three collapsed requests read on:
+// the exchange goes on for them, each gets the whole body, and it is
+// stored, from one origin request.
+func TestProxyCollapsedLeaderLeaves(t *testing.T) {
+	o := newPieceOrigin(t)
+	h := newHarness(t, nil, nil, nil)
+	c := serveProxy(t, h)
+	target := o.URL + "/stream"
+	key, _ := Key(target)
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	req, _ := http.NewRequestWithContext(ctx, "GET", target, nil)
+	lead, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *inflight
+	waitFor(t, 10*time.Second, "the first response's stream", func() bool {
+		h.p.flightMu.Lock()
+		defer h.p.flightMu.Unlock()
+		if f := h.p.flights[key]; f != nil {
+			select {
+			case <-f.ready:
+				s = f.stream
+				return true
+			default:
+			}
+		}
+		return false
+	})
+	const followers = 3
+	bodies := make(chan string, followers)
+	for range followers {
+		go func() {
+			resp, err := c.Get(target)
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			bodies <- fmt.Sprint(string(b), err)
+		}()
+	}
+	waitFor(t, 10*time.Second, "the followers", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.attached == followers
+	})
+	o.step <- struct{}{}
+	if p, err := readPiece(lead.Body, 10*time.Second); err != nil || p != testPiece {
+		t.Fatalf("first piece: %q, %v", p, err)
+	}
+	leave()
+	lead.Body.Close()
+	for range testPieces - 1 {
+		o.step <- struct{}{}
+	}
+	want := strings.Repeat(testPiece, testPieces) + "<nil>"
+	for range followers {
+		if b := <-bodies; b != want {
+			t.Fatalf("follower got %q, want %q", b, want)
+		}
+	}
+	if e, ok := h.store.Get(key); !ok || string(e.Body) != strings.Repeat(testPiece, testPieces) {
+		t.Errorf("stored %v %+v", ok, e)
+	}
+	if n := o.requests.Load(); n != 1 {
+		t.Errorf("origin asked %d times", n)
+	}
+}
+
+// TestProxyCollapsedPastMaxObject has a body of unknown length grow past
+// MaxObjectBytes while a collapsed request reads it: the proxy holds no
+// more of it, so the follower is cut off (its body ends in an error, never
+// taken for a whole one), the first client gets all of it, and nothing is
+// stored.
+func TestProxyCollapsedPastMaxObject(t *testing.T) {
+	step := make(chan struct{})
+	const piece = 6000 // MaxObjectBytes is 10000: the second piece takes the body past it
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.WriteHeader(200)
+		rc := http.NewResponseController(w)
+		rc.Flush()
+		for range 3 {
+			select {
+			case <-step:
+			case <-r.Context().Done():
+				return
+			}
+			w.Write(bytes.Repeat([]byte("x"), piece))
+			rc.Flush()
+		}
+	}))
+	t.Cleanup(o.Close)
+	h := newHarness(t, nil, nil, nil)
+	c := serveProxy(t, h)
+	key, _ := Key(o.URL + "/big")
+	lead, err := c.Get(o.URL + "/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *inflight
+	waitFor(t, 10*time.Second, "the first response's stream", func() bool {
+		h.p.flightMu.Lock()
+		defer h.p.flightMu.Unlock()
+		if f := h.p.flights[key]; f != nil {
+			select {
+			case <-f.ready:
+				s = f.stream
+				return true
+			default:
+			}
+		}
+		return false
+	})
+	followed := make(chan string, 1)
+	go func() {
+		resp, err := c.Get(o.URL + "/big")
+		if err != nil {
+			followed <- err.Error()
+			return
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		followed <- fmt.Sprint(len(b) <= piece, " ", err != nil)
+	}()
+	waitFor(t, 10*time.Second, "the follower", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.attached == 1
+	})
+	leadBody := make(chan int, 1)
+	go func() {
+		b, _ := io.ReadAll(lead.Body)
+		leadBody <- len(b)
+	}()
+	for range 3 {
+		step <- struct{}{}
+	}
+	if got := <-followed; got != "true true" {
+		t.Errorf("follower: at most the first piece, an error: %s", got)
+	}
+	if n := <-leadBody; n != 3*piece {
+		t.Errorf("first client got %d bytes, want %d", n, 3*piece)
+	}
+	waitFor(t, 10*time.Second, "the access log", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.recs) == 2
+	})
+	if _, ok := h.store.Get(key); ok {
+		t.Error("a body past MaxObjectBytes was stored")
+	}
+}
+
+// TestProxyUnknownTransferCoding has an origin send a body in a transfer
+// coding other than chunked: the node cannot decode it (nor can it tell
+// where it ends but by the connection closing), so it answers 502 and
+// stores nothing, as Squid does. Chunked bodies are stored decoded
+// (TestProxyStoresHeaderFields).
+func TestProxyUnknownTransferCoding(t *testing.T) {
+	o := rawOrigin(t, func(*http.Request) string {
+		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+	})
+	h := newHarness(t, nil, nil, nil)
+	if r := h.do("GET", o+"/te"); r.StatusCode != http.StatusBadGateway {
+		t.Errorf("unknown transfer coding: %d, want 502", r.StatusCode)
+	}
+	key, _ := Key(o + "/te")
+	if _, ok := h.store.Get(key); ok {
+		t.Error("stored")
+	}
+}
+
+// TestNodeReadTimeout checks that a node's ReadTimeout reaches its proxy:
+// an origin silent after the request gets 504 at the node's timeout,
+// logged, and the node's default is Squid's 15 minutes.
+func TestNodeReadTimeout(t *testing.T) {
+	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{ReadTimeout: 200 * time.Millisecond})
+	silent := rawStallOrigin(t)
+	start := time.Now()
+	_, resp := n.get(t, silent+"/x")
+	if resp.StatusCode != http.StatusGatewayTimeout || time.Since(start) > 9*time.Second {
+		t.Fatalf("silent origin: %d after %v, want 504 at the 200ms read timeout", resp.StatusCode, time.Since(start))
+	}
+	if n.proxy.readTimeout != 200*time.Millisecond {
+		t.Errorf("proxy read timeout %v", n.proxy.readTimeout)
+	}
+	d := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{})
+	if d.proxy.readTimeout != DefaultReadTimeout || DefaultReadTimeout != 15*time.Minute {
+		t.Errorf("default read timeout %v", d.proxy.readTimeout)
 	}
 }
