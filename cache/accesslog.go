@@ -19,7 +19,8 @@ const (
 	CodeRefreshUnmodified = "TCP_REFRESH_UNMODIFIED"  // stale, revalidated: still valid (304)
 	CodeRefreshModified   = "TCP_REFRESH_MODIFIED"    // stale, revalidated: replaced by a new response
 	CodeClientRefreshMiss = "TCP_CLIENT_REFRESH_MISS" // the client asked for no-cache: forwarded
-	CodeRefreshFailOld    = "TCP_REFRESH_FAIL_OLD"    // stale, the origin failed: the stored response served (stale-if-error)
+	CodeRefreshFailOld    = "TCP_REFRESH_FAIL_OLD"    // stale, the origin failed or could not be reached: the stored response served
+	CodeRefreshFailErr    = "TCP_REFRESH_FAIL_ERR"    // stale, the origin could not be reached, and the stored response may not be served stale: 504
 	CodeStaleHit          = "TCP_STALE_HIT"           // stale, served while revalidated in the background (stale-while-revalidate); Squid 2.7's code
 	CodeAsyncHit          = "TCP_ASYNC_HIT"           // a background revalidation: the stored response is still valid (304)
 	CodeAsyncMiss         = "TCP_ASYNC_MISS"          // a background revalidation: replaced, removed, or the origin failed

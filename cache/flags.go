@@ -96,7 +96,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", ErrConfig)
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // peer-timeout,
 // icp-timeout, allow-clients, allow-peers, connect-ports,
-// tunnel-idle-timeout, tunnel-lifetime, access-log, log-level,
+// tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
 func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
@@ -135,6 +135,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.Var(&nf.connectPorts, "connect-ports", "")
 	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", DefaultTunnelIdle, "")
 	fs.DurationVar(&c.TunnelLifetime, "tunnel-lifetime", DefaultTunnelLifetime, "")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", DefaultReadTimeout, "")
 	fs.StringVar(&nf.AccessLog, "access-log", "", "")
 	fs.StringVar(&nf.LogLevel, "log-level", "info", "")
 	fs.StringVar(&nf.LogFormat, "log-format", "text", "")
@@ -312,7 +313,8 @@ func (nf *NodeFlags) Check() error {
 		name string
 		v    time.Duration
 	}{{"max-digest-age", c.MaxDigestAge}, {"poll", c.PollInterval}, {"peer-timeout", c.PeerTimeout},
-		{"icp-timeout", c.ICPTimeout}, {"tunnel-idle-timeout", c.TunnelIdle}, {"tunnel-lifetime", c.TunnelLifetime}} {
+		{"icp-timeout", c.ICPTimeout}, {"tunnel-idle-timeout", c.TunnelIdle}, {"tunnel-lifetime", c.TunnelLifetime},
+		{"read-timeout", c.ReadTimeout}} {
 		if d.v < MinInterval {
 			return nf.errf(d.name, "want a duration of at least %v, such as 30s", MinInterval)
 		}

@@ -123,8 +123,10 @@ func weakEqual(a, b string) bool {
 }
 
 // notModifiedFields are the fields a 304 repeats from the 200 it stands for
-// (RFC 9110 §15.4.5).
-var notModifiedFields = []string{"Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Vary", "Last-Modified"}
+// (RFC 9110 §15.4.5: Content-Location, Date, ETag, Vary, Cache-Control
+// and Expires; Last-Modified too, which guides a cache's update), in the
+// canonical form that indexes an http.Header ("Etag", not "ETag").
+var notModifiedFields = []string{"Cache-Control", "Content-Location", "Date", "Etag", "Expires", "Vary", "Last-Modified"}
 
 // freshen returns a copy of e updated by the header of a 304 that
 // validated it (RFC 9111 §4.3.4, §3.2): every field of the 304 replaces

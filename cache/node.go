@@ -53,6 +53,10 @@ type NodeConfig struct {
 	// MaxObjectBytes is the largest response stored; 0 means
 	// DefaultMaxObjectBytes.
 	MaxObjectBytes int64
+	// ReadTimeout is the longest a forwarded response may go without a
+	// byte from its server before it is cut off (Config.ReadTimeout); 0
+	// means DefaultReadTimeout.
+	ReadTimeout time.Duration
 
 	// Capacity is the number of objects the summaries are sized for;
 	// 0 means 100 000. BitsPerEntry is the digest's bits per object
@@ -228,7 +232,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n.tunnels = newTunnelMetrics(n.metrics.registry)
 	if n.proxy, err = NewProxy(Config{
 		Store: n.store, Router: n.router(), Client: cfg.Client, AccessLog: cfg.AccessLog, Logger: n.log,
-		MaxObjectBytes: cfg.MaxObjectBytes, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
+		MaxObjectBytes: cfg.MaxObjectBytes, ReadTimeout: cfg.ReadTimeout, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
 	}); err != nil {
 		return nil, errors.Join(err, n.store.Close())
 	}
@@ -267,6 +271,9 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.TunnelLifetime == 0 {
 		cfg.TunnelLifetime = DefaultTunnelLifetime
 	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
 	if cfg.Route == "" {
 		cfg.Route = RouteDigest
 	}
@@ -298,6 +305,8 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: route %q (want digest, icp or none)", ErrConfig, cfg.Route)
 	case checkPeerViews(cfg.PeerViews) != nil:
 		return checkPeerViews(cfg.PeerViews)
+	case cfg.ReadTimeout < MinInterval:
+		return fmt.Errorf("%w: read timeout %v (want 0 for the default, or ≥ %v)", ErrConfig, cfg.ReadTimeout, MinInterval)
 	case cfg.TunnelIdle < MinInterval || cfg.TunnelLifetime < MinInterval:
 		return fmt.Errorf("%w: tunnel idle timeout %v, lifetime %v (want 0 for the default, or ≥ %v)",
 			ErrConfig, cfg.TunnelIdle, cfg.TunnelLifetime, MinInterval)

@@ -219,3 +219,17 @@ func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
 	stale := e.Age(now) - e.Lifetime()
 	return ok && stale <= window
 }
+
+// staleIfUnreachable reports whether stored entry e may answer, stale, a
+// request with cache directives qcc that could not be forwarded because
+// the origin could not be reached: RFC 9111 §4.2.4 lets a cache that is
+// disconnected serve a stale response unless a directive forbids it, the
+// response's no-cache (§5.2.2.4), must-revalidate (§5.2.2.2),
+// proxy-revalidate (§5.2.2.8) or s-maxage (§5.2.2.10, in a shared
+// cache), or the request's no-cache (§5.2.1.4: the client wants nothing
+// it has not validated).
+func staleIfUnreachable(e *Entry, qcc CacheControl) bool {
+	rcc := ParseCacheControl(e.Header)
+	return !qcc.Has("no-cache") && !rcc.whole("no-cache") && !rcc.Has("must-revalidate") &&
+		!rcc.Has("proxy-revalidate") && !rcc.Has("s-maxage")
+}

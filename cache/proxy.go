@@ -34,6 +34,7 @@ type Config struct {
 	AccessLog      io.Writer        // Squid-format access log; nil: none
 	Logger         *slog.Logger     // operational log; nil: slog.Default()
 	MaxObjectBytes int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
+	ReadTimeout    time.Duration    // longest wait for the next byte of a forwarded response; 0: DefaultReadTimeout
 	Via            string           // pseudonym in Via and X-Cache; "": DefaultVia
 	Now            func() time.Time // the clock; nil: time.Now
 	OnRequest      func(r *Record)  // called after every request with its log record (for metrics); nil: none
@@ -47,6 +48,23 @@ type Config struct {
 // (§4.3), and storable responses (§3, [Storable]) up to MaxObjectBytes are
 // stored as they stream to the client. A request with only-if-cached that
 // the store cannot answer gets 504 (§5.2.1.7) and is never forwarded.
+//
+// A forwarded response reaches the client as it arrives: its interim
+// (1xx) responses, its header, then each piece of its body, flushed at
+// once. A server that sends nothing for ReadTimeout (Squid's
+// read_timeout) ends the exchange: a body cut so is logged (the access
+// log's code gets Squid's _TIMEDOUT suffix), the client's connection is
+// aborted, and nothing is stored.
+//
+// When the origin cannot be reached (the connection refused, dropped
+// before a response, or timed out) and a stale response is stored, that
+// response is served, with its Age, and logged TCP_REFRESH_FAIL_OLD, as
+// Squid does (RFC 9111 §4.2.4 lets a disconnected cache serve stale),
+// unless the response's no-cache, must-revalidate, proxy-revalidate or
+// s-maxage, or the request's no-cache, forbids it: then the answer is 504
+// (§5.2.2.2), logged TCP_REFRESH_FAIL_ERR. An error status from the
+// origin is relayed unless stale-if-error (RFC 5861 §4) allows serving
+// the stored response instead.
 // Other methods are forwarded without caching and, when they succeed,
 // invalidate the stored response of their URL (§4.4); CONNECT is refused
 // with 501.
@@ -54,11 +72,15 @@ type Config struct {
 // Concurrent misses of one URL are collapsed (Squid's
 // collapsed_forwarding): a plain GET that finds nothing stored while
 // another request for the same key is being forwarded waits for that
-// one, and is answered from what it stored. It forwards on its own when
-// nothing usable was stored: the response was not storable (known from
-// its header, so the wait ends then), it was cut short, or Vary selects
-// another. A request with no-cache, a conditional or a Range is never
-// made to wait.
+// one's response header, and is then answered from that response as its
+// body arrives (logged as a hit: the response is the cache's). It
+// forwards on its own when the response cannot answer it: the response
+// is not storable, Vary selects another, or it failed before the
+// follower's answer began. A follower whose answer began is cut off
+// with the response when the body is not received whole, or when a body
+// of unknown length grows past MaxObjectBytes, which is as much of it as
+// the proxy holds. A request with no-cache, a conditional or a Range is
+// never made to wait.
 //
 // A stale stored response within its stale-while-revalidate (RFC 5861
 // §3) is served at once, logged TCP_STALE_HIT, and revalidated in the
@@ -83,15 +105,16 @@ type Config struct {
 //
 // The zero Proxy is not usable; make one with NewProxy.
 type Proxy struct {
-	store     Store
-	router    Router
-	log       *slog.Logger
-	access    *AccessLog
-	maxObject int64
-	via       string
-	now       func() time.Time
-	onRequest func(*Record)
-	memory    bool // the store is a Memory store: hits are TCP_MEM_HIT
+	store       Store
+	router      Router
+	log         *slog.Logger
+	access      *AccessLog
+	maxObject   int64
+	readTimeout time.Duration
+	via         string
+	now         func() time.Time
+	onRequest   func(*Record)
+	memory      bool // the store is a Memory store: hits are TCP_MEM_HIT
 
 	// storedGetter is the store when it keeps entries' stored forms.
 	storedGetter storedGetter
@@ -109,9 +132,27 @@ type Proxy struct {
 // flight is a miss being forwarded that other requests for its key wait
 // for (collapsed forwarding).
 type flight struct {
-	done      chan struct{} // closed once the response is stored or will not be
-	once      sync.Once
-	followers int // requests that joined it (under Proxy.flightMu)
+	once      sync.Once // lands it once
+	followers int       // requests that joined it (under Proxy.flightMu)
+
+	// ready is closed when the response's header is known to be
+	// storable, stream then holding its body as it arrives, or when the
+	// flight lands without one (stream nil).
+	ready     chan struct{}
+	readyOnce sync.Once
+	stream    *inflight
+}
+
+func newFlight() *flight {
+	return &flight{ready: make(chan struct{})}
+}
+
+// publish hands the followers the response being received.
+func (f *flight) publish(s *inflight) {
+	f.readyOnce.Do(func() {
+		f.stream = s
+		close(f.ready)
+	})
 }
 
 // land ends the wait of the flight's followers.
@@ -122,7 +163,7 @@ func (p *Proxy) land(key string, f *flight) {
 			delete(p.flights, key)
 		}
 		p.flightMu.Unlock()
-		close(f.done)
+		f.readyOnce.Do(func() { close(f.ready) })
 	})
 }
 
@@ -138,7 +179,7 @@ func (p *Proxy) join(key string) (*flight, bool) {
 	if p.flights == nil {
 		p.flights = map[string]*flight{}
 	}
-	f := &flight{done: make(chan struct{})}
+	f := newFlight()
 	p.flights[key] = f
 	return f, true
 }
@@ -151,14 +192,18 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	if cfg.MaxObjectBytes < 0 {
 		return nil, fmt.Errorf("%w: MaxObjectBytes %d is negative", ErrConfig, cfg.MaxObjectBytes)
 	}
+	if cfg.ReadTimeout < 0 || cfg.ReadTimeout > 0 && cfg.ReadTimeout < MinInterval {
+		return nil, fmt.Errorf("%w: ReadTimeout %v (want 0 for the default, or ≥ %v)", ErrConfig, cfg.ReadTimeout, MinInterval)
+	}
 	p := &Proxy{
-		store:     cfg.Store,
-		router:    cfg.Router,
-		log:       cfg.Logger,
-		maxObject: cfg.MaxObjectBytes,
-		via:       cfg.Via,
-		now:       cfg.Now,
-		onRequest: cfg.OnRequest,
+		store:       cfg.Store,
+		router:      cfg.Router,
+		log:         cfg.Logger,
+		maxObject:   cfg.MaxObjectBytes,
+		readTimeout: cfg.ReadTimeout,
+		via:         cfg.Via,
+		now:         cfg.Now,
+		onRequest:   cfg.OnRequest,
 	}
 	_, p.memory = cfg.Store.(*Memory)
 	p.storedGetter, _ = cfg.Store.(storedGetter)
@@ -176,6 +221,9 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	}
 	if p.via == "" {
 		p.via = DefaultVia
+	}
+	if p.readTimeout == 0 {
+		p.readTimeout = DefaultReadTimeout
 	}
 	if p.now == nil {
 		p.now = time.Now
@@ -247,6 +295,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.onRequest != nil {
 		p.onRequest(rec)
+	}
+	if len(cw.held) > 0 {
+		// A failed write is a client gone away: no one to tell.
+		_, _ = cw.ResponseWriter.Write(cw.held)
 	}
 	if aborted {
 		// The response is incomplete: abort the connection so the client
@@ -329,18 +381,30 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			defer p.land(key, f)
 		} else {
 			select {
-			case <-f.done:
+			case <-f.ready:
 			case <-r.Context().Done():
 				rec.Code = CodeMiss
 				return false
 			}
-			if _, hit := p.serveHit(w, r, key, qcc, rec); hit {
+			if f.stream != nil {
+				if served, aborted := p.follow(w, r, f.stream, qcc, rec); served {
+					return aborted
+				}
+			} else if _, hit := p.serveHit(w, r, key, qcc, rec); hit {
 				return false
 			}
 		}
 	}
 
-	out := p.outbound(r)
+	u := p.newUpstream(r)
+	defer u.end()
+	var interim *interimRelay
+	ctx := u.ctx
+	if r.ProtoAtLeast(1, 1) {
+		interim = &interimRelay{w: w}
+		ctx = interim.trace(ctx)
+	}
+	out := p.outbound(r.WithContext(ctx))
 	rec.Code = CodeMiss
 	var revalidating *Entry
 	switch {
@@ -370,20 +434,28 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 
 	requestTime := p.now()
 	resp, src, err := p.router.Route(&Forward{Request: out, Key: key, Revalidation: revalidating != nil})
+	if interim != nil {
+		interim.done()
+	}
 	if err != nil {
 		status := http.StatusBadGateway
-		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) || u.timedOut.Load() {
 			status = http.StatusGatewayTimeout
 		}
 		p.log.Info("cache: forwarding failed", "url", rec.URL, "err", err)
-		if entry != nil && staleIfError(entry, qcc, p.now()) {
-			rec.Code = CodeRefreshFailOld
-			p.serveEntry(w, r, stored, p.now(), "STALE")
-			return false
+		if entry != nil {
+			// Disconnected from the origin (RFC 9111 §4.2.4).
+			if now := p.now(); staleIfError(entry, qcc, now) || staleIfUnreachable(entry, qcc) {
+				rec.Code = CodeRefreshFailOld
+				p.serveEntry(w, r, stored, now, "STALE")
+				return false
+			}
+			rec.Code, status = CodeRefreshFailErr, http.StatusGatewayTimeout
 		}
 		p.fail(w, status, "cache: forwarding failed")
 		return false
 	}
+	u.touch()
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
@@ -403,7 +475,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		if !safe && resp.StatusCode >= 200 && resp.StatusCode < 400 {
 			p.invalidate(r.URL, resp.Header)
 		}
-		return p.relay(w, r, resp, nil)
+		return p.relay(w, r, resp, u, nil, nil)
 	}
 	if revalidating != nil {
 		if resp.StatusCode == http.StatusNotModified {
@@ -430,14 +502,34 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			ResponseTime: responseTime,
 		}
 	}
-	if keep == nil && lead != nil {
+	var s *inflight
+	if keep != nil {
+		s = newInflight(keep, resp.ContentLength, u.cancel)
+		u.stream.Store(s)
+		if lead != nil {
+			lead.publish(s)
+		}
+	} else if lead != nil {
 		p.land(key, lead) // nothing will be stored: the followers go on their own
 	}
-	aborted = p.relay(w, r, resp, keep)
+	committed := false
+	commit := func() {
+		if body, whole := s.finish(true); whole {
+			keep.Body = body
+			keep.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			p.put(r, keep)
+			committed = true
+		}
+	}
+	aborted = p.relay(w, r, resp, u, s, commit)
+	if u.timedOut.Load() {
+		rec.Code += "_TIMEDOUT"
+	}
+	if s != nil && !aborted && !u.timedOut.Load() {
+		commit()
+	}
 	switch {
-	case keep != nil && keep.Body != nil:
-		keep.Header.Set("Content-Length", strconv.Itoa(len(keep.Body)))
-		p.put(r, keep)
+	case committed:
 	case entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
 		resp.StatusCode != http.StatusPartialContent:
 		// The stored response is superseded by one that was not stored
@@ -445,66 +537,6 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		p.store.Delete(key)
 	}
 	return aborted
-}
-
-// relay copies a forwarded response to the client, adding Via and
-// X-Cache. When keep is non-nil the body is also collected into
-// keep.Body, which stays nil if the body turns out larger than
-// MaxObjectBytes or is not received whole. It reports whether the
-// response was cut short.
-func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, keep *Entry) (aborted bool) {
-	h := w.Header()
-	for k, vs := range resp.Header {
-		h[k] = vs
-	}
-	addVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
-	// A peer's X-Cache stays, and this proxy's comes after it, as Squid
-	// appends its own to the ones it received.
-	h["X-Cache"] = append(slices.Clip(h.Values("X-Cache")), "MISS from "+p.via)
-	w.WriteHeader(resp.StatusCode)
-	if r.Method == http.MethodHead {
-		return false
-	}
-	var body []byte
-	collecting := keep != nil
-	// A body of unknown length may trickle: pass each piece on at once.
-	flush := resp.ContentLength < 0
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return false // the client went away; nothing to store
-			}
-			if flush {
-				// A failed flush is a client gone away, which the
-				// next Write reports.
-				_ = rc.Flush()
-			}
-			if collecting {
-				if int64(len(body)+n) > p.maxObject {
-					collecting, body = false, nil
-				} else {
-					body = append(body, buf[:n]...)
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			p.log.Info("cache: reading response body", "url", r.URL.String(), "err", err)
-			return true
-		}
-	}
-	if collecting {
-		if body == nil {
-			body = []byte{}
-		}
-		keep.Body = body
-	}
-	return false
 }
 
 // serveEntry writes a stored response (RFC 9111 §4), with Age (§5.1),
@@ -639,9 +671,21 @@ type countingWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	held   []byte // the body's last piece, written once the request is logged
+}
+
+// hold keeps a copy of b, the last piece of the body, to be written after
+// the request is logged, and counts it as sent.
+func (c *countingWriter) hold(b []byte) {
+	c.held = append(c.held[:0], b...)
+	c.bytes += int64(len(b))
 }
 
 func (c *countingWriter) WriteHeader(status int) {
+	if status >= 100 && status < 200 && status != http.StatusSwitchingProtocols {
+		c.ResponseWriter.WriteHeader(status) // interim: the final status is still to come
+		return
+	}
 	if c.status == 0 {
 		c.status = status
 		c.bytes += headerBytes(status, c.Header())

@@ -43,7 +43,7 @@ func (p *Proxy) tryLead(key string) (*flight, bool) {
 	if p.flights == nil {
 		p.flights = map[string]*flight{}
 	}
-	f := &flight{done: make(chan struct{})}
+	f := newFlight()
 	p.flights[key] = f
 	return f, true
 }

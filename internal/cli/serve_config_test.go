@@ -44,6 +44,7 @@ func TestServeRefusesNonsense(t *testing.T) {
 		{[]string{"--connect-ports", ""}, `serve: --connect-ports "": want at least one port`},
 		{[]string{"--tunnel-idle-timeout", "0"}, "serve: --tunnel-idle-timeout 0: want a duration of at least 1ms"},
 		{[]string{"--tunnel-lifetime", "-1h"}, "serve: --tunnel-lifetime -1h: want a duration of at least 1ms"},
+		{[]string{"--read-timeout", "0s"}, "serve: --read-timeout 0s: want a duration of at least 1ms"},
 		{[]string{"--push-interval", "-1s"}, "serve: --push-interval -1s: want 0 (push every publication) or a duration of at least 1ms"},
 		{[]string{"--listen", "127.0.0.1:3999", "--peer", "http://127.0.0.1:3999"}, "serve: --peer http://127.0.0.1:3999: this node itself"},
 		{[]string{"--listen", "0.0.0.0:3999", "--peer", "http://localhost:3999"}, "serve: --peer http://localhost:3999: this node itself"},
@@ -75,6 +76,12 @@ func TestServeConnectPorts(t *testing.T) {
 	}
 	if sf, _ := parseServeFlags(nil); len(sf.cfg.ConnectPorts) != 1 || sf.cfg.ConnectPorts[0] != 443 {
 		t.Fatalf("default ports %v", sf.cfg.ConnectPorts)
+	}
+	if sf, _ := parseServeFlags(nil); sf.cfg.ReadTimeout != 15*time.Minute {
+		t.Fatalf("default read timeout %v, want Squid's 15m", sf.cfg.ReadTimeout)
+	}
+	if sf, _ := parseServeFlags([]string{"--read-timeout", "90s"}); sf.cfg.ReadTimeout != 90*time.Second {
+		t.Fatalf("--read-timeout 90s: %v", sf.cfg.ReadTimeout)
 	}
 	usageFails(t, `serve: invalid value "0" for flag -connect-ports`, "serve", "--connect-ports", "0")
 	usageFails(t, `serve: invalid value "https" for flag -connect-ports`, "serve", "--connect-ports", "https")

@@ -1,0 +1,380 @@
+package cache
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultReadTimeout is Config.ReadTimeout when left 0: Squid's
+// read_timeout, the longest a forwarded exchange may go without a byte
+// from the server.
+const DefaultReadTimeout = 15 * time.Minute
+
+// upstream is one forwarded exchange seen from the proxy: the context of
+// the outbound request, which ends when the server has sent nothing for
+// the read timeout, when nobody is left to read the response (the client
+// went away and no collapsed request follows it), or when the exchange is
+// over.
+type upstream struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
+	timeout  time.Duration
+	timer    *time.Timer
+	timedOut atomic.Bool
+	stream   atomic.Pointer[inflight] // the body shared with followers, once known
+	unwatch  func() bool
+}
+
+// newUpstream starts the read timer of a request forwarded for r. Its
+// context is r's values without r's cancellation: a client that goes
+// away ends the exchange only when no follower reads the response too.
+func (p *Proxy) newUpstream(r *http.Request) *upstream {
+	u := &upstream{timeout: p.readTimeout}
+	u.ctx, u.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	u.timer = time.AfterFunc(u.timeout, func() {
+		u.timedOut.Store(true)
+		u.cancel()
+	})
+	u.unwatch = context.AfterFunc(r.Context(), func() {
+		if s := u.stream.Load(); s == nil || !s.orphan() {
+			u.cancel()
+		}
+	})
+	return u
+}
+
+// touch restarts the read timer: a byte (or the header) arrived.
+func (u *upstream) touch() { u.timer.Reset(u.timeout) }
+
+// end stops the timer and the watch of the client and ends the exchange.
+func (u *upstream) end() {
+	u.timer.Stop()
+	u.unwatch()
+	u.cancel()
+}
+
+// interimRelay passes a forwarded request's interim (1xx) responses on to
+// the client as they arrive (RFC 9110 §15.2), except 100 Continue, which
+// the server in front of the client sends itself when the handler reads
+// the request body, and 101, which ends HTTP/1.1 on the connection. They
+// are never stored: only a final response is (RFC 9111 §3). A 1xx is
+// not sent to an HTTP/1.0 client (RFC 9110 §15.2). After done, nothing
+// more is written: a router's abandoned exchange must not write to w
+// once the handler answers.
+type interimRelay struct {
+	mu   sync.Mutex
+	w    http.ResponseWriter
+	over bool
+}
+
+// trace returns ctx with a client trace that relays 1xx responses to w.
+func (ir *interimRelay) trace(ctx context.Context) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{Got1xxResponse: ir.got})
+}
+
+func (ir *interimRelay) got(code int, h textproto.MIMEHeader) error {
+	if code == http.StatusContinue || code == http.StatusSwitchingProtocols {
+		return nil
+	}
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	if ir.over {
+		return nil
+	}
+	fields := http.Header(h).Clone()
+	stripHopByHop(fields)
+	wh := ir.w.Header()
+	for k, vs := range fields {
+		wh[k] = vs
+	}
+	ir.w.WriteHeader(code) // sends the 1xx at once, with the fields just set
+	for k := range fields {
+		delete(wh, k) // an interim response's fields are not the final one's
+	}
+	return nil
+}
+
+// done ends the relay.
+func (ir *interimRelay) done() {
+	ir.mu.Lock()
+	ir.over = true
+	ir.mu.Unlock()
+}
+
+// inflight is a storable response being received: its stored header and
+// the body so far, which the request that forwarded it collects to store
+// and which the requests collapsed onto it read as it grows, so that
+// every one of them gets each byte as it arrives. The body grows up to
+// the proxy's MaxObjectBytes; beyond it, the response is not stored and
+// the followers are cut off.
+type inflight struct {
+	entry  *storedEntry // the stored header and times; no body
+	length int64        // the Content-Length, or -1 when unknown
+
+	mu         sync.Mutex
+	body       []byte
+	state      int           // streaming, complete or failed
+	grew       chan struct{} // closed and replaced when body or state changes
+	attached   int           // followers reading
+	leaderGone bool          // the forwarding request's client went away
+	cancel     context.CancelFunc
+}
+
+const (
+	streaming = iota
+	complete
+	failed
+)
+
+// newInflight starts the shared body of the response whose stored entry
+// keep will be (keep itself is not shared: the leader fills in its body
+// and stores it).
+func newInflight(keep *Entry, length int64, cancel context.CancelFunc) *inflight {
+	e := *keep
+	e.Header = keep.Header.Clone()
+	s := &inflight{entry: newStored(&e), length: length, grew: make(chan struct{}), cancel: cancel}
+	if length > 0 {
+		s.body = make([]byte, 0, length)
+	} else {
+		s.body = []byte{}
+	}
+	return s
+}
+
+// notify wakes the followers; the caller holds s.mu.
+func (s *inflight) notify() {
+	close(s.grew)
+	s.grew = make(chan struct{})
+}
+
+// append adds bytes of the body, or fails the stream when they take it
+// past limit, reporting whether it is still being collected and whether
+// the body is now as long as its Content-Length says.
+func (s *inflight) append(b []byte, limit int64) (collecting, whole bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != streaming {
+		return false, false
+	}
+	if int64(len(s.body)+len(b)) > limit {
+		s.state, s.body = failed, nil
+		s.notify()
+		return false, false
+	}
+	s.body = append(s.body, b...)
+	s.notify()
+	return true, int64(len(s.body)) == s.length
+}
+
+// finish ends the stream, whole (returning its body) or not.
+func (s *inflight) finish(whole bool) (body []byte, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != streaming {
+		return nil, false
+	}
+	s.state = failed
+	if whole {
+		s.state = complete
+	}
+	s.notify()
+	return s.body, whole
+}
+
+// wanted reports whether a follower still reads the stream.
+func (s *inflight) wanted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attached > 0
+}
+
+// orphan records that the leader's client went away and reports whether
+// the exchange must go on for the followers.
+func (s *inflight) orphan() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leaderGone = true
+	return s.attached > 0 && s.state == streaming
+}
+
+// attach adds a follower unless the stream already failed.
+func (s *inflight) attach() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == failed {
+		return false
+	}
+	s.attached++
+	return true
+}
+
+// detach removes a follower, ending the exchange when it was the last
+// reader left.
+func (s *inflight) detach() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attached--
+	if s.attached == 0 && s.leaderGone && s.state == streaming {
+		s.cancel()
+	}
+}
+
+// next returns the body from off on, the state, and the channel that
+// is closed when either changes.
+func (s *inflight) next(off int) ([]byte, int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == failed {
+		return nil, failed, s.grew
+	}
+	return s.body[off:], s.state, s.grew
+}
+
+// follow answers r, collapsed onto another request's miss, from the
+// response that request is receiving, byte by byte as it arrives: with
+// the header a hit would have (Age, Via, X-Cache, no Set-Cookie), and its
+// Content-Length when the origin sent one. It reports served false, and
+// writes nothing, when the response cannot answer r (Vary selects
+// another, r's directives refuse it, the stream already failed); aborted
+// when the stream fails after r's response began.
+func (p *Proxy) follow(w *countingWriter, r *http.Request, s *inflight, qcc CacheControl, rec *Record) (served, aborted bool) {
+	se := s.entry
+	now := p.now()
+	if !se.matchesVary(r.Header) || !usable(se, qcc, now) || !s.attach() {
+		return false, false
+	}
+	defer s.detach()
+	rec.Code = p.hitCode()
+	h := w.Header()
+	for _, f := range se.header {
+		h[f.name] = f.values
+	}
+	h["Age"] = se.ageValues(now)
+	if _, ok := h["Via"]; ok {
+		addVia(h, 1, 1, p.via)
+	} else {
+		h["Via"] = p.viaHit
+	}
+	h["X-Cache"] = p.xcacheHit
+	if s.length >= 0 {
+		h["Content-Length"] = []string{strconv.FormatInt(s.length, 10)}
+	} else {
+		delete(h, "Content-Length")
+	}
+	w.WriteHeader(se.Status)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush() // a failed flush is a client gone away, which the next Write reports
+	off := 0
+	for {
+		b, state, grew := s.next(off)
+		if len(b) > 0 && s.length >= 0 && int64(off+len(b)) == s.length {
+			w.hold(b) // the last piece: sent once the request is logged
+			return true, false
+		}
+		if len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
+				return true, false // the client went away
+			}
+			_ = rc.Flush()
+			off += len(b)
+			continue
+		}
+		switch state {
+		case complete:
+			return true, false
+		case failed:
+			return true, true
+		}
+		select {
+		case <-grew:
+		case <-r.Context().Done():
+			return true, false
+		}
+	}
+}
+
+// relay copies a forwarded response to the client as it arrives, adding
+// Via and X-Cache, flushing the header and then every piece of the body
+// at once, so that the client's first byte waits for nothing but the
+// server's. When s is non-nil the body is also collected into it, for
+// the followers and to be stored; it fails when the body grows past
+// MaxObjectBytes or is not received whole. A body whose length is known
+// is committed (stored) before its last piece is written, so that a
+// client that has received all of it finds it stored; others are
+// committed by the caller once relay returns, which is before the server
+// ends a chunked body. The last piece of a body whose length is known is
+// held back (countingWriter.hold) until the request is logged: a client
+// that has the whole response finds it stored and logged. A client that goes away stops the copy unless
+// followers still read s. It reports whether the response was cut short.
+func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u *upstream, s *inflight, commit func()) (aborted bool) {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	addVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
+	// A peer's X-Cache stays, and this proxy's comes after it, as Squid
+	// appends its own to the ones it received.
+	h["X-Cache"] = append(slices.Clip(h.Values("X-Cache")), "MISS from "+p.via)
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	if r.Method == http.MethodHead {
+		return false
+	}
+	// A failed flush is a client gone away, which the next Write reports.
+	_ = rc.Flush()
+	collecting := s != nil
+	clientGone := false
+	received := int64(0)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			u.touch()
+			received += int64(n)
+			if collecting {
+				var whole bool
+				if collecting, whole = s.append(buf[:n], p.maxObject); whole {
+					commit()
+				}
+			}
+			if !clientGone && received == resp.ContentLength {
+				w.hold(buf[:n])
+			} else if !clientGone {
+				if _, werr := w.Write(buf[:n]); werr != nil {
+					clientGone = true
+				} else {
+					_ = rc.Flush()
+				}
+			}
+			if clientGone && (!collecting || !s.wanted()) {
+				if s != nil {
+					s.finish(false)
+				}
+				return false // nobody reads on; nothing is stored
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if u.timedOut.Load() {
+				p.log.Warn("cache: response body timed out", "url", r.URL.Redacted(), "timeout", u.timeout)
+			} else {
+				p.log.Info("cache: reading response body", "url", r.URL.Redacted(), "err", err)
+			}
+			if s != nil {
+				s.finish(false)
+			}
+			return !clientGone
+		}
+	}
+	return false
+}
