@@ -205,7 +205,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if n.directory, err = NewDirectory(DirectoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
 		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, Logger: n.log, Now: cfg.Now,
-		Client: &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
+		Client: digestClient(max(cfg.PeerTimeout, 10*time.Second)),
 		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
 			n.metrics.counts.fetched(status, bytes, delta)
 			n.metrics.httpMessage("in", int64(bytes))
