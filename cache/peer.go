@@ -241,7 +241,7 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 func newPeer(pc PeerConfig) (*Peer, error) {
 	u, err := url.Parse(pc.Proxy)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: peer proxy %q: want http://host:port", ErrConfig, pc.Proxy)
+		return nil, fmt.Errorf("%w: peer proxy %q: want http://host:port", ErrConfig, withoutUserinfo(pc.Proxy))
 	}
 	if pc.DigestURL == "" {
 		path := DigestPath
@@ -251,7 +251,7 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 		pc.DigestURL = strings.TrimSuffix(pc.Proxy, "/") + path
 	}
 	if d, err := url.Parse(pc.DigestURL); err != nil || d.Host == "" {
-		return nil, fmt.Errorf("%w: peer digest URL %q", ErrConfig, pc.DigestURL)
+		return nil, fmt.Errorf("%w: peer digest URL %q", ErrConfig, withoutUserinfo(pc.DigestURL))
 	}
 	if pc.Name == "" {
 		pc.Name = u.Host
@@ -464,7 +464,7 @@ func (d *Directory) answered(p *Peer, err error) error {
 		if connectFailed(err) {
 			p.unreachable = true
 		}
-		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", p.cfg.DigestURL, "err", err)
+		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", withoutUserinfo(p.cfg.DigestURL), "err", err)
 		if d.cfg.OnFetchFailed != nil {
 			d.cfg.OnFetchFailed(p.name, err)
 		}
@@ -525,7 +525,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	case http.StatusOK:
 	default:
 		discardBody(resp.Body, 4096)
-		return fmt.Errorf("digest %s: %s", target, resp.Status)
+		return fmt.Errorf("digest %s: %s", withoutUserinfo(target), resp.Status)
 	}
 	body, err := d.readBody(resp)
 	if err != nil {
