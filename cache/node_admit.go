@@ -166,7 +166,7 @@ func (c *refusalConn) Write(p []byte) (int, error) {
 	if !uriTooLong {
 		line = c.req[:c.reqLen]
 	}
-	method, target := "NONE", "error:invalid-request" // Squid's words for a request it could not parse
+	method, target := "", "error:invalid-request" // as Squid logs a request it could not parse: "- error:invalid-request"
 	if isRequestLine(line) {
 		m, rest, _ := bytes.Cut(line, []byte(" "))
 		t, _, _ := bytes.Cut(rest, []byte(" "))
@@ -201,6 +201,15 @@ func isRequestLine(line []byte) bool {
 		}
 	}
 	return false
+}
+
+// tunnelConn returns the connection a CONNECT tunnel copies bytes on:
+// past its request, nothing on it is HTTP for refusalConn to follow.
+func tunnelConn(c net.Conn) net.Conn {
+	if rc, ok := c.(*refusalConn); ok {
+		return rc.Conn
+	}
+	return c
 }
 
 // CloseWrite closes the connection's writing side, for a CONNECT tunnel

@@ -255,7 +255,7 @@ func TestNodeRefusalsLogged(t *testing.T) {
 		{"unknown transfer coding", n, "POST " + origin.URL + "/p2 HTTP/1.1\r\nHost: " + host + "\r\nTransfer-Encoding: rot13\r\n\r\n",
 			501, []string{"NONE/501", "POST " + origin.URL + "/p2 "}},
 		{"no request line", n, "\x16\x03\x01 hello\r\n\r\n",
-			400, []string{"NONE/400", "NONE error:invalid-request"}},
+			400, []string{"NONE/400", " - error:invalid-request "}},
 	}
 	for _, c := range cases {
 		start := time.Now()
@@ -340,5 +340,42 @@ func TestNodeContentLengthWithChunked(t *testing.T) {
 	if len(seen) != 1 || seen[0].path != "/upload" || seen[0].clHdr != "" || seen[0].cl != -1 ||
 		len(seen[0].te) != 1 || seen[0].te[0] != "chunked" {
 		t.Errorf("the origin saw %+v, want one chunked POST without Content-Length", seen)
+	}
+}
+
+// TestNodeSlowHeadClosed: a client that sends its request head a byte at
+// a time (slowloris) has its connection closed once the head has taken
+// 10 s, the server's ReadHeaderTimeout.
+func TestNodeSlowHeadClosed(t *testing.T) {
+	t.Parallel()
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{})
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	if _, err := io.WriteString(c, "GET http://127.0.0.1:1/ HTTP/1.1\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan time.Duration, 1)
+	go func() {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, _ = c.Read(make([]byte, 1))
+		closed <- time.Since(start)
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case d := <-closed:
+			if d < 9*time.Second || d > 20*time.Second {
+				t.Fatalf("closed after %v, want about 10 s", d)
+			}
+			return
+		case <-tick.C:
+			_, _ = io.WriteString(c, "X") // a header line that never ends
+		}
 	}
 }
