@@ -35,10 +35,12 @@ func headSize(r *http.Request) (line, head int) {
 }
 
 // admit refuses a request whose head is over the limit: 414 when its
-// request line alone is, else 431 (RFC 9110 §15.5.15, RFC 6585 §5). It
-// reports whether r may go on. Go's server reads a head up to the limit
+// request line alone is, else 431 (RFC 9110 §15.5.15, RFC 6585 §5), and
+// has the connection of a request with a Transfer-Encoding closed after
+// its response (closeAfterChunked). It reports whether r may go on. Go's server reads a head up to the limit
 // plus 4 KiB before it refuses one itself (refusalConn logs those).
 func (n *Node) admit(w http.ResponseWriter, r *http.Request) bool {
+	closeAfterChunked(w, r) // for the node's own paths as for the proxy
 	line, head := headSize(r)
 	limit := n.cfg.MaxRequestHeaderBytes
 	switch {
