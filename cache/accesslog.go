@@ -64,8 +64,10 @@ type Record struct {
 //
 //	1700000000.123     12 127.0.0.1 TCP_HIT/200 1234 GET http://x/ - HIER_NONE/- text/html
 //
-// Spaces and control characters inside a field are percent-encoded, so
-// every line splits into exactly ten whitespace-separated fields. The URL
+// Spaces, control characters and bytes outside ASCII inside a field are
+// percent-encoded, so every line is ASCII and splits into exactly ten
+// whitespace-separated fields, by ASCII or by Unicode white space (U+0085
+// and U+00A0 are spaces to the latter). The URL
 // is written without userinfo (as Squid does; it may hold a password)
 // and cut to 4 KiB, the other text fields to 256 bytes each, so that no
 // line is longer than MaxAccessLogLine, however long what a client sent.
@@ -107,7 +109,7 @@ func (r Record) AppendSquid(dst []byte) []byte {
 }
 
 // appendField appends s, "-" when empty, with bytes that would split the
-// line percent-encoded, and at most limit bytes of it (an escape is
+// line, or are not ASCII, percent-encoded, and at most limit bytes of it (an escape is
 // never cut).
 func appendField(dst []byte, s string, limit int) []byte {
 	if s == "" {
@@ -117,7 +119,7 @@ func appendField(dst []byte, s string, limit int) []byte {
 	end := len(dst) + limit
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		escape := c <= ' ' || c == 0x7f
+		escape := c <= ' ' || c >= 0x7f
 		if n := len(dst) + 1; n > end || escape && n+2 > end {
 			break
 		}

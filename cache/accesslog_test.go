@@ -66,3 +66,32 @@ func TestAccessLogLineBounded(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAccessLogLine: whatever the fields hold, a line is at most
+// MaxAccessLogLine bytes, one line of ten fields, and the authority of its
+// URL field holds no userinfo.
+func FuzzAccessLogLine(f *testing.F) {
+	f.Add("GET", "http://alice:secret@example.com/x", "text/html", "10.0.0.1")
+	f.Add("\x00 \n", "http://a b@c/\x7f", "", "")
+	f.Fuzz(func(t *testing.T, method, url, ctype, client string) {
+		r := Record{Time: time.Unix(1, 0), Client: client, Code: CodeMiss, Status: 200, Method: method,
+			URL: url, Hierarchy: HierDirect, From: client, ContentType: ctype}
+		line := string(r.AppendSquid(nil))
+		if len(line) > MaxAccessLogLine || strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("line of %d bytes: %.100q", len(line), line)
+		}
+		if n := len(strings.Fields(line)); n != 10 {
+			t.Fatalf("%d fields: %q", n, line)
+		}
+		logged := strings.Fields(line)[6]
+		if i := strings.Index(logged, "://"); i >= 0 {
+			authority := logged[i+3:]
+			if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+				authority = authority[:end]
+			}
+			if strings.Contains(authority, "@") {
+				t.Fatalf("userinfo in %q", logged)
+			}
+		}
+	})
+}

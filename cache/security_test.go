@@ -379,3 +379,32 @@ func TestNodeSlowHeadClosed(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRefusalConnScan: refusalConn follows the lines of what a client
+// sends the same way whatever the reads it arrives in, and keeps of the
+// last request line at most its buffer.
+func FuzzRefusalConnScan(f *testing.F) {
+	f.Add([]byte("GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\nPOST /y HTTP/1.1\r\n"), 7)
+	f.Add([]byte("X-A: b\nGET "+strings.Repeat("a", 600)), 300)
+	f.Fuzz(func(t *testing.T, b []byte, cut int) {
+		var whole, split refusalConn
+		whole.scan(b)
+		if cut < 0 {
+			cut = -cut
+		}
+		if len(b) > 0 {
+			cut %= len(b) + 1
+		} else {
+			cut = 0
+		}
+		split.scan(b[:cut])
+		split.scan(b[cut:])
+		if whole.lineLen != split.lineLen || whole.reqLen != split.reqLen ||
+			whole.line != split.line && whole.lineLen > 0 || whole.req != split.req {
+			t.Fatalf("one read and two differ: %d/%d %d/%d", whole.lineLen, split.lineLen, whole.reqLen, split.reqLen)
+		}
+		if whole.reqLen > len(whole.req) || whole.reqLen > 0 && !isRequestLine(whole.req[:whole.reqLen]) {
+			t.Fatalf("request line kept: %q", whole.req[:whole.reqLen])
+		}
+	})
+}
