@@ -159,3 +159,10 @@ func (l *AccessLog) Log(r Record) error {
 	_, err := l.w.Write(l.buf)
 	return err
 }
+
+// logURL is a URL as the node's structured log shows it: without
+// userinfo and cut as the access log cuts it, so that no log line grows
+// with what a client sent.
+func logURL(u string) string {
+	return string(appendField(nil, withoutUserinfo(u), maxLogURL))
+}

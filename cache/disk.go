@@ -303,7 +303,7 @@ func (d *Disk) remove(el *list.Element, deleteFile bool) {
 	d.bytes -= it.size
 	if deleteFile {
 		if err := os.Remove(d.path(it.key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			d.log.Warn("cache: removing disk entry", "url", it.key, "err", err)
+			d.log.Warn("cache: removing disk entry", "url", logURL(it.key), "err", err)
 		}
 	}
 	d.obs.Evicted(it.key)

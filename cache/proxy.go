@@ -446,7 +446,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) || u.timedOut.Load() {
 			status = http.StatusGatewayTimeout
 		}
-		p.log.Info("cache: forwarding failed", "url", rec.URL, "err", err)
+		p.log.Info("cache: forwarding failed", "url", logURL(rec.URL), "err", err)
 		if entry != nil {
 			// Disconnected from the origin (RFC 9111 §4.2.4).
 			if now := p.now(); staleIfError(entry, qcc, now) || staleIfUnreachable(entry, qcc) {
@@ -605,7 +605,7 @@ func (p *Proxy) put(r *http.Request, e *Entry) {
 	}
 	dropListedFields(e.Header)
 	if err := p.store.Put(e); err != nil {
-		p.log.Debug("cache: not stored", "url", e.URL, "err", err)
+		p.log.Debug("cache: not stored", "url", logURL(e.URL), "err", err)
 	}
 }
 

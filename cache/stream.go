@@ -366,9 +366,9 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u
 		}
 		if err != nil {
 			if u.timedOut.Load() {
-				p.log.Warn("cache: response body timed out", "url", r.URL.Redacted(), "timeout", u.timeout)
+				p.log.Warn("cache: response body timed out", "url", logURL(r.URL.String()), "timeout", u.timeout)
 			} else {
-				p.log.Info("cache: reading response body", "url", r.URL.Redacted(), "err", err)
+				p.log.Info("cache: reading response body", "url", logURL(r.URL.String()), "err", err)
 			}
 			if s != nil {
 				s.finish(false)
