@@ -39,15 +39,15 @@ const RibbonMaxBits = 32
 // of 0 (it reports every key absent).
 type RibbonShape struct {
 	// Keys is n, the distinct keys the filter holds.
-	Keys uint64
+	Keys uint64 `json:"keys"`
 	// Blocks is the number of blocks of 64 slots: m = 64·Blocks.
-	Blocks uint64
+	Blocks uint64 `json:"blocks"`
 	// Bits is r, the fingerprint width of the blocks past HiBlocks, 1 to
 	// RibbonMaxBits.
-	Bits int
+	Bits int `json:"bits"`
 	// HiBlocks is h, the number of leading blocks with one column more
 	// (r + 1 bits); 0 when the width is r throughout.
-	HiBlocks uint64
+	HiBlocks uint64 `json:"hi_blocks"`
 }
 
 // Slots returns m = 64·Blocks.

@@ -5,8 +5,8 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 var buildCommand = &command{
@@ -19,6 +19,9 @@ var buildCommand = &command{
 func runBuild(e *env, args []string) error {
 	if wantsFPSet(args) {
 		return runBuildFPSet(e, args)
+	}
+	if wantsStatic(args) { // build_static.go
+		return runBuildStatic(e, args)
 	}
 	if wantsScalable(args) {
 		return runBuildScalable(e, args)
