@@ -130,7 +130,7 @@ func calcModeOf(args []string) (calcMode, error) {
 			if mode|m.mode == modeTransmit|modeCompressed {
 				return 0, errors.New("calc: give either --transmit Z or -p P --compressed")
 			}
-			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting and --budget", chosen, m.name)
+			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting, --budget and --static", chosen, m.name)
 		}
 		mode, chosen = m.mode, m.name
 	}
