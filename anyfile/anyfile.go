@@ -1,7 +1,8 @@
 // Package anyfile reads any file bloomcast writes and says what it holds:
 // a Bloom filter, a counting filter, a Squid Cache Digest, a delta digest,
-// a deletion filter, a fingerprint set, a Bloomier filter, a multilevel
-// hash table or one of its summaries, or a scalable Bloom filter. Bloomcast files are framed by
+// a deletion filter, a fingerprint set, a Bloomier filter, a ribbon
+// filter, a multilevel hash table or one of its summaries, or a scalable
+// Bloom filter. Bloomcast files are framed by
 // package envelope, whose header names the structure; a Squid digest is
 // recognised by its own header. Raw, compressed and piecewise-coded
 // digests are all read (package digest).
@@ -47,6 +48,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/ribbon"
 	"github.com/bloomcast/bloomcast/scalable"
 )
 
@@ -90,6 +92,7 @@ const (
 	SBBF                          // a Parquet split block Bloom filter, alone (formats/parquet)
 	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
 	Scalable                      // a scalable Bloom filter: layers that grow
+	Ribbon                        // a ribbon filter: static, near the information bound
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
@@ -97,7 +100,7 @@ var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", 
 	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
 	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
 	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
-	Scalable: "scalable Bloom filter"}
+	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -128,6 +131,7 @@ type File struct {
 	FPSet     *fpset.Sorted     // a fingerprint set in its sorted form
 	FPSetRice *fpset.Compressed // a fingerprint set, Golomb–Rice coded
 	Bloomier  *bloomier.Filter
+	Ribbon    *ribbon.Filter
 	Table     *mht.Table
 	Summary   mht.Summary
 	// Scalable is a scalable Bloom filter, its layers decoded whatever
@@ -295,6 +299,8 @@ func (f *File) decode(payload []byte, opt Options) error {
 		}
 	case envelope.TypeBloomier:
 		f.Bloomier, err = bloomier.FromFrame(h, payload)
+	case envelope.TypeRibbon:
+		f.Ribbon, err = ribbon.FromFrame(h, payload)
 	case envelope.TypeMHT:
 		f.Table, err = mht.FromFrame(h, payload)
 	case envelope.TypeMHTInterp, envelope.TypeMHTFilter, envelope.TypeMHTMBF:
@@ -349,6 +355,8 @@ func (f *File) Kind() Kind {
 		return FPSet
 	case f.Bloomier != nil:
 		return Bloomier
+	case f.Ribbon != nil:
+		return Ribbon
 	case f.Table != nil:
 		return MHT
 	case f.Summary != nil:
@@ -429,7 +437,8 @@ var errEmptyFile = errorf("the File holds nothing (not made by Read)")
 // requested with GET (canonicalised as Squid does; a key that is not an
 // absolute URL is hashed as given, and so is absent from any digest a
 // Squid made); a deletion filter: in the added filter and not the
-// removed one; a fingerprint set: its fingerprint is there; a Bloomier
+// removed one; a fingerprint set: its fingerprint is there; a ribbon
+// filter: the key's row gives its fingerprint; a Bloomier
 // filter or a table: the key has a value; a summary: it names a
 // sub-table for the key, hashed with seed 0 as summary frames are; a
 // filter of another program's format: as that program answers, the key
@@ -462,6 +471,8 @@ func (f *File) Contains(key []byte) (bool, error) {
 	case Bloomier:
 		_, ok := f.Bloomier.Get(key)
 		return ok, nil
+	case Ribbon:
+		return f.Ribbon.Contains(key), nil
 	case MHT:
 		_, ok := f.Table.Get(f.Table.Hash(key))
 		return ok, nil
@@ -593,6 +604,8 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 		return f.Squid, nil
 	case Deletion:
 		return f.Deletion, nil
+	case Ribbon:
+		return f.Ribbon, nil
 	case Bloom, Counting:
 		if codec == digest.Raw && f.Header.Sequence == 0 && f.Pieces == nil {
 			// What digest.Encode writes, streamed from the array.

@@ -91,6 +91,11 @@ func (f *File) convertFrame(codec digest.Codec) (io.WriterTo, error) {
 			return nil, errorf("a deletion filter is written raw only, not %v", codec)
 		}
 		return f.Deletion, nil
+	case Ribbon:
+		if codec != digest.Raw && codec != digest.Auto {
+			return nil, errorf("a ribbon filter is written raw only, not %v: its solution is as dense as random bits", codec)
+		}
+		return f.Ribbon, nil
 	default:
 		return nil, errorf("%s is written only as it was built", article(k))
 	}

@@ -395,6 +395,19 @@ func (r *StructureReport) WriteText(w io.Writer) error {
 		kv.Add("cells", strconv.FormatUint(b.Cells, 10))
 		kv.Add("bits per key", textfmt.Float(b.BitsPerKey, 3))
 		kv.Add("false-positive rate", textfmt.Rate(b.FalsePositiveRate)+" (a key outside the set given a value)")
+	case r.Ribbon != nil:
+		b := r.Ribbon
+		kv.Add("keys", strconv.FormatUint(b.Keys, 10))
+		shape := fmt.Sprintf("%d slots (%d blocks of 64), r = %d bits", b.Slots, b.Blocks, b.Bits)
+		if b.HiBlocks > 0 {
+			shape += fmt.Sprintf(", r + 1 in the first %d blocks (φ = %.4f of the starts)", b.HiBlocks, b.HiFraction)
+		}
+		kv.Add("shape", shape)
+		kv.Add("solution", textfmt.Bytes(int64(b.SizeBytes)))
+		if b.Keys > 0 {
+			kv.Add("bits per key", fmt.Sprintf("%.3f, %.4f × the bound log2(1/ε) = %.3f", b.BitsPerKey, b.TimesBound, b.BoundBitsPerKey))
+		}
+		kv.Add("false-positive rate", textfmt.Rate(b.FalsePositiveRate)+" = "+b.RateFormula)
 	case r.MHT != nil:
 		t := r.MHT
 		kv.Add("sub-tables", fmt.Sprintf("%d, sizes %v (%d buckets)", t.Levels, t.Sizes, t.Buckets))

@@ -10,6 +10,7 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // Reports: what a file holds, in figures, as "bloomcast inspect" prints
@@ -151,6 +152,7 @@ type StructureReport struct {
 	Deletion *DeletionReport `json:"deletion,omitempty"`
 	FPSet    *FPSetReport    `json:"fpset,omitempty"`
 	Bloomier *BloomierReport `json:"bloomier,omitempty"`
+	Ribbon   *RibbonReport   `json:"ribbon,omitempty"`
 	MHT      *MHTReport      `json:"mht,omitempty"`
 	Summary  *SummaryReport  `json:"summary,omitempty"`
 }
@@ -214,6 +216,52 @@ func NewBloomierReport(f *bloomier.Filter) *BloomierReport {
 	}
 }
 
+// A RibbonReport describes a ribbon filter: its shape, its size against
+// the information bound n·log2(1/ε) and its rate, with the formula the
+// rate comes from.
+// The zero value describes no filter.
+type RibbonReport struct {
+	Keys   uint64 `json:"keys"`
+	Blocks uint64 `json:"blocks"`
+	Slots  uint64 `json:"slots"`
+	// Bits is r; HiBlocks the leading blocks with r + 1 bits.
+	Bits     int    `json:"bits"`
+	HiBlocks uint64 `json:"hi_blocks"`
+	// HiFraction is φ, the share of starts in those blocks.
+	HiFraction float64 `json:"hi_fraction"`
+	SizeBytes  uint64  `json:"size_bytes"`
+	BitsPerKey float64 `json:"bits_per_key"`
+	// BoundBitsPerKey is log2(1/ε), the least any filter of the keys at
+	// the rate can take; TimesBound is BitsPerKey over it.
+	BoundBitsPerKey   float64 `json:"bound_bits_per_key"`
+	TimesBound        float64 `json:"times_bound"`
+	FalsePositiveRate float64 `json:"false_positive_rate"`
+	// RateFormula is how FalsePositiveRate follows from the shape.
+	RateFormula string `json:"rate_formula"`
+}
+
+// NewRibbonReport describes f.
+func NewRibbonReport(f *ribbon.Filter) *RibbonReport {
+	s := f.Shape()
+	r := &RibbonReport{Keys: s.Keys, Blocks: s.Blocks, Slots: s.Slots(), Bits: s.Bits, HiBlocks: s.HiBlocks,
+		HiFraction: s.HiFraction(), SizeBytes: (s.SizeBits() + 7) / 8, FalsePositiveRate: s.FalsePositiveRate()}
+	if s.Keys > 0 {
+		r.BitsPerKey = s.BitsPerKey()
+		r.BoundBitsPerKey = s.Bound() / float64(s.Keys)
+		r.TimesBound = s.TimesBound()
+	}
+	switch {
+	case s.Blocks == 0:
+		r.RateFormula = "0: no keys, every key is reported absent"
+	case s.HiBlocks == 0:
+		r.RateFormula = fmt.Sprintf("2^-r = 2^-%d", s.Bits)
+	default:
+		r.RateFormula = fmt.Sprintf("2^-r·(1 − φ/2), r = %d, φ = min(64·h, S)/S = %.4f (h = %d blocks of r + 1 bits, S = 64·B − 127 = %d starts)",
+			s.Bits, s.HiFraction(), s.HiBlocks, s.Starts())
+	}
+	return r
+}
+
 // An MHTReport describes a multilevel hash table.
 // The zero value describes no table.
 type MHTReport struct {
@@ -265,6 +313,8 @@ func (f *File) StructureReport(name string) (*StructureReport, error) {
 			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
 	case Bloomier:
 		r.Bloomier = NewBloomierReport(f.Bloomier)
+	case Ribbon:
+		r.Ribbon = NewRibbonReport(f.Ribbon)
 	case MHT:
 		t := f.Table
 		r.MHT = &MHTReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),

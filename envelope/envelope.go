@@ -56,6 +56,7 @@ const (
 	TypeMHTMBF    Type = 9  // an mht multiple-Bloom-filter summary (plain or counting)
 	TypeDeletion  Type = 10 // a counting.DeletionFilter: two Bloom filters, added and removed
 	TypeScalable  Type = 11 // a scalable.Filter: its configuration, then each layer's Bloom filter frame
+	TypeRibbon    Type = 12 // a ribbon.Filter: a static filter, the solution of a banded linear system
 )
 
 func (t Type) String() string {
@@ -82,6 +83,8 @@ func (t Type) String() string {
 		return "deletion"
 	case TypeScalable:
 		return "scalable"
+	case TypeRibbon:
+		return "ribbon"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

@@ -8,6 +8,7 @@ import (
 	bitsbloom "github.com/bits-and-blooms/bloom/v3"
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/ribbon"
 	holiman "github.com/holiman/bloomfilter/v2"
 	cuckoo "github.com/seiflotfy/cuckoofilter"
 	boom "github.com/tylertreat/BoomFilters"
@@ -87,8 +88,12 @@ func Contenders() []Contender {
 			Note: "NewOptimal(n, p); AddHash/ContainsHash of xxh3.HashString(key)"},
 		Contender{Name: "tylertreat/BoomFilters", Short: "boom", Target: same, New: newBoom,
 			Note: "NewBloomFilter(n, p) (classic, FNV-64); Add/Test on the key's bytes (no copy)"},
+		Contender{Name: NameRibbon, Short: "ribbon", Target: same, New: newRibbon,
+			Note: "static: add = HashString of every key + ribbon.BuildHashes(Config{Rate: p}); ContainsString"},
 		Contender{Name: "FastFilter binary fuse 8", Short: "fuse8", Target: func(float64) float64 { return fuseRate }, New: newFuse,
 			Note: "static: add = xxh3 64 of every key + PopulateBinaryFuse8; rate fixed at 2^-8"},
+		Contender{Name: "FastFilter xor 8", Short: "xor8", Target: func(float64) float64 { return fuseRate }, New: newXor,
+			Note: "static: add = xxh3 64 of every key + Populate; rate fixed at 2^-8"},
 		Contender{Name: "seiflotfy/cuckoofilter", Short: "cuckoo", Target: func(float64) float64 { return cuckooRate }, New: newCuckoo,
 			Note: fmt.Sprintf("NewFilter(n/%.2f); Insert/Lookup on the key's bytes (no copy); rate fixed near 8/255", cuckooLoad)},
 		Contender{Name: "floor: hash only", Short: "floor", Floor: true, Target: func(float64) float64 { return 0 }, New: newFloor,
@@ -292,6 +297,86 @@ func (s *fuseSet) Bits() uint64 {
 	return uint64(len(s.f.Fingerprints)) * 8
 }
 func (s *fuseSet) K() int { return 0 }
+
+// --- bloomcast ribbon ---
+
+type ribbonSet struct {
+	f *ribbon.Filter
+	p float64
+}
+
+func newRibbon(_ int, p float64) (Set, error) { return &ribbonSet{p: p}, nil }
+
+// AddAll builds the filter from the keys' XXH3-128 hashes, hashing
+// included, as the fuse row does.
+func (s *ribbonSet) AddAll(keys []string) error {
+	hs := make([]hashing.Hash128, len(keys))
+	for i, k := range keys {
+		hs[i] = hashing.SumString(k)
+	}
+	f, err := ribbon.BuildHashes(ribbon.Config{Rate: s.p}, hs)
+	if err != nil {
+		return err
+	}
+	s.f = f
+	return nil
+}
+
+func (s *ribbonSet) CountHits(keys []string) int {
+	hits := 0
+	for _, k := range keys {
+		if s.f.ContainsString(k) {
+			hits++
+		}
+	}
+	return hits
+}
+
+func (s *ribbonSet) Bits() uint64 {
+	if s.f == nil {
+		return 0
+	}
+	return s.f.SizeBits()
+}
+func (s *ribbonSet) K() int { return 0 }
+
+// --- FastFilter xor 8 ---
+
+type xorSet struct{ f *xorfilter.Xor8 }
+
+func newXor(int, float64) (Set, error) { return &xorSet{}, nil }
+
+// AddAll builds the filter, hashing included, as the fuse row does.
+func (s *xorSet) AddAll(keys []string) error {
+	hs := make([]uint64, len(keys))
+	for i, k := range keys {
+		hs[i] = xxh3.HashString(k)
+	}
+	f, err := xorfilter.Populate(hs)
+	if err != nil {
+		return fmt.Errorf("xor 8: %w", err)
+	}
+	s.f = f
+	return nil
+}
+
+func (s *xorSet) CountHits(keys []string) int {
+	hits := 0
+	for _, k := range keys {
+		if s.f.Contains(xxh3.HashString(k)) {
+			hits++
+		}
+	}
+	return hits
+}
+
+func (s *xorSet) Bits() uint64 {
+	if s.f == nil {
+		return 0
+	}
+	return uint64(len(s.f.Fingerprints)) * 8
+}
+func (s *xorSet) K() int { return 0 }
 
 // --- seiflotfy/cuckoofilter ---
 

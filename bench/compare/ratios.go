@@ -13,6 +13,7 @@ const (
 	NameHoliman       = "holiman/bloomfilter/v2"
 	NameBlobloom      = "greatroar/blobloom"
 	NameBlobloomEq    = "greatroar/blobloom, blocked's bits"
+	NameRibbon        = "bloomcast ribbon"
 )
 
 // BloomcastNames returns the bloomcast rows' names, one per layout.

@@ -1,6 +1,6 @@
 // Package apitest holds, in its tests, checks of the module's public API:
 // that the exported methods of bloom, counting, digest and envelope (and
-// of the zero values of bloomier, cache, fpset, icp, mht, squid,
+// of the zero values of bloomier, cache, fpset, icp, mht, ribbon, squid,
 // formats/bitsandblooms and formats/parquet) answer a zero value or a nil
 // argument with an error, or a panic that names the package and the fix,
 // never with a

@@ -22,6 +22,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // receivers are, per exported type, a zero value and (where one can be
@@ -73,6 +74,8 @@ func receivers(t *testing.T) []struct {
 		{"zero digest.DeltaHeader", &digest.DeltaHeader{}},
 		{"zero digest.Pieces", &digest.Pieces{}},
 		{"zero bloomier.Filter", &bloomier.Filter{}},
+		{"zero ribbon.Filter", &ribbon.Filter{}},
+		{"zero ribbon.Config", &ribbon.Config{}},
 		{"zero fpset.Set", &fpset.Set{}},
 		{"zero fpset.Sorted", &fpset.Sorted{}},
 		{"zero fpset.Compressed", &fpset.Compressed{}},

@@ -20,6 +20,9 @@ func runBuild(e *env, args []string) error {
 	if wantsFPSet(args) {
 		return runBuildFPSet(e, args)
 	}
+	if wantsStatic(args) { // build_static.go
+		return runBuildStatic(e, args)
+	}
 	if wantsScalable(args) {
 		return runBuildScalable(e, args)
 	}

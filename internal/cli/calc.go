@@ -25,6 +25,8 @@ func runCalc(e *env, args []string) error {
 			mode = modeBudget
 		case wantsFPSet(args):
 			mode = modeFPSet
+		case wantsStatic(args):
+			mode = modeStatic
 		case wantsTransmit(args):
 			mode = modeTransmit
 		default:
@@ -40,6 +42,8 @@ func runCalc(e *env, args []string) error {
 		return runCalcCounting(e, args)
 	case modeFPSet: // calc_fpset.go
 		return runCalcFPSet(e, args)
+	case modeStatic: // calc_static.go
+		return runCalcStatic(e, args)
 	case modeTransmit, modeCompressed: // calc_transmit.go
 		return runCalcTransmit(e, args)
 	}

@@ -23,6 +23,7 @@ const (
 	modeCompressed
 	modeCounting
 	modeBudget
+	modeStatic
 )
 
 // calcModeFlags are the flags that choose a mode, in the order the
@@ -37,6 +38,7 @@ var calcModeFlags = []struct {
 	{"compressed", modeCompressed, "-p P --compressed"},
 	{"counting", modeCounting, "--counting"},
 	{"budget", modeBudget, "--budget BYTES"},
+	{"static", modeStatic, "--static"},
 }
 
 // calcFlags lists every flag of calc and the modes in which it means
@@ -45,11 +47,11 @@ var calcFlags = map[string]struct {
 	modes calcMode
 	bool  bool
 }{
-	"n":          {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget, false},
-	"p":          {modeSize | modeFPSet | modeCompressed, false},
+	"n":          {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget | modeStatic, false},
+	"p":          {modeSize | modeFPSet | modeCompressed | modeStatic, false},
 	"m":          {modeSize | modeCounting, false},
 	"k":          {modeSize | modeCounting, false},
-	"json":       {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget, true},
+	"json":       {modeSize | modeFPSet | modeTransmit | modeCompressed | modeCounting | modeBudget | modeStatic, true},
 	"layout":     {modeSize | modeBudget, false},
 	"block-bits": {modeSize | modeBudget, false},
 	"fpset":      {modeFPSet, true},
@@ -72,6 +74,7 @@ var calcFlags = map[string]struct {
 	"budget":     {modeBudget, false},
 	"plot":       {modeSize | modeTransmit | modeCompressed, false},
 	"packet":     {modeBudget, false},
+	"static":     {modeStatic, true},
 }
 
 // calcMisplaced says, for a flag given in a mode where it means nothing,
@@ -127,7 +130,7 @@ func calcModeOf(args []string) (calcMode, error) {
 			if mode|m.mode == modeTransmit|modeCompressed {
 				return 0, errors.New("calc: give either --transmit Z or -p P --compressed")
 			}
-			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting and --budget", chosen, m.name)
+			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting, --budget and --static", chosen, m.name)
 		}
 		mode, chosen = m.mode, m.name
 	}

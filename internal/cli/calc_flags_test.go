@@ -106,7 +106,7 @@ func TestCalcFlagMessages(t *testing.T) {
 		{"-n 1000 --transmit 0", "calc: --transmit 0: want bits per key above 0\n"},
 		{"-n 1000 --transmit 8 --compressed -p 0.1", "calc: give either --transmit Z or -p P --compressed\n"},
 		{"-n 1000 --transmit 8 -m 9000", "calc: -m means nothing with --transmit: calc chooses m; cap it with --max-m BITS\n"},
-		{"--fpset --counting -n 5 -m 9", "calc: --fpset and --counting are two modes; give one of --fpset, --transmit, --compressed, --counting and --budget\n"},
+		{"--fpset --counting -n 5 -m 9", "calc: --fpset and --counting are two modes; give one of --fpset, --transmit, --compressed, --counting, --budget and --static\n"},
 		{"-n 10 -p 0.1 --block-bits 100", "calc: --block-bits 100: want a positive multiple of 64\n"},
 		{"-n 10 -p 0.1 --block-bits 128 --layout classic", "calc: --block-bits is the page size of the paged layout; it means nothing with --layout classic\n"},
 		{"-n 10 -p 0.1 --trials 3", "calc: --trials needs --counting\n"},

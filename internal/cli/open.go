@@ -89,7 +89,7 @@ func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	lf := &loadedFilter{File: f, path: path}
 	if k := f.Kind(); k != anyfile.Bloom && k != anyfile.Counting && k != anyfile.Squid && k != anyfile.Delta && k != anyfile.Scalable && !f.Foreign() {
 		lf.other = &structure{deletion: f.Deletion, sorted: f.FPSet, rice: f.FPSetRice,
-			bloomier: f.Bloomier, table: f.Table, summary: f.Summary}
+			bloomier: f.Bloomier, ribbon: f.Ribbon, table: f.Table, summary: f.Summary}
 	}
 	return lf, nil
 }

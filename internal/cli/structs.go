@@ -9,6 +9,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // structure is a file that holds no Bloom or counting filter: a
@@ -21,6 +22,7 @@ type structure struct {
 	sorted   *fpset.Sorted     // a fingerprint set in form 1
 	rice     *fpset.Compressed // a fingerprint set in form 2
 	bloomier *bloomier.Filter
+	ribbon   *ribbon.Filter
 	table    *mht.Table
 	summary  mht.Summary
 }
@@ -34,6 +36,8 @@ func (s *structure) kind() string {
 		return "a fingerprint set"
 	case s.bloomier != nil:
 		return "a Bloomier filter"
+	case s.ribbon != nil:
+		return "a ribbon filter"
 	case s.table != nil:
 		return "a multilevel hash table"
 	}
@@ -44,6 +48,9 @@ func (s *structure) kind() string {
 // Bloom or counting filter.
 func refuseStructure(lf *loadedFilter) error {
 	what := "only query and inspect read it"
+	if lf.other.ribbon != nil {
+		return fileErr(lf.path, errors.New(staticRefusal))
+	}
 	if lf.other.deletion != nil {
 		what = "only query, inspect, add and remove read it"
 	}
@@ -84,7 +91,14 @@ func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
 	return e.writeBack(lf.path, lf)
 }
 
+// staticRefusal is what add, remove, union, intersect and fold say to a
+// ribbon filter.
+const staticRefusal = "holds a ribbon filter, a static filter: it is the solution of its keys' equations and changes only by a rebuild (bloomcast build --static); only query, inspect and convert read it"
+
 // errNotChangeable refuses add or remove on a structure they cannot change.
 func errNotChangeable(lf *loadedFilter) error {
+	if lf.other.ribbon != nil {
+		return fileErr(lf.path, errors.New(staticRefusal))
+	}
 	return fileErr(lf.path, errors.New("holds "+lf.other.kind()+", which add and remove cannot change"))
 }

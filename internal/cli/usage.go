@@ -90,7 +90,7 @@ func WriteReference(w io.Writer) error {
 		if c == calcCommand {
 			for _, m := range []struct{ flag, usage string }{
 				{"--fpset", calcFPSetUsage}, {"--transmit, --compressed", calcTransmitUsage},
-				{"--counting", calcCountingUsage}, {"--budget", calcBudgetUsage},
+				{"--counting", calcCountingUsage}, {"--budget", calcBudgetUsage}, {"--static", calcStaticUsage},
 			} {
 				referenceSection(b, "### calc "+m.flag, "", m.usage)
 			}

@@ -12,7 +12,7 @@ import (
 // output, whole, so no text is left behind when a command changes.
 func TestUsageTextsUsed(t *testing.T) {
 	shown := []string{tracebackUsage, loopsUsage, compressSimUsage, growthUsage,
-		calcFPSetUsage, calcTransmitUsage, calcCountingUsage, calcBudgetUsage}
+		calcFPSetUsage, calcTransmitUsage, calcCountingUsage, calcBudgetUsage, calcStaticUsage}
 	for _, c := range commands {
 		shown = append(shown, c.usage)
 	}
@@ -60,7 +60,8 @@ func TestReferenceCurrent(t *testing.T) {
 func TestUsageWidth(t *testing.T) {
 	texts := map[string]string{"bloomcast": mainUsage(), "sim traceback": tracebackUsage, "sim loops": loopsUsage,
 		"sim compress": compressSimUsage, "sim growth": growthUsage, "calc --fpset": calcFPSetUsage,
-		"calc --transmit": calcTransmitUsage, "calc --counting": calcCountingUsage, "calc --budget": calcBudgetUsage}
+		"calc --transmit": calcTransmitUsage, "calc --counting": calcCountingUsage, "calc --budget": calcBudgetUsage,
+		"calc --static": calcStaticUsage}
 	for _, c := range commands {
 		texts[c.name] = c.usage
 	}

@@ -1,0 +1,82 @@
+package params
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bloomcast/bloomcast/internal/textfmt"
+)
+
+// A StaticReport sets a ribbon filter for N keys at rate P beside the
+// Bloom filters of each layout sized for the same N and P and the
+// information bound N·log2(1/P), each row with its bits per key and its
+// ratio to the bound: what "bloomcast calc --static" prints. The zero
+// value is an empty report.
+type StaticReport struct {
+	N uint64  `json:"n"`
+	P float64 `json:"p"`
+	// BoundBits is N·log2(1/P), the least any filter of N keys at rate P
+	// can take.
+	BoundBits float64 `json:"bound_bits"`
+	// Ribbon is the ribbon shape and the rows of the table, the ribbon
+	// first, then the Bloom layouts, smallest first.
+	Ribbon RibbonShape `json:"ribbon"`
+	Rows   []StaticRow `json:"rows"`
+}
+
+// A StaticRow is one filter of a StaticReport.
+// The zero value is a row of nothing.
+type StaticRow struct {
+	Filter     string  `json:"filter"`
+	Bits       uint64  `json:"bits"`
+	BitsPerKey float64 `json:"bits_per_key"`
+	TimesBound float64 `json:"times_bound"`
+	// Rate is the filter's predicted rate, at most P.
+	Rate float64 `json:"rate"`
+	// Updates says what the filter allows after it is built.
+	Updates string `json:"updates"`
+}
+
+// NewStaticReport sizes the ribbon ([RibbonSize]) and the Bloom filters
+// ([Size], each layout at its best k) for n keys at rate p. Errors wrap
+// [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
+func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
+	if n == 0 {
+		return nil, invalidf("n = 0: a static filter is sized for its keys")
+	}
+	rs, err := RibbonSize(n, p)
+	if err != nil {
+		return nil, err
+	}
+	r := &StaticReport{N: n, P: p, BoundBits: MinimumBits(n, p), Ribbon: rs}
+	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))
+	for _, l := range []Layout{Classic, Partitioned, Blocked} {
+		s, err := Size(l, n, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		r.Rows = append(r.Rows, r.row(fmt.Sprintf("Bloom %s (k = %d)", l, s.K), s.M, s.FalsePositive(n), "adds, unions, deltas"))
+	}
+	return r, nil
+}
+
+func (r *StaticReport) row(name string, bits uint64, rate float64, updates string) StaticRow {
+	return StaticRow{Filter: name, Bits: bits, BitsPerKey: float64(bits) / float64(r.N),
+		TimesBound: float64(bits) / r.BoundBits, Rate: rate, Updates: updates}
+}
+
+// WriteText writes r as "bloomcast calc --static" prints it: the bound,
+// then one row per filter.
+func (r *StaticReport) WriteText(w io.Writer) error {
+	tw := textfmt.NewWriter(w)
+	tw.Printf("n = %d keys at p = %s: the bound n·log2(1/p) is %s bits per key, %s in all\n\n",
+		r.N, textfmt.Rate(r.P), textfmt.Float(r.BoundBits/float64(r.N), 3), textfmt.Bytes(int64(r.BoundBits/8+0.5)))
+	var t textfmt.Table
+	t.Add("filter", "bits/key", "× bound", "size", "rate", "updates")
+	for _, row := range r.Rows {
+		t.Add(row.Filter, textfmt.Float(row.BitsPerKey, 3), textfmt.Float(row.TimesBound, 3),
+			textfmt.Bytes(int64((row.Bits+7)/8)), textfmt.Rate(row.Rate), row.Updates)
+	}
+	tw.Write(&t)
+	return tw.Err()
+}
