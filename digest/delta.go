@@ -177,6 +177,50 @@ func AppendDeltaXOR(dst []byte, next *Digest, baseSequence uint64, baseChecksum 
 	return appendDelta(dst, np, baseSequence, baseChecksum, xor, next.Sequence, c)
 }
 
+// AppendDeltaWords appends the delta to next from a base the caller no
+// longer holds in full, given the base's sequence number and checksum
+// ([Checksum]) and the words that differ: changes in increasing Index
+// order, each word once, Old its value in the base and New in next. A
+// publisher that tracks the words it changed (counting.Filter's
+// ChangedWords) uses it: a sparse delta then costs the changed words,
+// with no pass over the others. The result is byte for byte what
+// AppendDiff would write.
+func AppendDeltaWords(dst []byte, next *Digest, baseSequence uint64, baseChecksum uint32, changes []counting.WordChange, c Codec) ([]byte, error) {
+	np, err := next.payload()
+	if err != nil {
+		return dst, err
+	}
+	if next.Sequence <= baseSequence {
+		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, baseSequence, next.Sequence)
+	}
+	for i, ch := range changes {
+		if ch.Index >= uint64(len(np.words)) || i > 0 && ch.Index <= changes[i-1].Index || np.words[ch.Index] != ch.New {
+			return dst, fmt.Errorf("%w: change %d (word %d) out of order, out of range or not next's word", ErrBase, i, ch.Index)
+		}
+	}
+	if c != Raw {
+		limit, pos := sparseLimit(np.bits), []uint64(nil)
+		sparse := true
+		for _, ch := range changes {
+			for w := ch.Old ^ ch.New; w != 0; w &= w - 1 {
+				if len(pos) == limit {
+					sparse = false
+					break
+				}
+				pos = append(pos, 64*ch.Index+uint64(bits.TrailingZeros64(w)))
+			}
+		}
+		if sparse {
+			return appendGapsDelta(dst, np, baseSequence, baseChecksum, pos, next.Sequence)
+		}
+	}
+	xor := make([]uint64, len(np.words))
+	for _, ch := range changes {
+		xor[ch.Index] = ch.Old ^ ch.New
+	}
+	return appendDelta(dst, np, baseSequence, baseChecksum, xor, next.Sequence, c)
+}
+
 // appendDelta codes xor as the delta frame to np.
 func appendDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, xor []uint64, seq uint64, c Codec) ([]byte, error) {
 	x := payload{words: xor, bits: np.bits} // the XOR of counters is coded as bits

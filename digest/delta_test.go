@@ -282,3 +282,42 @@ func TestGoldenDeltasPatch(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendDeltaWords: from the changed words alone, the delta is byte
+// for byte Diff's, sparse (gaps) and dense (as asked) alike.
+func TestAppendDeltaWords(t *testing.T) {
+	c := bloom.Config{M: 1 << 14, K: 3, Seed: 4}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 1000)}
+	crc, _ := Checksum(base)
+	for _, from := range []int{0, 20, 500} {
+		next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, from, 1000+from)}
+		var changes []counting.WordChange
+		for i, w := range base.Bloom.Words() {
+			if n := next.Bloom.Words()[i]; n != w {
+				changes = append(changes, counting.WordChange{Index: uint64(i), Old: w, New: n})
+			}
+		}
+		for _, codec := range allCodecs {
+			want, err := Diff(base, next, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := AppendDeltaWords(nil, next, 1, crc, changes, codec)
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("%d keys replaced, %v: differs from Diff (%v)", from, codec, err)
+			}
+		}
+		if len(changes) >= 2 {
+			swapped := slices.Clone(changes)
+			swapped[0], swapped[1] = swapped[1], swapped[0]
+			if _, err := AppendDeltaWords(nil, next, 1, crc, swapped, Fast); !errors.Is(err, ErrBase) {
+				t.Errorf("changes out of order: %v", err)
+			}
+			wrong := slices.Clone(changes)
+			wrong[0].New ^= 1
+			if _, err := AppendDeltaWords(nil, next, 1, crc, wrong, Fast); !errors.Is(err, ErrBase) {
+				t.Errorf("a change that is not next's word: %v", err)
+			}
+		}
+	}
+}
