@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
@@ -50,8 +51,15 @@ func wordsChecksum(words []uint64) uint32 { return updateWordsChecksum(0, words,
 // allocates one for all the pieces).
 type crcBuffer [4096]byte
 
+// littleEndian: the host stores words as the format does, so the
+// checksum reads them in place.
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
 // updateWordsChecksum continues crc over words, little-endian.
 func updateWordsChecksum(crc uint32, words []uint64, buf *crcBuffer) uint32 {
+	if littleEndian && len(words) > 0 {
+		return envelope.UpdateChecksum(crc, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words)))
+	}
 	for len(words) > 0 {
 		n := min(len(words), len(buf)/8)
 		for i, w := range words[:n] {
