@@ -1,10 +1,12 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -537,19 +539,38 @@ func (p *Publisher) deltaLocked(since uint64) ([]byte, envelope.Codec, error) {
 		return nil, 0, errNoBase
 	}
 	base := p.history[i]
-	xor := make([]uint64, len(p.snapshot))
-	for _, pub := range p.history[i+1:] {
-		for _, c := range pub.changed {
-			xor[c.Index] ^= c.Old ^ c.New
-		}
-	}
 	d := &digest.Digest{Sequence: p.current.seq, Bloom: p.view}
-	b, err := digest.AppendDeltaXOR(nil, d, base.seq, base.checksum, xor, p.cfg.Codec)
+	b, err := digest.AppendDeltaWords(nil, d, base.seq, base.checksum, mergeChanges(p.history[i+1:]), p.cfg.Codec)
 	if err != nil {
 		return nil, 0, err
 	}
 	p.deltas[since] = b
 	return b, codecOf(b), nil
+}
+
+// mergeChanges returns the words that differ between the version before
+// pubs and the last of them, in index order: the first Old and the last
+// New of every word they changed, less the words that changed back. Its
+// cost is that of the changes, not of the filter.
+func mergeChanges(pubs []publication) []counting.WordChange {
+	if len(pubs) == 1 {
+		return pubs[0].changed // already in order, each word once, exact
+	}
+	at := map[uint64]int{}
+	var out []counting.WordChange
+	for _, pub := range pubs {
+		for _, c := range pub.changed {
+			if j, ok := at[c.Index]; ok {
+				out[j].New = c.New
+				continue
+			}
+			at[c.Index] = len(out)
+			out = append(out, c)
+		}
+	}
+	out = slices.DeleteFunc(out, func(c counting.WordChange) bool { return c.Old == c.New })
+	slices.SortFunc(out, func(a, b counting.WordChange) int { return cmp.Compare(a.Index, b.Index) })
+	return out
 }
 
 // codecOf reads the codec byte of a frame this package encoded.

@@ -253,3 +253,33 @@ func TestDurationsHaveLowerBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPublisherDeltaChangedBack: a key stored in one publication and
+// evicted in the next leaves words that changed back; the delta across
+// both changes nothing and patches the base to the current digest.
+func TestPublisherDeltaChangedBack(t *testing.T) {
+	p := newTestPublisher(t, 1, 4)
+	for i := range 100 {
+		p.Stored(urlKey(i))
+	}
+	p.Publish()
+	r, _ := p.Respond("", 0)
+	peer := peerCopy(t, r)
+	p.Stored(urlKey(1000))
+	p.Publish()
+	p.Evicted(urlKey(1000))
+	p.Publish()
+	d, err := p.Respond("", peer.Sequence)
+	if err != nil || !d.Delta {
+		t.Fatalf("delta %t, %v", d.Delta, err)
+	}
+	dd, err := digest.DecodeDelta(d.Body, envelope.Limits{})
+	if err != nil || dd.Changed() != 0 {
+		t.Fatalf("the delta changes %d bits (%v)", dd.Changed(), err)
+	}
+	next, err := digest.Patch(peer, d.Body, envelope.Limits{})
+	full, _ := p.Respond("", 0)
+	if err != nil || !next.Bloom.Equal(peerCopy(t, full).Bloom) {
+		t.Fatalf("patched view differs from the full digest (%v)", err)
+	}
+}

@@ -3,7 +3,10 @@ package digest
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
+	"slices"
+	"unsafe"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
@@ -48,8 +51,15 @@ func wordsChecksum(words []uint64) uint32 { return updateWordsChecksum(0, words,
 // allocates one for all the pieces).
 type crcBuffer [4096]byte
 
+// littleEndian: the host stores words as the format does, so the
+// checksum reads them in place.
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
 // updateWordsChecksum continues crc over words, little-endian.
 func updateWordsChecksum(crc uint32, words []uint64, buf *crcBuffer) uint32 {
+	if littleEndian && len(words) > 0 {
+		return envelope.UpdateChecksum(crc, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words)))
+	}
 	for len(words) > 0 {
 		n := min(len(words), len(buf)/8)
 		for i, w := range words[:n] {
@@ -91,11 +101,64 @@ func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
 	if next.Sequence <= base.Sequence {
 		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, base.Sequence, next.Sequence)
 	}
+	crc := wordsChecksum(bp.words)
+	if c != Raw {
+		if pos, ok := xorPositions(nil, np.words, bp.words, sparseLimit(np.bits)); ok {
+			return appendGapsDelta(dst, np, base.Sequence, crc, pos, next.Sequence)
+		}
+	}
 	xor := make([]uint64, len(np.words))
 	for i, w := range np.words {
 		xor[i] = w ^ bp.words[i]
 	}
-	return appendDelta(dst, np, base.Sequence, wordsChecksum(bp.words), xor, next.Sequence, c)
+	return appendDelta(dst, np, base.Sequence, crc, xor, next.Sequence, c)
+}
+
+// sparseLimit is the most bits a delta's XOR of the given length may
+// change to be coded as gaps: one in 32. Below it the gap code measures
+// within 1% of the arithmetic coder on independent bits and smaller on a
+// blocked filter's clustered changes (docs/FORMAT.md, "Which codec").
+func sparseLimit(bits uint64) int { return int(min(bits/32, 1<<40)) }
+
+// xorPositions appends to pos the positions of the ones of a XOR b (of a
+// alone when b is nil), in order, one word at a time; it gives up (false)
+// past limit ones.
+func xorPositions(pos []uint64, a, b []uint64, limit int) ([]uint64, bool) {
+	for i, w := range a {
+		if b != nil {
+			w ^= b[i]
+		}
+		for ; w != 0; w &= w - 1 {
+			if len(pos) == limit {
+				return pos, false
+			}
+			pos = append(pos, uint64(64*i+bits.TrailingZeros64(w)))
+		}
+	}
+	return pos, true
+}
+
+// appendGapsDelta codes the positions of the XOR's ones as the delta frame
+// to np (codec gaps).
+func appendGapsDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, pos []uint64, seq uint64) ([]byte, error) {
+	body, err := entropy.AppendGaps(make([]byte, 0, 8+2*len(pos)), pos, np.bits)
+	if err != nil {
+		return dst, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	h := deltaFrameHeader(np, baseSeq, baseCRC, seq, envelope.CodecGaps)
+	return appendFrame(dst, &h, body)
+}
+
+func deltaFrameHeader(np payload, baseSeq uint64, baseCRC uint32, seq uint64, codec envelope.Codec) envelope.Header {
+	return envelope.Header{
+		Version:  np.header.Version, // the target's parameters are inside
+		Type:     envelope.TypeDelta,
+		Codec:    codec,
+		Scheme:   np.header.Scheme,
+		Seed:     np.header.Seed,
+		Sequence: seq,
+		Params:   deltaParams(np.header, baseCRC, baseSeq),
+	}
 }
 
 // AppendDeltaXOR appends the delta to next from a base the caller no
@@ -114,6 +177,55 @@ func AppendDeltaXOR(dst []byte, next *Digest, baseSequence uint64, baseChecksum 
 	if next.Sequence <= baseSequence {
 		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, baseSequence, next.Sequence)
 	}
+	if c != Raw {
+		if pos, ok := xorPositions(nil, xor, nil, sparseLimit(np.bits)); ok {
+			return appendGapsDelta(dst, np, baseSequence, baseChecksum, pos, next.Sequence)
+		}
+	}
+	return appendDelta(dst, np, baseSequence, baseChecksum, xor, next.Sequence, c)
+}
+
+// AppendDeltaWords appends the delta to next from a base the caller no
+// longer holds in full, given the base's sequence number and checksum
+// ([Checksum]) and the words that differ: changes in increasing Index
+// order, each word once, Old its value in the base and New in next. A
+// publisher that tracks the words it changed (counting.Filter's
+// ChangedWords) uses it: a sparse delta then costs the changed words,
+// with no pass over the others. The result is byte for byte what
+// AppendDiff would write.
+func AppendDeltaWords(dst []byte, next *Digest, baseSequence uint64, baseChecksum uint32, changes []counting.WordChange, c Codec) ([]byte, error) {
+	np, err := next.payload()
+	if err != nil {
+		return dst, err
+	}
+	if next.Sequence <= baseSequence {
+		return dst, fmt.Errorf("%w: base %d, next %d", ErrSequence, baseSequence, next.Sequence)
+	}
+	for i, ch := range changes {
+		if ch.Index >= uint64(len(np.words)) || i > 0 && ch.Index <= changes[i-1].Index || np.words[ch.Index] != ch.New {
+			return dst, fmt.Errorf("%w: change %d (word %d) out of order, out of range or not next's word", ErrBase, i, ch.Index)
+		}
+	}
+	if c != Raw {
+		limit, pos := sparseLimit(np.bits), []uint64(nil)
+		sparse := true
+		for _, ch := range changes {
+			for w := ch.Old ^ ch.New; w != 0; w &= w - 1 {
+				if len(pos) == limit {
+					sparse = false
+					break
+				}
+				pos = append(pos, 64*ch.Index+uint64(bits.TrailingZeros64(w)))
+			}
+		}
+		if sparse {
+			return appendGapsDelta(dst, np, baseSequence, baseChecksum, pos, next.Sequence)
+		}
+	}
+	xor := make([]uint64, len(np.words))
+	for _, ch := range changes {
+		xor[ch.Index] = ch.Old ^ ch.New
+	}
 	return appendDelta(dst, np, baseSequence, baseChecksum, xor, next.Sequence, c)
 }
 
@@ -124,15 +236,7 @@ func appendDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, xor []u
 	if err != nil {
 		return dst, err
 	}
-	h := envelope.Header{
-		Version:  np.header.Version, // the target's parameters are inside
-		Type:     envelope.TypeDelta,
-		Codec:    codec,
-		Scheme:   np.header.Scheme,
-		Seed:     np.header.Seed,
-		Sequence: seq,
-		Params:   deltaParams(np.header, baseCRC, baseSeq),
-	}
+	h := deltaFrameHeader(np, baseSeq, baseCRC, seq, codec)
 	if codec == envelope.CodecRaw {
 		return envelope.AppendWords(dst, h, xor)
 	}
@@ -267,12 +371,9 @@ func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) 
 	if bits != bp.bits {
 		return nil, fmt.Errorf("%w: the delta is for %d bits, the base has %d", ErrBase, bits, bp.bits)
 	}
-	words, err := decodeWords(dh.Codec, body, payload{bits: bits}, lim)
+	words, err := decodeXOR(dh.Codec, body, bits, lim, bp.words)
 	if err != nil {
 		return nil, err
-	}
-	for i, w := range bp.words {
-		words[i] ^= w
 	}
 	d := &Digest{Sequence: dh.Sequence, Codec: dh.Codec}
 	if dh.Target == envelope.TypeBloom {
@@ -284,6 +385,37 @@ func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) 
 		return nil, err
 	}
 	return d, nil
+}
+
+// decodeXOR decodes a delta's payload of the given bits and returns it
+// XOR base (base nil: the payload alone) in new words. A gap-coded
+// payload is applied to a copy of base: its work beyond the copy is
+// proportional to the bits it changes.
+func decodeXOR(codec envelope.Codec, body []byte, bits uint64, lim envelope.Limits, base []uint64) ([]uint64, error) {
+	if codec != envelope.CodecGaps {
+		words, err := decodeWords(codec, body, payload{bits: bits}, lim)
+		if err != nil {
+			return nil, err
+		}
+		for i, w := range base {
+			words[i] ^= w
+		}
+		return words, nil
+	}
+	nw := bits/64 + min(bits%64, 1)
+	if nw > math.MaxInt/8 || 8*nw > lim.Payload() {
+		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, bits, lim.Payload())
+	}
+	var words []uint64
+	if base == nil {
+		words = make([]uint64, nw)
+	} else {
+		words = slices.Clone(base) // not zeroed first
+	}
+	if _, err := entropy.XORGaps(words, body, bits); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return words, nil
 }
 
 // targetBits validates a delta's target header and returns the bits its
@@ -339,7 +471,7 @@ func DeltaFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Delta
 	if err != nil {
 		return nil, err
 	}
-	words, err := decodeWords(dh.Codec, body, payload{bits: bits}, lim)
+	words, err := decodeXOR(dh.Codec, body, bits, lim, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package digest
 
 import (
 	"errors"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -157,27 +159,36 @@ func TestDiffErrors(t *testing.T) {
 func TestDecodeDelta(t *testing.T) {
 	c := bloom.Config{M: 1 << 14, K: 3, Seed: 4}
 	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 1000)}
-	next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, 50, 1050)}
-	delta, err := Diff(base, next, Arith)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := DecodeDelta(delta, envelope.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want uint64
-	for i, w := range base.Bloom.Words() {
-		x := w ^ next.Bloom.Words()[i]
-		for ; x != 0; x &= x - 1 {
-			want++
+	// 5% of the keys replaced: about 1.5% of the bits change, a sparse
+	// XOR coded as gaps; 50%: a dense one, coded as asked.
+	for _, tc := range []struct {
+		from  int
+		codec envelope.Codec
+	}{{50, envelope.CodecGaps}, {500, envelope.CodecArith}} {
+		next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, tc.from, 1000+tc.from)}
+		delta, err := Diff(base, next, Arith)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if d.Changed() != want || d.Bits != 1<<14 || d.Codec != envelope.CodecArith {
-		t.Fatalf("changed %d bits of %d, want %d of %d", d.Changed(), d.Bits, want, 1<<14)
-	}
-	if over := float64(8*d.PayloadBytes) - d.EntropyBits(); over < 0 || over > 8*16 {
-		t.Errorf("arith delta %d bytes, entropy %.0f bits", d.PayloadBytes, d.EntropyBits())
+		d, err := DecodeDelta(delta, envelope.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want uint64
+		for i, w := range base.Bloom.Words() {
+			x := w ^ next.Bloom.Words()[i]
+			for ; x != 0; x &= x - 1 {
+				want++
+			}
+		}
+		if d.Changed() != want || d.Bits != 1<<14 || d.Codec != tc.codec {
+			t.Fatalf("changed %d bits of %d with %v, want %d of %d with %v", d.Changed(), d.Bits, d.Codec, want, 1<<14, tc.codec)
+		}
+		// Independent changes: both codes are within a few bytes of the
+		// entropy.
+		if over := float64(8*d.PayloadBytes) - d.EntropyBits(); over < -8*16 || over > 8*16 {
+			t.Errorf("%v delta %d bytes, entropy %.0f bits", d.Codec, d.PayloadBytes, d.EntropyBits())
+		}
 	}
 }
 
@@ -235,6 +246,78 @@ func TestDiffPatchEstimatedCount(t *testing.T) {
 		}
 		if !got.Bloom.Equal(u) || !got.Bloom.CountEstimated() || got.Bloom.Count() != u.Count() {
 			t.Fatalf("%v: patched: count %d (estimated %t), want %d estimated", codec, got.Bloom.Count(), got.Bloom.CountEstimated(), u.Count())
+		}
+	}
+}
+
+// TestGoldenDeltasPatch: the pinned deltas, the fast-coded one that
+// writers before the gap code wrote for this change among them, still
+// patch their base to the next version, and the gap-coded one decodes to
+// the same XOR.
+func TestGoldenDeltasPatch(t *testing.T) {
+	c := bloom.Config{M: 4096, K: 2, Seed: 11}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 150)}
+	next := bloomWith(t, c, 5, 155)
+	var xor []uint64
+	for _, name := range []string{"delta-fast", "delta-gaps", "delta-raw"} {
+		b, err := os.ReadFile("testdata/golden-" + name + ".bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Patch(base, b, envelope.Limits{})
+		if err != nil || !got.Bloom.Equal(next) || got.Sequence != 2 {
+			t.Fatalf("%s: %v", name, err)
+		}
+		d, err := DecodeDelta(b, envelope.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if xor != nil && !slices.Equal(xor, d.XOR) {
+			t.Errorf("%s: XOR differs from the others'", name)
+		}
+		xor = d.XOR
+		want := map[string]envelope.Codec{"delta-fast": envelope.CodecFast, "delta-gaps": envelope.CodecGaps, "delta-raw": envelope.CodecRaw}[name]
+		if d.Codec != want {
+			t.Errorf("%s: codec %v", name, d.Codec)
+		}
+	}
+}
+
+// TestAppendDeltaWords: from the changed words alone, the delta is byte
+// for byte Diff's, sparse (gaps) and dense (as asked) alike.
+func TestAppendDeltaWords(t *testing.T) {
+	c := bloom.Config{M: 1 << 14, K: 3, Seed: 4}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, 1000)}
+	crc, _ := Checksum(base)
+	for _, from := range []int{0, 20, 500} {
+		next := &Digest{Sequence: 2, Bloom: bloomWith(t, c, from, 1000+from)}
+		var changes []counting.WordChange
+		for i, w := range base.Bloom.Words() {
+			if n := next.Bloom.Words()[i]; n != w {
+				changes = append(changes, counting.WordChange{Index: uint64(i), Old: w, New: n})
+			}
+		}
+		for _, codec := range allCodecs {
+			want, err := Diff(base, next, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := AppendDeltaWords(nil, next, 1, crc, changes, codec)
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("%d keys replaced, %v: differs from Diff (%v)", from, codec, err)
+			}
+		}
+		if len(changes) >= 2 {
+			swapped := slices.Clone(changes)
+			swapped[0], swapped[1] = swapped[1], swapped[0]
+			if _, err := AppendDeltaWords(nil, next, 1, crc, swapped, Fast); !errors.Is(err, ErrBase) {
+				t.Errorf("changes out of order: %v", err)
+			}
+			wrong := slices.Clone(changes)
+			wrong[0].New ^= 1
+			if _, err := AppendDeltaWords(nil, next, 1, crc, wrong, Fast); !errors.Is(err, ErrBase) {
+				t.Errorf("a change that is not next's word: %v", err)
+			}
 		}
 	}
 }

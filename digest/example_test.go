@@ -39,7 +39,7 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// raw 17568 bytes, compressed 9957 bytes (7.97 bits per key)
-	// delta 322 bytes
+	// delta 329 bytes
 	// <nil> 2 true true
 	// digest: delta does not apply to this base: the delta is from sequence 1, the base is 2
 }

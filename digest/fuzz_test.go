@@ -2,6 +2,7 @@ package digest
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -60,6 +61,10 @@ func FuzzPatch(f *testing.F) {
 		if bytes.HasPrefix([]byte(name), []byte("delta")) {
 			f.Add(b)
 		}
+	}
+	// The fast-coded delta earlier writers wrote for the gap-coded one.
+	if b, err := os.ReadFile("testdata/golden-delta-fast.bin"); err == nil {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, delta []byte) {
 		d, err := Patch(base, delta, fuzzLimits)

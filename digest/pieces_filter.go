@@ -219,6 +219,7 @@ type wordStream struct {
 	m    uint64
 	next uint64
 	r    *entropy.BitReader
+	g    *entropy.GapReader // CodecGaps
 }
 
 func newWordStream(codec envelope.Codec, body []byte, m uint64) (*wordStream, error) {
@@ -234,6 +235,8 @@ func newWordStream(codec envelope.Codec, body []byte, m uint64) (*wordStream, er
 		s.r, err = entropy.NewBitReader(body, m, entropy.Arith)
 	case envelope.CodecFast:
 		s.r, err = entropy.NewBitReader(body, m, entropy.Fast)
+	case envelope.CodecGaps:
+		s.g, err = entropy.NewGapReader(body, m)
 	default:
 		return nil, fmt.Errorf("%w: codec %v for a bit array", ErrCodec, codec)
 	}
@@ -247,6 +250,18 @@ func newWordStream(codec envelope.Codec, body []byte, m uint64) (*wordStream, er
 func (s *wordStream) read(dst []uint64) error {
 	if s.r != nil {
 		if err := s.r.Read(dst); err != nil {
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return nil
+	}
+	if s.g != nil {
+		clear(dst)
+		err := s.g.XOR(dst, s.next)
+		s.next += uint64(len(dst))
+		if err == nil && s.next == (s.m+63)/64 {
+			err = s.g.Close()
+		}
+		if err != nil {
 			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		return nil

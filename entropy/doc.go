@@ -38,6 +38,13 @@
 // coded with the same rANS engine ([Order0]); the size is within a fraction
 // of a percent of n times the empirical order-0 entropy, plus a header.
 //
+// [AppendGaps] codes a sparse array as the positions of its ones ([Gaps]):
+// the gaps between them, each as its exponent under an adaptive model and
+// its low bits, through [Arith]'s range coder. Its work is proportional
+// to the number of ones, not to m, which makes it the coder of a delta
+// (the XOR of two versions of a filter) that changes few bits;
+// [XORGaps] and [GapReader] apply such a stream to words in place.
+//
 // Decoders treat input as hostile: truncated, corrupted or mismatched
 // streams give errors wrapping [ErrTruncated], [ErrCorrupt], [ErrTrailing]
 // or [ErrCodec]; they never panic, allocate nothing but the error they
@@ -126,6 +133,37 @@
 // x ≥ f(s)·2^39 it emits the low 32 bits of x and shifts them out, then
 // x = ⌊x/f(s)⌋·2^24 + (x mod f(s)) + c(s); the emitted words are stored in
 // the reverse of the order emitted, after the four final states.)
+//
+// Gaps, codec 7 (sparse arrays; the payload of delta codec 4):
+//
+//	0x07, n (varint): the number of ones, then, if n ≥ 1, the bytes of a
+//	binary fraction, most significant first
+//
+// n must not exceed m. The fraction codes the ones' positions
+// p_1 < p_2 < … < p_n as gaps g_i = p_i − p_(i−1) ≥ 1 (p_0 = −1), each
+// split as e = ⌊log2 g⌋ and the e bits of g below its leading one. The
+// range coder is Arith's (below), with 126 adaptive nodes instead of one:
+// node j has counts c0[j] = 1, t[j] = 2 at the start, and a bit coded at
+// node j splits as Arith's bit does with c0[j] and t[j], then updates
+// them. Decoding one gap:
+//
+//	j = 1; for 6 times: bit = decode at node j; j = 2·j + bit
+//	e = j − 64; g = 1
+//	if e ≥ 1: e = e − 1; bit = decode at node 64 + e; g = 2·g + bit
+//	while e > 0:
+//	    c = min(e, 16); e = e − c
+//	    rng = ⌊rng / 2^c⌋; v = ⌊code / rng⌋ (v ≥ 2^c is an error)
+//	    code = code − v·rng; g = g·2^c + v
+//	    while rng < 2^24: code = (code·256 + the next byte) mod 2^32, rng = rng·256
+//	p = p_prev + g (≥ m is an error)
+//
+// (the exponent's six bits most significant first down a binary tree of
+// nodes 1–63; the first bit under the leading one at node 64 + e, one
+// node per exponent; the other bits at probability 1/2, up to 16 at a
+// time). After the n-th gap code must be 0 and every byte consumed; with
+// n = 0 nothing follows the count. The encoder is Arith's with the same
+// splits; a bit of probability 1/2 in a chunk of c bits adds
+// v·⌊rng/2^c⌋ to low and sets rng = ⌊rng/2^c⌋.
 //
 // Arith, codec 1:
 //

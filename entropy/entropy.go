@@ -25,6 +25,7 @@ const (
 	Const  Codec = 4 // every bit equal
 	RANS   Codec = 5 // static byte model from the density, interleaved rANS
 	Order0 Codec = 6 // counters: order-0 model with frequencies sent, rANS
+	Gaps   Codec = 7 // a sparse bit array as the gaps between its ones (AppendGaps)
 )
 
 func (c Codec) String() string {
@@ -41,6 +42,8 @@ func (c Codec) String() string {
 		return "rans"
 	case Order0:
 		return "order0"
+	case Gaps:
+		return "gaps"
 	}
 	return "codec(" + strconv.Itoa(int(c)) + ")"
 }

@@ -344,10 +344,10 @@ func TestEntropy(t *testing.T) {
 
 func TestCodecString(t *testing.T) {
 	var s []string
-	for c := range Codec(8) {
+	for c := range Codec(9) {
 		s = append(s, c.String())
 	}
-	if got := fmt.Sprint(s); got != "[codec(0) arith fast raw const rans order0 codec(7)]" {
+	if got := fmt.Sprint(s); got != "[codec(0) arith fast raw const rans order0 gaps codec(8)]" {
 		t.Error(got)
 	}
 }

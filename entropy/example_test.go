@@ -73,3 +73,20 @@ func ExampleEntropy() {
 	// H(0.1) = 0.4690
 	// H(0.01) = 0.0808
 }
+
+// A delta between two versions of a filter changes a few bits of many:
+// AppendGaps codes their positions, and XORGaps applies them to the old
+// version's words in place, in time proportional to the bits changed.
+func ExampleAppendGaps() {
+	const m = 1 << 20
+	old := make([]uint64, m/64)
+	old[7] = 0xFF
+	changed := []uint64{3, 4500, 4501, 700000} // positions of the bits that differ
+	delta, _ := entropy.AppendGaps(nil, changed, m)
+	n, err := entropy.XORGaps(old, delta, m)
+	fmt.Println(len(delta), "bytes for", m, "bits;", n, "flipped", err)
+	fmt.Printf("%#x %#x\n", old[0], old[4500/64])
+	// Output:
+	// 13 bytes for 1048576 bits; 4 flipped <nil>
+	// 0x8 0x300000
+}

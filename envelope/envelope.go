@@ -99,6 +99,7 @@ const (
 	CodecArith  Codec = 1 // an entropy.Arith stream of the structure's bits
 	CodecFast   Codec = 2 // an entropy stream from the fast coders (RANS, Const, Raw; Order0 for counters)
 	CodecPieces Codec = 3 // a bit array in pieces, each coded on its own, behind an index (Bloom filters)
+	CodecGaps   Codec = 4 // a sparse bit array as the gaps between its ones, an entropy.Gaps stream (deltas)
 )
 
 func (c Codec) String() string {
@@ -111,6 +112,8 @@ func (c Codec) String() string {
 		return "fast"
 	case CodecPieces:
 		return "pieces"
+	case CodecGaps:
+		return "gaps"
 	}
 	return fmt.Sprintf("codec(%d)", uint8(c))
 }

@@ -1,0 +1,100 @@
+package digest
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+var largeDeltas = flag.Bool("delta.large", false, "BenchmarkDiff and BenchmarkPatch also at 10^7 keys")
+
+// deltaPair is a blocked filter of n keys at 16 bits per key, k = 11, and
+// its next version with changed keys more.
+type deltaPair struct{ base, next *Digest }
+
+var deltaPairs = map[[2]int]deltaPair{}
+
+func deltaPairFor(b *testing.B, n, changed int) deltaPair {
+	if p, ok := deltaPairs[[2]int{n, changed}]; ok {
+		return p
+	}
+	base, ok := deltaPairs[[2]int{n, 0}]
+	if !ok {
+		c := bloom.Config{Layout: bloom.Blocked, M: uint64(16 * n), K: 11, Seed: 1}
+		base = deltaPair{base: &Digest{Sequence: 1, Bloom: bloomWith(b, c, 0, n)}}
+		deltaPairs[[2]int{n, 0}] = base
+	}
+	next := base.base.Bloom.Clone()
+	for i := n; i < n+changed; i++ {
+		next.Add(key(i))
+	}
+	p := deltaPair{base.base, &Digest{Sequence: 2, Bloom: next}}
+	deltaPairs[[2]int{n, changed}] = p
+	return p
+}
+
+// deltaSizes are the benchmarks' filter sizes: 10^4 to 10^6 keys (10^4
+// and 10^5 under -short), 10^7 with -delta.large.
+func deltaSizes() []int {
+	sizes := []int{1e4, 1e5}
+	if !testing.Short() {
+		sizes = append(sizes, 1e6)
+	}
+	if *largeDeltas {
+		sizes = append(sizes, 1e7)
+	}
+	return sizes
+}
+
+// BenchmarkDiff measures Diff of a blocked filter (16 bits per key, k =
+// 11) and its next version with 1 to 10^4 keys added, per codec asked
+// for; delta-bytes is the delta's size and codec-N the codec written
+// (envelope.Codec).
+//
+//	go test ./digest -run '^$' -bench 'Diff|Patch' -benchtime 20x -args -delta.large
+func BenchmarkDiff(b *testing.B) {
+	for _, n := range deltaSizes() {
+		for _, changed := range []int{1, 100, 1e4} {
+			for _, c := range []Codec{Raw, Arith, Fast, Auto} {
+				b.Run(fmt.Sprintf("keys=%d/changed=%d/%v", n, changed, c), func(b *testing.B) {
+					p := deltaPairFor(b, n, changed)
+					var delta []byte
+					for range b.N {
+						var err error
+						if delta, err = Diff(p.base, p.next, c); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(len(delta)), "delta-bytes")
+					b.ReportMetric(float64(delta[7]), "codec")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPatch measures Patch of the deltas of BenchmarkDiff.
+func BenchmarkPatch(b *testing.B) {
+	for _, n := range deltaSizes() {
+		for _, changed := range []int{1, 100, 1e4} {
+			for _, c := range []Codec{Raw, Arith, Fast, Auto} {
+				b.Run(fmt.Sprintf("keys=%d/changed=%d/%v", n, changed, c), func(b *testing.B) {
+					p := deltaPairFor(b, n, changed)
+					delta, err := Diff(p.base, p.next, c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for range b.N {
+						if _, err := Patch(p.base, delta, envelope.Limits{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
