@@ -61,12 +61,12 @@ func (n *Node) memoryBudget() int64 { return n.cfg.MemoryBytes }
 // which the memory cache's entries, or a disk cache's index, are
 // accounted against at what they cost in the heap) plus its fixed parts
 // (its digests, and its peers' views, each counted at the size of its own
-// until it arrives), plus a quarter of that, and at least 16 MiB, for the
+// until it arrives), plus an eighth of that, and at least 8 MiB, for the
 // runtime, the requests in flight and the collector's work. "bloomcast
 // serve" sets it unless GOMEMLIMIT is set.
 func (n *Node) MemoryLimit() int64 {
 	base := n.memoryBudget() + n.fixedBytes(true)
-	return base + max(base/4, 16<<20)
+	return base + max(base/8, 8<<20)
 }
 
 // registerMemory adds the runtime's metrics (the Prometheus client's

@@ -133,7 +133,7 @@ func (r *reloader) reload() {
 
 // setMemoryLimit gives the process the soft memory limit that suits the
 // node (cache.Node.MemoryLimit: --memory plus the digests and peers'
-// views, plus a quarter), so that the collector keeps the heap near what
+// views, plus an eighth), so that the collector keeps the heap near what
 // the node accounts, unless GOMEMLIMIT set one. It returns the function
 // that restores the limit before (for a serve run inside a test).
 func setMemoryLimit(n *cache.Node, log *slog.Logger) (restore func()) {
