@@ -32,6 +32,7 @@ type FillConfig struct {
 	MemoryMiB int64     // the node's --memory and Squid's cache_mem, in MiB; 0 means 256
 	Sets      []FillSet // nil means 10^5 objects of 100 B, then 10^4 of 64 KiB
 	Workers   int       // concurrent requests of the fill; 0 means 8
+	Proxies   []string  // ProxyNode, ProxySquid or both; nil means both
 	Progress  io.Writer // progress lines; nil for none
 }
 
@@ -50,6 +51,14 @@ func (c *FillConfig) defaults() error {
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
+	}
+	if c.Proxies == nil {
+		c.Proxies = []string{ProxyNode, ProxySquid}
+	}
+	for _, p := range c.Proxies {
+		if p != ProxyNode && p != ProxySquid {
+			return fmt.Errorf("hits: proxy %q (want %s or %s)", p, ProxyNode, ProxySquid)
+		}
 	}
 	if c.MemoryMiB < 0 || c.Workers < 0 {
 		return errors.New("hits: negative memory or workers")
@@ -142,7 +151,7 @@ func RunFill(ctx context.Context, cfg FillConfig) (rep *FillReport, err error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, proxy := range []string{ProxyNode, ProxySquid} {
+		for _, proxy := range cfg.Proxies {
 			var t *target
 			if proxy == ProxyNode {
 				t, err = startNode(ctx, bin, 2, rep.NodeArguments)

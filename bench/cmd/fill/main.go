@@ -29,6 +29,7 @@ func main() {
 	flag.Int64Var(&cfg.MemoryMiB, "memory", 256, "the node's --memory and Squid's cache_mem, in MiB")
 	flag.IntVar(&cfg.Workers, "workers", 8, "concurrent requests")
 	sets := flag.String("sets", "100000x100,10000x65536", "comma-separated OBJECTSxBYTES fills, each into a fresh node and Squid")
+	proxies := flag.String("proxies", "bloomcast,squid", "comma-separated proxies to fill: bloomcast, squid")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
 	flag.Parse()
 	for _, s := range strings.Split(*sets, ",") {
@@ -40,6 +41,7 @@ func main() {
 		}
 		cfg.Sets = append(cfg.Sets, hits.FillSet{Objects: n, Bytes: size})
 	}
+	cfg.Proxies = strings.Split(*proxies, ",")
 	cfg.Progress = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
