@@ -25,6 +25,7 @@ type MemoryConfig struct {
 // serves hits from and its share of the index, so that the live heap of a
 // full store is its budget and not a multiple of it. A body with much
 // spare capacity is copied to one of its length when stored.
+//
 // The zero Memory is not usable; make one with NewMemory.
 type Memory struct {
 	mu    sync.Mutex

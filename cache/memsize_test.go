@@ -91,3 +91,33 @@ func fillAndMeasure(t *testing.T, size, count int) {
 	}
 	runtime.KeepAlive(store)
 }
+
+// TestMemoryTrimsSpareCapacity: a body with much spare room is stored as
+// a copy of its length, charged as such, and the caller's entry is left
+// as it was.
+func TestMemoryTrimsSpareCapacity(t *testing.T) {
+	m, err := NewMemory(MemoryConfig{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := testEntry(keyN(0), 400)
+	e.Body = append(make([]byte, 0, 4096), "a body of 27 bytes, no more"...)
+	if err := m.Put(e); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m.Get(keyN(0))
+	if string(got.Body) != string(e.Body) || cap(got.Body) > 32 || cap(e.Body) != 4096 {
+		t.Fatalf("stored body cap %d, caller's %d", cap(got.Body), cap(e.Body))
+	}
+	if m.Bytes() != got.Size()+memItemSize(newStored(got)) || m.Bytes() > e.Size() {
+		t.Fatalf("charged %d, entry as stored %d, as given %d", m.Bytes(), got.Size(), e.Size())
+	}
+}
+
+func TestAllocSize(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{0, 0}, {1, 8}, {100, 112}, {4096, 4096}, {4097, 4864}, {32 << 10, 32 << 10}, {32<<10 + 1, 40 << 10}, {1 << 20, 1 << 20}} {
+		if got := allocSize(c.n); got != int64(c.want) {
+			t.Errorf("allocSize(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
