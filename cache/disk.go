@@ -20,11 +20,23 @@ import (
 // The zero DiskConfig is not valid: OpenDisk reports ErrConfig, as MaxBytes
 // must be positive.
 type DiskConfig struct {
-	Dir      string       // directory of the entry files; created if missing
-	MaxBytes int64        // budget of accounted bytes ([Entry.Size]); must be positive
-	Observer Observer     // told of every store and removal; nil for none
-	Logger   *slog.Logger // where dropped entries are reported; nil for slog.Default()
+	Dir string // directory of the entry files; created if missing
+	// MaxBytes is the budget of the bytes on disk, as du counts them:
+	// each entry file rounded up to the file system's blocks, plus
+	// DirentBytes of directory entry; it must be positive.
+	MaxBytes int64
+	// MaxIndexBytes, if positive, is the budget of the index the store
+	// keeps in memory, accounted as a Memory store accounts its own
+	// (IndexBytes); 0 means none.
+	MaxIndexBytes int64
+	Observer      Observer     // told of every store and removal; nil for none
+	Logger        *slog.Logger // where failures and dropped entries are reported; nil for slog.Default()
 }
+
+// DirentBytes is what a [Disk] store charges for each file beyond its
+// blocks: its directory entry (a name of 36 bytes: about 44 in ext4, and
+// the directory's blocks grow with them) rounded up.
+const DirentBytes = 64
 
 // Disk is a Store that keeps each entry in its own file under a directory,
 // so the cache survives a restart. A Put writes a temporary file, syncs it,
@@ -41,26 +53,44 @@ type DiskConfig struct {
 // logged, whether it is found at open or at a later Get; the store never
 // fails because of one.
 //
+// What it charges for an entry against MaxBytes is what du counts for its
+// file: the blocks the file system allocated for it (st_blocks, at least
+// its size rounded up to the block size statfs reports) plus DirentBytes,
+// so that a budget bounds the disk used and not just the bytes written.
+//
+// A file operation that fails (a full file system, the directory removed
+// or read-only, an I/O error) is counted by reason ([Disk.Failures]) and
+// logged at warning level, at most once a minute per reason. A failed
+// write is the store's fault ([Disk.Fault]) until a write succeeds again;
+// the store goes on trying with every Put, so it recovers by itself when
+// the fault clears. A directory removed under the store is made again,
+// and the entries it held are dropped from the index (reported Evicted).
+//
 // The zero Disk is not usable; make one with OpenDisk.
 type Disk struct {
 	dir string
 	log *slog.Logger
 	obs Observer
 
-	mu     sync.Mutex
-	max    int64
-	bytes  int64
-	gen    uint64
-	lru    *list.List // of *diskItem, most recently used first
-	index  map[string]*list.Element
-	closed bool
-	syncs  uint64 // directory syncs done (for the tests)
+	block  int64 // the file system's block size
+	faults *faults
+
+	mu       sync.Mutex
+	max      int64
+	maxIndex int64 // 0: none
+	bytes    int64
+	index    int64 // IndexBytes
+	gen      uint64
+	lru      *list.List // of *diskItem, most recently used first
+	items    map[string]*list.Element
+	closed   bool
+	syncs    uint64 // directory syncs done (for the tests)
 }
 
 // diskItem is the index record of one entry file.
 type diskItem struct {
 	key  string
-	size int64  // accounted size (Entry.Size)
+	size int64  // charged bytes on disk (du's count)
 	gen  uint64 // distinguishes successive files of one key
 }
 
@@ -76,23 +106,26 @@ func OpenDisk(cfg DiskConfig) (*Disk, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: Dir is empty", ErrConfig)
 	}
-	if cfg.MaxBytes <= 0 {
-		return nil, fmt.Errorf("%w: MaxBytes %d must be positive", ErrConfig, cfg.MaxBytes)
+	if cfg.MaxBytes <= 0 || cfg.MaxIndexBytes < 0 {
+		return nil, fmt.Errorf("%w: MaxBytes %d must be positive, MaxIndexBytes %d not negative", ErrConfig, cfg.MaxBytes, cfg.MaxIndexBytes)
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: disk store: %w", err)
 	}
 	d := &Disk{
-		dir:   cfg.Dir,
-		log:   cfg.Logger,
-		obs:   observerOrNop(cfg.Observer),
-		max:   cfg.MaxBytes,
-		lru:   list.New(),
-		index: make(map[string]*list.Element),
+		dir:      cfg.Dir,
+		log:      cfg.Logger,
+		obs:      observerOrNop(cfg.Observer),
+		max:      cfg.MaxBytes,
+		maxIndex: cfg.MaxIndexBytes,
+		block:    fsBlockSize(cfg.Dir),
+		lru:      list.New(),
+		items:    make(map[string]*list.Element),
 	}
 	if d.log == nil {
 		d.log = slog.Default()
 	}
+	d.faults = newFaults(d.log)
 	if err := d.load(); err != nil {
 		return nil, err
 	}
@@ -125,7 +158,8 @@ func (d *Disk) load() error {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		if info.Size() > d.max {
+		size := d.charge(info.Size(), fileBlocks(info))
+		if size > d.max {
 			d.drop(path, fmt.Errorf("%w: file of %d bytes exceeds the budget", ErrCorrupt, info.Size()))
 			continue
 		}
@@ -137,23 +171,31 @@ func (d *Disk) load() error {
 			d.drop(path, err)
 			continue
 		}
-		all = append(all, found{e.URL, e.Size(), info.ModTime()})
+		all = append(all, found{e.URL, size, info.ModTime()})
 	}
 	// Most recently modified first; keep what fits.
 	sort.Slice(all, func(i, j int) bool { return all[i].mtime.After(all[j].mtime) })
 	for _, f := range all {
-		if d.bytes+f.size > d.max {
+		if d.bytes+f.size > d.max || d.maxIndex > 0 && d.index+diskItemSize(f.key) > d.maxIndex {
 			// Over budget: not indexed either way; a file that cannot
 			// be removed is met again, and tried again, at the next open.
 			_ = os.Remove(filepath.Join(d.dir, fileName(f.key)))
 			continue
 		}
 		d.gen++
-		d.index[f.key] = d.lru.PushBack(&diskItem{key: f.key, size: f.size, gen: d.gen})
+		d.items[f.key] = d.lru.PushBack(&diskItem{key: f.key, size: f.size, gen: d.gen})
 		d.bytes += f.size
+		d.index += diskItemSize(f.key)
 		d.obs.Stored(f.key)
 	}
 	return nil
+}
+
+// charge is what a file of size bytes, of which the file system
+// allocated blocks bytes (0: unknown), is charged: du's count of it and
+// its directory entry.
+func (d *Disk) charge(size, blocks int64) int64 {
+	return max((size+d.block-1)/d.block*d.block, blocks) + DirentBytes
 }
 
 // drop deletes a bad entry file and logs why.
@@ -162,6 +204,7 @@ func (d *Disk) drop(path string, why error) {
 	if errors.Is(rmErr, fs.ErrNotExist) {
 		rmErr = nil
 	}
+	d.faults.count(why)
 	d.log.Warn("cache: dropped corrupt disk entry", "file", path, "err", why, "removeErr", rmErr)
 }
 
@@ -184,10 +227,11 @@ func readEntry(path string) (*Entry, error) {
 }
 
 // Get implements Store. It reads the entry's file; a file found corrupt is
-// deleted, logged and reported as Evicted, and Get reports a miss.
+// deleted, logged and reported as Evicted, and Get reports a miss, as
+// for a file that cannot be read (a failure, counted and logged).
 func (d *Disk) Get(key string) (*Entry, bool) {
 	d.mu.Lock()
-	el, ok := d.index[key]
+	el, ok := d.items[key]
 	if !ok || d.closed {
 		d.mu.Unlock()
 		return nil, false
@@ -203,26 +247,68 @@ func (d *Disk) Get(key string) (*Entry, bool) {
 	if err == nil {
 		return e, true
 	}
+	if errors.Is(err, fs.ErrNotExist) && d.lostDir() {
+		return nil, false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// Only if the file read is still the indexed one: a concurrent Put or
 	// eviction may have replaced or removed it.
-	if el, ok := d.index[key]; ok && el.Value.(*diskItem).gen == gen {
+	if el, ok := d.items[key]; ok && el.Value.(*diskItem).gen == gen {
 		d.remove(el, false)
-		d.drop(d.path(key), err)
+		if errors.Is(err, ErrCorrupt) {
+			d.drop(d.path(key), err)
+		} else {
+			// Unreadable: the file goes too, if it can.
+			d.faults.failed(d.dir, "read", false, err)
+			_ = os.Remove(d.path(key))
+		}
 	}
 	return nil, false
 }
 
-// Put implements Store.
+// lostDir reports whether the store's directory is gone. If it is, the
+// index is dropped (every entry reported Evicted) and the directory made
+// again, so that the store goes on from empty.
+func (d *Disk) lostDir() bool {
+	if _, err := os.Stat(d.dir); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	d.mu.Lock()
+	if !d.closed {
+		for d.lru.Len() > 0 {
+			d.remove(d.lru.Back(), false)
+		}
+	}
+	d.mu.Unlock()
+	d.faults.failed(d.dir, "directory removed; entries dropped", false, fs.ErrNotExist)
+	if err := os.MkdirAll(d.dir, 0o755); err != nil {
+		d.faults.failed(d.dir, "make directory", true, err)
+	}
+	return true
+}
+
+// Put implements Store. A failed write is counted, logged (at most once
+// a minute per reason) and returned; it is the store's Fault until a
+// Put writes again.
 func (d *Disk) Put(e *Entry) (err error) {
 	if e == nil {
 		return errNilEntry
 	}
-	size := e.Size()
+	b := appendEntry(nil, e)
+	size := d.charge(int64(len(b)), 0)
 	var tmp string
 	if size <= d.max {
-		tmp, err = d.writeTemp(appendEntry(nil, e))
+		var blocks int64
+		tmp, blocks, err = d.writeTemp(b)
+		if errors.Is(err, fs.ErrNotExist) {
+			if d.lostDir() {
+				tmp, blocks, err = d.writeTemp(b)
+			} else {
+				d.faults.failed(d.dir, "create", true, err)
+			}
+		}
+		size = d.charge(int64(len(b)), blocks)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -232,18 +318,23 @@ func (d *Disk) Put(e *Entry) (err error) {
 		}
 		return ErrClosed
 	}
-	old, had := d.index[e.URL]
+	old, had := d.items[e.URL]
 	if had {
 		d.remove(old, false) // the file is replaced or removed below
 	}
 	final := d.path(e.URL)
+	isize := diskItemSize(e.URL)
 	switch {
-	case size > d.max:
-		err = fmt.Errorf("%w: %d bytes, budget %d", ErrTooLarge, size, d.max)
+	case size > d.max || d.maxIndex > 0 && isize > d.maxIndex:
+		if tmp != "" {
+			_ = os.Remove(tmp) // as above
+		}
+		err = fmt.Errorf("%w: %d bytes on disk, budget %d", ErrTooLarge, size, d.max)
 	case err == nil:
 		if err = os.Rename(tmp, final); err != nil {
 			_ = os.Remove(tmp) // as above; the rename's error is the one to report
 			err = fmt.Errorf("cache: disk store: %w", err)
+			d.faults.failed(d.dir, "rename", true, err)
 			break
 		}
 		// The rename is in the directory: without syncing it, a power
@@ -251,6 +342,7 @@ func (d *Disk) Put(e *Entry) (err error) {
 		if err = syncDir(d.dir); err != nil {
 			_ = os.Remove(final)
 			err = fmt.Errorf("cache: disk store: %w", err)
+			d.faults.failed(d.dir, "sync directory", true, err)
 			break
 		}
 		d.syncs++
@@ -264,46 +356,62 @@ func (d *Disk) Put(e *Entry) (err error) {
 		}
 		return err
 	}
-	for d.bytes+size > d.max {
+	d.faults.wrote(d.dir)
+	for d.lru.Len() > 0 && (d.bytes+size > d.max || d.maxIndex > 0 && d.index+isize > d.maxIndex) {
 		d.remove(d.lru.Back(), true)
 	}
 	d.gen++
-	d.index[e.URL] = d.lru.PushFront(&diskItem{key: e.URL, size: size, gen: d.gen})
+	d.items[e.URL] = d.lru.PushFront(&diskItem{key: e.URL, size: size, gen: d.gen})
 	d.bytes += size
+	d.index += isize
 	d.obs.Stored(e.URL)
 	return nil
 }
 
 // writeTemp writes b to a new temporary file in the store's directory and
-// syncs it, returning its path.
-func (d *Disk) writeTemp(b []byte) (string, error) {
+// syncs it, returning its path and the bytes the file system allocated
+// for it (0: unknown). A failure is counted and logged.
+func (d *Disk) writeTemp(b []byte) (string, int64, error) {
 	f, err := os.CreateTemp(d.dir, tempPrefix+"*")
 	if err != nil {
-		return "", fmt.Errorf("cache: disk store: %w", err)
+		err = fmt.Errorf("cache: disk store: %w", err)
+		if !errors.Is(err, fs.ErrNotExist) { // a directory gone is lostDir's to report
+			d.faults.failed(d.dir, "create", true, err)
+		}
+		return "", 0, err
 	}
 	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()
+	}
+	var blocks int64
+	if err == nil {
+		if fi, serr := f.Stat(); serr == nil {
+			blocks = fileBlocks(fi)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		_ = os.Remove(f.Name()) // left behind, it is removed at the next open; the write's error is the one to report
-		return "", fmt.Errorf("cache: disk store: %w", err)
+		err = fmt.Errorf("cache: disk store: %w", err)
+		d.faults.failed(d.dir, "write", true, err)
+		return "", 0, err
 	}
-	return f.Name(), nil
+	return f.Name(), blocks, nil
 }
 
 // remove drops an index record, deleting its file if asked, and reports
 // the eviction; d.mu is held.
 func (d *Disk) remove(el *list.Element, deleteFile bool) {
 	it := d.lru.Remove(el).(*diskItem)
-	delete(d.index, it.key)
+	delete(d.items, it.key)
 	d.bytes -= it.size
+	d.index -= diskItemSize(it.key)
 	if deleteFile {
 		if err := os.Remove(d.path(it.key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			d.log.Warn("cache: removing disk entry", "url", logURL(it.key), "err", err)
+			d.faults.failed(d.dir, "remove", false, err)
 		}
 	}
 	d.obs.Evicted(it.key)
@@ -313,7 +421,7 @@ func (d *Disk) remove(el *list.Element, deleteFile bool) {
 func (d *Disk) Delete(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	el, ok := d.index[key]
+	el, ok := d.items[key]
 	if ok && !d.closed {
 		d.remove(el, true)
 	}
@@ -324,22 +432,40 @@ func (d *Disk) Delete(key string) bool {
 func (d *Disk) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.index)
+	return len(d.items)
 }
 
-// Bytes implements Store.
+// Bytes implements Store: the bytes on disk, as du counts them, of the
+// entries' files (DiskConfig.MaxBytes).
 func (d *Disk) Bytes() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.bytes
 }
 
+// IndexBytes is the heap the store's index holds: per entry its record,
+// key, list element and map slot, accounted as a Memory store accounts
+// its own.
+func (d *Disk) IndexBytes() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.index
+}
+
+// Fault returns the error of the last write if it failed, nil once a
+// write succeeds again (or none has failed).
+func (d *Disk) Fault() error { return d.faults.fault() }
+
+// Failures returns the failed file operations so far by reason (the
+// Failure constants); reasons that never failed are absent.
+func (d *Disk) Failures() map[string]uint64 { return d.faults.failures() }
+
 // Keys implements Store.
 func (d *Disk) Keys() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	keys := make([]string, 0, len(d.index))
-	for k := range d.index {
+	keys := make([]string, 0, len(d.items))
+	for k := range d.items {
 		keys = append(keys, k)
 	}
 	return keys

@@ -71,7 +71,7 @@ func TestDiskPersistsAcrossReopen(t *testing.T) {
 
 	// A smaller budget at open keeps the most recently modified entry.
 	o3 := newCheckObserver(t)
-	d3, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: e.Size() + 10, Observer: o3})
+	d3, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: bytesBefore/2 + 10, Observer: o3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,28 +25,6 @@ type Entry struct {
 	ResponseTime time.Time   // when the response was received
 }
 
-// entryOverhead is the accounted size of an entry beyond its strings and
-// body: the struct, the times, the maps and the store's index.
-const entryOverhead = 256
-
-// Size is the number of bytes the entry is accounted for under a store's
-// budget: body, URL, and every header name and value, plus a fixed
-// overhead per entry and per field.
-func (e *Entry) Size() int64 {
-	return int64(entryOverhead+len(e.URL)+len(e.Body)) + headerSize(e.Header) + headerSize(e.ReqHeader)
-}
-
-// headerSize is the bytes of h as ": " and "\r\n" separated field lines.
-func headerSize(h http.Header) int64 {
-	n := int64(0)
-	for k, vs := range h {
-		for _, v := range vs {
-			n += int64(len(k) + len(v) + 4)
-		}
-	}
-	return n
-}
-
 // Lifetime is the entry's freshness lifetime (RFC 9111 §4.2.1).
 func (e *Entry) Lifetime() time.Duration {
 	return FreshnessLifetime(e.Status, e.Header, e.ResponseTime)

@@ -164,3 +164,14 @@ func discardBody(body io.ReadCloser, limit int64) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
 	closeBody(body)
 }
+
+// headerSize is the bytes of h as ": " and "\r\n" separated field lines.
+func headerSize(h http.Header) int64 {
+	n := int64(0)
+	for k, vs := range h {
+		for _, v := range vs {
+			n += int64(len(k) + len(v) + 4)
+		}
+	}
+	return n
+}

@@ -3,6 +3,7 @@ package cache
 import (
 	"container/list"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -10,13 +11,21 @@ import (
 // The zero MemoryConfig is not valid: NewMemory reports ErrConfig, as
 // MaxBytes must be positive.
 type MemoryConfig struct {
-	MaxBytes int64    // budget of accounted bytes ([Entry.Size]); must be positive
+	MaxBytes int64    // budget of the heap the entries and the index hold; must be positive
 	Observer Observer // told of every store and removal; nil for none
 }
 
 // Memory is an in-memory Store with least-recently-used eviction under a
 // byte budget. Get, Put and Delete are O(1) (a map and a doubly linked
 // list, most recently used at the front), plus the evictions a Put causes.
+//
+// What it charges for an entry against the budget is the heap the entry
+// holds there ([Entry.Size]: struct, URL, header fields, body, each
+// allocation rounded up to the allocator's size class) plus the form it
+// serves hits from and its share of the index, so that the live heap of a
+// full store is its budget and not a multiple of it. A body with much
+// spare capacity is copied to one of its length when stored.
+//
 // The zero Memory is not usable; make one with NewMemory.
 type Memory struct {
 	mu    sync.Mutex
@@ -74,8 +83,17 @@ func (m *Memory) Put(e *Entry) error {
 	if e == nil {
 		return errNilEntry
 	}
-	size := e.Size()
+	if cap(e.Body)-len(e.Body) > len(e.Body)/8+64 {
+		// A body collected by appending may have up to twice the room
+		// it needs: the store would hold, and charge, the spare room.
+		// It keeps a copy of the length instead (a stored Entry is
+		// read-only, so the caller's is not changed).
+		c := *e
+		c.Body = slices.Clone(e.Body)
+		e = &c
+	}
 	s := newStored(e)
+	size := e.Size() + memItemSize(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.index[e.URL]; ok {

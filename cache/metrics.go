@@ -70,6 +70,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		func() float64 { return float64(n.publisher.Stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory})
 	m.registerHealth(n)
+	m.registerMemory(n)
 	m.registerTransport(n.cfg.Transport)
 	m.registerSummary(n)
 	return m

@@ -44,9 +44,11 @@ type NodeConfig struct {
 	// would be this node.
 	Name string
 
-	// MemoryBytes is the memory cache's budget; 0 means 256 MiB.
-	// DiskDir, when set, keeps the cache on disk instead, under
-	// DiskBytes (0 means 1 GiB), surviving restarts.
+	// MemoryBytes is the memory cache's budget, of the heap its entries
+	// and index hold (Memory); 0 means 256 MiB. DiskDir, when set,
+	// keeps the cache on disk instead, under DiskBytes (0 means 1 GiB)
+	// as du counts them (Disk), surviving restarts; MemoryBytes is then
+	// the budget of the disk cache's index in memory.
 	MemoryBytes int64
 	DiskDir     string
 	DiskBytes   int64
@@ -369,7 +371,8 @@ func (n *Node) openStore() error {
 	obs := observers{n.publisher, n.squid}
 	var err error
 	if n.cfg.DiskDir != "" {
-		n.store, err = OpenDisk(DiskConfig{Dir: n.cfg.DiskDir, MaxBytes: n.cfg.DiskBytes, Observer: obs, Logger: n.log})
+		n.store, err = OpenDisk(DiskConfig{Dir: n.cfg.DiskDir, MaxBytes: n.cfg.DiskBytes, MaxIndexBytes: n.cfg.MemoryBytes,
+			Observer: obs, Logger: n.log})
 	} else {
 		n.store, err = NewMemory(MemoryConfig{MaxBytes: n.cfg.MemoryBytes, Observer: obs})
 	}

@@ -58,13 +58,19 @@ func (n *Node) listenAddr() string {
 }
 
 // unhealthy returns why the node is unhealthy, or "" if it is not: a
-// background loop ended with an error (the node is stopping), or its own
-// digest is overdue: changes are pending and it is older than its max age
-// plus one tick of the publication loop, so a publication that was due
-// did not happen.
+// background loop ended with an error (the node is stopping), its disk
+// cache is failing to store (Disk.Fault: until a store succeeds again),
+// or its own digest is overdue: changes are pending and it is older than
+// its max age plus one tick of the publication loop, so a publication
+// that was due did not happen.
 func (n *Node) unhealthy() string {
 	if err := n.loopDown.Load(); err != nil {
 		return fmt.Sprintf("background loop down: %v", *err)
+	}
+	if d, ok := n.store.(*Disk); ok {
+		if err := d.Fault(); err != nil {
+			return fmt.Sprintf("disk cache failing (%s): %v", FailureReason(err), err)
+		}
 	}
 	p := n.publisher
 	p.mu.Lock()

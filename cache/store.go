@@ -42,7 +42,9 @@ type Store interface {
 	Delete(key string) bool
 	// Len is the number of entries.
 	Len() int
-	// Bytes is the accounted size of the entries ([Entry.Size]).
+	// Bytes is what the entries are charged against the budget: the
+	// heap they and the index hold in a [Memory] store, their files'
+	// bytes on disk, as du counts them, in a [Disk] store.
 	Bytes() int64
 	// Keys returns the keys of all entries, in no particular order.
 	Keys() []string

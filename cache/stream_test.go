@@ -143,9 +143,6 @@ func TestProxyStreamsMiss(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects log output.
-type lockedBuffer = syncBuffer
-
 // TestProxyReadTimeout has an origin send its header and a piece of body
 // and then stall: past the read timeout the client's response is cut off
 // (it never takes the piece for a whole body), the access log says
@@ -153,7 +150,7 @@ type lockedBuffer = syncBuffer
 // An origin that stalls before its header gets 504.
 func TestProxyReadTimeout(t *testing.T) {
 	o := newPieceOrigin(t)
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	h := newHarness(t, nil, nil, func(c *Config) {
 		c.ReadTimeout = 300 * time.Millisecond
 		c.Logger = slog.New(slog.NewTextHandler(logs, nil))

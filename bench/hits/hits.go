@@ -461,34 +461,42 @@ func startNode(ctx context.Context, bin string, procs int, args []string) (*targ
 // SquidConf is the configuration the run gives Squid: one worker, a
 // memory cache large enough for the objects, no disk cache, no access
 // log, the cache manager open to loopback.
-func SquidConf(addr, dir string) string {
-	return fmt.Sprintf(`http_port %s
+func SquidConf(addr, dir string) string { return squidConf(addr, dir, 64) }
+
+// squidConf is SquidConf with a cache_mem of cacheMemMB.
+func squidConf(addr, dir string, cacheMemMB int64) string {
+	return fmt.Sprintf(`http_port %[1]s
 workers 1
 icp_port 0
 htcp_port 0
 visible_hostname localhost
 pid_filename none
-cache_log %s
+cache_log %[2]s
 access_log none
 cache_store_log none
-cache_mem 64 MB
+cache_mem %[3]d MB
 maximum_object_size_in_memory 1 MB
 pinger_enable off
 http_access allow localhost manager
 http_access allow localhost
 http_access deny all
 shutdown_lifetime 1 second
-`, addr, filepath.Join(dir, "cache.log"))
+`, addr, filepath.Join(dir, "cache.log"), cacheMemMB)
 }
 
 // startSquid writes squid.conf into dir and runs Squid in the foreground
 // until it listens.
 func startSquid(ctx context.Context, bin, dir string) (*target, string, error) {
+	return startSquidMem(ctx, bin, dir, 64)
+}
+
+// startSquidMem is startSquid with a cache_mem of cacheMemMB.
+func startSquidMem(ctx context.Context, bin, dir string, cacheMemMB int64) (*target, string, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, "", err
 	}
-	conf := SquidConf(addr, dir)
+	conf := squidConf(addr, dir, cacheMemMB)
 	path := filepath.Join(dir, "squid.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		return nil, conf, err

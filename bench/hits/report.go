@@ -41,3 +41,34 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 func WriteJSON(w io.Writer, rep *Report) error {
 	return compare.EncodeJSON(w, rep)
 }
+
+// WriteFillMarkdown prints a fill run: for each set and proxy, the
+// objects held, the bytes accounted and the resident memory, in all and
+// per object held.
+func WriteFillMarkdown(w io.Writer, rep *FillReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; %s.\n\n", rep.Env.Measured(false), rep.SquidVersion)
+	fmt.Fprintf(&b, "Each set requested once, %d requests at a time, through a fresh `bloomcast serve --memory %dMiB` "+
+		"and a fresh Squid with `cache_mem %d MB` and no disk cache, from a loopback origin. "+
+		"Accounted: the node's bloomcast_cache_bytes; Squid's Storage Mem size (its memory cache's pages), "+
+		"with its Total accounted in brackets. RSS per object: growth of VmRSS over the fill per object held.\n\n",
+		rep.Workers, rep.MemoryMiB, rep.MemoryMiB)
+	b.WriteString("| objects asked × size | proxy | held | accounted MB | accounted B/object | RSS MiB (peak) | RSS B/object | RSS / accounted |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, f := range rep.Fills {
+		acc := fmt.Sprintf("%.1f", float64(f.Accounted)/1e6)
+		if f.SquidTotalAccounted > 0 {
+			acc += fmt.Sprintf(" (%.1f)", float64(f.SquidTotalAccounted)/1e6)
+		}
+		fmt.Fprintf(&b, "| %d × %d B | %s | %d | %s | %.0f | %.0f (%.0f) | %.0f | %.2f |\n",
+			f.Set.Objects, f.Set.Bytes, f.Proxy, f.Held, acc, f.AccountedPerObject(),
+			float64(f.RSS)/(1<<20), float64(f.Peak)/(1<<20), f.RSSPerObject(), float64(f.RSS)/float64(max(f.Accounted, 1)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFillJSON writes a fill report as indented JSON.
+func WriteFillJSON(w io.Writer, rep *FillReport) error {
+	return compare.EncodeJSON(w, rep)
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -50,6 +51,7 @@ func runServe(e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	defer setMemoryLimit(n, logger)()
 	ctx := e.ctx
 	if ctx == nil {
 		var stop context.CancelFunc
@@ -127,4 +129,20 @@ func (r *reloader) reload() {
 	if len(restart) > 0 {
 		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
 	}
+}
+
+// setMemoryLimit gives the process the soft memory limit that suits the
+// node (cache.Node.MemoryLimit: --memory plus the digests and peers'
+// views, plus an eighth), so that the collector keeps the heap near what
+// the node accounts, unless GOMEMLIMIT set one. It returns the function
+// that restores the limit before (for a serve run inside a test).
+func setMemoryLimit(n *cache.Node, log *slog.Logger) (restore func()) {
+	if env := os.Getenv("GOMEMLIMIT"); env != "" {
+		log.Info("memory limit from GOMEMLIMIT", "GOMEMLIMIT", env, "suggested", n.MemoryLimit())
+		return func() {}
+	}
+	limit := n.MemoryLimit()
+	prev := debug.SetMemoryLimit(limit)
+	log.Info("memory limit set", "bytes", limit)
+	return func() { debug.SetMemoryLimit(prev) }
 }

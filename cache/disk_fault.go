@@ -1,0 +1,123 @@
+package cache
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Reasons a store's file operation failed: the label of
+// bloomcast_store_failures_total and the keys of [Disk.Failures].
+const (
+	FailureNoSpace  = "no_space"  // the file system is full, or a quota reached (ENOSPC, EDQUOT)
+	FailureMissing  = "missing"   // the directory, or an entry's file, is gone (ENOENT)
+	FailureReadOnly = "read_only" // the file system is read-only or the directory not writable (EROFS, EACCES, EPERM)
+	FailureCorrupt  = "corrupt"   // an entry's file did not decode (ErrCorrupt)
+	FailureIO       = "io"        // an I/O error (EIO), or any other
+)
+
+// failureReasons are the reasons, in the order metrics list them.
+var failureReasons = []string{FailureNoSpace, FailureMissing, FailureReadOnly, FailureCorrupt, FailureIO}
+
+// FailureReason classifies a store's error into one of the Failure
+// reasons.
+func FailureReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return FailureNoSpace
+	case errors.Is(err, fs.ErrNotExist):
+		return FailureMissing
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission):
+		return FailureReadOnly
+	case errors.Is(err, ErrCorrupt):
+		return FailureCorrupt
+	}
+	return FailureIO
+}
+
+// faultLogEvery is the least time between two warnings of one reason:
+// a full disk fails every store, and one line a minute says so.
+const faultLogEvery = time.Minute
+
+// faults records a store's failures: counts by reason, the fault that
+// lasts (a write that failed, until one succeeds) and the rate limit of
+// the warnings. Its own lock, so that it may be used with the store's
+// held or not.
+type faults struct {
+	log *slog.Logger
+	now func() time.Time
+
+	mu         sync.Mutex
+	counts     map[string]uint64
+	current    error     // the last write's error; nil once a write succeeds
+	since      time.Time // when current began
+	logged     map[string]time.Time
+	suppressed map[string]uint64
+}
+
+func newFaults(log *slog.Logger) *faults {
+	return &faults{log: log, now: time.Now, counts: map[string]uint64{},
+		logged: map[string]time.Time{}, suppressed: map[string]uint64{}}
+}
+
+// failed counts and, at most once a minute per reason, logs a failure
+// of op on dir. A failed write (write true) is the store's fault until a
+// write succeeds.
+func (f *faults) failed(dir, op string, write bool, err error) {
+	reason := FailureReason(err)
+	now := f.now()
+	f.mu.Lock()
+	f.counts[reason]++
+	if write {
+		if f.current == nil {
+			f.since = now
+		}
+		f.current = err
+	}
+	last, seen := f.logged[reason]
+	if seen && now.Sub(last) < faultLogEvery {
+		f.suppressed[reason]++
+		f.mu.Unlock()
+		return
+	}
+	f.logged[reason] = now
+	n := f.suppressed[reason]
+	f.suppressed[reason] = 0
+	f.mu.Unlock()
+	f.log.Warn("cache: disk store failing", "dir", dir, "op", op, "reason", reason, "err", err,
+		"suppressedSinceLastWarning", n)
+}
+
+// count counts a failure without logging it (the caller logs it).
+func (f *faults) count(err error) {
+	f.mu.Lock()
+	f.counts[FailureReason(err)]++
+	f.mu.Unlock()
+}
+
+// wrote records a successful write, ending the fault if there was one.
+func (f *faults) wrote(dir string) {
+	f.mu.Lock()
+	was, since := f.current, f.since
+	f.current = nil
+	f.mu.Unlock()
+	if was != nil {
+		f.log.Info("cache: disk store recovered", "dir", dir, "failingFor", f.now().Sub(since).Round(time.Millisecond), "lastErr", was)
+	}
+}
+
+func (f *faults) fault() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.current
+}
+
+func (f *faults) failures() map[string]uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.counts)
+}
