@@ -111,12 +111,18 @@ func (f *faults) wrote(dir string) {
 }
 
 func (f *faults) fault() error {
+	if f == nil { // a zero Disk
+		return nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.current
 }
 
 func (f *faults) failures() map[string]uint64 {
+	if f == nil { // a zero Disk
+		return nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return maps.Clone(f.counts)

@@ -39,6 +39,9 @@ func (d *SquidDigest) heldBytes() int64 {
 // the size of this node's bit array, which a peer configured alike
 // sends.
 func (n *Node) fixedBytes(estimate bool) int64 {
+	if n.publisher == nil { // a zero Node holds nothing
+		return 0
+	}
 	total := n.publisher.heldBytes() + n.squid.heldBytes()
 	own := int64(n.publisher.bitBytes())
 	for _, s := range n.directory.Status() {
