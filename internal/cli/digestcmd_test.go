@@ -45,7 +45,7 @@ func TestCompressDecompress(t *testing.T) {
 		}
 	}
 	u := filepath.Join(dir, "u.bf")
-	ok(t, "", "union", "-o", u, filepath.Join(dir, "arith.bf"), filepath.Join(dir, "fast.bf"))
+	ok(t, "", "union", "-q", "-o", u, filepath.Join(dir, "arith.bf"), filepath.Join(dir, "fast.bf"))
 	if r := inspectJSON(t, u); r.SetBits != inspectJSON(t, raw).SetBits {
 		t.Fatal("union of two compressed copies differs from the filter")
 	}

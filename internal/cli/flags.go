@@ -56,6 +56,9 @@ func parseFlagsOut(fs *flag.FlagSet, args []string, out *string) ([]string, erro
 	if *out == "" {
 		return nil, usagef("missing -o OUT")
 	}
+	if err := notAnInput(*out, rest); err != nil {
+		return nil, err
+	}
 	return rest, nil
 }
 

@@ -82,6 +82,9 @@ type env struct {
 	force bool
 	// strict makes warnings errors (see writeWarned); set by --strict.
 	strict bool
+	// target is -p of a command that changes a filter (targetFlag); 0:
+	// not given.
+	target rateValue
 	// locked is the file an in-place command holds locked, at lockedPath
 	// (see lockInPlace).
 	locked     *inplace.File
@@ -231,7 +234,7 @@ func oneFileToOut(out string, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one FILE, got %d arguments", len(args))
 	}
-	return nil
+	return notAnInput(out, args)
 }
 
 // exitStatus ends the command with that status and no message.

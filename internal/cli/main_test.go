@@ -206,7 +206,7 @@ func TestBuildWarnsWhenOverfull(t *testing.T) {
 	dir := t.TempDir()
 	_, lines := keyLines("k", 30000)
 	r := bc(t, lines, "build", "-n", "10000", "-o", filepath.Join(dir, "f.bf"))
-	if r.code != 0 || !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "for the 30000 distinct keys read, more than 10× the target 0.01") {
+	if r.code != 0 || !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "for the 30000 distinct keys read, above the target -p 0.01") || !strings.Contains(r.stderr, "give -n 30000 or more") {
 		t.Errorf("exit %d, stderr %q; want a warning", r.code, r.stderr)
 	}
 	if r := bc(t, lines, "build", "-q", "-n", "10000", "-o", filepath.Join(dir, "f.bf")); r.stderr != "" {

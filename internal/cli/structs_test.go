@@ -78,8 +78,12 @@ func TestBuildDeletion(t *testing.T) {
 	if after, _ := os.ReadFile(out); string(after) != string(before) {
 		t.Fatal("a refused remove changed the file")
 	}
-	// Adding puts a key in the first filter; a removed key stays removed.
-	ok(t, "", "add", out, "new-key", keys[0])
+	// Adding puts a key in the first filter; a removed key stays removed,
+	// and add says so.
+	if r := bc(t, "", "add", out, "new-key", keys[0]); r.code != 0 || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, "warning: "+out+": 1 of the keys added stay absent, removed before (the first: \""+keys[0]+"\")") {
+		t.Fatalf("add of a removed key: exit %d, stderr %q; want one warning", r.code, r.stderr)
+	}
 	if got := ok(t, "", "query", out, "new-key"); got != "maybe\n" {
 		t.Errorf("added key: %q", got)
 	}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// warnsOnce runs bloomcast and fails the test unless it exits 0 with one
+// warning line on standard error that contains each of want.
+func warnsOnce(t *testing.T, stdin string, want []string, args ...string) {
+	t.Helper()
+	r := bc(t, stdin, args...)
+	if r.code != 0 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "bloomcast: warning: ") {
+		t.Fatalf("bloomcast %q: exit %d, stderr %q; want one warning line", args, r.code, r.stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			t.Fatalf("bloomcast %q: stderr %q lacks %q", args, r.stderr, w)
+		}
+	}
+}
+
+// TestWritesCheckWhatTheyWrote: every command that writes a filter warns
+// in one line, saying what to do, when what it wrote is nearly full or
+// above its target rate for the keys it holds; --strict makes that exit
+// status 2 with nothing written.
+func TestWritesCheckWhatTheyWrote(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	_, keys := keyLines("k", 1000)
+	_, more := keyLines("z", 1000)
+	ok(t, keys, "build", "-n", "1000", "-o", path("a.bf"))
+	ok(t, more, "build", "-n", "1000", "-o", path("b.bf"))
+
+	// fold past what the keys allow: the --to that keeps the target.
+	warnsOnce(t, "", []string{path("f.bf") + ": 100.0% of the bits set", "for the 1000 keys it holds", "above the target", "--to 16384"},
+		"fold", "--to", "1000", "-o", path("f.bf"), path("a.bf"))
+	if rep := inspectJSON(t, path("f.bf")); rep.FillRatio != 1 {
+		t.Fatalf("fold wrote fill %g", rep.FillRatio)
+	}
+	ok(t, "", "fold", "--to", "16384", "-o", path("f16.bf"), path("a.bf"))
+	ok(t, "", "fold", "-p", "0.5", "--to", "4096", "-o", path("f2.bf"), path("a.bf"))
+
+	// union, intersect: the filters' size.
+	ok(t, "", "fold", "--to", "16384", "-o", path("b16.bf"), path("b.bf"))
+	warnsOnce(t, "", []string{"above the target", "a larger -n or -m"}, "union", "-o", path("u.bf"), path("f16.bf"), path("b16.bf"))
+
+	// add past the size: -n to rebuild with.
+	ok(t, keys, "build", "-n", "1000", "-o", path("c.bf"))
+	warnsOnce(t, "", []string{path("c.bf") + ": ", "for the 2000 keys it holds", "build -n 2000 or more"}, append([]string{"add", path("c.bf")}, strings.Fields(more)...)...)
+
+	// --strict: exit 2, nothing written; add leaves the file as it was.
+	for _, c := range []struct {
+		out  string
+		args []string
+	}{
+		{path("s-fold.bf"), []string{"fold", "--strict", "--to", "1000", "-o", path("s-fold.bf"), path("a.bf")}},
+		{path("s-union.bf"), []string{"union", "--strict", "-o", path("s-union.bf"), path("f16.bf"), path("b16.bf")}},
+		{path("s-intersect.bf"), []string{"intersect", "--strict", "-o", path("s-intersect.bf"), path("u.bf"), path("u.bf")}},
+		{path("s-convert.bf"), []string{"convert", "--strict", "--to", "bloomcast", "-o", path("s-convert.bf"), path("u.bf")}},
+		{path("s-build.bf"), []string{"build", "--strict", "-n", "10", "-o", path("s-build.bf"), path("keys")}},
+	} {
+		writeFile(t, path("keys"), keys)
+		r := bc(t, "", c.args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "(--strict: "+c.out+" not written)") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line", c.args, r.code, r.stderr)
+		}
+		if _, err := os.Stat(c.out); err == nil {
+			t.Errorf("%q: output written", c.args)
+		}
+	}
+	ok(t, keys, "build", "-n", "1000", "-o", path("d.bf"))
+	before, _ := os.ReadFile(path("d.bf"))
+	if r := bc(t, more, "add", "--strict", path("d.bf")); r.code != 2 || !strings.Contains(r.stderr, "not written") {
+		t.Errorf("add --strict: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(path("d.bf")); !bytes.Equal(before, after) {
+		t.Error("add --strict changed the file")
+	}
+
+	// patch: a delta that fills the base past its target.
+	ok(t, keys, "build", "-n", "100", "-q", "-o", path("p0.bf"))
+	ok(t, "", "add", "-q", path("p0.bf"))
+	ok(t, "", "fold", "-q", "--to", "2048", "-o", path("small.bf"), path("p0.bf"))
+	ok(t, "", "compress", "--seq", "1", "-o", path("base.bf"), path("small.bf"))
+	ok(t, "", "compress", "--seq", "2", "-o", path("next-empty.bf"), path("small.bf"))
+	r := bc(t, "", "diff", "-o", path("d.delta"), path("base.bf"), path("next-empty.bf"))
+	if r.code != 0 {
+		t.Fatalf("diff: %q", r.stderr)
+	}
+	warnsOnce(t, "", []string{path("patched.bf") + ": ", "above the target"}, "patch", "-o", path("patched.bf"), path("base.bf"), path("d.delta"))
+}
+
+// TestOutputIsNeverAnInput: -o naming an input, by any path to the same
+// file, is refused in one line before anything is read, and the file is
+// left as it was.
+func TestOutputIsNeverAnInput(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	_, keys := keyLines("k", 100)
+	writeFile(t, path("same.txt"), keys)
+	writeFile(t, path("b.txt"), keys)
+	if err := os.Symlink(path("same.txt"), path("link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path("same.txt"), path("hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, keys, "build", "-o", path("f.bf"))
+	ok(t, keys, "build", "-o", path("g.bf"))
+	ok(t, "", "diff", "-o", path("d.delta"), path("f.bf"), path("g.bf"))
+	for _, args := range [][]string{
+		{"build", "-o", path("same.txt"), path("same.txt")},
+		{"build", "-o", path("same.txt"), path("b.txt"), path("same.txt")},
+		{"build", "-o", path("link.txt"), path("same.txt")},
+		{"build", "-o", path("hard.txt"), path("same.txt")},
+		{"build", "-o", path("same.txt"), filepath.Join(dir, ".", "same.txt")},
+		{"build", "--format", "guava", "-n", "10", "-o", path("same.txt"), path("same.txt")},
+		{"build", "--squid", "-o", path("same.txt"), path("same.txt")},
+		{"build", "--fpset", "-o", path("same.txt"), path("same.txt")},
+		{"union", "-o", path("f.bf"), path("f.bf"), path("g.bf")},
+		{"intersect", "-o", path("g.bf"), path("f.bf"), path("g.bf")},
+		{"fold", "-o", path("f.bf"), path("f.bf")},
+		{"convert", "--to", "bloomcast", "-o", path("f.bf"), path("f.bf")},
+		{"compress", "-o", path("f.bf"), path("f.bf")},
+		{"diff", "-o", path("g.bf"), path("f.bf"), path("g.bf")},
+		{"patch", "-o", path("f.bf"), path("f.bf"), path("d.delta")},
+		{"bloomier", "build", "-o", path("same.txt"), path("same.txt")},
+		{"mht", "build", "-o", path("same.txt"), path("same.txt")},
+	} {
+		befores := map[string][]byte{}
+		for _, n := range []string{"same.txt", "b.txt", "f.bf", "g.bf"} {
+			befores[n], _ = os.ReadFile(path(n))
+		}
+		r := bc(t, "", args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "-o ") || !strings.Contains(r.stderr, "give another -o") {
+			t.Errorf("%q: exit %d, stderr %q; want a one-line refusal", args, r.code, r.stderr)
+		}
+		for n, b := range befores {
+			if after, _ := os.ReadFile(path(n)); !bytes.Equal(b, after) {
+				t.Errorf("%q changed %s", args, n)
+			}
+		}
+	}
+}
