@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,24 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 				t.Errorf("%q changed %s", args, n)
 			}
 		}
+	}
+}
+
+// TestCalcSaysWhatBuildWrites: calc shows the size build writes with its
+// default folds, and it is the size build writes.
+func TestCalcSaysWhatBuildWrites(t *testing.T) {
+	dir := t.TempDir()
+	_, keys := keyLines("k", 10)
+	ok(t, keys, "build", "-n", "10", "-p", "0.01", "-o", filepath.Join(dir, "f.bf"))
+	m := inspectJSON(t, filepath.Join(dir, "f.bf")).M
+	out := ok(t, "", "calc", "-n", "10", "-p", "0.01")
+	want := fmt.Sprintf("bloomcast build writes more bits: blocked %d bits (1.0 KiB", m)
+	if m != 8192 || !strings.Contains(out, want) || !strings.Contains(out, "default --folds 4 rounds m up") {
+		t.Fatalf("build wrote m = %d; calc says:\n%s\nwant %q", m, out, want)
+	}
+	// --folds 0: as calc's table.
+	ok(t, keys, "build", "-n", "10", "-p", "0.01", "--folds", "0", "-o", filepath.Join(dir, "g.bf"))
+	if m := inspectJSON(t, filepath.Join(dir, "g.bf")).M; !strings.Contains(out, fmt.Sprintf("blocked      10    %d", m)) {
+		t.Fatalf("build --folds 0 wrote m = %d; calc says:\n%s", m, out)
 	}
 }
