@@ -53,6 +53,10 @@ func combine(e *env, name string, args []string, intersect bool) error {
 			return err
 		}
 		if err := first.combineWith(next, intersect); err != nil {
+			var m *mismatch
+			if errors.As(err, &m) {
+				return fmt.Errorf("%s: %w", name, m)
+			}
 			return fileErr(path, err)
 		}
 	}

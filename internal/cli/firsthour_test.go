@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -164,5 +166,83 @@ func TestCalcSaysWhatBuildWrites(t *testing.T) {
 	ok(t, keys, "build", "-n", "10", "-p", "0.01", "--folds", "0", "-o", filepath.Join(dir, "g.bf"))
 	if m := inspectJSON(t, filepath.Join(dir, "g.bf")).M; !strings.Contains(out, fmt.Sprintf("blocked      10    %d", m)) {
 		t.Fatalf("build --folds 0 wrote m = %d; calc says:\n%s", m, out)
+	}
+}
+
+// libraryPrefix matches a message part that a library package's name
+// begins.
+var libraryPrefix = regexp.MustCompile(`(^bloomcast: |: )(` + strings.Join(libraryPackages, "|") + `): `)
+
+// TestMessagesInUsersWords: the messages that the first hour meets say
+// what is wrong and what to do, and no Go package name begins one.
+func TestMessagesInUsersWords(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	_, keys := keyLines("k", 100)
+	keyFile := writeFile(t, path("keys.txt"), keys)
+	ok(t, keys, "build", "-n", "10", "-q", "--folds", "8", "-o", path("a.bf"))
+	ok(t, "", "fold", "-q", "--to", "2048", "-o", path("b.bf"), path("a.bf"))
+	ok(t, keys, "build", "-n", "1000000", "-p", "0.001", "-o", path("big.bf"))
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{dir + ": is a directory: -o names the file to write", []string{"build", "-o", dir, keyFile}},
+		{"union: " + path("a.bf") + " has 131072 bits, " + path("b.bf") + " 2048: fold " + path("a.bf") + " --to 2048 first, or build both with the same -m",
+			[]string{"union", "-o", path("u.bf"), path("a.bf"), path("b.bf")}},
+		{"intersect: " + path("b.bf") + " has 2048 bits, " + path("a.bf") + " 131072: fold " + path("a.bf") + " --to 2048 first",
+			[]string{"intersect", "-o", path("u.bf"), path("b.bf"), path("a.bf")}},
+		{"union: " + path("a.bf") + " has 131072 bits, " + path("big.bf") + " 15663104; " + path("a.bf") + " has k 2, " + path("big.bf") + " 8: build both with the same -n and -p",
+			[]string{"union", "-o", path("u.bf"), path("a.bf"), path("big.bf")}},
+		{path("b.bf") + ": cannot fold: 16 bits is out of reach", []string{"fold", "--to", "16", "-o", path("f.bf"), path("b.bf")}},
+		{"build: unknown flag --countng: did you mean --counting? (bloomcast build -h for usage)", []string{"build", "--countng", "-o", path("c.bf"), keyFile}},
+		{"query: unknown flag -jsn: did you mean --json?", []string{"query", "-jsn", path("a.bf"), "x"}},
+		{"build: --format \"nope\": want one of bloomcast, squid", []string{"build", "--format", "nope", "-o", path("c.bf"), keyFile}},
+		{"query: --format \"nope\": want one of bloomcast, squid", []string{"query", "--format", "nope", path("a.bf"), "x"}},
+		{"inspect: --format \"nope\": want one of bloomcast, squid", []string{"inspect", "--format=nope", path("a.bf")}},
+		{"build: -o needs a value", []string{"build", "-o"}},
+		{"query: --json \"maybe\": want true or false", []string{"query", "--json=maybe", path("a.bf"), "x"}},
+		{"build: --seed \"x\": not a number", []string{"build", "--seed", "x", "-o", path("c.bf"), keyFile}},
+	} {
+		line := failsWith(t, c.want, c.args...)
+		if libraryPrefix.MatchString(line) {
+			t.Errorf("%q: %q begins with a package's name", c.args, line)
+		}
+	}
+	if got := withoutPackages("f.bf: bloom: cannot fold: inplace: x", 1); got != "f.bf: cannot fold: x" {
+		t.Errorf("withoutPackages: %q", got)
+	}
+	if got := withoutPackages("cache: no such file", 1); got != "cache: no such file" {
+		t.Errorf("withoutPackages kept no file name: %q", got)
+	}
+
+	// A failed listen is one line that says what to do.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	failsWith(t, "serve: cannot listen on "+ln.Addr().String()+": another program holds the port; stop it, or give another --listen",
+		"serve", "--listen", ln.Addr().String())
+
+	// inspect says where a count came from: build, union, a foreign
+	// program (serve: TestServeRunsANode).
+	for _, c := range []struct{ file, want string }{
+		{path("a.bf"), "100 keys, as recorded (bloomcast build: distinct keys read; add: keys added since)"},
+	} {
+		if text := ok(t, "", "inspect", c.file); !strings.Contains(text, c.want) {
+			t.Errorf("inspect %s:\n%s\nwant %q", c.file, text, c.want)
+		}
+	}
+	ok(t, "", "union", "-q", "-o", path("u.bf"), path("a.bf"), path("a.bf"))
+	if text := ok(t, "", "inspect", path("u.bf")); !strings.Contains(text, "keys, estimated from the bits (after a union or intersection)") {
+		t.Errorf("inspect of a union:\n%s", text)
+	}
+	if r := inspectJSON(t, path("u.bf")); r.CountSource != "estimated" {
+		t.Errorf("count_source %q", r.CountSource)
+	}
+	ok(t, keys, "build", "-q", "--format", "guava", "-n", "100", "-o", path("g.bin"))
+	if text := ok(t, "", "inspect", path("g.bin")); !strings.Contains(text, "none recorded: Guava Bloom filter files hold no count of keys") {
+		t.Errorf("inspect of a Guava file:\n%s", text)
 	}
 }

@@ -76,8 +76,8 @@ func TestServeConnectPorts(t *testing.T) {
 	if sf, _ := parseServeFlags(nil); len(sf.cfg.ConnectPorts) != 1 || sf.cfg.ConnectPorts[0] != 443 {
 		t.Fatalf("default ports %v", sf.cfg.ConnectPorts)
 	}
-	usageFails(t, `serve: invalid value "0" for flag -connect-ports`, "serve", "--connect-ports", "0")
-	usageFails(t, `serve: invalid value "https" for flag -connect-ports`, "serve", "--connect-ports", "https")
+	usageFails(t, `serve: --connect-ports "0": `, "serve", "--connect-ports", "0")
+	usageFails(t, `serve: --connect-ports "https": `, "serve", "--connect-ports", "https")
 }
 
 // TestServeConfigErrorsNameTheLine: a mistake in the config file is one

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -71,6 +73,9 @@ func runServe(e *env, args []string) (err error) {
 		}()
 	}
 	if err := n.ListenAndServe(ctx); err != nil {
+		if lerr := listenError(err); lerr != nil {
+			return lerr // one line: the node never served
+		}
 		logger.Error("bloomcast node failed", "err", err)
 		return err
 	}
@@ -127,4 +132,32 @@ func (r *reloader) reload() {
 	if len(restart) > 0 {
 		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
 	}
+}
+
+// listenError is err in the user's words if it is a failure to open a
+// listening socket (the port taken, an address not on this host, a port
+// below 1024 without the right), or nil.
+func listenError(err error) error {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "listen" {
+		return nil
+	}
+	addr := ""
+	if op.Addr != nil {
+		addr = op.Addr.String()
+	}
+	why := op.Err.Error()
+	var se *os.SyscallError
+	if errors.As(op.Err, &se) {
+		why = se.Err.Error()
+	}
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("serve: cannot listen on %s: another program holds the port; stop it, or give another --listen (or --icp)", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("serve: cannot listen on %s: no such address on this host; give one of its own, such as 127.0.0.1", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("serve: cannot listen on %s: permission denied (ports below 1024 need privileges); give a port of 1024 or more", addr)
+	}
+	return fmt.Errorf("serve: cannot listen on %s: %s", addr, why)
 }

@@ -112,7 +112,13 @@ func TestServeRunsANode(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("digest: %v", err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	// inspect says the count is the node's.
+	digestPath := writeFile(t, filepath.Join(t.TempDir(), "digest"), string(body))
+	if text := ok(t, "", "inspect", digestPath); !strings.Contains(text, "as recorded: the objects a bloomcast node held when it published digest") {
+		t.Errorf("inspect of a node's digest:\n%s", text)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("serve exited %d: %s", code, stderr.String())

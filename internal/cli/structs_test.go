@@ -161,7 +161,7 @@ func TestMHTBuildGet(t *testing.T) {
 		t.Errorf("library read: %d, %v", v, found)
 	}
 	// A crisis names the line; a bad line names its place.
-	if r := bc(t, "a\t1\nb\t2\nc\t3\n", "mht", "build", "--sizes", "1,1", "-o", tab); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: stdin:3: mht: crisis") {
+	if r := bc(t, "a\t1\nb\t2\nc\t3\n", "mht", "build", "--sizes", "1,1", "-o", tab); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: stdin:3: crisis") {
 		t.Errorf("crisis: %d %q", r.code, r.stderr)
 	}
 	if r := bc(t, "novalue\n", "mht", "build", "-o", tab); r.code != 2 || !strings.Contains(r.stderr, "stdin:1: want KEY<TAB>VALUE") {
