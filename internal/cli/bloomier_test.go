@@ -74,7 +74,7 @@ func TestBloomierInputFormat(t *testing.T) {
 	}
 	bad := map[string]string{
 		"x\t1\nno tab here\n":       "stdin:2: want KEY<TAB>VALUE",
-		"x\t-1\n":                   `stdin:1: value "-1" is not an unsigned 64-bit integer`,
+		"x\t-1\n":                   `stdin:1: value "-1" is not an unsigned decimal integer (0 to 18446744073709551615): the values stored are numbers`,
 		"x\t1\ny\t2\nx\t3\n":        "stdin:3: key given a different value on stdin:1",
 		"x\t1\ny\t300\n":            "stdin:2: value 300 needs 9 bits, more than --value-bits 8",
 		"x\t18446744073709551616\n": `stdin:1: value "18446744073709551616"`,

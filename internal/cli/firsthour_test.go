@@ -246,3 +246,34 @@ func TestMessagesInUsersWords(t *testing.T) {
 		t.Errorf("inspect of a Guava file:\n%s", text)
 	}
 }
+
+// TestQueryGuavaSaysKeyType: a query of a Guava file without --key-type
+// says which it assumed; with it, nothing.
+func TestQueryGuavaSaysKeyType(t *testing.T) {
+	dir := t.TempDir()
+	long := formatGolden(t, dir, "guava", "long-mitz64-n10000-p0.01.bin")
+	r := bc(t, "", "query", long, "0")
+	if r.code != 1 || r.stdout != "no\n" || !strings.Contains(r.stderr, "warning: "+long+": a Guava filter does not record how its keys were put: taken as strings") ||
+		!strings.Contains(r.stderr, "--key-type long") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got := ok(t, "", "query", "--key-type", "long", long, "0"); got != "maybe\n" {
+		t.Fatalf("--key-type long: %q", got)
+	}
+}
+
+// TestValueRulesStated: bloomier and mht state in -h that values are
+// unsigned integers, and a string value is refused saying so.
+func TestValueRulesStated(t *testing.T) {
+	for _, cmd := range []string{"bloomier", "mht"} {
+		if out := ok(t, "", cmd, "-h"); !strings.Contains(out, "VALUE an unsigned decimal integer, 0 to\n18446744073709551615") {
+			t.Errorf("%s -h does not state the values:\n%s", cmd, out)
+		}
+		out := filepath.Join(t.TempDir(), "x")
+		r := bc(t, "key0\tvalue0\n", cmd, "build", "-o", out)
+		want := "bloomcast: stdin:1: value \"value0\" is not an unsigned decimal integer (0 to 18446744073709551615): the values stored are numbers; map other values to numbers first\n"
+		if r.code != 2 || r.stderr != want {
+			t.Errorf("%s build of a string value: exit %d, stderr %q", cmd, r.code, r.stderr)
+		}
+	}
+}

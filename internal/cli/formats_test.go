@@ -72,6 +72,8 @@ func TestQueryGuavaGolden(t *testing.T) {
 		args := []string{"query", file}
 		if kind == "long" {
 			args = append(args, "--key-type", "long")
+		} else {
+			args = append(args, "--key-type", "string")
 		}
 		r := bc(t, in.String(), args...)
 		if r.code != 1 || r.stderr != "" {
@@ -191,7 +193,7 @@ func TestFormatForced(t *testing.T) {
 	js := formatGolden(t, dir, "bitsandblooms", "m1000-k7-n100.json")
 	bf := filepath.Join(dir, "bf")
 	makeKind(t, fileKinds[0], bf, urlKeys("a", 50))
-	ok(t, "", "query", "--format", "guava", gv, "present-1")
+	ok(t, "", "query", "--format", "guava", "--key-type", "string", gv, "present-1")
 	ok(t, "", "query", "--format=bits-and-blooms", bb, "in1a")
 	ok(t, "", "inspect", "--format", "bits-and-blooms-json", js)
 	ok(t, "", "query", "--format", "bloomcast", bf, urlKeys("a", 1)[0])

@@ -87,7 +87,7 @@ func inspectJSON(t *testing.T, path string) anyfile.FilterReport {
 // queryAll queries every key and returns the answers.
 func queryAll(t *testing.T, filter string, keys []string) (answers []string, code int) {
 	t.Helper()
-	r := bc(t, strings.Join(keys, "\n")+"\n", "query", filter)
+	r := bc(t, strings.Join(keys, "\n")+"\n", "query", "-q", filter)
 	if r.stderr != "" {
 		t.Fatalf("query %s: %s", filter, r.stderr)
 	}
