@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // warnsOnce runs bloomcast and fails the test unless it exits 0 with one
@@ -275,5 +279,109 @@ func TestValueRulesStated(t *testing.T) {
 		if r.code != 2 || r.stderr != want {
 			t.Errorf("%s build of a string value: exit %d, stderr %q", cmd, r.code, r.stderr)
 		}
+	}
+}
+
+// withoutFilters returns the Parquet file data with the bloom filters
+// of the chunks drop says dropped from its footer (the filters' bytes
+// stay, unreferenced), as a writer that wrote no filter for them leaves it.
+func withoutFilters(t *testing.T, data []byte, drop func(group int, column string) bool) []byte {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	start := len(data) - 8 - n
+	var meta format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[start:start+n], &meta); err != nil {
+		t.Fatal(err)
+	}
+	for g := range meta.RowGroups {
+		for c := range meta.RowGroups[g].Columns {
+			md := &meta.RowGroups[g].Columns[c].MetaData
+			if drop(g, strings.Join(md.PathInSchema, ".")) {
+				md.BloomFilterOffset, md.BloomFilterLength = 0, 0
+			}
+		}
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte{}, data[:start]...), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// TestParquetWithoutFilterSaysSo: a column with no bloom filter in some
+// or all row groups is a warning on query and inspect, with why.
+func TestParquetWithoutFilterSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	golden := formatGolden(t, dir, "parquet", "duckdb.parquet")
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, filepath.Join(dir, "t.parquet"), string(withoutFilters(t, data, func(g int, c string) bool {
+		return c == "i64" || c == "i32" && g == 1
+	})))
+	why := "DuckDB writes filters only for dictionary-encoded columns"
+
+	r := bc(t, "", "query", "--column", "i64", file, "7")
+	if r.code != 0 || r.stdout != "7\trow groups 0,1 (2 without a filter)\n" || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, "warning: "+file+": no bloom filter for column i64 (in any of the 2 row groups), so a query on it reads those row groups") ||
+		!strings.Contains(r.stderr, why) {
+		t.Fatalf("query of an unfiltered column: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = bc(t, "", "query", "--column", "i32", file, "7")
+	if !strings.Contains(r.stderr, "no bloom filter for column i32 (in row groups 1 of 2)") {
+		t.Fatalf("query of a column filtered in some row groups: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bc(t, "", "query", "--column", "s", file, "k7"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("query of a filtered column: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = bc(t, "", "inspect", file)
+	if r.code != 0 || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, "no bloom filter for columns i32 (in row groups 1 of 2), i64 (in any of the 2 row groups)") || !strings.Contains(r.stderr, why) {
+		t.Fatalf("inspect: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bc(t, "", "inspect", "-q", file); r.stderr != "" {
+		t.Fatalf("inspect -q: %q", r.stderr)
+	}
+	ok(t, "", "inspect", golden)
+	failsWith(t, golden+": column s has a bloom filter in each of row groups 0, 1: choose one with --row-group N",
+		"convert", "--to", "parquet-sbbf", "--column", "s", "-o", filepath.Join(dir, "s.sbbf"), golden)
+}
+
+// TestParquetExamplesPrune: the README links docs/PARQUET.md, and every
+// "query --column NAME FILE" example of the README and docs/ on a file in
+// the repository names a column with a filter in every row group.
+func TestParquetExamplesPrune(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, []byte("docs/PARQUET.md")) {
+		t.Error("README.md does not link docs/PARQUET.md")
+	}
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	example := regexp.MustCompile(`query --column (\S+) (\S+\.parquet)`)
+	seen := 0
+	for _, p := range append(docs, filepath.Join("..", "..", "README.md")) {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range example.FindAllStringSubmatch(string(text), -1) {
+			file := filepath.Join("..", "..", m[2])
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s: the example's %s is not in the repository", p, m[2])
+				continue
+			}
+			seen++
+			if r := bc(t, "", "query", "--column", m[1], file, "x"); r.stderr != "" {
+				t.Errorf("%s: query --column %s %s: %q", p, m[1], m[2], r.stderr)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no Parquet query example found")
 	}
 }
