@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -31,6 +34,7 @@ func runServe(e *env, args []string) (err error) {
 	}
 	cfg := sf.cfg
 	cfg.Logger = logger
+	warnSharedName(logger, cfg)
 	var alog *cache.LogFile
 	if sf.AccessLog != "" {
 		if alog, err = cache.OpenLogFile(sf.AccessLog, e.stdout, logger); err != nil {
@@ -160,4 +164,28 @@ func listenError(err error) error {
 		return fmt.Errorf("serve: cannot listen on %s: permission denied (ports below 1024 need privileges); give a port of 1024 or more", addr)
 	}
 	return fmt.Errorf("serve: cannot listen on %s: %s", addr, why)
+}
+
+// warnSharedName warns, at start, when the node has no --name and a peer
+// runs on this host: both then call themselves by the host's name in Via
+// and X-Cache ("HIT from vm", "MISS from vm"), and no one can tell which
+// node answered.
+func warnSharedName(log *slog.Logger, cfg cache.NodeConfig) {
+	if cfg.Name != "" {
+		return
+	}
+	host, _ := os.Hostname()
+	for _, p := range cfg.Peers {
+		u, err := url.Parse(p.Proxy)
+		if err != nil {
+			continue
+		}
+		h := u.Hostname()
+		ip, ipErr := netip.ParseAddr(h)
+		if strings.EqualFold(h, "localhost") || ipErr == nil && ip.IsLoopback() || host != "" && strings.EqualFold(h, host) {
+			log.Warn("no --name, and a peer runs on this host: both nodes call themselves "+host+" in Via and X-Cache, so a HIT from one reads as from the other; give each node its own --name",
+				"peer", p.Proxy)
+			return
+		}
+	}
 }

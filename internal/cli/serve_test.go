@@ -129,3 +129,41 @@ func TestServeRunsANode(t *testing.T) {
 		t.Fatalf("access log:\n%s", log)
 	}
 }
+
+// TestServeWarnsOfSharedName: a node without --name whose peer runs on
+// the same host warns at start that both call themselves by the host's
+// name; with --name it does not.
+func TestServeWarnsOfSharedName(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		addr, peer := freeAddr(t), freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, ctx: ctx}
+		args := []string{"--listen", addr, "--peer", "http://" + peer, "--log-level", "warn"}
+		if named {
+			args = append(args, "--name", "node-a")
+		}
+		done := make(chan int)
+		go func() { done <- e.finish(serveCommand, serveCommand.run(e, args)) }()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := http.Get("http://" + addr + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("serve did not come up: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		}
+		warned := strings.Contains(stderr.String(), "no --name, and a peer runs on this host") && strings.Contains(stderr.String(), "give each node its own --name")
+		if warned == named {
+			t.Errorf("--name given %t: warned %t:\n%s", named, warned, stderr.String())
+		}
+	}
+}
