@@ -82,6 +82,13 @@ type FilterReport struct {
 	// CountEstimated: Count is the estimate from the bits (after union or
 	// intersect), not a tally.
 	CountEstimated bool `json:"count_estimated"`
+	// CountSource says where Count came from: "build" (the distinct keys
+	// bloomcast build read, plus those add added since), "node" (the
+	// objects a bloomcast node held when it published the digest: a
+	// sequence of 1 or more), "estimated" (from the bits, after union or
+	// intersect), "counting" (keys added minus removed) or "squid" (the
+	// entries a Squid digest's header records).
+	CountSource string `json:"count_source"`
 	// Saturated: a block, slice or (classic) the whole filter has every
 	// bit set, so EstimatedCount is only a lower bound.
 	Saturated                  bool     `json:"saturated"`
@@ -147,6 +154,7 @@ func (f *File) FilterReport(name string) (*FilterReport, error) {
 			Capacity: d.Header.Capacity, DelCount: d.Header.DelCount, MaskSize: d.Header.MaskSize,
 			BitsPerEntry: d.Header.BitsPerEntry, Usable: b.FillRatio() <= squid.MaxUsefulFill}
 	}
+	r.CountSource = countSource(r)
 	if r.Count > 0 {
 		bpk := b.Shape().BitsPerKey(r.Count)
 		r.BitsPerKey = &bpk
@@ -244,19 +252,36 @@ func (r *FilterReport) foldsLine() string {
 	return fmt.Sprintf("%d (halves down to %d bits, 1/%d)", r.Folds, r.M>>r.Folds, uint64(1)<<r.Folds)
 }
 
-// countLine describes the recorded count.
+// countSource names where r's count came from (FilterReport.CountSource).
+func countSource(r *FilterReport) string {
+	switch {
+	case r.Counting != nil:
+		return "counting"
+	case r.Squid != nil:
+		return "squid"
+	case r.CountEstimated:
+		return "estimated"
+	case r.Sequence > 0:
+		return "node"
+	}
+	return "build"
+}
+
+// countLine describes the recorded count and where it came from.
 func (r *FilterReport) countLine() string {
 	switch {
 	case r.Counting != nil:
 		return fmt.Sprintf("%d keys added minus removed (each add counted)", r.Count)
 	case r.Squid != nil:
-		return fmt.Sprintf("%d entries, as the digest's header records", r.Count)
+		return fmt.Sprintf("%d entries, as the digest's header records (Squid: the objects in its store when it built the digest; build --squid: the URLs read)", r.Count)
 	case r.CountEstimated && r.Saturated:
 		return fmt.Sprintf("saturated: estimated from the bits after a union or intersection, but %s has every bit set (at least %d keys)", r.fullRange(), r.Count)
 	case r.CountEstimated:
 		return fmt.Sprintf("%d keys, estimated from the bits (after a union or intersection)", r.Count)
+	case r.Sequence > 0:
+		return fmt.Sprintf("%d keys, as recorded: the objects a bloomcast node held when it published digest %d (bloomcast serve; a file numbered by compress --seq keeps the count build recorded)", r.Count, r.Sequence)
 	}
-	return fmt.Sprintf("%d keys, as recorded (bloomcast build: distinct keys read)", r.Count)
+	return fmt.Sprintf("%d keys, as recorded (bloomcast build: distinct keys read; add: keys added since)", r.Count)
 }
 
 // fullRange names what is full in a saturated filter.

@@ -61,6 +61,7 @@ func (r *ForeignReport) WriteText(w io.Writer) error {
 	kv.Add("size", fmt.Sprintf("%d bytes of bits, %d bytes encoded (%s)", r.SizeBytes, r.EncodedBytes, textfmt.Bytes(r.EncodedBytes)))
 	kv.Add("set bits", strconv.FormatUint(r.SetBits, 10))
 	kv.Add("fill ratio", textfmt.Float(r.FillRatio, 4))
+	kv.Add("count", "none recorded: "+r.Kind+" files hold no count of keys (see the estimate below)")
 	kv.Add("estimated count", fmt.Sprintf("%.0f distinct keys, from the set bits", r.EstimatedCount))
 	kv.Add("false-positive rate", textfmt.Rate(r.FalsePositiveRate)+" now, from the set bits")
 	folds := "0 (cannot be halved)"

@@ -67,7 +67,7 @@ func ExampleFile_FilterReport() {
 	// block bits           512
 	// size                 256 bytes of bits, 320 bytes encoded (320 B)
 	// payload              256 bytes, 16.0053 × the entropy bound of 16 bytes
-	// count                3 keys, as recorded (bloomcast build: distinct keys read)
+	// count                3 keys, as recorded (bloomcast build: distinct keys read; add: keys added since)
 	// set bits             15
 	// fill ratio           0.0073
 	// estimated count      3 distinct keys, from the set bits

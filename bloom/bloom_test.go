@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -385,7 +387,7 @@ func TestConcurrentMatchesFilter(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, c := range []Config{{}, {N: 10}, {N: 10, P: 1}, {N: 10, P: -1}, {M: 100, K: 65}, {Layout: 9, M: 100}, {Layout: Paged, M: 1 << 20, BlockBits: 100}, {M: MaxBits + 1, K: 1}} {
+	for _, c := range []Config{{}, {P: 0.01}, {N: 10, P: 1}, {N: 10, P: -1}, {M: 100, K: 65}, {Layout: 9, M: 100}, {Layout: Paged, M: 1 << 20, BlockBits: 100}, {M: MaxBits + 1, K: 1}} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%+v) error %v", c, err)
 		}
@@ -517,7 +519,39 @@ func TestConfigShape(t *testing.T) {
 			}
 		}
 	}
-	if _, err := (Config{N: 10}).Shape(); !errors.Is(err, ErrConfig) {
+	if _, err := (Config{N: 10, P: 1}).Shape(); !errors.Is(err, ErrConfig) {
 		t.Errorf("Shape of an invalid Config: %v", err)
+	}
+	if _, err := (Config{}).Shape(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Shape of the zero Config: %v", err)
+	}
+}
+
+// TestDefaultP: a Config with N and no P is sized for 1%, the command's
+// default -p, in any layout.
+func TestDefaultP(t *testing.T) {
+	for _, l := range layouts {
+		got, err := Config{N: 1000, Layout: l}.Shape()
+		if err != nil {
+			t.Fatalf("%v: %v", l, err)
+		}
+		want, err := Config{N: 1000, P: 0.01, Layout: l}.Shape()
+		if err != nil || got != want {
+			t.Errorf("%v: Config{N: 1000} = %+v, want %+v (P 0.01)", l, got, want)
+		}
+	}
+}
+
+// TestDocSaysWhichType: the package doc answers "Which type do I want?",
+// and New's first lines say how its defaults differ from the command's.
+func TestDocSaysWhichType(t *testing.T) {
+	src, err := os.ReadFile("filter.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"// # Which type do I want?", "// New returns an empty filter for c. Its defaults are the command's but\n// one:"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("filter.go lacks %q", want)
+		}
 	}
 }

@@ -127,3 +127,12 @@ func ExampleRead() {
 	// Output:
 	// <nil> true true
 }
+
+// A Config with N and no P is sized for DefaultP (1%), as "bloomcast
+// build" is without -p; the layout is named, as New's doc says.
+func ExampleDefaultP() {
+	f := bloom.MustNew(bloom.Config{N: 1000, Layout: bloom.Blocked})
+	g := bloom.MustNew(bloom.Config{N: 1000, P: 0.01, Layout: bloom.Blocked})
+	fmt.Println(f.M() == g.M(), f.K() == g.K())
+	// Output: true true
+}

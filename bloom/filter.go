@@ -14,6 +14,28 @@
 //     picks a block of BlockBits bits (a 4 KiB page by default), the k probes
 //     stay inside it.
 //
+// # Which type do I want?
+//
+//   - A set of keys known in advance, or growing to a known bound: Filter
+//     (New), or Concurrent for adds from many goroutines.
+//   - Keys that must also be removed: counting.Filter (a counter per
+//     position); counting.DeletionFilter when a removed key may stay
+//     removed for good at a fraction of the memory.
+//   - No bound known in advance: scalable.Filter, which adds layers as it
+//     fills and keeps the rate below its target.
+//   - The smallest set for a rate, static once built: fpset (sorted or
+//     Golomb–Rice coded fingerprints).
+//   - A value per key rather than membership: bloomier (a Bloomier
+//     filter) or mht (multilevel hash tables).
+//   - A filter another program reads or wrote: formats/guava,
+//     formats/bitsandblooms, formats/parquet, formats/squid; package
+//     anyfile reads any of them.
+//
+// Every one adds with Add and answers membership with Contains (the
+// foreign formats keep their own names, Test, Check, Insert, as
+// aliases). New's defaults are the bloomcast command's (1% without P)
+// except the layout, which New's doc explains.
+//
 // Keys are hashed once to a [hashing.Hash128]; every operation also has a
 // ...Hash form that takes the hash, so a caller can hash once and probe many
 // filters that share a seed. Those forms allocate nothing.
@@ -92,7 +114,7 @@ var (
 type Config struct {
 	Layout Layout  // zero means Classic (New says why)
 	N      uint64  // expected number of keys
-	P      float64 // target false-positive rate, in (0, 1)
+	P      float64 // target false-positive rate, in (0, 1); zero with N means DefaultP
 	M      uint64  // bits; rounded up to the layout's granularity
 	K      int     // probes per key, 1..params.MaxK
 	// BlockBits is the page size of the Paged layout in bits, a multiple
@@ -115,6 +137,10 @@ type Config struct {
 	// most 1% more bits for filters of 1500 units or more.
 	Folds int
 }
+
+// DefaultP is the false-positive rate a Config with N and no P or M is
+// sized for: 1%, the rate "bloomcast build" targets without -p.
+const DefaultP = 0.01
 
 // DefaultFolds is the folding headroom bloomcast build gives every filter
 // unless told otherwise (Config.Folds): the filter can be folded to 1/16
@@ -141,7 +167,10 @@ type Filter struct {
 	estimated bool
 }
 
-// New returns an empty filter for c.
+// New returns an empty filter for c. Its defaults are the command's but
+// one: a Config with N and no P is sized for 1% (DefaultP), as "bloomcast
+// build" is, but the zero Layout is Classic where the command builds
+// Blocked; name Layout: Blocked for the command's filter. Why:
 //
 // The zero Config.Layout means Classic, and stays so: the classic layout
 // is the smallest filter for a rate, the one the literature's formulas
@@ -207,10 +236,14 @@ func (c Config) shape() (params.Shape, error) {
 		return params.Shape{}, fmt.Errorf("%w: give either N and P, or M (and K); M = %d with P = %g", ErrConfig, c.M, c.P)
 	}
 	if c.M == 0 {
-		if c.N == 0 || !(c.P > 0 && c.P < 1) {
+		p := c.P
+		if p == 0 {
+			p = DefaultP
+		}
+		if c.N == 0 || !(p > 0 && p < 1) {
 			return params.Shape{}, fmt.Errorf("%w: give N ≥ 1 and 0 < P < 1, or M", ErrConfig)
 		}
-		s, err := params.Size(layout, c.N, c.P, block)
+		s, err := params.Size(layout, c.N, p, block)
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -127,6 +127,10 @@ type Proxy struct {
 	flights  map[string]*flight // misses being forwarded, by key
 
 	bg sync.WaitGroup // background revalidations (stale-while-revalidate)
+
+	// heuristicOnce logs, once, that an origin sent a response to store
+	// without explicit freshness (see noteHeuristic).
+	heuristicOnce sync.Once
 }
 
 // flight is a miss being forwarded that other requests for its key wait
@@ -508,6 +512,7 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	}
 	var s *inflight
 	if keep != nil {
+		p.noteHeuristic(r, resp.Header)
 		s = newInflight(keep, resp.ContentLength, u.cancel)
 		u.stream.Store(s)
 		if lead != nil {
@@ -708,3 +713,22 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// noteHeuristic logs, once per proxy, that a response it stores carries
+// no explicit freshness (no max-age, s-maxage or Expires): its lifetime
+// is then the heuristic one (RFC 9111 §4.2.2), HeuristicFraction of the
+// time since Last-Modified, or none. A file served by a plain origin
+// (python3 -m http.server, a directory listing) was modified moments
+// ago, so its copy, here and in the peers that hold it, goes stale
+// within minutes and a peer's only-if-cached answers a miss: the first
+// peer-hit experiment fails with no other hint why.
+func (p *Proxy) noteHeuristic(r *http.Request, h http.Header) {
+	cc := ParseCacheControl(h)
+	if cc.Has("max-age") || cc.Has("s-maxage") || len(h.Values("Expires")) > 0 {
+		return
+	}
+	p.heuristicOnce.Do(func() {
+		p.log.Warn("origin sent no freshness (no Cache-Control max-age, no Expires): cached copies use heuristic freshness, 10% of the time since Last-Modified, and may go stale within minutes, so peers answer misses; have the origin send Cache-Control: max-age=N (logged once)",
+			"host", r.URL.Host, "last_modified", h.Get("Last-Modified"))
+	})
+}

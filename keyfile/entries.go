@@ -41,7 +41,7 @@ func (e *Entries) Add(line []byte, at Position) error {
 	}
 	v, err := strconv.ParseUint(string(line[tab+1:]), 10, 64)
 	if err != nil {
-		return fmt.Errorf("value %q is not an unsigned 64-bit integer", line[tab+1:])
+		return fmt.Errorf("value %q is not an unsigned decimal integer (0 to 18446744073709551615): the values stored are numbers; map other values to numbers first", line[tab+1:])
 	}
 	if e.Max != 0 && uint64(len(e.Values)) >= e.Max {
 		return fmt.Errorf("more than %d entries", e.Max)

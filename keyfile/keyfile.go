@@ -120,12 +120,33 @@ func NewScanner(r io.Reader, opt Options) (*Scanner, error) {
 	return s, nil
 }
 
+// stickyEOF reads r until r reports io.EOF, and then reports io.EOF
+// without reading r again. A terminal reports the end of input once per
+// Ctrl-D and then waits for more; the peeks at the start of the input
+// (the magic numbers, the binary window) would otherwise take that end
+// and make the user press Ctrl-D a second time.
+type stickyEOF struct {
+	r   io.Reader
+	eof bool
+}
+
+func (s *stickyEOF) Read(p []byte) (int, error) {
+	if s.eof {
+		return 0, io.EOF
+	}
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		s.eof = true
+	}
+	return n, err
+}
+
 // Decompress returns the text of r: decompressed if r starts with gzip's
 // or zstd's magic number, else r's bytes as they are. The returned
 // function releases the decompressor. It reads the first bytes of r
 // before it returns; an error is one of a compressed stream's header.
 func Decompress(r io.Reader) (io.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(&stickyEOF{r: r}, 64<<10)
 	head, _ := br.Peek(len(zstdMagic))
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):

@@ -158,3 +158,42 @@ func TestDistinct(t *testing.T) {
 		t.Errorf("zero Distinct: count %d, %t, seen %d; want no count, 1 seen", n, ok, zero.Seen())
 	}
 }
+
+// terminalReader gives its lines one read at a time, then reports the
+// end of input once, as a terminal does for Ctrl-D; a read after that is
+// what would wait for the user to type more.
+type terminalReader struct {
+	lines []string
+	ended bool
+}
+
+var errReadAfterEnd = errors.New("read after the end of input: the user would have to press Ctrl-D again")
+
+func (r *terminalReader) Read(p []byte) (int, error) {
+	switch {
+	case len(r.lines) > 0:
+		n := copy(p, r.lines[0])
+		r.lines = r.lines[1:]
+		return n, nil
+	case !r.ended:
+		r.ended = true
+		return 0, io.EOF
+	}
+	return 0, errReadAfterEnd
+}
+
+// TestTerminalEndsOnce: keys typed on a terminal end at the first Ctrl-D,
+// however few bytes came before it.
+func TestTerminalEndsOnce(t *testing.T) {
+	s, err := keyfile.NewScanner(&terminalReader{lines: []string{"a\n", "b\n"}}, keyfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for s.Scan() {
+		keys = append(keys, string(s.Key()))
+	}
+	if err := s.Err(); err != nil || fmt.Sprint(keys) != "[a b]" {
+		t.Fatalf("keys %q, err %v", keys, err)
+	}
+}

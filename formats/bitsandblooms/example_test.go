@@ -27,3 +27,14 @@ func Example() {
 	// 152 binary 1000 7 14
 	// true true false
 }
+
+// Contains is Test under the name every filter of the module answers to.
+func ExampleFilter_Contains() {
+	f, err := bitsandblooms.New(1000, 7)
+	if err != nil {
+		panic(err)
+	}
+	f.Add([]byte("alice"))
+	fmt.Println(f.Contains([]byte("alice")), f.Test([]byte("alice")))
+	// Output: true true
+}

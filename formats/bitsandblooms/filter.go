@@ -97,6 +97,11 @@ func (f *Filter) Add(key []byte) {
 	}
 }
 
+// Contains is Test under the name every filter of this module answers
+// to (bloom.Filter.Contains); Test is bits-and-blooms' own name, kept for
+// code written against it.
+func (f *Filter) Contains(key []byte) bool { return f.Test(key) }
+
 // Test reports whether key may have been added: false means it was not.
 func (f *Filter) Test(key []byte) bool {
 	h := baseHashes(key)

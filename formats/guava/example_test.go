@@ -28,3 +28,14 @@ func Example() {
 	// MURMUR128_MITZ_64 7 9600 1206
 	// true false
 }
+
+// Contains is Test under the name every filter of the module answers to.
+func ExampleFilter_Contains() {
+	f, err := guava.New(1000, 0.01)
+	if err != nil {
+		panic(err)
+	}
+	f.Add([]byte("customer-4711"))
+	fmt.Println(f.Contains([]byte("customer-4711")), f.Test([]byte("customer-4711")))
+	// Output: true true
+}

@@ -220,6 +220,12 @@ func (f *Filter) AddLong(v int64) { f.add(murmur3.Sum128Uint64(uint64(v))) }
 // mightContain with Funnels.byteArrayFunnel()): false means it was not.
 func (f *Filter) Test(key []byte) bool { return f.test(murmur3.Sum128(key)) }
 
+// Contains is Test under the name every filter of this module answers
+// to (bloom.Filter.Contains): code written against one filter type then
+// compiles against another. Test stays for those who know Guava's
+// filter by the bits-and-blooms name.
+func (f *Filter) Contains(key []byte) bool { return f.Test(key) }
+
 // TestString reports whether s may have been added with AddString
 // (Guava's mightContain with Funnels.stringFunnel(UTF_8)).
 func (f *Filter) TestString(s string) bool { return f.test(murmur3.Sum128([]byte(s))) }

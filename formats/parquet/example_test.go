@@ -59,3 +59,15 @@ func ExampleFile_Probe() {
 	// k1100 [1]
 	// k5000 []
 }
+
+// Add and Contains are Insert and Check under the names every filter of
+// the module answers to.
+func ExampleFilter_Contains() {
+	f, err := parquet.NewNDV(1000, 0.01)
+	if err != nil {
+		panic(err)
+	}
+	f.Add([]byte("customer-4711"))
+	fmt.Println(f.Contains([]byte("customer-4711")), f.Check([]byte("customer-4711")))
+	// Output: true true
+}

@@ -265,6 +265,16 @@ func (f *Filter) Insert(v []byte) { f.InsertHash(Hash(v)) }
 // have been inserted.
 func (f *Filter) Check(v []byte) bool { return f.CheckHash(Hash(v)) }
 
+// Add is Insert and Contains is Check under the names every filter of
+// this module answers to (bloom.Filter.Add, Contains), so that code
+// written against one filter type compiles against another; Insert and
+// Check are the names of Parquet's specification and of Arrow's and
+// parquet-go's filters, kept for code written against those.
+func (f *Filter) Add(v []byte) { f.Insert(v) }
+
+// Contains is Check (see Add).
+func (f *Filter) Contains(v []byte) bool { return f.Check(v) }
+
 // InsertString adds a BYTE_ARRAY (STRING) value.
 func (f *Filter) InsertString(s string) { f.InsertHash(HashString(s)) }
 

@@ -83,6 +83,10 @@ func (b *Fit) InsertHash(h uint64) {
 // Insert adds a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value.
 func (b *Fit) Insert(v []byte) { b.InsertHash(Hash(v)) }
 
+// Add is Insert under the name every filter of this module answers to
+// (Filter.Add).
+func (b *Fit) Add(v []byte) { b.Insert(v) }
+
 // InsertString adds a BYTE_ARRAY (STRING) value.
 func (b *Fit) InsertString(s string) { b.InsertHash(HashString(s)) }
 

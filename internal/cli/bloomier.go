@@ -195,7 +195,7 @@ func (e *env) bloomierUpdate(args []string) error {
 	for i := 1; i < len(args); i += 2 {
 		v, err := strconv.ParseUint(args[i+1], 10, 64)
 		if err != nil {
-			return usagef("value %q is not an unsigned 64-bit integer", args[i+1])
+			return usagef("value %q is not an unsigned decimal integer (0 to 18446744073709551615): a Bloomier filter stores numbers", args[i+1])
 		}
 		if bits.Len64(v) > f.ValueBits() {
 			return fmt.Errorf("key %q: %w: %d has more than %d bits", args[i], bloomier.ErrValue, v, f.ValueBits())

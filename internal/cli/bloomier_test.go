@@ -74,7 +74,7 @@ func TestBloomierInputFormat(t *testing.T) {
 	}
 	bad := map[string]string{
 		"x\t1\nno tab here\n":       "stdin:2: want KEY<TAB>VALUE",
-		"x\t-1\n":                   `stdin:1: value "-1" is not an unsigned 64-bit integer`,
+		"x\t-1\n":                   `stdin:1: value "-1" is not an unsigned decimal integer (0 to 18446744073709551615): the values stored are numbers`,
 		"x\t1\ny\t2\nx\t3\n":        "stdin:3: key given a different value on stdin:1",
 		"x\t1\ny\t300\n":            "stdin:2: value 300 needs 9 bits, more than --value-bits 8",
 		"x\t18446744073709551616\n": `stdin:1: value "18446744073709551616"`,
@@ -117,7 +117,7 @@ func TestBloomierUpdate(t *testing.T) {
 	if after, _ := os.ReadFile(updatable); string(after) != string(before) {
 		t.Fatal("a refused update changed the file")
 	}
-	failsWith(t, `key "key-1": bloomier: value does not fit`, "bloomier", "update", updatable, "key-1", "65536")
+	failsWith(t, `key "key-1": value does not fit`, "bloomier", "update", updatable, "key-1", "65536")
 	bloomierUsageFails(t, "bloomier: want FILE and KEY VALUE pairs", "bloomier", "update", updatable, "key-1")
 }
 
@@ -131,7 +131,7 @@ func TestBloomierErrors(t *testing.T) {
 	bloomierUsageFails(t, "bloomier: missing -o OUT", "bloomier", "build")
 	bloomierUsageFails(t, "bloomier: missing build, get, update or info", "bloomier")
 	bloomierUsageFails(t, `bloomier: unknown subcommand "put"`, "bloomier", "put")
-	bloomierUsageFails(t, "bloomier: bloomier: invalid configuration: ValueBits + CheckBits = 72", "bloomier", "build", "--value-bits", "64", "-o", filepath.Join(dir, "x"))
+	bloomierUsageFails(t, "bloomier: invalid configuration: ValueBits + CheckBits = 72", "bloomier", "build", "--value-bits", "64", "-o", filepath.Join(dir, "x"))
 	if out := ok(t, "", "bloomier", "-h"); !strings.HasPrefix(out, "usage: bloomcast bloomier build") {
 		t.Fatalf("bloomier -h: %q", out)
 	}

@@ -131,22 +131,30 @@ func runBuild(e *env, args []string) error {
 	if read == 0 {
 		w.add("%s: no keys read: the filter is empty", name)
 	}
-	if !solved.Meets {
-		w.add("%s: predicted false-positive rate %s for %d keys exceeds -p %s",
-			name, rate(solved.FalsePositive), solved.N, rate(q.P))
-	}
-	if q.P > 0 && distinct > 0 {
-		if pred := res.PredictedRate; pred > 10*q.P {
-			w.add("%s: predicted false-positive rate %s for the %d distinct keys read, more than 10× the target %s",
-				name, rate(pred), distinct, rate(q.P))
+	// One line for the filter as written: its rate for the distinct keys
+	// it holds against -p, and its fill (what --strict judges); else the
+	// shape's rate for -n keys, when -m and -k miss -p.
+	switch pred := res.PredictedRate; {
+	case q.P > 0 && distinct > 0 && pred > q.P:
+		more := ""
+		if res.Fill > maxFill {
+			more = fmt.Sprintf(", %.1f%% of the bits set", 100*res.Fill)
 		}
-	}
-	if fill := res.Fill; fill > 0.9 {
+		advice := fmt.Sprintf("give -n %d or more", distinct)
+		if m != 0 && !flagSet(fs, "n") {
+			advice = "give a larger -m, or -n and -p alone"
+		}
+		w.add("%s: false-positive rate %s for the %d distinct keys read%s, above the target -p %s: %s",
+			name, rate(pred), distinct, more, rate(q.P), advice)
+	case res.Fill > maxFill:
 		full := "nearly full"
-		if fill == 1 {
+		if res.Fill == 1 {
 			full = "full"
 		}
-		w.add("%s: %.1f%% of the bits are set: the filter is %s (size it for more keys)", name, 100*fill, full)
+		w.add("%s: %.1f%% of the bits are set: the filter is %s (size it for more keys: a larger -n or -m)", name, 100*res.Fill, full)
+	case !solved.Meets:
+		w.add("%s: predicted false-positive rate %s for %d keys exceeds -p %s",
+			name, rate(solved.FalsePositive), solved.N, rate(q.P))
 	}
 	return e.writeWarned(out, f, w)
 }

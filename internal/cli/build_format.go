@@ -89,6 +89,9 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	if out == "" {
 		return usagef("missing -o OUT")
 	}
+	if err := notAnInput(out, inputs); err != nil {
+		return err
+	}
 	switch {
 	case fit && format != anyfile.FormatParquetSBBF:
 		return usagef("--fit builds a parquet-sbbf filter only")

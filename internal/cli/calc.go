@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
@@ -98,5 +100,35 @@ func runCalc(e *env, args []string) error {
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
-	return r.WriteText(e.stdout)
+	if err := r.WriteText(e.stdout); err != nil {
+		return err
+	}
+	if note := buildsLarger(r); note != "" {
+		fprintf(e.stdout, "\n%s\n", note)
+	}
+	return nil
+}
+
+// buildsLarger says which of the report's shapes "bloomcast build" writes
+// larger, and why: its default --folds rounds m up so that the filter
+// halves that many times (bloom.Config.Folds). It is empty when build
+// writes every m as the report gives it.
+func buildsLarger(r *params.SolveReport) string {
+	var larger []string
+	for _, l := range r.Layouts {
+		layout, err := params.ParseLayout(l.Layout)
+		if err != nil {
+			continue
+		}
+		s, err := bloom.Config{Layout: layout, M: l.M, K: l.K, BlockBits: l.BlockBits, Folds: bloom.DefaultFolds}.Shape()
+		if err != nil || s.M == l.M {
+			continue
+		}
+		larger = append(larger, fmt.Sprintf("%s %d bits (%s, predicted p %s)", l.Layout, s.M, humanBytes(int64((s.M+7)/8)), rate(s.FalsePositive(l.N))))
+	}
+	if len(larger) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("bloomcast build writes more bits: %s. Its default --folds %d rounds m up so that the filter halves %d times (fold --to); --folds 0 writes m as above.",
+		strings.Join(larger, ", "), bloom.DefaultFolds, bloom.DefaultFolds)
 }

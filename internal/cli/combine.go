@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 var unionCommand = &command{
@@ -33,6 +34,8 @@ func combine(e *env, name string, args []string, intersect bool) error {
 	var out string
 	e.outFlag(fs, &out, "")
 	e.formatFlag(fs)
+	e.targetFlag(fs)
+	e.quietFlag(fs)
 	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
@@ -50,10 +53,16 @@ func combine(e *env, name string, args []string, intersect bool) error {
 			return err
 		}
 		if err := first.combineWith(next, intersect); err != nil {
+			var m *mismatch
+			if errors.As(err, &m) {
+				return fmt.Errorf("%s: %w", name, m)
+			}
 			return fileErr(path, err)
 		}
 	}
-	return e.writeBack(out, first)
+	return e.writeBackChecked(out, first, nil, func(health) string {
+		return "build the filters for more keys (a larger -n or -m) before combining them"
+	})
 }
 
 var foldCommand = &command{
@@ -69,6 +78,8 @@ func runFold(e *env, args []string) error {
 	var to countValue
 	e.outFlag(fs, &out, "")
 	e.formatFlag(fs)
+	e.targetFlag(fs)
+	e.quietFlag(fs)
 	fs.Var(&to, "to", "")
 	args, err := parseFlags(fs, args)
 	if err != nil {
@@ -84,11 +95,17 @@ func runFold(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var before params.Shape
+	var folds int
+	if lf.Bloom != nil && !lf.Foreign() {
+		before, folds = lf.Bloom.Shape(), lf.Bloom.Folds()
+	}
 	if err := lf.Fold(uint64(to)); err != nil {
 		if errors.Is(err, bloom.ErrFold) {
 			err = fmt.Errorf("%w; \"bloomcast build --folds F\" makes filters that halve F times", err)
 		}
 		return fileErr(args[0], err)
 	}
-	return e.writeBack(out, lf)
+	target, _ := e.targetRate()
+	return e.writeBackChecked(out, lf, nil, func(h health) string { return foldAdvice(h, before, folds, target) })
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/digest"
@@ -26,6 +28,8 @@ func runConvert(e *env, args []string) error {
 	fs.StringVar(&codecName, "codec", "", "")
 	fs.StringVar(&column, "column", "", "")
 	fs.IntVar(&rowGroup, "row-group", -1, "")
+	e.targetFlag(fs)
+	e.quietFlag(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -57,12 +61,27 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if column != "" && rowGroup < 0 && lf.Parquet != nil {
+		var groups []string
+		for _, c := range lf.Parquet.Filters() {
+			if c.Column == column {
+				groups = append(groups, strconv.Itoa(c.RowGroup))
+			}
+		}
+		if len(groups) > 1 {
+			return fileErr(args[0], fmt.Errorf("column %s has a bloom filter in each of row groups %s: choose one with --row-group N", column, strings.Join(groups, ", ")))
+		}
+	}
 	if column != "" {
 		g, err := lf.ColumnFilter(column, rowGroup)
 		if err != nil {
 			return fileErr(args[0], err)
 		}
-		return e.writeFilter(out, g)
+		var w warnings
+		e.checkWritten(&w, &loadedFilter{File: g, path: args[0]}, outputName(out), func(health) string {
+			return "the writer sized this column's filter for fewer distinct values than the chunk holds"
+		})
+		return e.writeWarned(out, g, w)
 	}
 	if lf.Format() == anyfile.FormatParquet && anyfile.Format(to) == anyfile.FormatParquetSBBF {
 		return fileErr(args[0], errors.New("a Parquet file holds one filter per column chunk: choose one with --column NAME (and --row-group N)"))
@@ -78,5 +97,7 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return fileErr(args[0], err)
 	}
-	return e.writeFilter(out, w)
+	var warn warnings
+	e.checkWritten(&warn, lf, outputName(out), rebuildAdvice)
+	return e.writeWarned(out, w, warn)
 }

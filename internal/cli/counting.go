@@ -94,6 +94,7 @@ func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []
 	if name == "add" {
 		e.formatFlag(fs)
 		e.keyTypeFlag(fs)
+		e.targetFlag(fs)
 	}
 	args, err = parseFlags(fs, args)
 	if err != nil {
@@ -125,13 +126,35 @@ func runAdd(e *env, args []string) error {
 		return err
 	}
 	defer release()
-	if err := e.eachKeyChecked(keys, lf.adder()); err != nil {
+	add := lf.adder()
+	var w warnings
+	var removed int
+	var firstRemoved string
+	if lf.other != nil && lf.other.deletion != nil {
+		// A deletion filter removes a key for good: adding it again sets
+		// bits it already has, and the key stays absent.
+		d, plain := lf.other.deletion, add
+		add = func(key []byte) error {
+			if d.Removed().Contains(key) {
+				if removed == 0 {
+					firstRemoved = string(key)
+				}
+				removed++
+			}
+			return plain(key)
+		}
+	}
+	if err := e.eachKeyChecked(keys, add); err != nil {
 		if len(keys) > 0 { // a KEY argument: the problem is the filter's
 			err = fileErr(lf.path, err)
 		}
 		return err
 	}
-	return e.writeBack(lf.path, lf)
+	if removed > 0 {
+		w.add("%s: %d of the keys added stay absent, removed before (the first: %q): a deletion filter removes a key for good; build a counting filter (--counting) to remove keys and add them again",
+			displayName(lf.path), removed, firstRemoved)
+	}
+	return e.writeBackChecked(lf.path, lf, w, rebuildAdvice)
 }
 
 func runRemove(e *env, args []string) error {

@@ -60,7 +60,7 @@ func TestBuildCounting(t *testing.T) {
 	}
 	usageFails(t, "build: --width and --minimal-increase describe a counting filter", "build", "--width", "8", "-o", filepath.Join(dir, "x"))
 	usageFails(t, "build: --width and --minimal-increase", "build", "--minimal-increase", "-o", filepath.Join(dir, "x"))
-	usageFails(t, "build: invalid value \"5\" for flag -width: want 4, 8 or 16", "build", "--counting", "--width", "5", "-o", filepath.Join(dir, "x"))
+	usageFails(t, "build: --width \"5\": want 4, 8 or 16", "build", "--counting", "--width", "5", "-o", filepath.Join(dir, "x"))
 }
 
 // usageFails runs bloomcast and expects a usage error: exit status 2 and
@@ -148,7 +148,7 @@ func TestCountingCommandErrors(t *testing.T) {
 
 	failsWith(t, bloomFile+": holds a Bloom filter, which cannot remove keys", "remove", bloomFile, "a")
 	failsWith(t, bloomFile+": holds a Bloom filter, which does not count", "count", bloomFile, "a")
-	failsWith(t, mi+": counting: minimal-increase filters cannot remove keys", "remove", mi, "a")
+	failsWith(t, mi+": minimal-increase filters cannot remove keys", "remove", mi, "a")
 	usageFails(t, "remove: FILTER is changed in place", "remove", "-", "a")
 	usageFails(t, "add: missing FILTER", "add")
 	usageFails(t, "count: missing FILTER", "count")

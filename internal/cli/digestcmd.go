@@ -96,6 +96,9 @@ func runDiff(e *env, args []string) error {
 	if len(args) != 2 {
 		return usagef("want OLD and NEW, got %d arguments", len(args))
 	}
+	if err := notAnInput(out, args); err != nil {
+		return err
+	}
 	codec, err := digest.ParseCodec(codecName)
 	if err != nil {
 		return usagef("--codec: %v", err)
@@ -130,12 +133,17 @@ func runPatch(e *env, args []string) error {
 	out, codecName := "-", ""
 	e.outFlag(fs, &out, "-")
 	fs.StringVar(&codecName, "codec", "", "")
+	e.targetFlag(fs)
+	e.quietFlag(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(args) != 2 {
 		return usagef("want BASE and DELTA, got %d arguments", len(args))
+	}
+	if err := notAnInput(out, args); err != nil {
+		return err
 	}
 	codec := digest.Raw
 	if codecName != "" {
@@ -161,11 +169,21 @@ func runPatch(e *env, args []string) error {
 	if err != nil {
 		return fileErr(args[1], err)
 	}
-	w, err := base.EncodeDigest(next, codec)
+	enc, err := base.EncodeDigest(next, codec)
 	if err != nil {
 		return fileErr(args[0], err)
 	}
-	return e.writeFilter(out, w)
+	var w warnings
+	if b := next.Filter(); b != nil && next.Scalable == nil {
+		keys := b.Count()
+		if next.Counting != nil {
+			keys = next.Counting.Len()
+		}
+		h := bloomHealth(b, keys)
+		target, set := e.targetRate()
+		h.check(&w, outputName(out), target, set, "the filter holds more keys than it was sized for: rebuild it with a larger -n (a node: a larger --capacity)")
+	}
+	return e.writeWarned(out, enc, w)
 }
 
 // readAll reads the whole file at path ("-": standard input), refusing

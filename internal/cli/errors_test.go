@@ -59,7 +59,7 @@ func TestErrorsNameTheLine(t *testing.T) {
 	sd := filepath.Join(dir, "sd")
 	ok(t, "http://a/\n", "build", "--squid", "-o", sd)
 	r := bc(t, "http://b/\n\nnot a url\n", "add", sd)
-	if r.code != 2 || r.stderr != "bloomcast: stdin:3: key \"not a url\": squid: \"not a url\" is not an absolute URL (a Squid digest holds URLs)\n" {
+	if r.code != 2 || r.stderr != "bloomcast: stdin:3: key \"not a url\": \"not a url\" is not an absolute URL (a Squid digest holds URLs)\n" {
 		t.Errorf("add from stdin: %+v", r)
 	}
 	urls := writeFile(t, filepath.Join(dir, "urls.txt"), "http://a/\nhttp://b/\nbad\n")

@@ -56,6 +56,9 @@ func parseFlagsOut(fs *flag.FlagSet, args []string, out *string) ([]string, erro
 	if *out == "" {
 		return nil, usagef("missing -o OUT")
 	}
+	if err := notAnInput(*out, rest); err != nil {
+		return nil, err
+	}
 	return rest, nil
 }
 
@@ -79,8 +82,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		flags = append(flags, a)
 		name := strings.TrimPrefix(a[1:], "-")
-		if strings.Contains(name, "=") {
+		if n, _, ok := strings.Cut(name, "="); ok {
+			if err := knownFlag(fs, n, a[:len(a)-len(name)]+n); err != nil {
+				return nil, err
+			}
 			continue
+		}
+		if err := knownFlag(fs, name, a); err != nil {
+			return nil, err
 		}
 		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
 			i++
@@ -91,9 +100,96 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, errHelp
 		}
-		return nil, usagef("%v", err)
+		return nil, usagef("%s", flagMessage(err))
 	}
 	return positional, nil
+}
+
+// knownFlag refuses a flag that fs does not define, echoing it as typed
+// and naming the closest flag that fs defines, if one is close.
+func knownFlag(fs *flag.FlagSet, name, typed string) error {
+	if name == "h" || name == "help" || fs.Lookup(name) != nil {
+		return nil
+	}
+	best, dist := "", len(name)/3+2 // a suggestion within a few edits
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < dist {
+			best, dist = f.Name, d
+		}
+	})
+	if best != "" {
+		return usagef("unknown flag %s: did you mean %s?", typed, dashed(best))
+	}
+	return usagef("unknown flag %s", typed)
+}
+
+// dashed is a flag's name as the usage texts write it: -n, --counting.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagMessage rewrites the flag package's errors so that a bad value
+// reads the same in every command, as the commands' own checks do:
+// `--format "x": want one of …`, `-o needs a value`.
+func flagMessage(err error) string {
+	s := err.Error()
+	var value, name, why string
+	switch {
+	case strings.HasPrefix(s, "invalid value "):
+		rest := strings.TrimPrefix(s, "invalid value ")
+		i := strings.Index(rest, " for flag -")
+		if i < 0 {
+			return s
+		}
+		value, rest = rest[:i], rest[i+len(" for flag -"):]
+		name, why, _ = strings.Cut(rest, ": ")
+	case strings.HasPrefix(s, "invalid boolean value "):
+		rest := strings.TrimPrefix(s, "invalid boolean value ")
+		i := strings.Index(rest, " for -")
+		if i < 0 {
+			return s
+		}
+		value, rest = rest[:i], rest[i+len(" for -"):]
+		name, _, _ = strings.Cut(rest, ": ")
+		why = "want true or false"
+	case strings.HasPrefix(s, "flag needs an argument: -"):
+		return dashed(strings.TrimPrefix(s, "flag needs an argument: -")) + " needs a value"
+	default:
+		return s
+	}
+	switch why {
+	case "parse error":
+		why = "not a number"
+	case "value out of range":
+		why = "out of range"
+	}
+	return dashed(name) + " " + value + ": " + why
+}
+
+// editDistance is the Levenshtein distance between a and b: the fewest
+// insertions, deletions and substitutions of bytes that turn one into
+// the other.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func isBoolFlag(f *flag.Flag) bool {

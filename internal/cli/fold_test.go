@@ -37,7 +37,7 @@ func TestFoldDefaultBuilds(t *testing.T) {
 		m := readFilter(t, full).M()
 		for _, div := range []uint64{2, 4, 8, 16} {
 			out := filepath.Join(dir, fmt.Sprintf("%s-%d.bf", name, div))
-			ok(t, "", "fold", "--to", fmt.Sprint(m/div), "-o", out, full)
+			ok(t, "", "fold", "-q", "--to", fmt.Sprint(m/div), "-o", out, full)
 			f := readFilter(t, out)
 			if f.M() != m/div {
 				t.Fatalf("%s folded to 1/%d: %d bits, want %d", name, div, f.M(), m/div)

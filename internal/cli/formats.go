@@ -60,7 +60,34 @@ func combineForeign(lf, next *loadedFilter, intersect bool) error {
 		err = lf.Union(next.File)
 	}
 	if err != nil {
+		if m := foreignMismatch(lf, next); m != nil {
+			return m
+		}
 		return fmt.Errorf("cannot combine with %s: %w", displayName(lf.path), err)
 	}
 	return nil
+}
+
+// foreignMismatch is describeMismatch for other programs' filters of one
+// format and k that differ in size only: fold the larger to the smaller's
+// size, if it folds that far.
+func foreignMismatch(a, b *loadedFilter) error {
+	as, bs := a.Stats(), b.Stats()
+	if as.Bits == bs.Bits || as.K != bs.K || as.Format != bs.Format || as.Strategy != bs.Strategy {
+		return nil
+	}
+	an, bn := displayName(a.path), displayName(b.path)
+	what := fmt.Sprintf("%s has %d bits, %s %d", an, as.Bits, bn, bs.Bits)
+	large, ls, ss := b, bs, as
+	if as.Bits > bs.Bits {
+		large, ls, ss = a, as, bs
+	}
+	m := ls.Bits
+	for i := 0; i < ls.Folds && m > ss.Bits; i++ {
+		m /= 2
+	}
+	if m == ss.Bits {
+		return &mismatch{fmt.Sprintf("%s: fold %s --to %d first, or build both with the same -m", what, displayName(large.path), ss.Bits)}
+	}
+	return &mismatch{fmt.Sprintf("%s: build both with the same -m and -k", what)}
 }

@@ -30,7 +30,7 @@ func TestBuildRecordsDistinctKeys(t *testing.T) {
 
 	// Fold keeps the tally: the folded filter holds the same keys.
 	f := filepath.Join(dir, "f.bf")
-	ok(t, "", "fold", "-o", f, a)
+	ok(t, "", "fold", "-q", "-o", f, a)
 	if r := inspectJSON(t, f); r.Count != n || r.CountEstimated {
 		t.Errorf("fold: count %d (estimated %t), want %d exact", r.Count, r.CountEstimated, n)
 	}
@@ -92,7 +92,7 @@ func TestSaturatedFilter(t *testing.T) {
 		t.Errorf("inspect text does not say saturated:\n%s", text)
 	}
 	u := filepath.Join(dir, "u.bf")
-	ok(t, "", "union", "-o", u, out, out)
+	ok(t, "", "union", "-q", "-o", u, out, out)
 	if text := ok(t, "", "inspect", u); !strings.Contains(text, "count                saturated: ") {
 		t.Errorf("inspect of a saturated union does not say saturated for the count:\n%s", text)
 	}
@@ -112,7 +112,7 @@ func TestBuildWarnings(t *testing.T) {
 		{"empty input", "", "no keys read: the filter is empty", []string{"-n", "100"}},
 		{"-n 0", some, "-n 0 is no size: taken as no -n, so the filter is sized for the 3000 distinct keys read", []string{"-n", "0"}},
 		{"-n 0 with -m -k", some, "-n 0 is no size: ignored, the shape is -m 100000 -k 4", []string{"-n", "0", "-m", "100000", "-k", "4"}},
-		{"rate", some, "predicted false-positive rate", []string{"-m", "8192", "-k", "4", "-p", "0.001", "--layout", "classic"}},
+		{"rate", some, "false-positive rate 0.3495 for the 3000 distinct keys read, above the target -p 0.001", []string{"-m", "8192", "-k", "4", "-p", "0.001", "--layout", "classic"}},
 		{"full", some, "of the bits are set: the filter is nearly full", []string{"-m", "2048", "-k", "4", "--layout", "classic"}},
 		{"squid -n 0", "http://a/\n", "-n 0 is no capacity", []string{"--squid", "-n", "0"}},
 		{"squid empty", "", "no keys read: the digest is empty", []string{"--squid", "-n", "10"}},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/bloomcast/bloomcast/inplace"
 )
@@ -71,6 +72,9 @@ func (e *env) writeFile(path string, f io.WriterTo) error {
 		err = inplace.WriteFile(path, 0o644, write)
 	}
 	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			err = errors.New("is a directory: -o names the file to write (such as " + filepath.Join(path, "out.bf") + ")")
+		}
 		return fileErr(path, err)
 	}
 	return nil

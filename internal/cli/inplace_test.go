@@ -128,7 +128,7 @@ func TestReadOnlyRefused(t *testing.T) {
 		{filepath.Join(sub, "new.bf"), []string{"build", "-n", "100", "-o", filepath.Join(sub, "new.bf")}},
 	} {
 		r := bc(t, "b\n", c.args...)
-		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "bloomcast: "+c.file+": inplace: not writable: ") {
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "bloomcast: "+c.file+": not writable: ") {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line saying %s is not writable", c.args, r.code, r.stderr, c.file)
 		}
 	}

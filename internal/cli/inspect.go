@@ -14,6 +14,7 @@ func runInspect(e *env, args []string) error {
 	e.formatFlag(fs)
 	var asJSON bool
 	fs.BoolVar(&asJSON, "json", false, "")
+	e.quietFlag(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -31,6 +32,9 @@ func runInspect(e *env, args []string) error {
 		r, err = lf.DeltaReport(path)
 	case lf.Parquet != nil:
 		r, err = lf.ParquetReport(path)
+		if msg := unfilteredColumns(lf, ""); msg != "" && err == nil {
+			defer e.warnf("%s: %s", displayName(path), msg)
+		}
 	case lf.Foreign():
 		r, err = lf.ForeignReport(path)
 	case lf.other != nil:

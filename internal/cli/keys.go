@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/bloomcast/bloomcast/keyfile"
@@ -22,6 +23,10 @@ type keySource struct {
 func (e *env) keys(names []string) *keySource {
 	if len(names) == 0 {
 		names = []string{"-"}
+	}
+	if !e.quiet && slices.Contains(names, "-") && isTerminal(e.stdin) {
+		// Not a silent wait: say what is read and how to end it.
+		fprintf(e.stderr, "bloomcast: reading keys from the terminal, one per line; end with Ctrl-D (on Windows Ctrl-Z, Enter)\n")
 	}
 	s := &keySource{e: e, in: keyfile.Inputs{Names: names, Stdin: e.stdin, Options: keyfile.Options{MaxKeyBytes: uint64(e.maxKeyBytes)}}}
 	s.in.Binary = func(name string) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
 )
@@ -52,11 +53,67 @@ func (lf *loadedFilter) combineWith(next *loadedFilter, intersect bool) error {
 	}
 	if lf.Counting == nil && lf.Scalable == nil {
 		if err := lf.Bloom.Compatible(next.Bloom); err != nil {
-			return fmt.Errorf("cannot combine with %s: %w", displayName(lf.path), err)
+			if m := describeMismatch(lf, next); m != nil {
+				return m
+			}
+			return fmt.Errorf("cannot combine with %s: %w; build both with the same -n and -p (or -m, -k and --layout) and --seed", displayName(lf.path), err)
 		}
 	}
 	if intersect {
 		return lf.Intersect(next.File)
 	}
 	return lf.Union(next.File)
+}
+
+// mismatch is why two Bloom filters do not combine, in the user's words:
+// what differs, and how to make them combine. combine prints it after the
+// command's name.
+type mismatch struct{ msg string }
+
+func (m *mismatch) Error() string { return m.msg }
+
+// describeMismatch says how the Bloom filters a and b differ and what to
+// do: fold the larger to the smaller's size when size alone differs and
+// it folds that far; else build both alike.
+func describeMismatch(a, b *loadedFilter) error {
+	as, bs := a.Bloom.Shape(), b.Bloom.Shape()
+	an, bn := displayName(a.path), displayName(b.path)
+	var diffs []string
+	if as.Layout != bs.Layout {
+		diffs = append(diffs, fmt.Sprintf("%s is %s, %s %s", an, as.Layout, bn, bs.Layout))
+	}
+	if as.M != bs.M {
+		diffs = append(diffs, fmt.Sprintf("%s has %d bits, %s %d", an, as.M, bn, bs.M))
+	}
+	if as.K != bs.K {
+		diffs = append(diffs, fmt.Sprintf("%s has k %d, %s %d", an, as.K, bn, bs.K))
+	}
+	if as.BlockBits != bs.BlockBits && as.Layout == bs.Layout {
+		diffs = append(diffs, fmt.Sprintf("%s has pages of %d bits, %s %d", an, as.BlockBits, bn, bs.BlockBits))
+	}
+	if a.Bloom.Seed() != b.Bloom.Seed() {
+		diffs = append(diffs, fmt.Sprintf("%s has seed %#x, %s %#x", an, a.Bloom.Seed(), bn, b.Bloom.Seed()))
+	}
+	if a.Header.Scheme != b.Header.Scheme {
+		diffs = append(diffs, fmt.Sprintf("%s hashes with %s, %s %s", an, anyfile.SchemeName(a.Header.Scheme), bn, anyfile.SchemeName(b.Header.Scheme)))
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	what := strings.Join(diffs, "; ")
+	if len(diffs) == 1 && as.M != bs.M {
+		large, small := b, a
+		if as.M > bs.M {
+			large, small = a, b
+		}
+		m, target := large.Bloom.M(), small.Bloom.M()
+		for i := 0; i < large.Bloom.Folds() && m > target; i++ {
+			m /= 2
+		}
+		if m == target {
+			return &mismatch{fmt.Sprintf("%s: fold %s --to %d first, or build both with the same -m", what, displayName(large.path), target)}
+		}
+		return &mismatch{fmt.Sprintf("%s: build both with the same -m (%s does not fold to %d bits)", what, displayName(large.path), target)}
+	}
+	return &mismatch{what + ": build both with the same -n and -p (or -m and -k), --layout and --seed"}
 }

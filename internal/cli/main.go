@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
@@ -82,6 +83,9 @@ type env struct {
 	force bool
 	// strict makes warnings errors (see writeWarned); set by --strict.
 	strict bool
+	// target is -p of a command that changes a filter (targetFlag); 0:
+	// not given.
+	target rateValue
 	// locked is the file an in-place command holds locked, at lockedPath
 	// (see lockInPlace).
 	locked     *inplace.File
@@ -200,7 +204,7 @@ func (e *env) finish(c *command, err error) int {
 		fprint(e.stdout, c.usage)
 		return 0
 	case errors.As(err, &usage):
-		fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, oneLine(usage.msg), c.name)
+		fprintf(e.stderr, "bloomcast: %s: %s (bloomcast %s -h for usage)\n", c.name, withoutPackages(oneLine(usage.msg), 0), c.name)
 		return 2
 	case errors.As(err, &status):
 		return int(status)
@@ -231,7 +235,7 @@ func oneFileToOut(out string, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one FILE, got %d arguments", len(args))
 	}
-	return nil
+	return notAnInput(out, args)
 }
 
 // exitStatus ends the command with that status and no message.
@@ -281,13 +285,40 @@ func outputName(path string) string {
 
 // message renders err on one line. The params package ends every message
 // with ": invalid parameters"; the details before it already say what is
-// wrong.
+// wrong. The library's errors begin with their package's name
+// ("bloom: cannot fold"), which means something to a Go programmer, not
+// to the user of the command: withoutPackages takes those names out.
 func message(err error) string {
 	s := err.Error()
 	if errors.Is(err, params.ErrInvalid) {
-		s = strings.TrimSuffix(s, ": invalid parameters")
+		s = strings.TrimSuffix(strings.TrimSuffix(s, ": "+params.ErrInvalid.Error()), ": invalid parameters")
 	}
-	return oneLine(s)
+	skip := 0 // a file's name that begins the message is kept as it is
+	if fe, ok := err.(*fileError); ok {
+		skip = strings.Count(displayName(fe.path), ": ") + 1
+	}
+	return withoutPackages(oneLine(s), skip)
+}
+
+// libraryPackages are the names of the module's packages whose errors
+// the commands print; each begins its errors with "NAME: ".
+var libraryPackages = []string{"anyfile", "bitsandblooms", "bloom", "bloomier", "cache", "counting", "digest",
+	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "params",
+	"parquet", "plot", "scalable", "sim", "squid", "flagvalue"}
+
+// withoutPackages drops a package's name where it begins the message or
+// one of its ": "-separated parts after the first skip ("f.bf: bloom:
+// cannot fold: …" becomes "f.bf: cannot fold: …").
+func withoutPackages(s string, skip int) string {
+	parts := strings.Split(s, ": ")
+	kept := parts[:0]
+	for i, p := range parts {
+		if i >= skip && i < len(parts)-1 && slices.Contains(libraryPackages, p) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, ": ")
 }
 
 // oneLine joins the lines of a message with spaces.

@@ -41,3 +41,31 @@ func fprintln(w io.Writer, a ...any)               { _, _ = fmt.Fprintln(w, a...
 // already checked; closing a read-only file can fail only with a file
 // descriptor that was never valid, so its error is dropped.
 func closeInput(f *os.File) { _ = f.Close() }
+
+// notAnInput refuses an output path that names one of the inputs: the
+// same file, by device and inode (os.SameFile), whatever the links or
+// spellings that lead to it. Writing it would replace what the command
+// is about to read (a key file turned into a filter), so the command
+// stops before it reads anything. An output that does not exist yet, or
+// cannot be looked at, is left to the write to report.
+func notAnInput(out string, inputs []string) error {
+	if out == "-" || out == "" {
+		return nil
+	}
+	oi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		if ii, err := os.Stat(in); err == nil && os.SameFile(oi, ii) {
+			if in == out {
+				return fmt.Errorf("-o %s is also an input: writing it would destroy what is read; give another -o", out)
+			}
+			return fmt.Errorf("-o %s is the input %s (the same file): writing it would destroy what is read; give another -o", out, in)
+		}
+	}
+	return nil
+}

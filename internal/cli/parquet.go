@@ -33,6 +33,9 @@ func (e *env) queryParquet(lf *loadedFilter, column string, values []string, asJ
 	if err != nil {
 		return fileErr(lf.path, err)
 	}
+	if msg := unfilteredColumns(lf, column); msg != "" {
+		e.warnf("%s: %s", displayName(lf.path), msg)
+	}
 	anywhere := false
 	out := make([]parquetAnswer, len(answers))
 	for i, a := range answers {
@@ -68,4 +71,53 @@ func rowGroupsText(a parquetAnswer) string {
 		s += fmt.Sprintf(" (%d without a filter)", len(a.Unfiltered))
 	}
 	return s
+}
+
+// whyUnfiltered is why a Parquet file's column may carry no bloom filter.
+const whyUnfiltered = "its writer wrote none there (DuckDB writes filters only for dictionary-encoded columns, which a column of mostly distinct values is not; Spark and Arrow only for the columns they are told to)"
+
+// unfilteredColumns says which columns of the Parquet file lf (only
+// column, if not empty) have no bloom filter in some or all of its row
+// groups, so that a query on them cannot skip those row groups; empty if
+// every one has a filter in every row group.
+func unfilteredColumns(lf *loadedFilter, column string) string {
+	pf := lf.Parquet
+	groups := pf.RowGroups()
+	if groups == 0 {
+		return ""
+	}
+	filtered := map[string]map[int]bool{}
+	for _, c := range pf.Filters() {
+		if filtered[c.Column] == nil {
+			filtered[c.Column] = map[int]bool{}
+		}
+		filtered[c.Column][c.RowGroup] = true
+	}
+	var parts []string
+	for _, col := range pf.Columns() {
+		if column != "" && col != column {
+			continue
+		}
+		var missing []string
+		for g := range groups {
+			if !filtered[col][g] {
+				missing = append(missing, strconv.Itoa(g))
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case len(missing) == groups:
+			parts = append(parts, fmt.Sprintf("%s (in any of the %d row groups)", col, groups))
+		default:
+			parts = append(parts, fmt.Sprintf("%s (in row groups %s of %d)", col, strings.Join(missing, ","), groups))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	what := "columns"
+	if len(parts) == 1 {
+		what = "column"
+	}
+	return fmt.Sprintf("no bloom filter for %s %s, so a query on it reads those row groups: %s", what, strings.Join(parts, ", "), whyUnfiltered)
 }

@@ -84,6 +84,6 @@ func TestQueryDecodesOnlyPieces(t *testing.T) {
 	if r := bc(t, "", "query", pieced, elsewhere); r.code == 2 {
 		t.Errorf("a key outside the corrupt piece: %q", r.stderr)
 	}
-	failsWith(t, pieced+": digest: corrupt", "query", pieced, inLast)
-	failsWith(t, pieced+": digest: corrupt", "inspect", pieced)
+	failsWith(t, pieced+": corrupt", "query", pieced, inLast)
+	failsWith(t, pieced+": corrupt", "inspect", pieced)
 }

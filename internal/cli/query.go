@@ -2,6 +2,8 @@ package cli
 
 import (
 	"strings"
+
+	"github.com/bloomcast/bloomcast/anyfile"
 )
 
 var queryCommand = &command{
@@ -35,6 +37,11 @@ func runQuery(e *env, args []string) (err error) {
 		return e.queryParquet(lf, column, keys, asJSON)
 	case column != "" || asJSON:
 		return usagef("--column and --json apply to Parquet files; %s holds %s", displayName(file), lf.kind())
+	}
+	if lf.Kind() == anyfile.Guava && !flagSet(fs, "key-type") {
+		// A Guava file records no funnel: a key typed in the wrong one
+		// answers "no" for a member.
+		e.warnf("%s: a Guava filter does not record how its keys were put: taken as strings (Funnels.stringFunnel(UTF_8)); give --key-type long for one built with Funnels.longFunnel()", displayName(file))
 	}
 	defer func() {
 		if lf.viewErr != nil {

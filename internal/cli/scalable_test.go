@@ -81,7 +81,7 @@ func TestScalable(t *testing.T) {
 	failsWith(t, f+": a scalable Bloom filter is not folded", "fold", "-o", filepath.Join(dir, "x"), f)
 	failsWith(t, z+": a scalable Bloom filter: only Bloom filters are coded in pieces", "compress", "--piece-size", "64", "-o", filepath.Join(dir, "x"), z)
 	ns := filepath.Join(dir, "ns.bf")
-	failsWith(t, ns+": scalable: filter is full", "build", "--scalable", "--non-scaling", "-n", "10", "-o", ns, writeFile(t, filepath.Join(dir, "k"), lines))
+	failsWith(t, ns+": filter is full", "build", "--scalable", "--non-scaling", "-n", "10", "-o", ns, writeFile(t, filepath.Join(dir, "k"), lines))
 	failsWith(t, "build: --expansion 0", "build", "--scalable", "--expansion", "0", "-o", ns)
 }
 

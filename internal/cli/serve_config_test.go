@@ -83,8 +83,8 @@ func TestServeConnectPorts(t *testing.T) {
 	if sf, _ := parseServeFlags([]string{"--read-timeout", "90s"}); sf.cfg.ReadTimeout != 90*time.Second {
 		t.Fatalf("--read-timeout 90s: %v", sf.cfg.ReadTimeout)
 	}
-	usageFails(t, `serve: invalid value "0" for flag -connect-ports`, "serve", "--connect-ports", "0")
-	usageFails(t, `serve: invalid value "https" for flag -connect-ports`, "serve", "--connect-ports", "https")
+	usageFails(t, `serve: --connect-ports "0": `, "serve", "--connect-ports", "0")
+	usageFails(t, `serve: --connect-ports "https": `, "serve", "--connect-ports", "https")
 }
 
 // TestServeConfigErrorsNameTheLine: a mistake in the config file is one

@@ -2,11 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -30,6 +35,7 @@ func runServe(e *env, args []string) (err error) {
 	}
 	cfg := sf.cfg
 	cfg.Logger = logger
+	warnSharedName(logger, cfg)
 	var alog *cache.LogFile
 	if sf.AccessLog != "" {
 		if alog, err = cache.OpenLogFile(sf.AccessLog, e.stdout, logger); err != nil {
@@ -73,6 +79,9 @@ func runServe(e *env, args []string) (err error) {
 		}()
 	}
 	if err := n.ListenAndServe(ctx); err != nil {
+		if lerr := listenError(err); lerr != nil {
+			return lerr // one line: the node never served
+		}
 		logger.Error("bloomcast node failed", "err", err)
 		return err
 	}
@@ -145,4 +154,56 @@ func setMemoryLimit(n *cache.Node, log *slog.Logger) (restore func()) {
 	prev := debug.SetMemoryLimit(limit)
 	log.Info("memory limit set", "bytes", limit)
 	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// listenError is err in the user's words if it is a failure to open a
+// listening socket (the port taken, an address not on this host, a port
+// below 1024 without the right), or nil.
+func listenError(err error) error {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "listen" {
+		return nil
+	}
+	addr := ""
+	if op.Addr != nil {
+		addr = op.Addr.String()
+	}
+	why := op.Err.Error()
+	var se *os.SyscallError
+	if errors.As(op.Err, &se) {
+		why = se.Err.Error()
+	}
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("serve: cannot listen on %s: another program holds the port; stop it, or give another --listen (or --icp)", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("serve: cannot listen on %s: no such address on this host; give one of its own, such as 127.0.0.1", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("serve: cannot listen on %s: permission denied (ports below 1024 need privileges); give a port of 1024 or more", addr)
+	}
+	return fmt.Errorf("serve: cannot listen on %s: %s", addr, why)
+}
+
+// warnSharedName warns, at start, when the node has no --name and a peer
+// runs on this host: both then call themselves by the host's name in Via
+// and X-Cache ("HIT from vm", "MISS from vm"), and no one can tell which
+// node answered.
+func warnSharedName(log *slog.Logger, cfg cache.NodeConfig) {
+	if cfg.Name != "" {
+		return
+	}
+	host, _ := os.Hostname()
+	for _, p := range cfg.Peers {
+		u, err := url.Parse(p.Proxy)
+		if err != nil {
+			continue
+		}
+		h := u.Hostname()
+		ip, ipErr := netip.ParseAddr(h)
+		if strings.EqualFold(h, "localhost") || ipErr == nil && ip.IsLoopback() || host != "" && strings.EqualFold(h, host) {
+			log.Warn("no --name, and a peer runs on this host: both nodes call themselves "+host+" in Via and X-Cache, so a HIT from one reads as from the other; give each node its own --name",
+				"peer", p.Proxy)
+			return
+		}
+	}
 }

@@ -112,7 +112,13 @@ func TestServeRunsANode(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("digest: %v", err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	// inspect says the count is the node's.
+	digestPath := writeFile(t, filepath.Join(t.TempDir(), "digest"), string(body))
+	if text := ok(t, "", "inspect", digestPath); !strings.Contains(text, "as recorded: the objects a bloomcast node held when it published digest") {
+		t.Errorf("inspect of a node's digest:\n%s", text)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("serve exited %d: %s", code, stderr.String())
@@ -121,5 +127,43 @@ func TestServeRunsANode(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(string(log)), "\n"); len(lines) != 2 ||
 		!strings.Contains(lines[0], "TCP_MISS/200") || !strings.Contains(lines[1], "HIT/200") {
 		t.Fatalf("access log:\n%s", log)
+	}
+}
+
+// TestServeWarnsOfSharedName: a node without --name whose peer runs on
+// the same host warns at start that both call themselves by the host's
+// name; with --name it does not.
+func TestServeWarnsOfSharedName(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		addr, peer := freeAddr(t), freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, ctx: ctx}
+		args := []string{"--listen", addr, "--peer", "http://" + peer, "--log-level", "warn"}
+		if named {
+			args = append(args, "--name", "node-a")
+		}
+		done := make(chan int)
+		go func() { done <- e.finish(serveCommand, serveCommand.run(e, args)) }()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := http.Get("http://" + addr + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("serve did not come up: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		}
+		warned := strings.Contains(stderr.String(), "no --name, and a peer runs on this host") && strings.Contains(stderr.String(), "give each node its own --name")
+		if warned == named {
+			t.Errorf("--name given %t: warned %t:\n%s", named, warned, stderr.String())
+		}
 	}
 }

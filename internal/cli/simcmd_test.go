@@ -57,10 +57,10 @@ func TestSimTracebackEdgeList(t *testing.T) {
 		t.Errorf("%+v", r.Results)
 	}
 	split := writeFile(t, filepath.Join(dir, "split.txt"), "a b\nc d\n")
-	failsWith(t, "sim: topology split.txt is not connected", "sim", "traceback", "--topology", split)
+	failsWith(t, "topology split.txt is not connected", "sim", "traceback", "--topology", split)
 	failsWith(t, filepath.Join(dir, "none.txt")+": no such file", "sim", "traceback", "--topology", filepath.Join(dir, "none.txt"))
 	bad := writeFile(t, filepath.Join(dir, "bad.txt"), "a b c\n")
-	failsWith(t, "sim: bad.txt:1: want two router names", "sim", "traceback", "--topology", bad)
+	failsWith(t, "bad.txt:1: want two router names", "sim", "traceback", "--topology", bad)
 }
 
 func TestSimLoops(t *testing.T) {
@@ -100,8 +100,8 @@ func TestSimLoops(t *testing.T) {
 	if x := r.Results[0]; x.K != 2 || x.Looped != 0 || x.LoopFree != 1000 || r.LoopFraction != 0 {
 		t.Errorf("--loops 0: %+v", x)
 	}
-	failsWith(t, "sim: 100 filter bits", "sim", "loops", "--bits", "100")
-	failsWith(t, "sim: 40 bits per mask", "sim", "loops", "--bits", "64", "--k", "40")
+	failsWith(t, "100 filter bits", "sim", "loops", "--bits", "100")
+	failsWith(t, "40 bits per mask", "sim", "loops", "--bits", "64", "--k", "40")
 }
 
 func TestSimUsage(t *testing.T) {
@@ -137,7 +137,7 @@ func TestSimUsage(t *testing.T) {
 		{"sim", "loops", "--bits", "x"},
 		{"sim", "loops", "--hops", "1"},
 	} {
-		if r := bc(t, "", args...); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: sim: ") || !isUsageLine(r.stderr, "sim") {
+		if r := bc(t, "", args...); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: ") || !isUsageLine(r.stderr, "sim") {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}

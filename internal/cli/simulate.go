@@ -234,8 +234,14 @@ func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptio
 		ProgressEvery: max(total/4, 5000), Context: e.ctx, PollInterval: o.poll, Transport: o.transport,
 		PushInterval: o.pushInterval}
 	if o.progress {
+		finished := 0 // modes replayed whole; ReplayCluster runs them in turn
 		cfg.Progress = func(m replay.Mode, done, total int) {
-			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s)\n", m, done, total, time.Since(start).Round(time.Second))
+			elapsed := time.Since(start)
+			fprintf(e.stderr, "bloomcast: %-22s %d/%d requests (%s%s)\n", m, done, total, elapsed.Round(time.Second),
+				timeLeft(elapsed, finished*total+done, len(ms)*total))
+			if done == total {
+				finished++
+			}
 		}
 	}
 	results, err := replay.ReplayCluster(cfg)
@@ -245,4 +251,15 @@ func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptio
 	r := replay.NewClusterReport(cfg, results)
 	r.Trace.Source, r.Trace.Seed = o.source, o.seed
 	return r, results, nil
+}
+
+// timeLeft estimates the time a run that took elapsed for done of all
+// units of work still needs, at the rate so far: ", about 1m10s left", or
+// "" at the start and the end.
+func timeLeft(elapsed time.Duration, done, all int) string {
+	if done <= 0 || done >= all {
+		return ""
+	}
+	left := time.Duration(float64(elapsed) * float64(all-done) / float64(done))
+	return ", about " + left.Round(time.Second).String() + " left"
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -18,6 +19,10 @@ func TestSimulate(t *testing.T) {
 	r := bc(t, "", append(args, "--json", "--plot", plot)...)
 	if r.code != 0 || !strings.Contains(r.stderr, "1500/1500 requests") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Every mode but the last says about how long the rest will take.
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 4 || strings.Count(r.stderr, " left)") != 3 || strings.Contains(lines[3], "left") {
+		t.Errorf("progress:\n%s", r.stderr)
 	}
 	var rep replay.ClusterReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
@@ -73,6 +78,25 @@ func TestSimulate(t *testing.T) {
 	} {
 		if r := bc(t, "", bad...); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: ") {
 			t.Errorf("%q: exit %d, stderr %q", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// TestTimeLeft: simulate's progress estimates the time left from the
+// rate so far, over every mode.
+func TestTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		elapsed   time.Duration
+		done, all int
+		want      string
+	}{
+		{20 * time.Second, 1, 4, ", about 1m0s left"},
+		{10 * time.Second, 5000, 10000, ", about 10s left"},
+		{10 * time.Second, 0, 10, ""},
+		{10 * time.Second, 10, 10, ""},
+	} {
+		if got := timeLeft(c.elapsed, c.done, c.all); got != c.want {
+			t.Errorf("timeLeft(%v, %d, %d) = %q, want %q", c.elapsed, c.done, c.all, got, c.want)
 		}
 	}
 }

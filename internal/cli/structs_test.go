@@ -78,8 +78,12 @@ func TestBuildDeletion(t *testing.T) {
 	if after, _ := os.ReadFile(out); string(after) != string(before) {
 		t.Fatal("a refused remove changed the file")
 	}
-	// Adding puts a key in the first filter; a removed key stays removed.
-	ok(t, "", "add", out, "new-key", keys[0])
+	// Adding puts a key in the first filter; a removed key stays removed,
+	// and add says so.
+	if r := bc(t, "", "add", out, "new-key", keys[0]); r.code != 0 || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, "warning: "+out+": 1 of the keys added stay absent, removed before (the first: \""+keys[0]+"\")") {
+		t.Fatalf("add of a removed key: exit %d, stderr %q; want one warning", r.code, r.stderr)
+	}
 	if got := ok(t, "", "query", out, "new-key"); got != "maybe\n" {
 		t.Errorf("added key: %q", got)
 	}
@@ -157,7 +161,7 @@ func TestMHTBuildGet(t *testing.T) {
 		t.Errorf("library read: %d, %v", v, found)
 	}
 	// A crisis names the line; a bad line names its place.
-	if r := bc(t, "a\t1\nb\t2\nc\t3\n", "mht", "build", "--sizes", "1,1", "-o", tab); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: stdin:3: mht: crisis") {
+	if r := bc(t, "a\t1\nb\t2\nc\t3\n", "mht", "build", "--sizes", "1,1", "-o", tab); r.code != 2 || !strings.HasPrefix(r.stderr, "bloomcast: stdin:3: crisis") {
 		t.Errorf("crisis: %d %q", r.code, r.stderr)
 	}
 	if r := bc(t, "novalue\n", "mht", "build", "-o", tab); r.code != 2 || !strings.Contains(r.stderr, "stdin:1: want KEY<TAB>VALUE") {

@@ -17,6 +17,15 @@ import (
 // and discarded.
 func openPTY(t *testing.T) *os.File {
 	t.Helper()
+	master, tty := openPTYPair(t)
+	go io.Copy(io.Discard, master)
+	return tty
+}
+
+// openPTYPair opens a pseudo-terminal and returns its controlling side,
+// which writes what the terminal side reads, and its terminal side.
+func openPTYPair(t *testing.T) (master, tty *os.File) {
+	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -29,13 +38,38 @@ func openPTY(t *testing.T) *os.File {
 	if err != nil {
 		t.Skipf("ptsname: %v", err)
 	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("open the terminal side: %v", err)
 	}
 	t.Cleanup(func() { tty.Close() })
+	return master, tty
+}
+
+// TestKeysFromTerminalSaySo: reading keys from a terminal says so on
+// standard error, with how to end; from a pipe or file it does not.
+func TestKeysFromTerminalSaySo(t *testing.T) {
+	master, tty := openPTYPair(t)
+	// Two keys, then one Ctrl-D (VEOF) at the start of a line: the end of
+	// the input, which a terminal reports once.
+	if _, err := master.WriteString("a\nb\n\x04"); err != nil {
+		t.Fatal(err)
+	}
 	go io.Copy(io.Discard, master)
-	return tty
+	out := filepath.Join(t.TempDir(), "f.bf")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"build", "-o", out}, tty, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if stderr.String() != "bloomcast: reading keys from the terminal, one per line; end with Ctrl-D (on Windows Ctrl-Z, Enter)\n" {
+		t.Fatalf("stderr %q", stderr.String())
+	}
+	if r := inspectJSON(t, out); r.Count != 2 {
+		t.Fatalf("count %d, want 2", r.Count)
+	}
+	if r := bc(t, "a\n", "build", "-o", out); r.stderr != "" {
+		t.Fatalf("from a pipe: stderr %q", r.stderr)
+	}
 }
 
 // TestBinaryOutputToTerminal checks that a filter or delta written to
