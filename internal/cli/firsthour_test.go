@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -383,5 +384,45 @@ func TestParquetExamplesPrune(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("no Parquet query example found")
+	}
+}
+
+// TestLibraryPackagesListed keeps libraryPackages whole: every library
+// package of the module (outside internal/, cmd/, examples/ and the
+// nested modules) begins its errors with its name, which the commands
+// strip, so a package missing from the list would leak its name into
+// messages.
+func TestLibraryPackagesListed(t *testing.T) {
+	root := filepath.Join("..", "..")
+	clause := regexp.MustCompile(`(?m)^package (\w+)$`)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			base := d.Name()
+			if rel != "." && (base == "internal" || base == "cmd" || base == "examples" || base == "testdata" || strings.HasPrefix(base, ".")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(rel) == "." {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if m := clause.FindSubmatch(b); m != nil && !slices.Contains(libraryPackages, string(m[1])) {
+			t.Errorf("package %s (%s) is not in libraryPackages", m[1], filepath.Dir(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -304,7 +304,7 @@ func message(err error) string {
 // the commands print; each begins its errors with "NAME: ".
 var libraryPackages = []string{"anyfile", "bitsandblooms", "bloom", "bloomier", "cache", "counting", "digest",
 	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "params",
-	"parquet", "plot", "scalable", "sim", "squid", "flagvalue"}
+	"parquet", "plot", "replay", "ribbon", "scalable", "sim", "squid", "flagvalue"}
 
 // withoutPackages drops a package's name where it begins the message or
 // one of its ": "-separated parts after the first skip ("f.bf: bloom:
