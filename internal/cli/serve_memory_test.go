@@ -18,7 +18,7 @@ func TestServeMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	before := debug.SetMemoryLimit(-1)
 
 	t.Setenv("GOMEMLIMIT", "")

@@ -144,15 +144,17 @@ func (r *reloader) reload() {
 // node (cache.Node.MemoryLimit: --memory plus the digests and peers'
 // views, plus an eighth), so that the collector keeps the heap near what
 // the node accounts, unless GOMEMLIMIT set one. It returns the function
-// that restores the limit before (for a serve run inside a test).
+// that restores the limit before (for a serve run inside a test). It
+// logs at debug level: the node's "serving" line says the limit in force,
+// after the listener is open, so that a failed listen stays one line.
 func setMemoryLimit(n *cache.Node, log *slog.Logger) (restore func()) {
 	if env := os.Getenv("GOMEMLIMIT"); env != "" {
-		log.Info("memory limit from GOMEMLIMIT", "GOMEMLIMIT", env, "suggested", n.MemoryLimit())
+		log.Debug("memory limit from GOMEMLIMIT", "GOMEMLIMIT", env, "suggested", n.MemoryLimit())
 		return func() {}
 	}
 	limit := n.MemoryLimit()
 	prev := debug.SetMemoryLimit(limit)
-	log.Info("memory limit set", "bytes", limit)
+	log.Debug("memory limit set", "bytes", limit)
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
