@@ -64,8 +64,13 @@ type Record struct {
 //
 //	1700000000.123     12 127.0.0.1 TCP_HIT/200 1234 GET http://x/ - HIER_NONE/- text/html
 //
-// Spaces and control characters inside a field are percent-encoded, so
-// every line splits into exactly ten whitespace-separated fields.
+// Spaces, control characters and bytes outside ASCII inside a field are
+// percent-encoded, so every line is ASCII and splits into exactly ten
+// whitespace-separated fields, by ASCII or by Unicode white space (U+0085
+// and U+00A0 are spaces to the latter). The URL
+// is written without userinfo (as Squid does; it may hold a password)
+// and cut to 4 KiB, the other text fields to 256 bytes each, so that no
+// line is longer than MaxAccessLogLine, however long what a client sent.
 func (r Record) AppendSquid(dst []byte) []byte {
 	ms := r.Time.UnixMilli()
 	dst = strconv.AppendInt(dst, ms/1000, 10)
@@ -77,9 +82,9 @@ func (r Record) AppendSquid(dst []byte) []byte {
 	}
 	dst = append(dst, el...)
 	dst = append(dst, ' ')
-	dst = appendField(dst, r.Client)
+	dst = appendField(dst, r.Client, maxLogField)
 	dst = append(dst, ' ')
-	dst = appendField(dst, r.Code)
+	dst = appendField(dst, r.Code, maxLogField)
 	dst = append(dst, '/')
 	st := strconv.Itoa(r.Status)
 	for i := len(st); i < 3; i++ {
@@ -88,29 +93,37 @@ func (r Record) AppendSquid(dst []byte) []byte {
 	dst = append(dst, st...)
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, r.Bytes, 10)
-	for _, f := range []string{r.Method, r.URL, r.User} {
-		dst = append(dst, ' ')
-		dst = appendField(dst, f)
-	}
 	dst = append(dst, ' ')
-	dst = appendField(dst, r.Hierarchy)
+	dst = appendField(dst, r.Method, maxLogField)
+	dst = append(dst, ' ')
+	dst = appendField(dst, withoutUserinfo(r.URL), maxLogURL)
+	dst = append(dst, ' ')
+	dst = appendField(dst, r.User, maxLogField)
+	dst = append(dst, ' ')
+	dst = appendField(dst, r.Hierarchy, maxLogField)
 	dst = append(dst, '/')
-	dst = appendField(dst, r.From)
+	dst = appendField(dst, r.From, maxLogField)
 	dst = append(dst, ' ')
-	dst = appendField(dst, r.ContentType)
+	dst = appendField(dst, r.ContentType, maxLogField)
 	return append(dst, '\n')
 }
 
 // appendField appends s, "-" when empty, with bytes that would split the
-// line percent-encoded.
-func appendField(dst []byte, s string) []byte {
+// line, or are not ASCII, percent-encoded, and at most limit bytes of it (an escape is
+// never cut).
+func appendField(dst []byte, s string, limit int) []byte {
 	if s == "" {
 		return append(dst, '-')
 	}
 	const hexDigits = "0123456789ABCDEF"
+	end := len(dst) + limit
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c <= ' ' || c == 0x7f {
+		escape := c <= ' ' || c >= 0x7f
+		if n := len(dst) + 1; n > end || escape && n+2 > end {
+			break
+		}
+		if escape {
 			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
 			continue
 		}

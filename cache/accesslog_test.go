@@ -38,3 +38,60 @@ func TestAccessLogConcurrentLines(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// TestAccessLogLineBounded: however long and however odd what a client
+// or origin sent, a line is at most MaxAccessLogLine bytes, splits into
+// ten fields, and shows no userinfo.
+func TestAccessLogLineBounded(t *testing.T) {
+	long := strings.Repeat("\x01 x", 100<<10)
+	r := Record{Time: time.Unix(1, 0), Client: long, Code: long, Status: 200, Method: long,
+		URL: "http://alice:secret@example.com/" + long, User: long, Hierarchy: long, From: long, ContentType: long}
+	line := string(r.AppendSquid(nil))
+	if len(line) > MaxAccessLogLine {
+		t.Fatalf("line of %d bytes", len(line))
+	}
+	f := strings.Fields(line)
+	if len(f) != 10 || !strings.HasPrefix(f[6], "http://example.com/%01%20x") || strings.Contains(line, "secret") {
+		t.Fatalf("%d fields, URL %.60q", len(f), f[6])
+	}
+	for _, c := range []struct{ in, want string }{
+		{"http://u:p@h/x@y", "http://h/x@y"},
+		{"http://u@h:80", "http://h:80"},
+		{"http://h/?a=b@c", "http://h/?a=b@c"},
+		{"/metrics", "/metrics"},
+		{"h:443", "h:443"},
+	} {
+		if got := withoutUserinfo(c.in); got != c.want {
+			t.Errorf("withoutUserinfo(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzAccessLogLine: whatever the fields hold, a line is at most
+// MaxAccessLogLine bytes, one line of ten fields, and the authority of its
+// URL field holds no userinfo.
+func FuzzAccessLogLine(f *testing.F) {
+	f.Add("GET", "http://alice:secret@example.com/x", "text/html", "10.0.0.1")
+	f.Add("\x00 \n", "http://a b@c/\x7f", "", "")
+	f.Fuzz(func(t *testing.T, method, url, ctype, client string) {
+		r := Record{Time: time.Unix(1, 0), Client: client, Code: CodeMiss, Status: 200, Method: method,
+			URL: url, Hierarchy: HierDirect, From: client, ContentType: ctype}
+		line := string(r.AppendSquid(nil))
+		if len(line) > MaxAccessLogLine || strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
+			t.Fatalf("line of %d bytes: %.100q", len(line), line)
+		}
+		if n := len(strings.Fields(line)); n != 10 {
+			t.Fatalf("%d fields: %q", n, line)
+		}
+		logged := strings.Fields(line)[6]
+		if i := strings.Index(logged, "://"); i >= 0 {
+			authority := logged[i+3:]
+			if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+				authority = authority[:end]
+			}
+			if strings.Contains(authority, "@") {
+				t.Fatalf("userinfo in %q", logged)
+			}
+		}
+	})
+}

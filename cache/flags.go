@@ -42,6 +42,7 @@ type NodeFlags struct {
 	Help string
 
 	memory, disk, obj, maxDig byteSize
+	maxHead                   byteSize
 	capacity, squidBits       uint64
 	codec                     string
 	peers                     peerList
@@ -60,7 +61,7 @@ type NodeFlags struct {
 // 127.0.0.1:3128 with a 256 MiB memory cache.
 func NewNodeFlags() *NodeFlags {
 	return &NodeFlags{LogLevel: "info", LogFormat: "text", codec: "fast",
-		memory: 256 << 20, disk: 1 << 30, obj: DefaultMaxObjectBytes, maxDig: 64 << 20,
+		memory: 256 << 20, disk: 1 << 30, obj: DefaultMaxObjectBytes, maxDig: 64 << 20, maxHead: DefaultMaxRequestHeaderBytes,
 		capacity: 100000, squidBits: 5, connectPorts: portList{443},
 		own: map[string]bool{}, from: map[string]string{}, raw: map[string]string{}}
 }
@@ -95,7 +96,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", ErrConfig)
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // peer-timeout,
-// icp-timeout, allow-clients, allow-peers, connect-ports,
+// icp-timeout, allow-clients, allow-peers, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
@@ -132,6 +133,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
+	fs.Var(&nf.maxHead, "max-request-header", "")
 	fs.Var(&nf.connectPorts, "connect-ports", "")
 	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", DefaultTunnelIdle, "")
 	fs.DurationVar(&c.TunnelLifetime, "tunnel-lifetime", DefaultTunnelLifetime, "")
@@ -351,6 +353,9 @@ func (nf *NodeFlags) Check() error {
 			return nf.errf(a.name, "want at least one range (leave it out for loopback only)")
 		}
 	}
+	if nf.maxHead < minRequestHeaderBytes || nf.maxHead > 1<<30 {
+		return nf.errf("max-request-header", "want a size from %d bytes to 1GiB, such as 64KiB", minRequestHeaderBytes)
+	}
 	if nf.IsSet("connect-ports") && len(nf.connectPorts) == 0 {
 		return nf.errf("connect-ports", "want at least one port")
 	}
@@ -366,6 +371,7 @@ func (nf *NodeFlags) Check() error {
 	c.Codec, c.Peers = codec, nf.peers
 	c.MemoryBytes, c.DiskBytes, c.MaxObjectBytes, c.MaxDigestBytes = int64(nf.memory), int64(nf.disk), int64(nf.obj), int64(nf.maxDig)
 	c.Capacity, c.SquidBitsPerEntry = nf.capacity, uint8(nf.squidBits)
+	c.MaxRequestHeaderBytes = int(nf.maxHead)
 	c.AllowClients, c.AllowPeers, c.ConnectPorts = nf.allowClients, nf.allowPeers, nf.connectPorts
 	seen := map[string]bool{}
 	for i, p := range nf.peers {

@@ -99,6 +99,7 @@ var restartFlags = map[string]string{
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
 	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
+	"MaxRequestHeaderBytes": "max-request-header",
 }
 
 // FlagNames returns the flags ("--listen", …) of NodeConfig fields, as

@@ -102,10 +102,17 @@ type NodeConfig struct {
 	TunnelLifetime time.Duration
 
 	// AllowClients and AllowPeers are the address ranges allowed to use
-	// the proxy and to fetch digests or send ICP queries; empty means
-	// loopback only.
+	// the proxy and to fetch digests, send ICP queries, scrape /metrics
+	// and read why /healthz fails; empty means loopback only. Anyone may
+	// read /healthz's status, with a fixed reason.
 	AllowClients []netip.Prefix
 	AllowPeers   []netip.Prefix
+
+	// MaxRequestHeaderBytes bounds a request's head (request line and
+	// header fields); one over it gets 414 (its request line alone is)
+	// or 431 at once. 0 means DefaultMaxRequestHeaderBytes (Squid's
+	// request_header_max_size).
+	MaxRequestHeaderBytes int
 
 	AccessLog io.Writer    // Squid-format access log; nil for none
 	Logger    *slog.Logger // nil for slog.Default()
@@ -205,7 +212,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if n.directory, err = NewDirectory(DirectoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
 		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, Logger: n.log, Now: cfg.Now,
-		Client: &http.Client{Timeout: max(cfg.PeerTimeout, 10*time.Second)},
+		Client: digestClient(max(cfg.PeerTimeout, 10*time.Second)),
 		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
 			n.metrics.counts.fetched(status, bytes, delta)
 			n.metrics.httpMessage("in", int64(bytes))
@@ -273,6 +280,9 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.PeerViews == "" {
 		cfg.PeerViews = PeerViewsDecoded
 	}
+	if cfg.MaxRequestHeaderBytes == 0 {
+		cfg.MaxRequestHeaderBytes = DefaultMaxRequestHeaderBytes
+	}
 	if len(cfg.AllowClients) == 0 {
 		cfg.AllowClients = loopback
 	}
@@ -307,6 +317,8 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: push interval %v (want 0 to push every publication, or ≥ %v)", ErrConfig, cfg.PushInterval, MinInterval)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
 		return fmt.Errorf("%w: negative size", ErrConfig)
+	case cfg.MaxRequestHeaderBytes < minRequestHeaderBytes:
+		return fmt.Errorf("%w: request header limit %d bytes (want 0 for the default, or ≥ %d)", ErrConfig, cfg.MaxRequestHeaderBytes, minRequestHeaderBytes)
 	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < MinInterval,
 		cfg.ICPTimeout < 0 || cfg.ICPTimeout > 0 && cfg.ICPTimeout < MinInterval:
 		return fmt.Errorf("%w: peer timeout %v, ICP timeout %v (want 0 for the default, or ≥ %v)",
@@ -429,15 +441,22 @@ func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.publisher)))
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
-	local.Handle("/metrics", n.metrics.handler())
+	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
+	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		n.refuse(w, r, CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
+			SquidDigestPath+", /metrics and /healthz, and proxies absolute http URLs")
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !n.admit(w, r) {
+			return
+		}
 		if n.addressedToMe(r) {
 			local.ServeHTTP(w, r)
 			return
 		}
 		if !allowed(*n.allowClients.Load(), remoteAddr(r)) {
-			http.Error(w, "access denied", http.StatusForbidden)
+			n.refuse(w, r, CodeDenied, http.StatusForbidden, "access denied")
 			return
 		}
 		if r.Method == http.MethodConnect {
@@ -477,12 +496,12 @@ func (n *Node) addressedToMe(r *http.Request) bool {
 	return err == nil && (ip.IsLoopback() || myHost == "0.0.0.0" || myHost == "::")
 }
 
-// peersOnly refuses requests from outside AllowPeers.
+// peersOnly refuses requests from outside AllowPeers, logged
+// TCP_DENIED/403.
 func (n *Node) peersOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) {
-			n.log.Warn("digest request refused", "remote", r.RemoteAddr)
-			http.Error(w, "access denied", http.StatusForbidden)
+			n.refuse(w, r, CodeDenied, http.StatusForbidden, "access denied")
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -555,7 +574,8 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	n.addr = ln.Addr().String()
 	n.mu.Unlock()
 	srv := &http.Server{Handler: n.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
+		MaxHeaderBytes: n.cfg.MaxRequestHeaderBytes, ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
+	ln = refusalListener{Listener: ln, n: n}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	loopErr := make(chan error, 2)

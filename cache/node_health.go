@@ -84,11 +84,15 @@ func (n *Node) unhealthy() string {
 }
 
 // serveHealth answers /healthz: 200 "ok", or 503 with the reason on one
-// line.
-func (n *Node) serveHealth(w http.ResponseWriter, _ *http.Request) {
+// line to a client in AllowPeers, and the fixed "unhealthy" to anyone
+// else (a reason names peers, addresses and errors).
+func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok\n"
 	if reason := n.unhealthy(); reason != "" {
+		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) {
+			reason = "unhealthy"
+		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 		body = reason + "\n"
 	}

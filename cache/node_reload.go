@@ -52,6 +52,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},
 		{"ConnectPorts", old.ConnectPorts, cfg.ConnectPorts}, {"TunnelIdle", old.TunnelIdle, cfg.TunnelIdle},
 		{"TunnelLifetime", old.TunnelLifetime, cfg.TunnelLifetime},
+		{"MaxRequestHeaderBytes", old.MaxRequestHeaderBytes, cfg.MaxRequestHeaderBytes},
 	} {
 		if !reflect.DeepEqual(f.a, f.b) {
 			restart = append(restart, f.name)

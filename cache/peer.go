@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -106,7 +105,8 @@ type PeerConfig struct {
 type DirectoryConfig struct {
 	Peers []PeerConfig
 	// Client fetches digests; nil means a client with a 10-second
-	// timeout. Every request also carries the context given to Refresh.
+	// timeout that does not ask for compressed responses. Every request
+	// also carries the context given to Refresh.
 	Client *http.Client
 	// PollInterval is how often Run refreshes every peer; 0 means 30 s.
 	PollInterval time.Duration
@@ -217,7 +217,7 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 			cfg.PollInterval, cfg.Expiry, MinInterval, cfg.MaxDigestBytes)
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: 10 * time.Second}
+		cfg.Client = digestClient(10 * time.Second)
 	}
 	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger, changed: make(chan struct{}, 1)}
 	if d.now == nil {
@@ -241,7 +241,7 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 func newPeer(pc PeerConfig) (*Peer, error) {
 	u, err := url.Parse(pc.Proxy)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: peer proxy %q: want http://host:port", ErrConfig, pc.Proxy)
+		return nil, fmt.Errorf("%w: peer proxy %q: want http://host:port", ErrConfig, withoutUserinfo(pc.Proxy))
 	}
 	if pc.DigestURL == "" {
 		path := DigestPath
@@ -251,7 +251,7 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 		pc.DigestURL = strings.TrimSuffix(pc.Proxy, "/") + path
 	}
 	if d, err := url.Parse(pc.DigestURL); err != nil || d.Host == "" {
-		return nil, fmt.Errorf("%w: peer digest URL %q", ErrConfig, pc.DigestURL)
+		return nil, fmt.Errorf("%w: peer digest URL %q", ErrConfig, withoutUserinfo(pc.DigestURL))
 	}
 	if pc.Name == "" {
 		pc.Name = u.Host
@@ -464,7 +464,7 @@ func (d *Directory) answered(p *Peer, err error) error {
 		if connectFailed(err) {
 			p.unreachable = true
 		}
-		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", p.cfg.DigestURL, "err", err)
+		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", withoutUserinfo(p.cfg.DigestURL), "err", err)
 		if d.cfg.OnFetchFailed != nil {
 			d.cfg.OnFetchFailed(p.name, err)
 		}
@@ -525,7 +525,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	case http.StatusOK:
 	default:
 		discardBody(resp.Body, 4096)
-		return fmt.Errorf("digest %s: %s", target, resp.Status)
+		return fmt.Errorf("digest %s: %s", withoutUserinfo(target), resp.Status)
 	}
 	body, err := d.readBody(resp)
 	if err != nil {
@@ -544,20 +544,10 @@ func (d *Directory) fetched(p *Peer, status, n int, codec string, delta bool) {
 }
 
 // readBody reads a digest response, refusing one larger than the limit
-// before reading it when the length is announced.
+// before reading it when the length is announced, and holding at most
+// twice the limit while reading one whose length is not (readBounded).
 func (d *Directory) readBody(resp *http.Response) ([]byte, error) {
-	limit := d.cfg.MaxDigestBytes
-	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("digest of %d bytes exceeds the limit of %d", resp.ContentLength, limit)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("digest exceeds the limit of %d bytes", limit)
-	}
-	return body, nil
+	return readBounded(resp.Body, resp.ContentLength, d.cfg.MaxDigestBytes)
 }
 
 // decode turns a response body into a view: a full digest, a delta

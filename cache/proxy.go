@@ -215,6 +215,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic("cache: zero Proxy; use NewProxy")
 	}
 	start := p.now()
+	closeAfterChunked(w, r)
 	// One allocation for the record and the writer.
 	x := &struct {
 		rec Record
@@ -283,6 +284,9 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	if r.URL == nil || !r.URL.IsAbs() || r.URL.Host == "" || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
 		rec.Code = CodeNone
 		p.fail(w, http.StatusBadRequest, "cache: not a proxy request (absolute http URL required)")
+		return false
+	}
+	if p.refuseUserinfo(w, r, rec) {
 		return false
 	}
 	cacheable := r.Method == http.MethodGet || r.Method == http.MethodHead

@@ -115,6 +115,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		finish(CodeNone, http.StatusInternalServerError, "cache: CONNECT over this connection is not supported")
 		return
 	}
+	client = tunnelConn(client)
 	defer closeConn(client)
 	n.tunnels.tunnels.WithLabelValues("tunnelled").Inc()
 	rec.Hierarchy, rec.From = HierDirect, clientIP(server.RemoteAddr().String())
