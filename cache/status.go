@@ -208,7 +208,7 @@ func (n *Node) Status() NodeStatus {
 		BitsPerEntry: n.cfg.BitsPerEntry, HashFunctions: n.cfg.HashFunctions, Fill: p.Fill, FalsePos: p.FalsePos,
 		PredictedFalsePos: p.PredictedFalsePos, TargetFalsePos: p.TargetFalsePos,
 		Published: p.Published, AgeSeconds: n.publisher.now().Sub(p.Published).Seconds(),
-		MaxAgeSeconds: n.cfg.MaxDigestAge.Seconds(), Pending: p.Pending, Capacity: p.Capacity,
+		MaxAgeSeconds: n.publisherMaxAge().Seconds(), Pending: p.Pending, Capacity: p.Capacity,
 		Resizes: p.Resizes, Full: p.Capacity > 0 && p.Keys >= p.Capacity}
 
 	if t := n.cfg.Transport; t != nil {
@@ -244,6 +244,15 @@ func (n *Node) Status() NodeStatus {
 		st.Peers = append(st.Peers, sp)
 	}
 	return st
+}
+
+// publisherMaxAge is the publisher's maximum digest age, as
+// Node.unhealthy reads it.
+func (n *Node) publisherMaxAge() time.Duration {
+	p := n.publisher
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cfg.MaxAge
 }
 
 // version is NodeConfig.Version, or the main module's version.

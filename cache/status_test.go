@@ -60,7 +60,7 @@ func TestStatusPage(t *testing.T) {
 		t.Fatalf("ratios: %+v", r)
 	}
 	if d := st.Digest; d.Sequence == 0 || d.Keys != 2 || d.WireBytes == 0 || d.Capacity != 1000 ||
-		d.BitsPerEntry != 16 || d.PredictedFalsePos <= 0 || d.Pending != 0 {
+		d.BitsPerEntry != 16 || d.PredictedFalsePos <= 0 || d.Pending != 0 || d.MaxAgeSeconds != 300 {
 		t.Fatalf("digest: %+v", d)
 	}
 	if len(st.Peers) != 1 {

@@ -128,6 +128,7 @@ func init() {
 		diffCommand,
 		patchCommand,
 		serveCommand,
+		statusCommand,
 		bloomierCommand,
 		mhtCommand,
 		demoCommand,
