@@ -71,7 +71,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		func() float64 { return n.publisher.now().Sub(n.publisher.Stats().Published).Seconds() })
 	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
 		func() float64 { return float64(n.publisher.Stats().Pending) })
-	m.registry.MustRegister(&peerCollector{dir: n.directory})
+	m.registry.MustRegister(&peerCollector{dir: n.directory}, &peerFalsePosCollector{dir: n.directory})
 	m.registerHealth(n)
 	m.registerTransport(n.cfg.Transport)
 	m.registerSummary(n)

@@ -154,7 +154,8 @@ type StatusPeer struct {
 	Unreachable bool    `json:"unreachable"`
 	// Hits, FalseHits and Errors are the requests sent to the peer, by
 	// result (bloomcast_peer_requests_total); MeasuredFalseHitRate is
-	// FalseHits/(Hits+FalseHits).
+	// FalseHits per local miss (the requests that consulted the peers'
+	// digests: misses and peer hits), the figure FalsePos predicts.
 	Hits                 uint64  `json:"hits"`
 	FalseHits            uint64  `json:"false_hits"`
 	Errors               uint64  `json:"errors"`
@@ -227,8 +228,8 @@ func (n *Node) Status() NodeStatus {
 			Hits: hits, FalseHits: falseHits, Errors: errs,
 			Failures: ps.Failures, LastError: ps.LastError, SinceAnswerSeconds: ps.SinceAnswer.Seconds(),
 			Transport: "http", Full: ps.Full, Delta: ps.Delta, NotModified: ps.NotModified, Pushed: ps.Pushed}
-		if hits+falseHits > 0 {
-			sp.MeasuredFalseHitRate = float64(falseHits) / float64(hits+falseHits)
+		if lookups := s.Misses + s.PeerHits; lookups > 0 {
+			sp.MeasuredFalseHitRate = float64(falseHits) / float64(lookups)
 		}
 		if ps.Pushed > 0 && (st.Transport == nil || st.Transport.Connected) {
 			sp.Transport = "push"

@@ -72,6 +72,9 @@ func TestStatusPage(t *testing.T) {
 		t.Fatalf("peer b: %+v", p)
 	}
 
+	if v := a.metric(t, `bloomcast_peer_view_false_positive_rate{peer="b"}`); v == "" || v == "0" {
+		t.Fatalf("bloomcast_peer_view_false_positive_rate of b: %q", v)
+	}
 	resp, err := http.Get(a.url() + StatusPath)
 	if err != nil {
 		t.Fatal(err)

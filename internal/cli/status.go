@@ -257,10 +257,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		if p.HasView {
 			age, size, fp = seconds(p.AgeSeconds), binaryBytes(int64(p.WireBytes)), sharePercent(p.FalsePos)
 		}
-		falseHits := strconv.FormatUint(p.FalseHits, 10)
-		if p.Hits+p.FalseHits > 0 {
-			falseHits += " (" + sharePercent(p.MeasuredFalseHitRate) + ")"
-		}
+		falseHits := strconv.FormatUint(p.FalseHits, 10) + " (" + sharePercent(p.MeasuredFalseHitRate) + ")"
 		last := "ok"
 		switch {
 		case p.LastError != "":
