@@ -140,7 +140,7 @@ func runStatus(e *env, args []string) error {
 		if err := once(); err != nil {
 			// A node that does not answer for a moment is what a watch
 			// is for: say so and go on.
-			fmt.Fprintf(e.stdout, "%s: %v\n", time.Now().Format(time.TimeOnly), err)
+			fprintf(e.stdout, "%s: %v\n", time.Now().Format(time.TimeOnly), err)
 		}
 		if !clear && !*asJSON {
 			fprint(e.stdout, "\n")
@@ -179,7 +179,7 @@ func fetchStatus(c *http.Client, target string) ([]byte, cache.NodeStatus, error
 	if err != nil {
 		return nil, st, fmt.Errorf("status: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read only
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return nil, st, fmt.Errorf("status: %s: %w", target, err)
@@ -199,35 +199,37 @@ func firstLine(s string) string {
 }
 
 // writeStatus prints a node's status as the tables of its status page.
+// A failed write shows in the error of the tables' Flush, or in the
+// command's output writer, which keeps the first.
 func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	n := st.Node
 	health := "ok"
 	if !n.Healthy {
 		health = "UNHEALTHY: " + n.Unhealthy
 	}
-	fmt.Fprintf(w, "node %s  %s  up %s  listen %s  route %s  %s\n", n.Name, n.Version,
+	fprintf(w, "node %s  %s  up %s  listen %s  route %s  %s\n", n.Name, n.Version,
 		seconds(n.UptimeSeconds), n.Listen, n.Route, health)
 	fill := 0.0
 	if n.BudgetBytes > 0 {
 		fill = float64(n.Bytes) / float64(n.BudgetBytes)
 	}
-	fmt.Fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, binaryBytes(n.Bytes), binaryBytes(n.BudgetBytes), sharePercent(fill))
+	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, binaryBytes(n.Bytes), binaryBytes(n.BudgetBytes), sharePercent(fill))
 	if t := st.Transport; t != nil {
 		state := "connected"
 		if !t.Connected {
 			state = "DISCONNECTED"
 		}
-		fmt.Fprintf(w, "transport %s %s, %d sent, %d received, %d dropped\n", t.Name, state, t.Sent, t.Received, t.Dropped)
+		fprintf(w, "transport %s %s, %d sent, %d received, %d dropped\n", t.Name, state, t.Sent, t.Received, t.Dropped)
 	}
 
-	fmt.Fprintln(w)
+	fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "requests\tlocal hits\tpeer hits\tmisses\tother\tfalse hits\ttotal\t")
+	fprintln(tw, "requests\tlocal hits\tpeer hits\tmisses\tother\tfalse hits\ttotal\t")
 	h, r := st.Requests.LastHour, st.Requests.LastHourRatio
-	fmt.Fprintf(tw, "last hour\t%d %s\t%d %s\t%d %s\t%d\t%d %s\t%d\t\n", h.LocalHits, sharePercent(r.Local), h.PeerHits, sharePercent(r.Peer),
+	fprintf(tw, "last hour\t%d %s\t%d %s\t%d %s\t%d\t%d %s\t%d\t\n", h.LocalHits, sharePercent(r.Local), h.PeerHits, sharePercent(r.Peer),
 		h.Misses, sharePercent(r.Miss), h.Other, h.FalseHits, sharePercent(r.FalseHits), h.Total())
 	t := st.Requests.Total
-	fmt.Fprintf(tw, "since start\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.LocalHits, t.PeerHits, t.Misses, t.Other, t.FalseHits, t.Total())
+	fprintf(tw, "since start\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.LocalHits, t.PeerHits, t.Misses, t.Other, t.FalseHits, t.Total())
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -237,17 +239,17 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	if d.Full {
 		full = " FULL"
 	}
-	fmt.Fprintf(w, "\ndigest #%d %s, %s on the wire, %d keys of %d%s, %.4g bits/entry, fp %s predicted (target %s), published %s ago (max %s), %d pending, %d resizes\n",
+	fprintf(w, "\ndigest #%d %s, %s on the wire, %d keys of %d%s, %.4g bits/entry, fp %s predicted (target %s), published %s ago (max %s), %d pending, %d resizes\n",
 		d.Sequence, d.Codec, binaryBytes(int64(d.WireBytes)), d.Keys, d.Capacity, full, d.BitsPerEntry,
 		sharePercent(d.PredictedFalsePos), sharePercent(d.TargetFalsePos), seconds(d.AgeSeconds), seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
 
-	fmt.Fprintln(w)
+	fprintln(w)
 	if len(st.Peers) == 0 {
-		fmt.Fprintln(w, "no peers")
+		fprintln(w, "no peers")
 		return nil
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PEER\tSTATE\tPROTOCOL\tAGE\tSIZE\tFP PREDICTED\tHITS\tFALSE HITS\tTRANSPORT\tLAST FETCH")
+	fprintln(tw, "PEER\tSTATE\tPROTOCOL\tAGE\tSIZE\tFP PREDICTED\tHITS\tFALSE HITS\tTRANSPORT\tLAST FETCH")
 	for _, p := range st.Peers {
 		state := p.State
 		if state != cache.PeerStateOK {
@@ -265,7 +267,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		case !p.HasView:
 			last = "none yet"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, state, p.Protocol, age, size, fp, p.Hits, falseHits, p.Transport, last)
+		fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, state, p.Protocol, age, size, fp, p.Hits, falseHits, p.Transport, last)
 	}
 	return tw.Flush()
 }
