@@ -21,7 +21,8 @@ const statusMinutes = 60
 // (StatusPath) renders it and StatusJSONPath serves it as JSON; `bloomcast
 // status` reads the JSON. Every figure comes from what the node counts
 // for its Prometheus metrics, read at one moment (each counter atomically,
-// the whole not). docs/STATUS.md describes each field.
+// the whole not). docs/STATUS.md describes each field. The zero value
+// is the status of a zero Node: nothing counted, no peers.
 type NodeStatus struct {
 	Time      time.Time        `json:"time"`
 	Node      StatusNode       `json:"node"`
@@ -31,7 +32,8 @@ type NodeStatus struct {
 	Peers     []StatusPeer     `json:"peers"`
 }
 
-// StatusNode describes the node itself.
+// StatusNode describes the node itself. The zero value describes a
+// zero Node.
 type StatusNode struct {
 	Name          string    `json:"name"`
 	Version       string    `json:"version"`
@@ -49,7 +51,7 @@ type StatusNode struct {
 
 // StatusCounts are client requests by outcome, as
 // bloomcast_requests_total counts them, and those that met a false hit
-// (bloomcast_false_hit_requests_total).
+// (bloomcast_false_hit_requests_total). The zero value counts none.
 type StatusCounts struct {
 	LocalHits uint64 `json:"local_hits"`
 	PeerHits  uint64 `json:"peer_hits"`
@@ -62,7 +64,7 @@ type StatusCounts struct {
 func (c StatusCounts) Total() uint64 { return c.LocalHits + c.PeerHits + c.Misses + c.Other }
 
 // StatusRatios are shares of all client requests; 0 when there were
-// none.
+// none, as in the zero value.
 type StatusRatios struct {
 	Local     float64 `json:"local_hit"`
 	Peer      float64 `json:"peer_hit"`
@@ -80,7 +82,8 @@ func (c StatusCounts) Ratios() StatusRatios {
 		Miss: float64(c.Misses) / t, FalseHits: float64(c.FalseHits) / t}
 }
 
-// StatusMinute is one minute of client requests.
+// StatusMinute is one minute of client requests; the zero value is the
+// minute of the Unix epoch, with none.
 type StatusMinute struct {
 	Start time.Time `json:"start"`
 	StatusCounts
@@ -88,7 +91,8 @@ type StatusMinute struct {
 
 // StatusRequests are the node's client requests since it started, over
 // the last hour, and minute by minute over the last hour (oldest first;
-// the last minute is the current one, still counting).
+// the last minute is the current one, still counting). The zero value
+// counts none and charts no minutes.
 type StatusRequests struct {
 	Total         StatusCounts   `json:"total"`
 	LastHour      StatusCounts   `json:"last_hour"`
@@ -97,6 +101,7 @@ type StatusRequests struct {
 }
 
 // StatusDigest describes the digest the node publishes to its peers.
+// The zero value describes none published.
 type StatusDigest struct {
 	Sequence  uint64 `json:"sequence"`
 	Codec     string `json:"codec"`
@@ -122,6 +127,8 @@ type StatusDigest struct {
 }
 
 // StatusTransport describes the digest transport (NodeConfig.Transport).
+// The zero value is an unnamed transport, disconnected, that carried
+// nothing.
 type StatusTransport struct {
 	Name      string `json:"name"`
 	Connected bool   `json:"connected"`
@@ -137,7 +144,8 @@ const (
 	PeerStateNoDigest = "no digest" // no view held: none fetched yet, or it expired
 )
 
-// StatusPeer describes one peer as this node sees it.
+// StatusPeer describes one peer as this node sees it. The zero value is
+// an unnamed peer with no state, no view and no requests.
 type StatusPeer struct {
 	Name     string `json:"name"`
 	Protocol string `json:"protocol"`
