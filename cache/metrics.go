@@ -37,10 +37,13 @@ type nodeMetrics struct {
 	// metrics read them at scrape time (requestCollector), so a request
 	// is counted once.
 	counts nodeCounters
+	// status is what the status page counts besides (status.go).
+	status statusCounters
 }
 
 func newNodeMetrics(n *Node) *nodeMetrics {
 	m := &nodeMetrics{registry: prometheus.NewRegistry()}
+	m.status.started = n.now()
 	m.peerAsks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bloomcast_peer_requests_total",
 		Help: "Requests to peers with only-if-cached, by peer and result: hit, false_hit (504: the summary erred), error.",
@@ -68,7 +71,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		func() float64 { return n.publisher.now().Sub(n.publisher.Stats().Published).Seconds() })
 	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
 		func() float64 { return float64(n.publisher.Stats().Pending) })
-	m.registry.MustRegister(&peerCollector{dir: n.directory})
+	m.registry.MustRegister(&peerCollector{dir: n.directory}, &peerFalsePosCollector{dir: n.directory})
 	m.registerHealth(n)
 	m.registerMemory(n)
 	m.registerTransport(n.cfg.Transport)
@@ -91,6 +94,7 @@ func outcome(r *Record) string {
 
 func (m *nodeMetrics) request(r *Record) {
 	m.counts.request(outcome(r), r.Bytes)
+	m.status.minutes.add(r.Time, outcome(r), r.FalseHits > 0)
 	if r.FalseHits > 0 {
 		m.counts.falseHitRequests.Add(1)
 	}

@@ -44,6 +44,9 @@ type NodeConfig struct {
 	// A peer of that name, or at the Listen address, is refused: it
 	// would be this node.
 	Name string
+	// Version is the software's version the status page shows; empty
+	// means the main module's version from the build information.
+	Version string
 
 	// MemoryBytes is the memory cache's budget, of the heap its entries
 	// and index hold (Memory); 0 means 256 MiB. DiskDir, when set,
@@ -434,6 +437,7 @@ func remoteAddr(r *http.Request) netip.Addr {
 
 func (n *Node) peerOutcome(peer string, o PeerOutcome) {
 	n.metrics.counts.peer(o)
+	n.metrics.status.peer(peer, o)
 	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
 }
 
@@ -456,9 +460,11 @@ func (n *Node) routes() http.Handler {
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
+	local.Handle(StatusPath, n.peersOnly(http.HandlerFunc(n.serveStatus)))
+	local.Handle(StatusJSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
-			SquidDigestPath+", /metrics and /healthz, and proxies absolute http URLs")
+			SquidDigestPath+", /metrics, /healthz, "+StatusPath+" and "+StatusJSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !n.admit(w, r) {

@@ -18,6 +18,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // Protocol is how a peer publishes its summary.
@@ -616,6 +617,14 @@ func (v *peerView) form() (form string, held int, fill float64) {
 	return PeerViewsDecoded, 8 * len(v.filter.Words()), v.filter.FillRatio()
 }
 
+// hashes returns the view's number of hash functions.
+func (v *peerView) hashes() int {
+	if v.pieces != nil {
+		return v.pieces.Geometry().K()
+	}
+	return v.filter.K()
+}
+
 // PeerStatus describes a peer's view.
 // The zero value describes a peer with no view and no fetch.
 type PeerStatus struct {
@@ -626,6 +635,12 @@ type PeerStatus struct {
 	Age         time.Duration // since the view was fetched
 	SinceAnswer time.Duration // since the peer last answered
 	Fill        float64
+	// FalsePos is the false-positive rate the view predicts from its
+	// fill and its number of hash functions (fill^k): the share of
+	// this node's misses that will be sent to the peer in vain.
+	FalsePos float64
+	// Unreachable is set while the peer's last fetch found it down.
+	Unreachable bool
 	Bytes       int // size of the last digest or delta fetched
 	// Form is how the view is held (PeerViewsCompressed or
 	// PeerViewsDecoded) and HeldBytes the memory it holds: the decoded
@@ -653,7 +668,7 @@ func (d *Directory) Status() []PeerStatus {
 		p.mu.RLock()
 		s := PeerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
 			Full: p.fetches.full, Delta: p.fetches.delta, NotModified: p.fetches.notModified,
-			Resync: p.fetches.resync, Refused: p.fetches.refused, Pushed: p.fetches.pushed}
+			Resync: p.fetches.resync, Refused: p.fetches.refused, Pushed: p.fetches.pushed, Unreachable: p.unreachable}
 		if p.lastErr != nil {
 			s.LastError = p.lastErr.Error()
 		}
@@ -663,6 +678,7 @@ func (d *Directory) Status() []PeerStatus {
 		if v := p.view; v != nil {
 			s.HasView, s.Sequence, s.Age, s.Bytes = true, v.seq, now.Sub(v.fetched), v.bytes
 			s.Form, s.HeldBytes, s.Fill = v.form()
+			s.FalsePos = params.FalsePositiveFromFill(s.Fill, v.hashes())
 		}
 		p.mu.RUnlock()
 		out = append(out, s)

@@ -132,6 +132,7 @@ func init() {
 		diffCommand,
 		patchCommand,
 		serveCommand,
+		statusCommand,
 		bloomierCommand,
 		mhtCommand,
 		demoCommand,

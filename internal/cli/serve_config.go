@@ -58,6 +58,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		return nil, err
 	}
 	sf.cfg = sf.Config
+	sf.cfg.Version = releaseVersion()
 	if sf.nats != "" {
 		for _, p := range sf.cfg.Peers {
 			if p.Protocol == cache.Bloomcast && p.Name == "" {

@@ -1,0 +1,321 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+)
+
+var statusCommand = &command{
+	name:    "status",
+	summary: "show a running node's status: peers, digest, hit ratios",
+	usage:   usageText("status"),
+	run:     runStatus,
+}
+
+// defaultWatch is --watch's interval when none is given.
+const defaultWatch = 2 * time.Second
+
+// watchValue is --watch [INTERVAL]: a flag that may stand alone.
+type watchValue time.Duration
+
+func (w *watchValue) String() string   { return time.Duration(*w).String() }
+func (w *watchValue) IsBoolFlag() bool { return true }
+
+func (w *watchValue) Set(s string) error {
+	if s == "true" {
+		*w = watchValue(defaultWatch)
+		return nil
+	}
+	d, err := parseInterval(s)
+	if err != nil {
+		return err
+	}
+	*w = watchValue(d)
+	return nil
+}
+
+// parseInterval reads an interval of at least 100 ms: a Go duration
+// ("2s", "500ms") or whole seconds ("5").
+func parseInterval(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		n, nerr := strconv.Atoi(s)
+		if nerr != nil {
+			return 0, errors.New("want an interval such as 2s, 500ms or 5")
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d < 100*time.Millisecond {
+		return 0, errors.New("want an interval of at least 100ms")
+	}
+	return d, nil
+}
+
+// watchArgs joins "--watch INTERVAL" into "--watch=INTERVAL", so that
+// --watch may stand alone or take a value: an argument after it that
+// starts with a digit and has no colon is its interval (a node's URL
+// has a colon before its port).
+func watchArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--watch" || a == "-watch") && i+1 < len(args) {
+			if next := args[i+1]; next != "" && next[0] >= '0' && next[0] <= '9' && !strings.Contains(next, ":") {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func runStatus(e *env, args []string) error {
+	fs := newFlagSet("status")
+	asJSON := fs.Bool("json", false, "")
+	var watch watchValue
+	fs.Var(&watch, "watch", "")
+	timeout := fs.Duration("timeout", 10*time.Second, "")
+	rest, err := parseFlags(fs, watchArgs(args))
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("want one node URL, such as http://127.0.0.1:3128")
+	}
+	target, err := statusURL(rest[0])
+	if err != nil {
+		return err
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout: want a positive duration")
+	}
+	client := &http.Client{Timeout: *timeout}
+	once := func() error {
+		raw, st, err := fetchStatus(client, target)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			_, err = e.stdout.Write(raw)
+			return err
+		}
+		return writeStatus(e.stdout, st)
+	}
+	if watch == 0 {
+		return once()
+	}
+	ctx := e.ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	clear := !*asJSON && isTerminal(e.stdout)
+	tick := time.NewTicker(time.Duration(watch))
+	defer tick.Stop()
+	for {
+		if clear {
+			fprint(e.stdout, "\x1b[H\x1b[2J") // home, erase the screen
+		}
+		if err := once(); err != nil {
+			// A node that does not answer for a moment is what a watch
+			// is for: say so and go on.
+			fprintf(e.stdout, "%s: %v\n", time.Now().Format(time.TimeOnly), err)
+		}
+		if !clear && !*asJSON {
+			fprint(e.stdout, "\n")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// statusURL returns the status JSON's URL of the node at s: its base
+// URL, or the status page's or JSON's own URL.
+func statusURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", usagef("bad node URL %q: want http://HOST:PORT", s)
+	}
+	switch strings.TrimSuffix(u.Path, "/") {
+	case "", cache.StatusPath, cache.StatusJSONPath:
+		u.Path = cache.StatusJSONPath
+	default:
+		return "", usagef("bad node URL %q: want http://HOST:PORT, without a path", s)
+	}
+	return u.String(), nil
+}
+
+// fetchStatus reads a node's status JSON.
+func fetchStatus(c *http.Client, target string) ([]byte, cache.NodeStatus, error) {
+	var st cache.NodeStatus
+	resp, err := c.Get(target)
+	if err != nil {
+		return nil, st, fmt.Errorf("status: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }() // read only
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, st, fmt.Errorf("status: %s: %w", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, st, fmt.Errorf("status: %s: %s: %s", target, resp.Status, strings.TrimSpace(firstLine(string(raw))))
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, st, fmt.Errorf("status: %s: not a node's status: %w", target, err)
+	}
+	return raw, st, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// writeStatus prints a node's status as the tables of its status page.
+// A failed write shows in the error of the tables' Flush, or in the
+// command's output writer, which keeps the first.
+func writeStatus(w io.Writer, st cache.NodeStatus) error {
+	n := st.Node
+	health := "ok"
+	if !n.Healthy {
+		health = "UNHEALTHY: " + n.Unhealthy
+	}
+	fprintf(w, "node %s  %s  up %s  listen %s  route %s  %s\n", n.Name, n.Version,
+		seconds(n.UptimeSeconds), n.Listen, n.Route, health)
+	fill := 0.0
+	if n.BudgetBytes > 0 {
+		fill = float64(n.Bytes) / float64(n.BudgetBytes)
+	}
+	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, binaryBytes(n.Bytes), binaryBytes(n.BudgetBytes), sharePercent(fill))
+	if t := st.Transport; t != nil {
+		state := "connected"
+		if !t.Connected {
+			state = "DISCONNECTED"
+		}
+		fprintf(w, "transport %s %s, %d sent, %d received, %d dropped\n", t.Name, state, t.Sent, t.Received, t.Dropped)
+	}
+
+	fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fprintln(tw, "requests\tlocal hits\tpeer hits\tmisses\tother\tfalse hits\ttotal\t")
+	h, r := st.Requests.LastHour, st.Requests.LastHourRatio
+	fprintf(tw, "last hour\t%d %s\t%d %s\t%d %s\t%d\t%d %s\t%d\t\n", h.LocalHits, sharePercent(r.Local), h.PeerHits, sharePercent(r.Peer),
+		h.Misses, sharePercent(r.Miss), h.Other, h.FalseHits, sharePercent(r.FalseHits), h.Total())
+	t := st.Requests.Total
+	fprintf(tw, "since start\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.LocalHits, t.PeerHits, t.Misses, t.Other, t.FalseHits, t.Total())
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	d := st.Digest
+	full := ""
+	if d.Full {
+		full = " FULL"
+	}
+	fprintf(w, "\ndigest #%d %s, %s on the wire, %d keys of %d%s, %.4g bits/entry, fp %s predicted (target %s), published %s ago (max %s), %d pending, %d resizes\n",
+		d.Sequence, d.Codec, binaryBytes(int64(d.WireBytes)), d.Keys, d.Capacity, full, d.BitsPerEntry,
+		sharePercent(d.PredictedFalsePos), sharePercent(d.TargetFalsePos), seconds(d.AgeSeconds), seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
+
+	fprintln(w)
+	if len(st.Peers) == 0 {
+		fprintln(w, "no peers")
+		return nil
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fprintln(tw, "PEER\tSTATE\tPROTOCOL\tAGE\tSIZE\tFP PREDICTED\tHITS\tFALSE HITS\tTRANSPORT\tLAST FETCH")
+	for _, p := range st.Peers {
+		state := p.State
+		if state != cache.PeerStateOK {
+			state = strings.ToUpper(state)
+		}
+		age, size, fp := "-", "-", "-"
+		if p.HasView {
+			age, size, fp = seconds(p.AgeSeconds), binaryBytes(int64(p.WireBytes)), sharePercent(p.FalsePos)
+		}
+		falseHits := strconv.FormatUint(p.FalseHits, 10) + " (" + sharePercent(p.MeasuredFalseHitRate) + ")"
+		last := "ok"
+		switch {
+		case p.LastError != "":
+			last = fmt.Sprintf("failed %d×: %s", p.Failures, p.LastError)
+		case !p.HasView:
+			last = "none yet"
+		}
+		fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, state, p.Protocol, age, size, fp, p.Hits, falseHits, p.Transport, last)
+	}
+	return tw.Flush()
+}
+
+// sharePercent writes a share as a percentage.
+func sharePercent(f float64) string {
+	switch p := 100 * f; {
+	case p == 0:
+		return "0%"
+	case p < 0.01:
+		return fmt.Sprintf("%.2g%%", p)
+	case p < 10:
+		return fmt.Sprintf("%.2f%%", p)
+	default:
+		return fmt.Sprintf("%.1f%%", p)
+	}
+}
+
+// binaryBytes writes a byte count in binary units.
+func binaryBytes(b int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(b), 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", b)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// seconds writes a number of seconds as a duration to the second.
+func seconds(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0fms", s*1000)
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// releaseVersion is the version a node reports on its status page: the
+// release set at link time, or the main module's version.
+func releaseVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
