@@ -107,6 +107,9 @@ func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limi
 		if err != nil {
 			return nil, err
 		}
+		if tail := m % 64; tail != 0 && len(xor) > 0 && xor[len(xor)-1]>>tail != 0 {
+			return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, m)
+		}
 		var changes []wordChange
 		for i, w := range xor {
 			if w != 0 {
