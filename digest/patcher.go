@@ -21,7 +21,8 @@ import (
 // meanwhile if they hold the lock Patch is given while they read: Patch
 // decodes and checks the whole delta first and changes the words only
 // under that lock, so that a reader sees the version before or after.
-// The zero value is not usable: [NewPatcher] makes one.
+// The zero value is not usable: [NewPatcher] makes one; Patch then
+// returns an error wrapping [ErrEmpty].
 type Patcher struct {
 	d   *Digest
 	crc uint32
@@ -46,10 +47,20 @@ func NewPatcher(d *Digest) (*Patcher, error) {
 
 // Digest returns the digest as last patched. Its Bloom field is replaced
 // by each Patch (a filter over the same words, with the delta's count).
-func (p *Patcher) Digest() *Digest { return p.d }
+func (p *Patcher) Digest() *Digest {
+	if p == nil {
+		return nil
+	}
+	return p.d
+}
 
 // Checksum returns the digest's checksum, as [Checksum] computes it.
-func (p *Patcher) Checksum() uint32 { return p.crc }
+func (p *Patcher) Checksum() uint32 {
+	if p == nil {
+		return 0
+	}
+	return p.crc
+}
 
 // Patch applies a delta digest (see [Patch]) to the digest in place; the
 // base must be its version (sequence and checksum), else the error wraps
@@ -57,6 +68,9 @@ func (p *Patcher) Checksum() uint32 { return p.crc }
 // are changed, and the digest's Sequence, Codec and Bloom replaced, with
 // lock held (nil: no lock). On any error the digest is unchanged.
 func (p *Patcher) Patch(delta []byte, lim envelope.Limits, lock sync.Locker) error {
+	if p == nil || p.d == nil {
+		return fmt.Errorf("%w: zero Patcher", ErrEmpty)
+	}
 	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
 		return err

@@ -103,6 +103,9 @@ func TestPatcher(t *testing.T) {
 			}
 		}
 	}
+	if err := new(Patcher).Patch(nil, envelope.Limits{}, nil); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("the zero Patcher: %v", err)
+	}
 	if _, err := NewPatcher(&Digest{Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}); !errors.Is(err, ErrBase) {
 		t.Fatalf("NewPatcher of a counting filter: %v", err)
 	}

@@ -681,7 +681,7 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	}
 	pc := piecePatch{v: v, st: st, ones: v.crc.ones, pbuf: make([]uint64, v.pieceWords)}
 	var crc uint32
-	if dh.Codec == envelope.CodecGaps {
+	if dh.Codec == envelope.CodecGaps && sparseForPieces(body, v.m, len(st.pieces)) {
 		changes, err := deltaChanges(dh.Codec, body, v.m, lim)
 		if err != nil {
 			return err
@@ -712,6 +712,10 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 		xbuf := make([]uint64, v.pieceWords)
 		var xcrc uint32
 		crcBuf := new(crcBuffer)
+		// A dense delta touches most pieces: the payload is coded again
+		// whole, in one buffer, the untouched pieces' bytes copied.
+		pc.whole = make([]byte, 0, st.coded+st.coded/16+1024)
+		pc.ends = make([]uint32, len(st.pieces))
 		for i := range uint64(len(st.pieces)) {
 			nw := (pieceBits(v.m, st.x.pieceBytes, i) + 63) / 64
 			if err := xs.read(xbuf[:nw]); err != nil {
@@ -719,6 +723,8 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 			}
 			xcrc = updateWordsChecksum(xcrc, xbuf[:nw], crcBuf)
 			if !slices.ContainsFunc(xbuf[:nw], func(w uint64) bool { return w != 0 }) {
+				pc.whole = append(pc.whole, st.pieces[i]...)
+				pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
 				continue
 			}
 			xor := func(words []uint64) {
@@ -729,8 +735,10 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 			if err := pc.recode(i, xor); err != nil {
 				return err
 			}
+			pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
 		}
 		crc = base ^ xcrc ^ v.crc.zeros
+		pc.coded = len(pc.whole)
 	}
 	if uint64(pc.coded) > math.MaxUint32 {
 		return fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
@@ -738,8 +746,17 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	h := dh.Header
 	h.Codec, h.Sequence, h.Params = envelope.CodecPieces, dh.Sequence, slices.Clone(h.Params) // not the delta's bytes
 	v.rw.Lock()
-	for _, c := range pc.out {
-		st.replace(c.piece, c.stream)
+	if pc.whole != nil {
+		st.x.ends, st.x.streams = pc.ends, trim(pc.whole)
+		st.coded = len(st.x.streams)
+		for i := range st.pieces {
+			st.pieces[i], st.own[i] = st.x.stream(uint64(i)), false
+		}
+		st.owned, st.ownBytes = 0, 0
+	} else {
+		for _, c := range pc.out {
+			st.replace(c.piece, c.stream)
+		}
 	}
 	st.header = h
 	v.mu.Lock()
@@ -756,6 +773,15 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	return nil
 }
 
+// sparseForPieces reports whether a gap-coded delta changes fewer bits
+// than the view has pieces: then it is read as its changed words, else
+// (most pieces touched) a piece at a time like a dense one, which needs
+// no list of the changes.
+func sparseForPieces(body []byte, m uint64, pieces int) bool {
+	r, err := entropy.NewGapReader(body, m)
+	return err != nil || r.Ones() < uint64(pieces) // a corrupt one fails in deltaChanges
+}
+
 // piecePatch is a patch of Pieces under way: the pieces coded again.
 type piecePatch struct {
 	v     *Pieces
@@ -763,7 +789,11 @@ type piecePatch struct {
 	ones  uint64
 	coded int // the streams' total size after the patch
 	pbuf  []uint64
-	out   []recoded
+	out   []recoded // the pieces coded again, in order
+	// whole, when not nil, is the new payload the pieces are coded into
+	// one after the other, ends its index.
+	whole []byte
+	ends  []uint32
 }
 
 type recoded struct {
@@ -785,6 +815,12 @@ func (pc *piecePatch) recode(i uint64, xor func([]uint64)) error {
 	pc.ones -= onesCount(words)
 	xor(words)
 	pc.ones += onesCount(words)
+	if pc.whole != nil {
+		var err error
+		pc.whole, err = entropy.EncodeBits(pc.whole, words, bits, st.x.inner)
+		pc.out = append(pc.out, recoded{piece: i})
+		return err
+	}
 	stream, err := entropy.EncodeBits(nil, words, bits, st.x.inner)
 	if err != nil {
 		return err
