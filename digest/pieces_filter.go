@@ -643,10 +643,11 @@ func zerosChecksum(nw uint64) uint32 {
 // Patch applies a delta digest (see Patch) to the view: the base must be
 // the view's version (sequence and checksum). Only the pieces the delta
 // changes are decoded, changed and coded again; the others keep their
-// coded bytes where they are. A gap-coded delta is read as the words it
-// changes, and the checksum updated from them, so that its cost is
-// proportional to the delta and the pieces it touches; a dense one is
-// read one piece at a time. Neither the array nor a dense XOR is ever
+// coded bytes where they are. A gap-coded delta that changes fewer bits
+// than the view has pieces is read as the words it changes, and the
+// checksum updated from them, so that its cost is proportional to the
+// delta and the pieces it touches; a denser one is read one piece at a
+// time and the pieces coded into one new payload. Neither the array nor a dense XOR is ever
 // held whole. Lookups run meanwhile and see the view before or after the
 // patch: the changed pieces are swapped in under a write lock. On any
 // error the view is unchanged.
