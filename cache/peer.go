@@ -189,8 +189,11 @@ type Peer struct {
 
 // peerView is a peer's summary as last fetched.
 type peerView struct {
-	filter  *bloom.Filter  // decoded bloomcast: the digest's filter; squid: the mask
-	digest  *digest.Digest // decoded bloomcast only
+	filter *bloom.Filter  // decoded bloomcast: the digest's filter; squid: the mask
+	digest *digest.Digest // decoded bloomcast only
+	// patcher holds digest when it is a Bloom filter: deltas change its
+	// words in place, under the peer's mu (Candidates reads them so).
+	patcher *digest.Patcher
 	pieces  *digest.Pieces // compressed bloomcast only; Patch updates it in place
 	squid   *squid.Digest  // squid only
 	etag    string
@@ -298,6 +301,11 @@ func (d *Directory) Candidates(key string) []*Peer {
 	for _, p := range d.Peers() {
 		p.mu.RLock()
 		v, contact, down := p.view, p.contact, p.unreachable
+		var maybe bool
+		if v != nil && v.patcher != nil && !down {
+			// Patched in place under p.mu (decode).
+			maybe = v.filter.ContainsString(key)
+		}
 		p.mu.RUnlock()
 		if v == nil {
 			continue
@@ -309,19 +317,20 @@ func (d *Directory) Candidates(key string) []*Peer {
 		if down {
 			continue
 		}
-		var maybe bool
-		if v.squid != nil {
+		switch {
+		case v.patcher != nil: // asked above, under the lock
+		case v.squid != nil:
 			if !haveSquidKey {
 				squidKey, haveSquidKey = squid.StoreKeyCanonical(squid.GET, key), true
 			}
 			maybe = v.squid.ContainsKey(squidKey)
-		} else if v.pieces != nil {
+		case v.pieces != nil:
 			// The view's pieces were all checked when it was made
 			// (holdPieces): an error here is not expected, and the peer
 			// is then no candidate.
 			in, err := v.pieces.ContainsString(key)
 			maybe = in && err == nil
-		} else {
+		default:
 			maybe = v.filter.ContainsString(key)
 		}
 		if maybe {
@@ -570,6 +579,14 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		if old == nil || old.digest == nil {
 			return nil, true, fmt.Errorf("%w: a delta but no view to apply it to", digest.ErrBase)
 		}
+		if old.patcher != nil {
+			// In place: the words the delta changes, under p.mu.
+			if err := old.patcher.Patch(body, lim, &p.mu); err != nil {
+				return nil, true, err
+			}
+			next := old.patcher.Digest()
+			return &peerView{filter: next.Filter(), digest: next, patcher: old.patcher, seq: next.Sequence}, true, nil
+		}
 		next, err := digest.Patch(old.digest, body, lim)
 		if err != nil {
 			return nil, true, err
@@ -580,7 +597,15 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 	if err != nil {
 		return nil, false, err
 	}
-	return &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}, false, nil
+	v := &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}
+	if dg.Bloom != nil {
+		// The one pass over the words for the checksum that every
+		// delta to this version is checked against.
+		if v.patcher, err = digest.NewPatcher(dg); err != nil {
+			return nil, false, err
+		}
+	}
+	return v, false, nil
 }
 
 // holdPieces turns a response body into a compressed view: a full

@@ -166,9 +166,15 @@ func BenchmarkPeerViews(b *testing.B) {
 	}
 }
 
-// TestPeerViewsConcurrent looks up keys in compressed views while deltas
-// patch them (run with -race).
+// TestPeerViewsConcurrent looks up keys in compressed and decoded views
+// while deltas patch them, the decoded ones in place (run with -race).
 func TestPeerViewsConcurrent(t *testing.T) {
+	for _, form := range []string{PeerViewsCompressed, PeerViewsDecoded} {
+		t.Run(form, func(t *testing.T) { testPeerViewsConcurrent(t, form) })
+	}
+}
+
+func testPeerViewsConcurrent(t *testing.T, form string) {
 	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{M: 1 << 16, K: 3}})
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +185,7 @@ func TestPeerViewsConcurrent(t *testing.T) {
 	pub.Publish()
 	srv := httptest.NewServer(pub)
 	defer srv.Close()
-	dir, err := NewDirectory(DirectoryConfig{PeerViews: PeerViewsCompressed, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
+	dir, err := NewDirectory(DirectoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}

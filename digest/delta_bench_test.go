@@ -3,6 +3,7 @@ package digest
 import (
 	"flag"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -90,6 +91,81 @@ func BenchmarkPatch(b *testing.B) {
 					b.ResetTimer()
 					for range b.N {
 						if _, err := Patch(p.base, delta, envelope.Limits{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPatchInPlace measures Patcher.Patch, a receiver's in-place
+// patch, of the deltas of BenchmarkDiff: each iteration applies the next
+// of a chain of deltas that alternate between the two versions.
+func BenchmarkPatchInPlace(b *testing.B) {
+	for _, n := range deltaSizes() {
+		for _, changed := range []int{1, 100, 1e4} {
+			for _, c := range []Codec{Raw, Arith, Fast, Auto} {
+				b.Run(fmt.Sprintf("keys=%d/changed=%d/%v", n, changed, c), func(b *testing.B) {
+					pair := deltaPairFor(b, n, changed)
+					versions := [2]*bloom.Filter{pair.base.Bloom, pair.next.Bloom}
+					deltas := make([][]byte, b.N)
+					for i := range deltas {
+						from := &Digest{Sequence: uint64(i + 1), Bloom: versions[i%2]}
+						to := &Digest{Sequence: uint64(i + 2), Bloom: versions[(i+1)%2]}
+						var err error
+						if deltas[i], err = Diff(from, to, c); err != nil {
+							b.Fatal(err)
+						}
+					}
+					p, err := NewPatcher(&Digest{Sequence: 1, Bloom: pair.base.Bloom.Clone()})
+					if err != nil {
+						b.Fatal(err)
+					}
+					var mu sync.RWMutex
+					b.ResetTimer()
+					for i := range b.N {
+						if err := p.Patch(deltas[i], envelope.Limits{}, &mu); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPatchPieces measures Pieces.Patch, a receiver's compressed
+// view (fast-coded pieces of 1 KiB, as a node holds its peers'), on the
+// chain of deltas of BenchmarkPatchInPlace.
+func BenchmarkPatchPieces(b *testing.B) {
+	for _, n := range deltaSizes() {
+		for _, changed := range []int{1, 100, 1e4} {
+			for _, c := range []Codec{Raw, Auto} {
+				b.Run(fmt.Sprintf("keys=%d/changed=%d/%v", n, changed, c), func(b *testing.B) {
+					pair := deltaPairFor(b, n, changed)
+					versions := [2]*bloom.Filter{pair.base.Bloom, pair.next.Bloom}
+					deltas := make([][]byte, b.N)
+					for i := range deltas {
+						from := &Digest{Sequence: uint64(i + 1), Bloom: versions[i%2]}
+						to := &Digest{Sequence: uint64(i + 2), Bloom: versions[(i+1)%2]}
+						var err error
+						if deltas[i], err = Diff(from, to, c); err != nil {
+							b.Fatal(err)
+						}
+					}
+					full, err := Encode(pair.base, Fast)
+					if err != nil {
+						b.Fatal(err)
+					}
+					v, err := PiecesOf(full, envelope.Limits{}, Fast, 1024, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for i := range b.N {
+						if err := v.Patch(deltas[i], envelope.Limits{}); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -73,8 +73,27 @@ func FuzzPatch(f *testing.F) {
 				t.Fatal("Patch modified its base")
 			}
 		}
+		// A Patcher applies in place what Patch applies, and refuses
+		// what it refuses, unchanged.
+		p, perr := NewPatcher(&Digest{Sequence: base.Sequence, Bloom: base.Bloom.Clone()})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		perr = p.Patch(delta, fuzzLimits, nil)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("Patch: %v, Patcher.Patch: %v", err, perr)
+		}
 		if err != nil {
+			if !p.Digest().Bloom.Equal(base.Bloom) || p.Digest().Sequence != base.Sequence {
+				t.Fatal("a refused delta changed the Patcher's digest")
+			}
 			return
+		}
+		if !p.Digest().Bloom.Equal(d.Bloom) || p.Digest().Sequence != d.Sequence || p.Digest().Bloom.Count() != d.Bloom.Count() {
+			t.Fatal("Patcher.Patch and Patch differ")
+		}
+		if crc, _ := Checksum(d); crc != p.Checksum() {
+			t.Fatal("the Patcher's checksum is not the patched digest's")
 		}
 		if d.Sequence <= base.Sequence || d.Bloom.M() != base.Bloom.M() {
 			t.Fatalf("patched to sequence %d, %d bits", d.Sequence, d.Bloom.M())

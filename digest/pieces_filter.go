@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -22,8 +23,9 @@ import (
 // delta changes, so that the whole array is never held decoded.
 //
 // Pieces is safe for concurrent use: lookups share the cache (a piece is
-// decoded outside the lock), and Patch replaces the coded pieces while
-// lookups go on. The zero value is not usable: [DecodePieces], [NewPieces]
+// decoded outside its lock), and Patch codes the changed pieces while
+// lookups go on, then swaps them in under a write lock that waits for
+// the lookups under way. The zero value is not usable: [DecodePieces], [NewPieces]
 // and [PiecesOf] make them; its methods then return errors wrapping
 // [ErrEmpty].
 type Pieces struct {
@@ -38,18 +40,75 @@ type Pieces struct {
 	patchMu sync.Mutex
 	crc     viewChecksum
 
+	// rw guards st's pieces and header: lookups read them under the read
+	// lock, Patch changes them under the write lock.
+	rw sync.RWMutex
+	st *viewState // set once
+
 	mu      sync.Mutex // guards what follows
-	st      *viewState // replaced whole by Patch
 	cache   []cachedPiece
 	free    [][]uint64 // decoded-piece buffers not in the cache
 	clock   uint64
 	decoded uint64 // piece decodings, for tests and metrics
 }
 
-// viewState is the coded array: never modified once Pieces holds it.
+// viewState is the coded array. Patch replaces the streams of the pieces
+// it changes, one by one: the others keep sharing the payload they came
+// in.
 type viewState struct {
 	header envelope.Header // the raw frame header: parameters, seed, scheme, sequence
-	x      pieceIndex
+	x      pieceIndex      // as made: the piece size and codec, and the payload the unpatched pieces share
+	pieces [][]byte        // each piece's stream
+	own    []bool          // the piece's stream is its own allocation, not in x.streams
+	// coded is the streams' total size; owned the pieces with streams of
+	// their own and ownBytes their capacity.
+	coded, owned, ownBytes int
+}
+
+// newViewState splits x into its pieces.
+func newViewState(h envelope.Header, x pieceIndex) *viewState {
+	st := &viewState{header: h, x: x, pieces: make([][]byte, len(x.ends)), own: make([]bool, len(x.ends)), coded: len(x.streams)}
+	for i := range st.pieces {
+		st.pieces[i] = x.stream(uint64(i))
+	}
+	return st
+}
+
+// decodePiece decodes piece i of an m-bit array into dst, which has the
+// piece's words; the caller holds rw.
+func (st *viewState) decodePiece(dst []uint64, m, i uint64) error {
+	if err := entropy.DecodeBits(dst, st.pieces[i], pieceBits(m, st.x.pieceBytes, i), st.x.inner); err != nil {
+		return fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
+	}
+	return nil
+}
+
+// replace sets piece i's stream; the caller holds rw for writing. Once
+// half the pieces have their own, they are all copied into one payload
+// again, so that the payload they came in is not held for a few pieces.
+func (st *viewState) replace(i uint64, stream []byte) {
+	st.coded += len(stream) - len(st.pieces[i])
+	if st.own[i] {
+		st.ownBytes -= cap(st.pieces[i])
+	} else {
+		st.own[i] = true
+		st.owned++
+	}
+	st.pieces[i] = stream
+	st.ownBytes += cap(stream)
+	if 2*st.owned <= len(st.pieces) {
+		return
+	}
+	all := make([]byte, 0, st.coded)
+	for i, p := range st.pieces {
+		all = append(all, p...)
+		st.x.ends[i] = uint32(len(all))
+	}
+	st.x.streams = all
+	for i := range st.pieces {
+		st.pieces[i], st.own[i] = st.x.stream(uint64(i)), false
+	}
+	st.owned, st.ownBytes = 0, 0
 }
 
 // viewChecksum is the CRC-32C of the array (as [Checksum] computes it),
@@ -101,7 +160,7 @@ func NewPieces(h envelope.Header, body []byte, lim envelope.Limits, cache int) (
 	if err := v.setPieceBytes(x.pieceBytes, lim); err != nil {
 		return nil, err
 	}
-	v.st = &viewState{header: h, x: x}
+	v.st = newViewState(h, x)
 	return v, nil
 }
 
@@ -197,7 +256,7 @@ func PiecesOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) 
 			return nil, err
 		}
 		h.Codec, h.Params = envelope.CodecPieces, slices.Clone(h.Params) // not the frame's bytes
-		v.st = &viewState{header: h, x: x}
+		v.st = newViewState(h, x)
 		v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum(uint64(v.Words())), ones: ones}
 		return v, nil
 	})
@@ -281,9 +340,7 @@ func (v *Pieces) state() (*viewState, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: nil Pieces", ErrEmpty)
 	}
-	v.mu.Lock()
 	st := v.st
-	v.mu.Unlock()
 	if st == nil {
 		return nil, fmt.Errorf("%w: zero Pieces", ErrEmpty)
 	}
@@ -296,14 +353,12 @@ func (v *Pieces) state() (*viewState, error) {
 func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	v.mu.Lock()
 	v.clock++
-	if v.st == st {
-		for j := range v.cache {
-			if c := &v.cache[j]; c.piece == i {
-				c.used = v.clock
-				set := c.words[q/64]>>(q%64)&1 != 0
-				v.mu.Unlock()
-				return set, nil
-			}
+	for j := range v.cache {
+		if c := &v.cache[j]; c.piece == i {
+			c.used = v.clock
+			set := c.words[q/64]>>(q%64)&1 != 0
+			v.mu.Unlock()
+			return set, nil
 		}
 	}
 	var words []uint64
@@ -314,7 +369,7 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	if words == nil {
 		words = make([]uint64, v.pieceWords)
 	}
-	err := st.x.decodePiece(words[:(pieceBits(v.m, st.x.pieceBytes, i)+63)/64], v.m, i)
+	err := st.decodePiece(words[:(pieceBits(v.m, st.x.pieceBytes, i)+63)/64], v.m, i)
 	set := words[q/64]>>(q%64)&1 != 0
 
 	v.mu.Lock()
@@ -324,8 +379,8 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 		return false, err
 	}
 	v.decoded++
-	if v.st != st || slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
-		v.release(words) // patched meanwhile, or decoded by another lookup too
+	if slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
+		v.release(words) // decoded by another lookup too
 		return set, nil
 	}
 	if len(v.cache) < v.slots {
@@ -374,6 +429,8 @@ func (v *Pieces) ContainsHash(h hashing.Hash128) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	v.rw.RLock() // for the whole lookup: one version's pieces
+	defer v.rw.RUnlock()
 	var buf [params.MaxK]uint64
 	bitsPer := 8 * st.x.pieceBytes
 	for _, p := range v.geo.Positions(h, &buf) {
@@ -395,6 +452,8 @@ func (v *Pieces) Sequence() uint64 {
 	if err != nil {
 		return 0
 	}
+	v.rw.RLock()
+	defer v.rw.RUnlock()
 	return st.header.Sequence
 }
 
@@ -444,10 +503,10 @@ func (v *Pieces) CodedBytes() int {
 	if err != nil {
 		return 0
 	}
-	return st.x.codedBytes()
+	v.rw.RLock()
+	defer v.rw.RUnlock()
+	return piecesHead + 4*len(st.pieces) + st.coded
 }
-
-func (x *pieceIndex) codedBytes() int { return piecesHead + 4*len(x.ends) + len(x.streams) }
 
 // MemoryBytes returns what the view holds: the coded payload and its
 // index, and the decoded pieces in its cache and kept for reuse.
@@ -456,8 +515,11 @@ func (v *Pieces) MemoryBytes() int {
 	if err != nil {
 		return 0
 	}
-	// The streams' capacity, and the parsed index beside the payload's.
-	n := st.x.codedBytes() + cap(st.x.streams) - len(st.x.streams) + 4*len(st.x.ends)
+	// The payload the pieces came in (its index included, and the
+	// parsed one beside it), the streams of their own, and their slices.
+	v.rw.RLock()
+	n := piecesHead + 8*len(st.x.ends) + cap(st.x.streams) + st.ownBytes + 25*len(st.pieces)
+	v.rw.RUnlock()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, c := range v.cache {
@@ -486,10 +548,18 @@ func (v *Pieces) Filter() (*bloom.Filter, error) {
 		return nil, err
 	}
 	words := make([]uint64, (v.m+63)/64)
-	if err := decodeEveryPiece(words, st.x, v.m); err != nil {
-		return nil, err
-	}
+	v.rw.RLock()
 	h := st.header
+	wpp := st.x.pieceBytes / 8
+	for i := range uint64(len(st.pieces)) {
+		lo := i * wpp
+		hi := lo + (pieceBits(v.m, st.x.pieceBytes, i)+63)/64
+		if err := st.decodePiece(words[lo:hi], v.m, i); err != nil {
+			v.rw.RUnlock()
+			return nil, err
+		}
+	}
+	v.rw.RUnlock()
 	h.Codec = envelope.CodecRaw
 	return bloom.FromWords(h, words)
 }
@@ -519,9 +589,10 @@ func (v *Pieces) checksumLocked(st *viewState) (uint32, error) {
 	var ones uint64
 	crcBuf := new(crcBuffer)
 	wpp := st.x.pieceBytes / 8
-	for i := range uint64(len(st.x.ends)) {
+	// Only Patch changes the pieces, and the caller holds patchMu.
+	for i := range uint64(len(st.pieces)) {
 		nw := min(wpp, (v.m+63)/64-i*wpp)
-		if err := st.x.decodePiece(buf[:nw], v.m, i); err != nil {
+		if err := st.decodePiece(buf[:nw], v.m, i); err != nil {
 			return 0, err
 		}
 		crc = updateWordsChecksum(crc, buf[:nw], crcBuf)
@@ -570,19 +641,24 @@ func zerosChecksum(nw uint64) uint32 {
 }
 
 // Patch applies a delta digest (see Patch) to the view: the base must be
-// the view's version (sequence and checksum). The delta's XOR is read one
-// piece at a time; only the pieces it changes are decoded, changed and
-// coded again, and the others keep their coded bytes. Neither the array
-// nor the XOR is ever held whole: besides the new coded payload, Patch
-// holds two pieces' words. Lookups may run meanwhile (they see the view
-// before or after the patch). On any error the view is unchanged.
+// the view's version (sequence and checksum). Only the pieces the delta
+// changes are decoded, changed and coded again; the others keep their
+// coded bytes where they are. A gap-coded delta that changes fewer bits
+// than the view has pieces is read as the words it changes, and the
+// checksum updated from them, so that its cost is proportional to the
+// delta and the pieces it touches; a denser one is read one piece at a
+// time and the pieces coded into one new payload. Neither the array nor a dense XOR is ever
+// held whole. Lookups run meanwhile and see the view before or after the
+// patch: the changed pieces are swapped in under a write lock. On any
+// error the view is unchanged.
 func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
-	if _, err := v.state(); err != nil {
+	st, err := v.state()
+	if err != nil {
 		return err
 	}
 	v.patchMu.Lock()
 	defer v.patchMu.Unlock()
-	st, _ := v.state() // the current state: patches are serialised
+	// Only Patch changes st, and patchMu is held: it is read unlocked.
 	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
 		return err
@@ -604,62 +680,154 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	if base != dh.BaseChecksum {
 		return fmt.Errorf("%w: the delta's base checksum %08x, the view's %08x", ErrBase, dh.BaseChecksum, base)
 	}
-	xor, err := newWordStream(dh.Codec, body, v.m)
-	if err != nil {
-		return err
-	}
-	// Recode the changed pieces; copy the others' streams as they are.
-	x := st.x
-	xbuf := make([]uint64, v.pieceWords)
-	pbuf := make([]uint64, v.pieceWords)
-	streams := make([]byte, 0, len(x.streams)+len(x.streams)/16+1024)
-	ends := make([]uint32, len(x.ends))
-	var changed []uint64
-	var xcrc uint32
-	ones := v.crc.ones
-	crcBuf := new(crcBuffer)
-	for i := range uint64(len(x.ends)) {
-		bits := pieceBits(v.m, x.pieceBytes, i)
-		nw := (bits + 63) / 64
-		if err := xor.read(xbuf[:nw]); err != nil {
+	pc := piecePatch{v: v, st: st, ones: v.crc.ones, pbuf: make([]uint64, v.pieceWords)}
+	var crc uint32
+	if dh.Codec == envelope.CodecGaps && sparseForPieces(body, v.m, len(st.pieces)) {
+		changes, err := deltaChanges(dh.Codec, body, v.m, lim)
+		if err != nil {
 			return err
 		}
-		xcrc = updateWordsChecksum(xcrc, xbuf[:nw], crcBuf)
-		if !slices.ContainsFunc(xbuf[:nw], func(w uint64) bool { return w != 0 }) {
-			streams = append(streams, x.stream(i)...)
-		} else {
-			changed = append(changed, i)
-			if err := x.decodePiece(pbuf[:nw], v.m, i); err != nil {
+		wpp := st.x.pieceBytes / 8
+		for j := 0; j < len(changes); {
+			i := changes[j].index / wpp
+			k := j + 1
+			for k < len(changes) && changes[k].index/wpp == i {
+				k++
+			}
+			xor := func(words []uint64) {
+				for _, c := range changes[j:k] {
+					words[c.index-i*wpp] ^= c.xor
+				}
+			}
+			if err := pc.recode(i, xor); err != nil {
 				return err
 			}
-			ones -= onesCount(pbuf[:nw])
-			for j := range pbuf[:nw] {
-				pbuf[j] ^= xbuf[j]
-			}
-			ones += onesCount(pbuf[:nw])
-			if streams, err = entropy.EncodeBits(streams, pbuf[:nw], bits, x.inner); err != nil {
+			j = k
+		}
+		crc = patchedChecksum(base, (v.m+63)/64, changes)
+	} else {
+		xs, err := newWordStream(dh.Codec, body, v.m)
+		if err != nil {
+			return err
+		}
+		xbuf := make([]uint64, v.pieceWords)
+		var xcrc uint32
+		crcBuf := new(crcBuffer)
+		// A dense delta touches most pieces: the payload is coded again
+		// whole, in one buffer, the untouched pieces' bytes copied.
+		pc.whole = make([]byte, 0, st.coded+st.coded/16+1024)
+		pc.ends = make([]uint32, len(st.pieces))
+		for i := range uint64(len(st.pieces)) {
+			nw := (pieceBits(v.m, st.x.pieceBytes, i) + 63) / 64
+			if err := xs.read(xbuf[:nw]); err != nil {
 				return err
 			}
+			xcrc = updateWordsChecksum(xcrc, xbuf[:nw], crcBuf)
+			if !slices.ContainsFunc(xbuf[:nw], func(w uint64) bool { return w != 0 }) {
+				pc.whole = append(pc.whole, st.pieces[i]...)
+				pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
+				continue
+			}
+			xor := func(words []uint64) {
+				for j := range words {
+					words[j] ^= xbuf[j]
+				}
+			}
+			if err := pc.recode(i, xor); err != nil {
+				return err
+			}
+			pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
 		}
-		if uint64(len(streams)) > math.MaxUint32 {
-			return fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
-		}
-		ends[i] = uint32(len(streams))
+		crc = base ^ xcrc ^ v.crc.zeros
+		pc.coded = len(pc.whole)
+	}
+	if uint64(pc.coded) > math.MaxUint32 {
+		return fmt.Errorf("%w: pieces larger than 4 GiB", ErrCodec)
 	}
 	h := dh.Header
 	h.Codec, h.Sequence, h.Params = envelope.CodecPieces, dh.Sequence, slices.Clone(h.Params) // not the delta's bytes
-	next := &viewState{header: h, x: pieceIndex{pieceBytes: x.pieceBytes, inner: x.inner, ends: ends, streams: trim(streams)}}
-	v.crc.crc, v.crc.ones = base^xcrc^v.crc.zeros, ones
+	v.rw.Lock()
+	if pc.whole != nil {
+		st.x.ends, st.x.streams = pc.ends, trim(pc.whole)
+		st.coded = len(st.x.streams)
+		for i := range st.pieces {
+			st.pieces[i], st.own[i] = st.x.stream(uint64(i)), false
+		}
+		st.owned, st.ownBytes = 0, 0
+	} else {
+		for _, c := range pc.out {
+			st.replace(c.piece, c.stream)
+		}
+	}
+	st.header = h
 	v.mu.Lock()
-	v.st = next
 	v.cache = slices.DeleteFunc(v.cache, func(c cachedPiece) bool {
-		if _, found := slices.BinarySearch(changed, c.piece); found {
+		if _, found := slices.BinarySearchFunc(pc.out, c.piece, func(p recoded, i uint64) int { return cmp.Compare(p.piece, i) }); found {
 			v.release(c.words)
 			return true
 		}
 		return false
 	})
 	v.mu.Unlock()
+	v.rw.Unlock()
+	v.crc.crc, v.crc.ones = crc, pc.ones
+	return nil
+}
+
+// sparseForPieces reports whether a gap-coded delta changes fewer bits
+// than the view has pieces: then it is read as its changed words, else
+// (most pieces touched) a piece at a time like a dense one, which needs
+// no list of the changes.
+func sparseForPieces(body []byte, m uint64, pieces int) bool {
+	r, err := entropy.NewGapReader(body, m)
+	return err != nil || r.Ones() < uint64(pieces) // a corrupt one fails in deltaChanges
+}
+
+// piecePatch is a patch of Pieces under way: the pieces coded again.
+type piecePatch struct {
+	v     *Pieces
+	st    *viewState
+	ones  uint64
+	coded int // the streams' total size after the patch
+	pbuf  []uint64
+	out   []recoded // the pieces coded again, in order
+	// whole, when not nil, is the new payload the pieces are coded into
+	// one after the other, ends its index.
+	whole []byte
+	ends  []uint32
+}
+
+type recoded struct {
+	piece  uint64
+	stream []byte
+}
+
+// recode decodes piece i, applies xor to its words and codes it again.
+func (pc *piecePatch) recode(i uint64, xor func([]uint64)) error {
+	v, st := pc.v, pc.st
+	if pc.out == nil {
+		pc.coded = st.coded
+	}
+	bits := pieceBits(v.m, st.x.pieceBytes, i)
+	words := pc.pbuf[:(bits+63)/64]
+	if err := st.decodePiece(words, v.m, i); err != nil {
+		return err
+	}
+	pc.ones -= onesCount(words)
+	xor(words)
+	pc.ones += onesCount(words)
+	if pc.whole != nil {
+		var err error
+		pc.whole, err = entropy.EncodeBits(pc.whole, words, bits, st.x.inner)
+		pc.out = append(pc.out, recoded{piece: i})
+		return err
+	}
+	stream, err := entropy.EncodeBits(nil, words, bits, st.x.inner)
+	if err != nil {
+		return err
+	}
+	pc.coded += len(stream) - len(st.pieces[i])
+	pc.out = append(pc.out, recoded{i, stream})
 	return nil
 }
 
@@ -669,13 +837,19 @@ func (v *Pieces) AppendBinary(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	body := make([]byte, 0, st.x.codedBytes())
+	v.rw.RLock()
+	body := make([]byte, 0, piecesHead+4*len(st.pieces)+st.coded)
 	body = binary.LittleEndian.AppendUint32(body, uint32(st.x.pieceBytes))
 	body = append(body, byte(innerEnvelope(st.x.inner)), 0, 0, 0)
-	for _, e := range st.x.ends {
-		body = binary.LittleEndian.AppendUint32(body, e)
+	end := uint32(0)
+	for _, p := range st.pieces {
+		end += uint32(len(p))
+		body = binary.LittleEndian.AppendUint32(body, end)
 	}
-	body = append(body, st.x.streams...)
+	for _, p := range st.pieces {
+		body = append(body, p...)
+	}
 	h := st.header
+	v.rw.RUnlock()
 	return appendFrame(b, &h, body)
 }

@@ -16,9 +16,11 @@ import (
 // pieceStreams returns a copy of each piece's coded stream.
 func pieceStreams(v *Pieces) [][]byte {
 	st, _ := v.state()
-	out := make([][]byte, len(st.x.ends))
+	v.rw.RLock()
+	defer v.rw.RUnlock()
+	out := make([][]byte, len(st.pieces))
 	for i := range out {
-		out[i] = bytes.Clone(st.x.stream(uint64(i)))
+		out[i] = bytes.Clone(st.pieces[i])
 	}
 	return out
 }
@@ -292,4 +294,58 @@ func FuzzPiecesOf(f *testing.F) {
 			t.Fatal("PiecesOf and Decode differ")
 		}
 	})
+}
+
+// TestPiecesPatchGapsMemory: a gap-coded delta of 100 keys to a view of a
+// filter of 10^6 keys (pieces of 1 KiB, as a node holds its peers')
+// allocates the pieces it touches, coded again, and in proportion to the
+// delta — not the array, the coded payload or an index of every piece.
+func TestPiecesPatchGapsMemory(t *testing.T) {
+	const n, pieceBytes = 1000000, 1024
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, bloom.Config{Layout: bloom.Blocked, M: 16 * n, K: 11, Seed: 1}, 0, n)}
+	array := 8 * len(base.Bloom.Words())
+	next := &Digest{Sequence: 2, Bloom: base.Bloom.Clone()}
+	for i := n; i < n+100; i++ {
+		next.Bloom.Add(key(i))
+	}
+	delta, _ := Diff(base, next, Auto)
+	if delta[7] != byte(envelope.CodecGaps) {
+		t.Fatalf("the delta is coded with %v, not gaps", envelope.Codec(delta[7]))
+	}
+	full, _ := Encode(base, Fast)
+	v, err := PiecesOf(full, envelope.Limits{}, Fast, pieceBytes, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := pieceStreams(v)
+	var patchErr error
+	got := allocated(func() { patchErr = v.Patch(delta, envelope.Limits{}) })
+	if patchErr != nil {
+		t.Fatal(patchErr)
+	}
+	touched, recoded := 0, 0
+	for i, s := range pieceStreams(v) {
+		if !bytes.Equal(s, before[i]) {
+			touched++
+			recoded += len(s)
+		}
+	}
+	t.Logf("array %d bytes, coded %d, delta %d bytes: Pieces.Patch allocated %d bytes, %d pieces (%d bytes) coded again",
+		array, v.CodedBytes(), len(delta), got, touched, recoded)
+	if touched == 0 || touched > 100 || got > uint64(2*recoded+32*len(delta)+2*pieceBytes) || got > uint64(v.CodedBytes())/4 {
+		t.Errorf("Pieces.Patch allocated %d bytes for %d pieces coded again (%d bytes) and a %d-byte delta", got, touched, recoded, len(delta))
+	}
+	if g, _ := v.Filter(); !g.Equal(next.Bloom) {
+		t.Fatal("the patched view differs")
+	}
+	if crc, _ := Checksum(next); crc != must(v.Checksum()) {
+		t.Fatal("the view's checksum is not the patched filter's")
+	}
+}
+
+func must[T any](x T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return x
 }

@@ -228,6 +228,25 @@ func (r *GapReader) XOR(dst []uint64, w uint64) error {
 	return nil
 }
 
+// Next returns the position of the next one, in increasing order, and
+// false after the last (then Close checks the stream's end). A reader is
+// read with Next or with XOR, not both: Next serves a caller that needs
+// the positions, as an in-place patch that must not change its array
+// until the whole delta has decoded.
+func (r *GapReader) Next() (uint64, bool, error) {
+	if !r.pending {
+		if r.read == r.n {
+			return 0, false, nil
+		}
+		if err := r.decode(); err != nil {
+			return 0, false, err
+		}
+	}
+	r.pending = false
+	r.word = r.next / 64
+	return r.next, true, nil
+}
+
 // Close checks the end of the stream: every one read, the code at its
 // final value and no bytes left.
 func (r *GapReader) Close() error {
