@@ -153,8 +153,10 @@ func flagMessage(err error) string {
 			return s
 		}
 		value, rest = rest[:i], rest[i+len(" for -"):]
-		name, _, _ = strings.Cut(rest, ": ")
-		why = "want true or false"
+		name, why, _ = strings.Cut(rest, ": ")
+		if why == "" || why == "parse error" { // a plain boolean; a flag that may stand alone keeps its reason
+			why = "want true or false"
+		}
 	case strings.HasPrefix(s, "flag needs an argument: -"):
 		return dashed(strings.TrimPrefix(s, "flag needs an argument: -")) + " needs a value"
 	default:
