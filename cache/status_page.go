@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
 
 //go:embed status.html
@@ -20,8 +22,8 @@ var statusHTML string
 // the Content-Security-Policy it is served with.
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 	"pct":        func(f float64) string { return fmtPercent(f) },
-	"bytes":      func(b any) string { return fmtBytes(b) },
-	"dur":        func(s float64) string { return fmtSeconds(s) },
+	"bytes":      templateBytes,
+	"dur":        textfmt.Seconds,
 	"stateClass": func(s string) string { return strings.ReplaceAll(s, " ", "") },
 }).Parse(statusHTML))
 
@@ -172,33 +174,16 @@ func fmtPercent(f float64) string {
 	}
 }
 
-// fmtBytes writes a byte count in binary units.
-func fmtBytes(v any) string {
-	var b float64
+// templateBytes is textfmt.Bytes for the page's template, whose fields
+// are of several integer types.
+func templateBytes(v any) string {
 	switch x := v.(type) {
 	case int:
-		b = float64(x)
+		return textfmt.Bytes(int64(x))
 	case int64:
-		b = float64(x)
+		return textfmt.Bytes(x)
 	case uint64:
-		b = float64(x)
+		return textfmt.Bytes(int64(x))
 	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
-}
-
-// fmtSeconds writes a duration in seconds as "1h2m3s" to the second.
-func fmtSeconds(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.0fms", s*1000)
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	return fmt.Sprint(v)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
 
 var statusCommand = &command{
@@ -208,12 +209,12 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		health = "UNHEALTHY: " + n.Unhealthy
 	}
 	fprintf(w, "node %s  %s  up %s  listen %s  route %s  %s\n", n.Name, n.Version,
-		seconds(n.UptimeSeconds), n.Listen, n.Route, health)
+		textfmt.Seconds(n.UptimeSeconds), n.Listen, n.Route, health)
 	fill := 0.0
 	if n.BudgetBytes > 0 {
 		fill = float64(n.Bytes) / float64(n.BudgetBytes)
 	}
-	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, binaryBytes(n.Bytes), binaryBytes(n.BudgetBytes), sharePercent(fill))
+	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, textfmt.Bytes(n.Bytes), textfmt.Bytes(n.BudgetBytes), sharePercent(fill))
 	if t := st.Transport; t != nil {
 		state := "connected"
 		if !t.Connected {
@@ -240,8 +241,8 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		full = " FULL"
 	}
 	fprintf(w, "\ndigest #%d %s, %s on the wire, %d keys of %d%s, %.4g bits/entry, fp %s predicted (target %s), published %s ago (max %s), %d pending, %d resizes\n",
-		d.Sequence, d.Codec, binaryBytes(int64(d.WireBytes)), d.Keys, d.Capacity, full, d.BitsPerEntry,
-		sharePercent(d.PredictedFalsePos), sharePercent(d.TargetFalsePos), seconds(d.AgeSeconds), seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
+		d.Sequence, d.Codec, textfmt.Bytes(int64(d.WireBytes)), d.Keys, d.Capacity, full, d.BitsPerEntry,
+		sharePercent(d.PredictedFalsePos), sharePercent(d.TargetFalsePos), textfmt.Seconds(d.AgeSeconds), textfmt.Seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
 
 	fprintln(w)
 	if len(st.Peers) == 0 {
@@ -257,7 +258,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		}
 		age, size, fp := "-", "-", "-"
 		if p.HasView {
-			age, size, fp = seconds(p.AgeSeconds), binaryBytes(int64(p.WireBytes)), sharePercent(p.FalsePos)
+			age, size, fp = textfmt.Seconds(p.AgeSeconds), textfmt.Bytes(int64(p.WireBytes)), sharePercent(p.FalsePos)
 		}
 		falseHits := strconv.FormatUint(p.FalseHits, 10) + " (" + sharePercent(p.MeasuredFalseHitRate) + ")"
 		last := "ok"
@@ -284,28 +285,6 @@ func sharePercent(f float64) string {
 	default:
 		return fmt.Sprintf("%.1f%%", p)
 	}
-}
-
-// binaryBytes writes a byte count in binary units.
-func binaryBytes(b int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, i := float64(b), 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
-}
-
-// seconds writes a number of seconds as a duration to the second.
-func seconds(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.0fms", s*1000)
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }
 
 // releaseVersion is the version a node reports on its status page: the

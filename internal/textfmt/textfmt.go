@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -89,6 +90,15 @@ func Bytes(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%.1f %ciB", v, units[i])
+}
+
+// Seconds formats a span given in seconds as a duration to the second
+// ("1h2m3s"), or in milliseconds below a second ("250ms").
+func Seconds(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0fms", s*1000)
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }
 
 // Count formats a count with a decimal suffix: "950", "1.23k", "4.5M".

@@ -46,6 +46,8 @@ func TestFormats(t *testing.T) {
 		{textfmt.Count(4.5e6), "4.5M"},
 		{textfmt.Count(7e9), "7G"},
 		{textfmt.Float(1.23456, 3), "1.235"},
+		{textfmt.Seconds(0.25), "250ms"},
+		{textfmt.Seconds(3723.4), "1h2m3s"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
