@@ -725,7 +725,7 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 			xcrc = updateWordsChecksum(xcrc, xbuf[:nw], crcBuf)
 			if !slices.ContainsFunc(xbuf[:nw], func(w uint64) bool { return w != 0 }) {
 				pc.whole = append(pc.whole, st.pieces[i]...)
-				pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
+				pc.ends[i] = uint32(min(uint64(len(pc.whole)), math.MaxUint32))
 				continue
 			}
 			xor := func(words []uint64) {
@@ -736,7 +736,7 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 			if err := pc.recode(i, xor); err != nil {
 				return err
 			}
-			pc.ends[i] = uint32(min(len(pc.whole), math.MaxUint32))
+			pc.ends[i] = uint32(min(uint64(len(pc.whole)), math.MaxUint32))
 		}
 		crc = base ^ xcrc ^ v.crc.zeros
 		pc.coded = len(pc.whole)
