@@ -15,10 +15,10 @@ func fsBlockSize(dir string) int64 {
 		return 4096
 	}
 	if st.Frsize > 0 {
-		return st.Frsize
+		return int64(st.Frsize) //nolint:unconvert // int32 on 386 and arm
 	}
 	if st.Bsize > 0 {
-		return st.Bsize
+		return int64(st.Bsize) //nolint:unconvert // int32 on 386 and arm
 	}
 	return 4096
 }
