@@ -85,7 +85,7 @@ func (p *Patcher) Patch(delta []byte, lim envelope.Limits, lock sync.Locker) err
 		return fmt.Errorf("%w: base checksum %08x, the delta expects %08x", ErrBase, p.crc, dh.BaseChecksum)
 	}
 	shape, err := bloom.FrameShape(dh.Header)
-	if err != nil || shape != f.Shape() || dh.Header.Seed != f.Seed() || uint8(dh.Header.Scheme) != uint8(f.Scheme().ID()) {
+	if err != nil || shape != f.Shape() || dh.Header.Seed != f.Seed() || dh.Header.Scheme != uint8(f.Scheme().ID()) {
 		return fmt.Errorf("%w: the delta's shape, seed or scheme differs from the base's", ErrBase)
 	}
 	words := f.Words()

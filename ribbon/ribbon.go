@@ -112,7 +112,7 @@ func (c Config) shape(n uint64) (params.RibbonShape, error) {
 		s, err = params.RibbonSize(n, DefaultRate)
 	}
 	if err != nil {
-		return s, fmt.Errorf("%w: %v", ErrConfig, err)
+		return s, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return s, nil
 }

@@ -295,7 +295,9 @@ func message(err error) string {
 		s = strings.TrimSuffix(strings.TrimSuffix(s, ": "+params.ErrInvalid.Error()), ": invalid parameters")
 	}
 	skip := 0 // a file's name that begins the message is kept as it is
-	if fe, ok := err.(*fileError); ok {
+	// Only a fileError that is the error itself begins the message with
+	// its name; one wrapped deeper stands later in it.
+	if fe, ok := err.(*fileError); ok { //nolint:errorlint // see above
 		skip = strings.Count(displayName(fe.path), ": ") + 1
 	}
 	return withoutPackages(oneLine(s), skip)
