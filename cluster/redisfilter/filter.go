@@ -109,7 +109,7 @@ type Config struct {
 	// which would change the keys' hash tags.
 	Name string
 
-	N     uint64  // expected keys, with P
+	N     uint64  // expected keys, with P (1% when P is 0, as in bloom.Config)
 	P     float64 // target false-positive rate, in (0, 1)
 	M     uint64  // bits, rounded up to whole blocks
 	K     int     // probes per key; zero chooses it as bloom.New does

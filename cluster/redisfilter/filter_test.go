@@ -41,7 +41,7 @@ func TestConfigErrors(t *testing.T) {
 		{},
 		{Client: client, N: 100, P: 0.01},
 		{Client: client, Name: "a{b}", N: 100, P: 0.01},
-		{Client: client, Name: "a", N: 100},
+		{Client: client, Name: "a", N: 100, P: 1.5},
 		{Client: client, Name: "a", M: 1000, P: 0.01},
 		{Client: client, Name: "a", N: 100, P: 0.01, ShardBytes: 100},
 		{Client: client, Name: "a", N: 100, P: 0.01, ShardBytes: MaxShardBytes + 64},
