@@ -16,6 +16,18 @@ import (
 // net/http would not let a handler send (Connection, Transfer-Encoding).
 func rawOrigin(t *testing.T, respond func(r *http.Request) string) string {
 	t.Helper()
+	return rawServer(t, func(c net.Conn, _ *bufio.Reader, req *http.Request) bool {
+		io.Copy(io.Discard, req.Body)
+		_, err := io.WriteString(c, respond(req))
+		return err == nil
+	})
+}
+
+// rawServer accepts connections on a loopback port and hands each request
+// read from them to serve, with the connection and its reader, until
+// serve returns false or the client goes; it returns the server's URL.
+func rawServer(t *testing.T, serve func(c net.Conn, br *bufio.Reader, req *http.Request) bool) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -32,11 +44,7 @@ func rawOrigin(t *testing.T, respond func(r *http.Request) string) string {
 				br := bufio.NewReader(c)
 				for {
 					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					if _, err := io.WriteString(c, respond(req)); err != nil {
+					if err != nil || !serve(c, br, req) {
 						return
 					}
 				}

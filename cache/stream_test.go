@@ -309,40 +309,17 @@ func TestProxyCollapsedStream(t *testing.T) {
 // each connection at once after reading its request in mode "drop", and
 // reads requests without answering in mode "stall".
 func switchOrigin(t *testing.T, mode *atomic.Value, respond func(*http.Request) string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					switch mode.Load() {
-					case "drop":
-						return
-					case "stall":
-						io.Copy(io.Discard, br)
-						return
-					}
-					if _, err := io.WriteString(c, respond(req)); err != nil {
-						return
-					}
-				}
-			}()
+	return rawServer(t, func(c net.Conn, br *bufio.Reader, req *http.Request) bool {
+		switch mode.Load() {
+		case "drop":
+			return false
+		case "stall":
+			io.Copy(io.Discard, br)
+			return false
 		}
-	}()
-	return "http://" + ln.Addr().String()
+		_, err := io.WriteString(c, respond(req))
+		return err == nil
+	})
 }
 
 // TestProxyStaleIfUnreachable stores responses, lets them go stale, and
@@ -522,20 +499,7 @@ func TestProxyCollapsedLeaderLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s *inflight
-	waitFor(t, 10*time.Second, "the first response's stream", func() bool {
-		h.p.flightMu.Lock()
-		defer h.p.flightMu.Unlock()
-		if f := h.p.flights[key]; f != nil {
-			select {
-			case <-f.ready:
-				s = f.stream
-				return true
-			default:
-			}
-		}
-		return false
-	})
+	s := waitForStream(t, h.p, key)
 	const followers = 3
 	bodies := make(chan string, followers)
 	for range followers {
@@ -609,20 +573,7 @@ func TestProxyCollapsedPastMaxObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s *inflight
-	waitFor(t, 10*time.Second, "the first response's stream", func() bool {
-		h.p.flightMu.Lock()
-		defer h.p.flightMu.Unlock()
-		if f := h.p.flights[key]; f != nil {
-			select {
-			case <-f.ready:
-				s = f.stream
-				return true
-			default:
-			}
-		}
-		return false
-	})
+	s := waitForStream(t, h.p, key)
 	followed := make(chan string, 1)
 	go func() {
 		resp, err := c.Get(o.URL + "/big")
@@ -700,4 +651,25 @@ func TestNodeReadTimeout(t *testing.T) {
 	if d.proxy.readTimeout != DefaultReadTimeout || DefaultReadTimeout != 15*time.Minute {
 		t.Errorf("default read timeout %v", d.proxy.readTimeout)
 	}
+}
+
+// waitForStream waits until the miss of key in flight through p has its
+// response and returns the stream that requests collapsed onto it read.
+func waitForStream(t *testing.T, p *Proxy, key string) *inflight {
+	t.Helper()
+	var s *inflight
+	waitFor(t, 10*time.Second, "the first response's stream", func() bool {
+		p.flightMu.Lock()
+		defer p.flightMu.Unlock()
+		if f := p.flights[key]; f != nil {
+			select {
+			case <-f.ready:
+				s = f.stream
+				return true
+			default:
+			}
+		}
+		return false
+	})
+	return s
 }
