@@ -136,13 +136,9 @@ func RunFill(ctx context.Context, cfg FillConfig) (rep *FillReport, err error) {
 	progress := func(format string, a ...any) {
 		_, _ = fmt.Fprintf(cfg.Progress, format+"\n", a...) // progress is informational
 	}
-	bin := cfg.Bloomcast
-	if bin == "" {
-		bin = filepath.Join(dir, "bloomcast")
-		progress("building bloomcast")
-		if err := buildBloomcast(ctx, bin); err != nil {
-			return nil, err
-		}
+	bin, err := bloomcastBinary(ctx, cfg.Bloomcast, dir, progress)
+	if err != nil {
+		return nil, err
 	}
 	rep.NodeArguments = []string{"serve", "--listen", "127.0.0.1:PORT", "--name", "bench",
 		"--memory", strconv.FormatInt(cfg.MemoryMiB, 10) + "MiB", "--log-level", "warn"}

@@ -216,13 +216,9 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		_, _ = fmt.Fprintf(cfg.Progress, format+"\n", a...) // progress is informational
 	}
 
-	bin := cfg.Bloomcast
-	if bin == "" {
-		bin = filepath.Join(dir, "bloomcast")
-		progress("building bloomcast")
-		if err := buildBloomcast(ctx, bin); err != nil {
-			return nil, err
-		}
+	bin, err := bloomcastBinary(ctx, cfg.Bloomcast, dir, progress)
+	if err != nil {
+		return nil, err
 	}
 
 	origin, err := startOrigin(cfg.ObjectBytes)
@@ -404,6 +400,17 @@ func startOrigin(size int) (*origin, error) {
 	})}
 	go func() { _ = o.srv.Serve(ln) }() // Serve ends with ErrServerClosed when Run closes it
 	return o, nil
+}
+
+// bloomcastBinary is the bloomcast binary to measure: bin when given,
+// else the module's command built into dir.
+func bloomcastBinary(ctx context.Context, bin, dir string, progress func(string, ...any)) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(dir, "bloomcast")
+	progress("building bloomcast")
+	return bin, buildBloomcast(ctx, bin)
 }
 
 // buildBloomcast builds the module's command into bin.

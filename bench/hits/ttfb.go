@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,13 +116,9 @@ func RunTTFB(ctx context.Context, cfg TTFBConfig) (rep *TTFBReport, err error) {
 	progress := func(format string, a ...any) {
 		_, _ = fmt.Fprintf(cfg.Progress, format+"\n", a...) // progress is informational
 	}
-	bin := cfg.Bloomcast
-	if bin == "" {
-		bin = filepath.Join(dir, "bloomcast")
-		progress("building bloomcast")
-		if err := buildBloomcast(ctx, bin); err != nil {
-			return nil, err
-		}
+	bin, err := bloomcastBinary(ctx, cfg.Bloomcast, dir, progress)
+	if err != nil {
+		return nil, err
 	}
 	origin, err := startPausingOrigin(cfg.Piece, cfg.Pause)
 	if err != nil {
