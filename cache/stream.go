@@ -333,7 +333,7 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u
 	collecting := s != nil
 	clientGone := false
 	received := int64(0)
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, relayBufferBytes(resp.ContentLength))
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
@@ -377,4 +377,16 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u
 		}
 	}
 	return false
+}
+
+// relayBufferBytes is the size of the buffer that relays a body of
+// length bytes (-1: unknown): 32 KiB, or less for a body known to be
+// smaller, so that a miss of a small object does not allocate 32 KiB
+// (at least 512 bytes, so that every read can make progress).
+func relayBufferBytes(length int64) int {
+	const most = 32 << 10
+	if length < 0 || length >= most {
+		return most
+	}
+	return int(max(length, 512))
 }

@@ -673,3 +673,17 @@ func waitForStream(t *testing.T, p *Proxy, key string) *inflight {
 	})
 	return s
 }
+
+// TestRelayBufferBytes: a body known to be small is relayed through a
+// buffer its size (at least 512 bytes, so that an empty body's read still
+// makes progress), others through 32 KiB.
+func TestRelayBufferBytes(t *testing.T) {
+	for _, c := range []struct {
+		length int64
+		want   int
+	}{{-1, 32 << 10}, {0, 512}, {100, 512}, {4096, 4096}, {32 << 10, 32 << 10}, {1 << 30, 32 << 10}} {
+		if got := relayBufferBytes(c.length); got != c.want {
+			t.Errorf("relayBufferBytes(%d) = %d, want %d", c.length, got, c.want)
+		}
+	}
+}
