@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -58,7 +59,8 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		return nil, err
 	}
 	sf.cfg = sf.Config
-	sf.cfg.Version = releaseVersion()
+	info, _ := debug.ReadBuildInfo()
+	sf.cfg.Version = releaseVersion(info)
 	if sf.nats != "" {
 		for _, p := range sf.cfg.Peers {
 			if p.Protocol == cache.Bloomcast && p.Name == "" {

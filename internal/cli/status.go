@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -285,16 +284,4 @@ func sharePercent(f float64) string {
 	default:
 		return fmt.Sprintf("%.1f%%", p)
 	}
-}
-
-// releaseVersion is the version a node reports on its status page: the
-// release set at link time, or the main module's version.
-func releaseVersion() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
 }

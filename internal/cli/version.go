@@ -30,13 +30,10 @@ var versionCommand = &command{
 // versionText renders the version report from info, which may be nil
 // (a binary built without module support).
 func versionText(info *debug.BuildInfo) string {
-	v := version
+	v := releaseVersion(info)
 	var rev, when string
 	modified := false
 	if info != nil {
-		if v == "" {
-			v = info.Main.Version
-		}
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -47,9 +44,6 @@ func versionText(info *debug.BuildInfo) string {
 				modified = s.Value == "true"
 			}
 		}
-	}
-	if v == "" {
-		v = "(devel)"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "bloomcast %s\n", v)
@@ -65,4 +59,17 @@ func versionText(info *debug.BuildInfo) string {
 	}
 	fmt.Fprintf(&b, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()
+}
+
+// releaseVersion is the release: the version set at link time, else the
+// main module's version in info (nil: none), else "(devel)". The version
+// command prints it and a node reports it on its status page.
+func releaseVersion(info *debug.BuildInfo) string {
+	switch {
+	case version != "":
+		return version
+	case info != nil && info.Main.Version != "":
+		return info.Main.Version
+	}
+	return "(devel)"
 }
