@@ -21,7 +21,7 @@ var statusHTML string
 // external script, font or style, so that it works offline and under
 // the Content-Security-Policy it is served with.
 var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
-	"pct":        func(f float64) string { return fmtPercent(f) },
+	"pct":        textfmt.Share,
 	"bytes":      templateBytes,
 	"dur":        textfmt.Seconds,
 	"stateClass": func(s string) string { return strings.ReplaceAll(s, " ", "") },
@@ -157,21 +157,6 @@ func newStatusChart(minutes []StatusMinute) statusChart {
 		c.FalseHits = strings.Join(line, " ")
 	}
 	return c
-}
-
-// fmtPercent writes a share as a percentage with two significant
-// figures for small ones.
-func fmtPercent(f float64) string {
-	switch p := 100 * f; {
-	case p == 0:
-		return "0%"
-	case p < 0.01:
-		return fmt.Sprintf("%.2g%%", p)
-	case p < 10:
-		return fmt.Sprintf("%.2f%%", p)
-	default:
-		return fmt.Sprintf("%.1f%%", p)
-	}
 }
 
 // templateBytes is textfmt.Bytes for the page's template, whose fields

@@ -213,7 +213,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	if n.BudgetBytes > 0 {
 		fill = float64(n.Bytes) / float64(n.BudgetBytes)
 	}
-	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, textfmt.Bytes(n.Bytes), textfmt.Bytes(n.BudgetBytes), sharePercent(fill))
+	fprintf(w, "cache %d objects, %s of %s (%s)\n", n.Objects, textfmt.Bytes(n.Bytes), textfmt.Bytes(n.BudgetBytes), textfmt.Share(fill))
 	if t := st.Transport; t != nil {
 		state := "connected"
 		if !t.Connected {
@@ -226,8 +226,8 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fprintln(tw, "requests\tlocal hits\tpeer hits\tmisses\tother\tfalse hits\ttotal\t")
 	h, r := st.Requests.LastHour, st.Requests.LastHourRatio
-	fprintf(tw, "last hour\t%d %s\t%d %s\t%d %s\t%d\t%d %s\t%d\t\n", h.LocalHits, sharePercent(r.Local), h.PeerHits, sharePercent(r.Peer),
-		h.Misses, sharePercent(r.Miss), h.Other, h.FalseHits, sharePercent(r.FalseHits), h.Total())
+	fprintf(tw, "last hour\t%d %s\t%d %s\t%d %s\t%d\t%d %s\t%d\t\n", h.LocalHits, textfmt.Share(r.Local), h.PeerHits, textfmt.Share(r.Peer),
+		h.Misses, textfmt.Share(r.Miss), h.Other, h.FalseHits, textfmt.Share(r.FalseHits), h.Total())
 	t := st.Requests.Total
 	fprintf(tw, "since start\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.LocalHits, t.PeerHits, t.Misses, t.Other, t.FalseHits, t.Total())
 	if err := tw.Flush(); err != nil {
@@ -241,7 +241,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	}
 	fprintf(w, "\ndigest #%d %s, %s on the wire, %d keys of %d%s, %.4g bits/entry, fp %s predicted (target %s), published %s ago (max %s), %d pending, %d resizes\n",
 		d.Sequence, d.Codec, textfmt.Bytes(int64(d.WireBytes)), d.Keys, d.Capacity, full, d.BitsPerEntry,
-		sharePercent(d.PredictedFalsePos), sharePercent(d.TargetFalsePos), textfmt.Seconds(d.AgeSeconds), textfmt.Seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
+		textfmt.Share(d.PredictedFalsePos), textfmt.Share(d.TargetFalsePos), textfmt.Seconds(d.AgeSeconds), textfmt.Seconds(d.MaxAgeSeconds), d.Pending, d.Resizes)
 
 	fprintln(w)
 	if len(st.Peers) == 0 {
@@ -257,9 +257,9 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		}
 		age, size, fp := "-", "-", "-"
 		if p.HasView {
-			age, size, fp = textfmt.Seconds(p.AgeSeconds), textfmt.Bytes(int64(p.WireBytes)), sharePercent(p.FalsePos)
+			age, size, fp = textfmt.Seconds(p.AgeSeconds), textfmt.Bytes(int64(p.WireBytes)), textfmt.Share(p.FalsePos)
 		}
-		falseHits := strconv.FormatUint(p.FalseHits, 10) + " (" + sharePercent(p.MeasuredFalseHitRate) + ")"
+		falseHits := strconv.FormatUint(p.FalseHits, 10) + " (" + textfmt.Share(p.MeasuredFalseHitRate) + ")"
 		last := "ok"
 		switch {
 		case p.LastError != "":
@@ -270,18 +270,4 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 		fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, state, p.Protocol, age, size, fp, p.Hits, falseHits, p.Transport, last)
 	}
 	return tw.Flush()
-}
-
-// sharePercent writes a share as a percentage.
-func sharePercent(f float64) string {
-	switch p := 100 * f; {
-	case p == 0:
-		return "0%"
-	case p < 0.01:
-		return fmt.Sprintf("%.2g%%", p)
-	case p < 10:
-		return fmt.Sprintf("%.2f%%", p)
-	default:
-		return fmt.Sprintf("%.1f%%", p)
-	}
 }

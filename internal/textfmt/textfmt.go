@@ -92,6 +92,21 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", v, units[i])
 }
 
+// Share formats a fraction as a percentage that keeps small shares
+// readable: "0%", "0.0012%", "3.45%", "12.5%".
+func Share(f float64) string {
+	switch p := 100 * f; {
+	case p == 0:
+		return "0%"
+	case p < 0.01:
+		return fmt.Sprintf("%.2g%%", p)
+	case p < 10:
+		return fmt.Sprintf("%.2f%%", p)
+	default:
+		return fmt.Sprintf("%.1f%%", p)
+	}
+}
+
 // Seconds formats a span given in seconds as a duration to the second
 // ("1h2m3s"), or in milliseconds below a second ("250ms").
 func Seconds(s float64) string {

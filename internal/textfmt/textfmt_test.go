@@ -47,6 +47,10 @@ func TestFormats(t *testing.T) {
 		{textfmt.Count(7e9), "7G"},
 		{textfmt.Float(1.23456, 3), "1.235"},
 		{textfmt.Seconds(0.25), "250ms"},
+		{textfmt.Share(0), "0%"},
+		{textfmt.Share(0.0000123), "0.0012%"},
+		{textfmt.Share(0.0345), "3.45%"},
+		{textfmt.Share(0.125), "12.5%"},
 		{textfmt.Seconds(3723.4), "1h2m3s"},
 	} {
 		if c.got != c.want {
