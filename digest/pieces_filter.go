@@ -214,7 +214,7 @@ func (v *Pieces) marksFor(t *entropy.BitsTable, stream []byte, i uint64) []entro
 		return nil
 	}
 	if v.marks == nil {
-		v.marks = make([]entropy.BitsMark, len(v.sound)*64*v.marksPer)
+		v.marks = make([]entropy.BitsMark, len(v.st.pieces)*v.marksPer)
 	}
 	return v.marks[int(i)*v.marksPer : int(i+1)*v.marksPer]
 }
