@@ -22,6 +22,14 @@ import (
 // the blocked and paged layouts), and Patch recodes only the pieces a
 // delta changes, so that the whole array is never held decoded.
 //
+// A fast-coded piece is decoded whole the first time it is read, which
+// checks its stream; the view then keeps the decoding table of its
+// density ([entropy.BitsTable], one per distinct density) and the
+// decoder's state every 256 bytes of the piece ([entropy.BitsMark]), and
+// later lookups decode the stream only from the mark before the bit they
+// need, unless the piece is hot (read often lately) and is decoded whole
+// into the cache.
+//
 // Pieces is safe for concurrent use: lookups share the cache (a piece is
 // decoded outside its lock), and Patch codes the changed pieces while
 // lookups go on, then swaps them in under a write lock that waits for
@@ -50,7 +58,35 @@ type Pieces struct {
 	free    [][]uint64 // decoded-piece buffers not in the cache
 	clock   uint64
 	decoded uint64 // piece decodings, for tests and metrics
+	// tables are the decoding tables of the fast-coded pieces, one per
+	// distinct density, built when a piece of that density is first read.
+	tables map[uint32]*entropy.BitsTable
+	// sound marks (a bit per piece) the fast-coded pieces whose streams
+	// have been decoded whole and checked: a lookup in one of them decodes
+	// its stream only up to the bit it needs, from the last of the piece's
+	// marks before it (marksPer a piece in marks, taken as it was decoded).
+	sound    []uint64
+	marks    []entropy.BitsMark
+	marksPer int
+	// recent are the last pieces read in part and how often since: a
+	// piece read hotReads times while still among them is hot, and is
+	// decoded whole into the cache.
+	recent   [recentPieces]recentPiece
+	recentAt int
 }
+
+// recentPiece is a piece read in part (piece+1; 0 is none) and the number
+// of such reads since it was first remembered.
+type recentPiece struct{ piece, reads uint64 }
+
+// recentPieces is how many pieces read in part Pieces remembers, and
+// hotReads how many reads make one hot: decoding a piece whole costs
+// about as much as reading it in part six times, so that it pays to cache
+// a piece read more often than the others, not any piece read twice.
+const (
+	recentPieces = 16
+	hotReads     = 8
+)
 
 // viewState is the coded array. Patch replaces the streams of the pieces
 // it changes, one by one: the others keep sharing the payload they came
@@ -161,7 +197,26 @@ func NewPieces(h envelope.Header, body []byte, lim envelope.Limits, cache int) (
 		return nil, err
 	}
 	v.st = newViewState(h, x)
+	v.sound = make([]uint64, (len(x.ends)+63)/64)
 	return v, nil
+}
+
+// markBytes is the spacing of a piece's marks in decoded bytes: a lookup
+// in a piece decodes at most this many bytes of it.
+const markBytes = 256
+
+// marksFor returns the marks to keep of piece i, whose stream is coded
+// with t: none unless a RANS stream, and none when the stream and its
+// marks would come to more than 3/4 of the decoded piece, so that a view
+// stays well below its decoded array. The caller holds v.mu.
+func (v *Pieces) marksFor(t *entropy.BitsTable, stream []byte, i uint64) []entropy.BitsMark {
+	if t == nil || v.marksPer == 0 || len(stream)+v.marksPer*entropy.BitsMarkBytes > 3*v.pieceWords*8/4 {
+		return nil
+	}
+	if v.marks == nil {
+		v.marks = make([]entropy.BitsMark, len(v.st.pieces)*v.marksPer)
+	}
+	return v.marks[int(i)*v.marksPer : int(i+1)*v.marksPer]
 }
 
 // newView checks a Bloom filter frame's header and returns Pieces of its
@@ -193,6 +248,7 @@ func (v *Pieces) setPieceBytes(b uint64, lim envelope.Limits) error {
 		return fmt.Errorf("%w: pieces of %d bytes (limit %d bytes)", ErrTooLarge, piece, lim.Payload())
 	}
 	v.pieceWords = int(piece / 8)
+	v.marksPer = max(v.pieceWords*8/markBytes-1, 0)
 	return nil
 }
 
@@ -257,6 +313,7 @@ func PiecesOf(data []byte, lim envelope.Limits, c Codec, pieceBytes, cache int) 
 		}
 		h.Codec, h.Params = envelope.CodecPieces, slices.Clone(h.Params) // not the frame's bytes
 		v.st = newViewState(h, x)
+		v.sound = make([]uint64, (len(x.ends)+63)/64)
 		v.crc = viewChecksum{known: true, crc: crc, zeros: zerosChecksum(uint64(v.Words())), ones: ones}
 		return v, nil
 	})
@@ -347,9 +404,11 @@ func (v *Pieces) state() (*viewState, error) {
 	return st, nil
 }
 
-// bit reports bit q of piece i, from the cache or by decoding the piece
-// (outside the lock, into a buffer of its own) and caching it in place of
-// the least recently used piece.
+// bit reports bit q of piece i: from the cache; or, for a fast-coded
+// piece already found sound that is not hot, by decoding its stream only
+// up to the bit, with the decoding table of its density; or by decoding
+// the piece whole (outside the lock, into a buffer of its own), which
+// checks it, and caching it in place of the least recently used piece.
 func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	v.mu.Lock()
 	v.clock++
@@ -361,15 +420,48 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 			return set, nil
 		}
 	}
+	stream := st.pieces[i]
+	nbits := pieceBits(v.m, st.x.pieceBytes, i)
+	var t *entropy.BitsTable // nil for the Raw and Const streams of fast
+	if st.x.inner == entropy.Fast {
+		t = v.tableLocked(stream)
+		if v.sound[i/64]>>(i%64)&1 != 0 && !v.hotLocked(i) {
+			// The mark before the bit's byte, copied: another lookup may
+			// be taking the piece's marks again.
+			var mark [1]entropy.BitsMark
+			n := 0
+			if all := v.marksFor(t, stream, i); q/8 >= markBytes && len(all) > 0 {
+				n = copy(mark[:], all[min(q/8/markBytes, uint64(len(all)))-1:])
+			}
+			v.mu.Unlock()
+			set, err := t.Bit(stream, nbits, q, mark[:n])
+			if err != nil {
+				return false, fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
+			}
+			return set, nil
+		}
+	}
 	var words []uint64
 	if n := len(v.free); n > 0 {
 		words, v.free = v.free[n-1], v.free[:n-1]
+	}
+	var marks []entropy.BitsMark
+	if t != nil && v.sound[i/64]>>(i%64)&1 == 0 {
+		marks = make([]entropy.BitsMark, len(v.marksFor(t, stream, i)))
 	}
 	v.mu.Unlock()
 	if words == nil {
 		words = make([]uint64, v.pieceWords)
 	}
-	err := st.decodePiece(words[:(pieceBits(v.m, st.x.pieceBytes, i)+63)/64], v.m, i)
+	dst := words[:(nbits+63)/64]
+	var err error
+	if st.x.inner == entropy.Fast {
+		if err = t.DecodeMarks(dst, stream, nbits, markBytes, marks); err != nil {
+			err = fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
+		}
+	} else {
+		err = st.decodePiece(dst, v.m, i)
+	}
 	set := words[q/64]>>(q%64)&1 != 0
 
 	v.mu.Lock()
@@ -379,6 +471,10 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 		return false, err
 	}
 	v.decoded++
+	if st.x.inner == entropy.Fast && v.sound[i/64]>>(i%64)&1 == 0 {
+		copy(v.marksFor(t, stream, i), marks)
+		v.sound[i/64] |= 1 << (i % 64)
+	}
 	if slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
 		v.release(words) // decoded by another lookup too
 		return set, nil
@@ -396,6 +492,46 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	v.release(lru.words)
 	*lru = cachedPiece{piece: i, used: v.clock, words: words}
 	return set, nil
+}
+
+// tableLocked returns the decoding table of a fast-coded stream's
+// density, building it the first time, or nil for a stream that is not
+// RANS. The caller holds v.mu. The tables are dropped when they outnumber
+// the pieces, which only patches that change densities again and again
+// can make them do.
+func (v *Pieces) tableLocked(stream []byte) *entropy.BitsTable {
+	d, ok := entropy.StreamDensity(stream)
+	if !ok {
+		return nil
+	}
+	if t := v.tables[d]; t != nil {
+		return t
+	}
+	if v.tables == nil || len(v.tables) >= len(v.sound)*64 {
+		v.tables = make(map[uint32]*entropy.BitsTable)
+	}
+	t := entropy.NewBitsTable(d)
+	v.tables[d] = t
+	return t
+}
+
+// hotLocked counts a read of piece i and reports whether it makes the
+// piece hot: hotReads reads while it is among the last recentPieces pieces
+// read in part. The caller holds v.mu.
+func (v *Pieces) hotLocked(i uint64) bool {
+	for j := range v.recent {
+		if r := &v.recent[j]; r.piece == i+1 {
+			r.reads++
+			if r.reads < hotReads {
+				return false
+			}
+			*r = recentPiece{}
+			return true
+		}
+	}
+	v.recent[v.recentAt] = recentPiece{piece: i + 1, reads: 1}
+	v.recentAt = (v.recentAt + 1) % recentPieces
+	return false
 }
 
 // release keeps a decoded-piece buffer for reuse, up to the cache's size.
@@ -528,10 +664,16 @@ func (v *Pieces) MemoryBytes() int {
 	for _, w := range v.free {
 		n += 8 * cap(w)
 	}
+	// The decoding tables, with about 40 bytes of map entry each, and the
+	// marks of sound pieces.
+	n += len(v.tables)*(entropy.BitsTableBytes+40) + 8*len(v.sound) + entropy.BitsMarkBytes*len(v.marks)
 	return n
 }
 
-// Decoded returns how many times a piece has been decoded.
+// Decoded returns how many times a piece has been decoded whole: once
+// when it is first read (which checks its stream), and again when it is
+// hot or was patched. A fast-coded piece found sound is otherwise read in
+// part, decoding its stream from the mark before the bit a lookup needs.
 func (v *Pieces) Decoded() uint64 {
 	if v == nil {
 		return 0
@@ -761,6 +903,10 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	}
 	st.header = h
 	v.mu.Lock()
+	for _, c := range pc.out {
+		// A new stream: decoded whole again, and marked, when next read.
+		v.sound[c.piece/64] &^= 1 << (c.piece % 64)
+	}
 	v.cache = slices.DeleteFunc(v.cache, func(c cachedPiece) bool {
 		if _, found := slices.BinarySearchFunc(pc.out, c.piece, func(p recoded, i uint64) int { return cmp.Compare(p.piece, i) }); found {
 			v.release(c.words)

@@ -31,6 +31,9 @@
 // by four interleaved range-variant ANS states (Duda 2013). Its size is
 // m·H(p̂) plus about 25–35 bytes, and it encodes and decodes at 250–500
 // MB/s of array on one core.
+// A receiver that decodes many streams, or single bits of them, keeps a
+// [BitsTable] per density instead: built once, under 500 bytes, and able
+// to start decoding from a [BitsMark] taken on an earlier pass.
 //
 // [EncodeCounters] codes n counters of 4 or 8 bits (a counting Bloom
 // filter's, packed as the counting package packs them) with an order-0

@@ -90,3 +90,22 @@ func ExampleAppendGaps() {
 	// 13 bytes for 1048576 bits; 4 flipped <nil>
 	// 0x8 0x300000
 }
+
+// A BitsTable is built once for a density and decodes every stream of
+// it; Bit reads one bit, decoding only the bytes up to it.
+func ExampleBitsTable() {
+	words := make([]uint64, 16) // 1024 bits, a few set
+	for _, b := range []int{3, 100, 517, 900} {
+		words[b/64] |= 1 << (b % 64)
+	}
+	src, _ := entropy.EncodeBits(nil, words, 1024, entropy.Fast)
+	density, ok := entropy.StreamDensity(src)
+	fmt.Println(entropy.Codec(src[0]), ok)
+	t := entropy.NewBitsTable(density)
+	set, _ := t.Bit(src, 1024, 517, nil)
+	clear, _ := t.Bit(src, 1024, 518, nil)
+	fmt.Println(set, clear)
+	// Output:
+	// rans true
+	// true false
+}

@@ -1,0 +1,140 @@
+package digest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// lookupShape is a node's peer view at m/n 48, k 3 (classic, as a
+// counting filter's digest), read in 1 KiB fast-coded pieces.
+func lookupShape(n int) bloom.Config {
+	return bloom.Config{Layout: bloom.Classic, M: uint64(48 * n), K: 3, Seed: 7}
+}
+
+// checkAnswers compares the view's answer for keys [0, to) with f's.
+func checkAnswers(t *testing.T, v *Pieces, f *bloom.Filter, to int) {
+	t.Helper()
+	for i := range to {
+		got, err := v.Contains(key(i))
+		if err != nil || got != f.Contains(key(i)) {
+			t.Fatalf("key %d: %v %v, the filter says %v", i, got, err, f.Contains(key(i)))
+		}
+	}
+}
+
+// TestPiecesPartialReads reads every piece whole, then by marks and in
+// part, across a patch that recodes some pieces: the answers stay those of
+// the filter, for views made by PiecesOf and by DecodePieces.
+func TestPiecesPartialReads(t *testing.T) {
+	const n = 5000
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, lookupShape(n), 0, n)}
+	next := &Digest{Sequence: 2, Bloom: base.Bloom.Clone()}
+	for i := n; i < n+200; i++ {
+		next.Bloom.Add(key(i))
+	}
+	delta, err := Diff(base, next, Fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := Encode(base, Fast)
+	pieces, _ := EncodePieces(base, Fast, 1<<10)
+	for name, make := range map[string]func() (*Pieces, error){
+		"PiecesOf":     func() (*Pieces, error) { return PiecesOf(whole, envelope.Limits{}, Fast, 1<<10, 0) },
+		"DecodePieces": func() (*Pieces, error) { return DecodePieces(pieces, envelope.Limits{}, 0) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			v, err := make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAnswers(t, v, base.Bloom, 2*n) // decodes each piece whole once
+			decoded := v.Decoded()
+			checkAnswers(t, v, base.Bloom, 2*n) // in part, from the marks
+			// Some pieces become hot and are cached, but most reads are
+			// in part: 2n keys read some 3n pieces.
+			if d := v.Decoded() - decoded; d > uint64(v.Pieces()) {
+				t.Errorf("%d pieces of %d decoded whole again", d, v.Pieces())
+			}
+			if err := v.Patch(delta, envelope.Limits{}); err != nil {
+				t.Fatal(err)
+			}
+			checkAnswers(t, v, next.Bloom, 2*n)
+			checkAnswers(t, v, next.Bloom, 2*n)
+		})
+	}
+}
+
+// TestPiecesMemoryBelowDecoded: a view at m/n 48, k 3 in 1 KiB pieces,
+// every piece read (so that it holds its decoding tables and marks), still
+// holds less than its decoded bit array.
+func TestPiecesMemoryBelowDecoded(t *testing.T) {
+	const n = 100000
+	f := bloomWith(t, lookupShape(n), 0, n)
+	msg, _ := Encode(&Digest{Bloom: f}, Fast)
+	v, err := PiecesOf(msg, envelope.Limits{}, Fast, 1<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 * n {
+		if _, err := v.Contains(key(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, decoded := v.MemoryBytes(), 8*v.Words()
+	t.Logf("held %d bytes, decoded array %d bytes, %d pieces decoded whole", held, decoded, v.Decoded())
+	if v.Decoded() < uint64(v.Pieces()) {
+		t.Fatalf("%d of %d pieces read", v.Decoded(), v.Pieces())
+	}
+	if held >= decoded {
+		t.Fatalf("the view holds %d bytes, the decoded array %d", held, decoded)
+	}
+}
+
+// TestPiecesConcurrentLookupPatch looks keys up in a view read in part
+// while deltas patch it (run with -race): stored keys are found
+// throughout, and every answer afterwards is the final filter's.
+func TestPiecesConcurrentLookupPatch(t *testing.T) {
+	const n = 4000
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, lookupShape(n), 0, n)}
+	whole, _ := Encode(base, Fast)
+	v, err := PiecesOf(whole, envelope.Limits{}, Fast, 1<<10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deltas [][]byte
+	final := base
+	for step := range 10 {
+		next := &Digest{Sequence: final.Sequence + 1, Bloom: final.Bloom.Clone()}
+		for i := 2*n + 50*step; i < 2*n+50*(step+1); i++ {
+			next.Bloom.Add(key(i))
+		}
+		d, _ := Diff(final, next, Fast)
+		deltas = append(deltas, d)
+		final = next
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 3000 {
+				i := (g*7919 + r*31) % n
+				if in, err := v.Contains(key(i)); err != nil || !in {
+					t.Errorf("stored key %d: %v %v", i, in, err)
+					return
+				}
+				v.Contains(key(n + r)) // absent, or added by a delta
+			}
+		}()
+	}
+	for _, d := range deltas {
+		if err := v.Patch(d, envelope.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	checkAnswers(t, v, final.Bloom, 3*n)
+}
