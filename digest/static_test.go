@@ -383,3 +383,27 @@ func FuzzStaticApply(f *testing.F) {
 		}
 	})
 }
+
+// TestStaticEmpty publishes no keys, then some: an empty ribbon, then a
+// delta that adds them.
+func TestStaticEmpty(t *testing.T) {
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed})
+	frame, full, err := p.Publish(1, nil)
+	if err != nil || !full {
+		t.Fatalf("empty set: full %v, %v", full, err)
+	}
+	v := mustApply(t, nil, frame)
+	if v.ContainsString("x") || absentRate(v) != 0 {
+		t.Error("the empty view holds something")
+	}
+	keys := staticKeys("e", 0, 10)
+	if frame, _, err = p.Publish(2, keys); err != nil {
+		t.Fatal(err)
+	}
+	v = mustApply(t, v, frame)
+	for _, h := range keys {
+		if !v.ContainsHash(h) {
+			t.Fatal("a key added to the empty set is absent")
+		}
+	}
+}
