@@ -36,6 +36,14 @@
 // with [ErrBase], and the caller then fetches a full digest. Sequence
 // numbers increase with every publication.
 //
+// # Static digests
+//
+// [StaticPublisher] sends a set near the information bound: a ribbon
+// filter of it (package ribbon) with two Bloom filters of the keys added
+// and removed since, then only those filters' deltas; a receiver holds a
+// [StaticView] and answers (ribbon or added) and not removed. See
+// static.go and docs/FORMAT.md, "Static digest (type 13)".
+//
 // # Hostile input
 //
 // Every decoder checks the frame (CRC-32C included) and the size the

@@ -57,6 +57,7 @@ const (
 	TypeDeletion  Type = 10 // a counting.DeletionFilter: two Bloom filters, added and removed
 	TypeScalable  Type = 11 // a scalable.Filter: its configuration, then each layer's Bloom filter frame
 	TypeRibbon    Type = 12 // a ribbon.Filter: a static filter, the solution of a banded linear system
+	TypeStatic    Type = 13 // a static digest: a ribbon full digest, or the Bloom filters of keys added and removed since one
 )
 
 func (t Type) String() string {
@@ -85,6 +86,8 @@ func (t Type) String() string {
 		return "scalable"
 	case TypeRibbon:
 		return "ribbon"
+	case TypeStatic:
+		return "static"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

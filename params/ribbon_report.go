@@ -8,7 +8,7 @@ import (
 )
 
 // A StaticReport sets a ribbon filter for N keys at rate P beside the
-// Bloom filters of each layout sized for the same N and P and the
+// binary fuse filters (3-wise and 4-wise) and the Bloom filters of each layout sized for the same N and P and the
 // information bound N·log2(1/P), each row with its bits per key and its
 // ratio to the bound: what "bloomcast calc --static" prints. The zero
 // value is an empty report.
@@ -19,9 +19,14 @@ type StaticReport struct {
 	// can take.
 	BoundBits float64 `json:"bound_bits"`
 	// Ribbon is the ribbon shape and the rows of the table, the ribbon
-	// first, then the Bloom layouts, smallest first.
+	// first, then the binary fuse filters, then the Bloom layouts,
+	// smallest first.
 	Ribbon RibbonShape `json:"ribbon"`
-	Rows   []StaticRow `json:"rows"`
+	// Fuse3 and Fuse4 are the binary fuse shapes at rate P or below
+	// ([FuseSize]).
+	Fuse3 FuseShape   `json:"fuse3"`
+	Fuse4 FuseShape   `json:"fuse4"`
+	Rows  []StaticRow `json:"rows"`
 }
 
 // A StaticRow is one filter of a StaticReport.
@@ -37,7 +42,8 @@ type StaticRow struct {
 	Updates string `json:"updates"`
 }
 
-// NewStaticReport sizes the ribbon ([RibbonSize]) and the Bloom filters
+// NewStaticReport sizes the ribbon ([RibbonSize]), the binary fuse
+// filters ([FuseSize]) and the Bloom filters
 // ([Size], each layout at its best k) for n keys at rate p. Errors wrap
 // [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
 func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
@@ -50,6 +56,18 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 	}
 	r := &StaticReport{N: n, P: p, BoundBits: MinimumBits(n, p), Ribbon: rs}
 	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))
+	for _, a := range []int{3, 4} {
+		fs, err := FuseSize(n, a, p)
+		if err != nil {
+			return nil, err
+		}
+		if a == 3 {
+			r.Fuse3 = fs
+		} else {
+			r.Fuse4 = fs
+		}
+		r.Rows = append(r.Rows, r.row(fmt.Sprintf("binary fuse (%s)", fs), fs.SizeBits(), fs.FalsePositiveRate(), "none: rebuilt from the keys"))
+	}
 	for _, l := range []Layout{Classic, Partitioned, Blocked} {
 		s, err := Size(l, n, p, 0)
 		if err != nil {

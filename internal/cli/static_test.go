@@ -110,12 +110,13 @@ func TestCalcStatic(t *testing.T) {
 		t.Fatalf("%d %q", r.code, r.stderr)
 	}
 	for _, want := range []string{"the bound n·log2(1/p) is 6.644 bits per key", "ribbon (m = 104192 slots (1628 blocks), r = 6 (+1 in 1171 blocks))     7.002    1.054",
+		"binary fuse (3-wise, 58 segments of 2048 slots, r = 7)", "binary fuse (4-wise, 110 segments of 1024 slots, r = 7)",
 		"Bloom classic (k = 7)", "Bloom blocked (k = 6)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("calc --static lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r := bc(t, "", "calc", "--static", "-n", "10", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"hi_blocks"`) {
+	if r := bc(t, "", "calc", "--static", "-n", "10", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"hi_blocks"`) || !strings.Contains(r.stdout, `"segment_length"`) {
 		t.Errorf("--json: %d %q", r.code, r.stdout)
 	}
 	for _, c := range []struct{ args, want string }{

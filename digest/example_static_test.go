@@ -1,0 +1,43 @@
+package digest_test
+
+import (
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+// A set published as a ribbon filter, then changed: the second
+// publication is a delta of the added and removed filters, a fraction of
+// the first.
+func ExampleStaticPublisher() {
+	const seed = 42
+	keys := func(lo, hi int) []hashing.Hash128 {
+		var hs []hashing.Hash128
+		for i := lo; i < hi; i++ {
+			hs = append(hs, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
+		}
+		return hs
+	}
+	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed})
+	if err != nil {
+		panic(err)
+	}
+	var v *digest.StaticView
+	for seq, set := range [][]hashing.Hash128{keys(0, 10000), keys(100, 10100)} {
+		frame, full, err := p.Publish(uint64(seq+1), set)
+		if err != nil {
+			panic(err)
+		}
+		if v, err = v.Apply(frame, envelope.Limits{}); err != nil {
+			panic(err)
+		}
+		fmt.Printf("publication %d: whole %v, %.1f bits per key\n", seq+1, full, 8*float64(len(frame))/float64(len(set)))
+	}
+	fmt.Println(v.ContainsString("http://example.com/50"), v.ContainsString("http://example.com/10050"))
+	// Output:
+	// publication 1: whole true, 8.6 bits per key
+	// publication 2: whole false, 0.5 bits per key
+	// false true
+}

@@ -1,0 +1,519 @@
+package digest
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/ribbon"
+)
+
+// Static digests.
+//
+// A static digest (frame type 13) summarises a set near the information
+// bound n·log2(1/ε) and still follows its changes. Its base is a ribbon
+// filter of the whole set (package ribbon; Dillinger and Walzer 2021),
+// about 1.04–1.07 times the bound where a compressed Bloom filter costs
+// 1.18 or more. A ribbon filter cannot be updated, so beside it travel two
+// Bloom filters of one hash function each: the keys added since the
+// ribbon was built, and the keys removed since (the deletion filter of
+// Finch's notes on Bloom filters: removals as a second Bloom filter, at
+// the price of false negatives). A receiver answers present when the
+// ribbon or the added filter holds a key and the removed filter does not.
+//
+// The two filters have a fixed shape, sized for DeltaShare·n changes at
+// rate ε, so between two publications the publisher sends the XOR of each
+// with its previous version, compressed (Mitzenmacher, "Compressed Bloom
+// filters", 2002: a filter of one hash function and its deltas are the
+// smallest messages at a given rate): the same deltas as a Bloom digest,
+// on filters that hold the changes rather than the set, so each change
+// costs about log2(1/DeltaShare) bits less than on a filter of one hash
+// function of the whole set at the same rate. The publisher rebuilds both filters from the exact sets each
+// time, so a key removed and added back leaves the removed filter. When
+// the changes outgrow the filters, or a delta would not be smaller than a
+// new ribbon, it sends a new ribbon instead.
+//
+// A receiver's rate is the ribbon's plus the added filter's, at most 2ε
+// when the added filter is full; a present key is hidden with the removed
+// filter's rate (a peer's hit missed, never a wrong answer).
+
+// Static digest kinds, the first byte of the type-13 parameters.
+const (
+	staticKindWhole = 1 // the ribbon and the two filters, whole
+	staticKindDelta = 2 // the two filters' deltas since the previous publication
+)
+
+// staticParamsSize is the size of the type-13 parameter block: kind u8,
+// 3 reserved bytes, the ribbon frame's CRC-32C u32, the ribbon's
+// sequence u64, the previous sequence u64 (deltas; 0 in a whole frame).
+const staticParamsSize = 24
+
+// DefaultDeltaShare is StaticConfig.DeltaShare's default.
+const DefaultDeltaShare = 1
+
+// ErrStatic: a static delta that does not follow the view (another
+// ribbon, or a publication missed). The receiver needs the publisher's
+// whole frame ([StaticPublisher.Whole]).
+var ErrStatic = errors.New("digest: static delta does not follow the view")
+
+// StaticConfig configures a [StaticPublisher].
+// The zero StaticConfig publishes at ribbon.DefaultRate (1/256), seed 0,
+// DefaultDeltaShare, deltas coded by [Auto].
+type StaticConfig struct {
+	// Rate is the false-positive rate of the ribbon and of the full
+	// added and removed filters, in [2^−32, 1); 0 means
+	// ribbon.DefaultRate.
+	Rate float64
+	// Seed is the hashing seed of every filter; keys are hashed once
+	// with it (hashing.SumSeed).
+	Seed uint64
+	// DeltaShare sizes the added and removed filters for DeltaShare·n
+	// keys each, n the ribbon's keys (at least 64): past that many
+	// changes the publisher builds a new ribbon. In (0, 1]; 0 means
+	// DefaultDeltaShare.
+	DeltaShare float64
+	// Codec codes the filters and their deltas ([Auto]: the smallest).
+	Codec Codec
+	// MaxAttempts bounds the ribbon's construction attempts (0:
+	// ribbon.DefaultAttempts).
+	MaxAttempts int
+}
+
+func (c StaticConfig) rate() float64 {
+	if c.Rate == 0 {
+		return ribbon.DefaultRate
+	}
+	return c.Rate
+}
+
+func (c StaticConfig) share() float64 {
+	if c.DeltaShare == 0 {
+		return DefaultDeltaShare
+	}
+	return c.DeltaShare
+}
+
+// StaticPublisher publishes a changing set as static digests: each call
+// of Publish returns a new ribbon or the added and removed filters'
+// deltas, whichever is smaller.
+// The zero StaticPublisher is not usable; use NewStaticPublisher. A
+// StaticPublisher is not safe for concurrent use.
+type StaticPublisher struct {
+	cfg            StaticConfig
+	base           []hashing.Hash128 // the ribbon's keys, sorted, distinct
+	ribbon         []byte            // the ribbon's frame
+	fullSeq        uint64
+	fullCRC        uint32
+	added, removed *Digest // as last published
+	seq            uint64
+	made           bool // by NewStaticPublisher
+}
+
+// NewStaticPublisher returns a publisher with configuration c. Errors
+// wrap [ErrCodec] for a bad codec and ribbon.ErrConfig for a bad rate,
+// share or attempt count.
+func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
+	if c.Codec > Fast {
+		return nil, fmt.Errorf("%w: %v", ErrCodec, c.Codec)
+	}
+	if c.Rate != 0 {
+		if _, err := params.RibbonSize(1, c.Rate); err != nil {
+			return nil, fmt.Errorf("%w: %w", ribbon.ErrConfig, err)
+		}
+	}
+	if c.MaxAttempts < 0 || !(c.DeltaShare >= 0 && c.DeltaShare <= 1) {
+		return nil, fmt.Errorf("%w: MaxAttempts = %d, DeltaShare = %g (want ≥ 0, and a share in [0, 1])", ribbon.ErrConfig, c.MaxAttempts, c.DeltaShare)
+	}
+	return &StaticPublisher{cfg: c, made: true}, nil
+}
+
+// Publish returns the frame that brings a receiver from the previous
+// publication to the set keys (hashed with the configured seed;
+// duplicates allowed) at sequence seq, which must exceed the previous
+// call's: the two filters' deltas, or a whole frame with a new ribbon
+// when the changes since the ribbon outgrow the filters, when the delta
+// would not be smaller, and the first time. full says which. keys is not
+// kept.
+func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []byte, full bool, err error) {
+	if p == nil || !p.made {
+		return nil, false, fmt.Errorf("%w: zero StaticPublisher; use NewStaticPublisher", ErrEmpty)
+	}
+	if p.ribbon != nil && seq <= p.seq {
+		return nil, false, fmt.Errorf("%w: previous %d, next %d", ErrSequence, p.seq, seq)
+	}
+	set := sortedKeys(keys)
+	if p.ribbon != nil {
+		added, removed := diffSorted(p.base, set)
+		if m := uint64(p.added.Bloom.M()); float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
+			a, r, err := p.filters(seq, added, removed, m)
+			if err != nil {
+				return nil, false, err
+			}
+			delta, a, r, err := p.delta(seq, a, r)
+			if err != nil {
+				return nil, false, err
+			}
+			if len(delta) < StaticFullSize(uint64(len(set)), p.cfg.rate()) {
+				p.added, p.removed, p.seq = a, r, seq
+				return delta, false, nil
+			}
+		}
+	}
+	f, err := ribbon.BuildHashes(ribbon.Config{Rate: p.cfg.rate(), Seed: p.cfg.Seed, MaxAttempts: p.cfg.MaxAttempts}, set)
+	if err != nil {
+		return nil, false, fmt.Errorf("digest: static full digest: %w", err)
+	}
+	if p.ribbon, err = f.AppendBinary(nil); err != nil {
+		return nil, false, err
+	}
+	p.base, p.fullSeq, p.fullCRC, p.seq = set, seq, envelope.Checksum(p.ribbon), seq
+	if p.added, p.removed, err = p.filters(seq, nil, nil, filterBits(p.capacity(), p.cfg.rate())); err != nil {
+		return nil, false, err
+	}
+	frame, err = p.Whole()
+	return frame, true, err
+}
+
+// capacity is the changes since the ribbon the filters are sized for.
+func (p *StaticPublisher) capacity() float64 {
+	return max(64, p.cfg.share()*float64(len(p.base)))
+}
+
+// filterBits is m for a filter of one hash function holding n keys at
+// rate p: n/−ln(1 − p), since with k = 1 the rate is 1 − e^(−n/m).
+func filterBits(n, p float64) uint64 {
+	return max(64, uint64(math.Ceil(n/-math.Log1p(-p))))
+}
+
+// filters returns the added and removed filters of m bits at sequence
+// seq.
+func (p *StaticPublisher) filters(seq uint64, added, removed []hashing.Hash128, m uint64) (a, r *Digest, err error) {
+	var fs [2]*bloom.Filter
+	for i, keys := range [][]hashing.Hash128{added, removed} {
+		if fs[i], err = bloom.New(bloom.Config{Layout: bloom.Classic, M: m, K: 1, Seed: p.cfg.Seed}); err != nil {
+			return nil, nil, fmt.Errorf("digest: static delta filter: %w", err)
+		}
+		fs[i].AddBatch(keys)
+	}
+	return &Digest{Sequence: seq, Bloom: fs[0]}, &Digest{Sequence: seq, Bloom: fs[1]}, nil
+}
+
+// diffSorted returns the keys of set not in base and those of base not
+// in set; both are sorted and distinct.
+func diffSorted(base, set []hashing.Hash128) (added, removed []hashing.Hash128) {
+	i, j := 0, 0
+	for i < len(base) || j < len(set) {
+		switch {
+		case j == len(set) || i < len(base) && compareHash(base[i], set[j]) < 0:
+			removed = append(removed, base[i])
+			i++
+		case i == len(base) || compareHash(base[i], set[j]) > 0:
+			added = append(added, set[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return added, removed
+}
+
+// delta returns the delta frame from the published filters to a and r,
+// and the filters the receiver will hold: a filter whose bits did not
+// change is left out of the frame and kept as it was.
+func (p *StaticPublisher) delta(seq uint64, a, r *Digest) ([]byte, *Digest, *Digest, error) {
+	var body []byte
+	var parts byte
+	next := [2]*Digest{p.added, p.removed}
+	for i, d := range []*Digest{a, r} {
+		if next[i].Bloom.Equal(d.Bloom) {
+			continue
+		}
+		var err error
+		if body, err = AppendDiff(body, next[i], d, p.cfg.Codec); err != nil {
+			return nil, nil, nil, err
+		}
+		parts |= 1 << i
+		next[i] = d
+	}
+	h := staticHeader(staticKindDelta, p.cfg.Seed, seq, p.fullCRC, p.fullSeq, p.seq)
+	h.Params[1] = parts
+	frame, err := appendFrame(nil, &h, body)
+	return frame, next[0], next[1], err
+}
+
+// Whole returns the whole frame of the last publication: the ribbon and
+// the two filters as they are, for a receiver that has no view or missed
+// a delta (nil before the first publication).
+func (p *StaticPublisher) Whole() ([]byte, error) {
+	if p == nil || p.ribbon == nil {
+		return nil, nil
+	}
+	body := slices.Clone(p.ribbon)
+	var err error
+	for _, d := range []*Digest{p.added, p.removed} {
+		if body, err = Append(body, d, p.cfg.Codec); err != nil {
+			return nil, err
+		}
+	}
+	h := staticHeader(staticKindWhole, p.cfg.Seed, p.seq, p.fullCRC, p.fullSeq, 0)
+	return appendFrame(nil, &h, body)
+}
+
+// StaticFullSize returns the least length of a whole static digest of n
+// keys at rate p: the type-13 frame around a ribbon frame of the shape
+// params.RibbonSize gives, without the two filters' frames (MaxInt for a
+// rate it refuses).
+func StaticFullSize(n uint64, p float64) int {
+	s, err := params.RibbonSize(n, p)
+	if err != nil {
+		return math.MaxInt
+	}
+	return 2*(envelope.HeaderSize+envelope.TrailerSize) + staticParamsSize + 40 + int(s.SizeBits()/8)
+}
+
+// sortedKeys returns the distinct hashes of keys, sorted.
+func sortedKeys(keys []hashing.Hash128) []hashing.Hash128 {
+	s := slices.Clone(keys)
+	slices.SortFunc(s, compareHash)
+	return slices.Compact(s)
+}
+
+func compareHash(a, b hashing.Hash128) int {
+	if c := cmp.Compare(a.Hi, b.Hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Lo, b.Lo)
+}
+
+func staticHeader(kind byte, seed, seq uint64, crc uint32, fullSeq, prevSeq uint64) envelope.Header {
+	b := make([]byte, staticParamsSize)
+	b[0] = kind
+	binary.LittleEndian.PutUint32(b[4:], crc)
+	binary.LittleEndian.PutUint64(b[8:], fullSeq)
+	binary.LittleEndian.PutUint64(b[16:], prevSeq)
+	return envelope.Header{Type: envelope.TypeStatic, Codec: envelope.CodecRaw, Scheme: uint8(hashing.XXH3),
+		Seed: seed, Sequence: seq, Params: b}
+}
+
+// StaticView is a receiver's copy of a peer's static digest. A view does
+// not change: Apply returns a new one, so queries may run while the next
+// is made.
+// The zero StaticView holds nothing: it reports every key absent and
+// accepts only a whole frame.
+type StaticView struct {
+	seq, fullSeq   uint64
+	fullCRC        uint32
+	static         *ribbon.Filter
+	added, removed *Digest
+}
+
+// Apply returns the view after the static digest frame: a whole frame
+// replaces everything; a delta must follow the view's last frame and
+// name its ribbon (else [ErrStatic]: apply the publisher's whole frame).
+// A frame whose sequence does not exceed the view's is refused with
+// [ErrSequence]. Errors wrap [ErrCorrupt] for a frame that does not
+// decode, [ErrTooLarge] past lim, and the envelope's errors; v is
+// unchanged.
+func (v *StaticView) Apply(frame []byte, lim envelope.Limits) (*StaticView, error) {
+	h, body, err := envelope.Parse(frame, lim)
+	if err != nil {
+		return nil, fmt.Errorf("digest: %w", err)
+	}
+	w, prev, err := staticFromFrame(h, body, lim)
+	if err != nil {
+		return nil, err
+	}
+	if v != nil && v.static != nil && w.seq <= v.seq {
+		return nil, fmt.Errorf("%w: held %d, frame %d", ErrSequence, v.seq, w.seq)
+	}
+	if w.static != nil {
+		return w, nil
+	}
+	switch {
+	case v == nil || v.static == nil:
+		return nil, fmt.Errorf("%w: a delta, and no whole frame held", ErrStatic)
+	case w.fullSeq != v.fullSeq || w.fullCRC != v.fullCRC:
+		return nil, fmt.Errorf("%w: the delta's ribbon is %d (CRC %08x), the view's %d (CRC %08x)", ErrStatic, w.fullSeq, w.fullCRC, v.fullSeq, v.fullCRC)
+	case prev != v.seq:
+		return nil, fmt.Errorf("%w: the delta follows %d, the view is at %d", ErrStatic, prev, v.seq)
+	}
+	present := h.Params[1]
+	parts, err := staticParts(body, lim, bits.OnesCount8(present))
+	if err != nil {
+		return nil, err
+	}
+	next := *v
+	next.seq = w.seq
+	for i, f := range []**Digest{&next.added, &next.removed} {
+		if present&(1<<i) == 0 {
+			continue
+		}
+		if *f, err = Patch(*f, parts[0], lim); err != nil {
+			return nil, fmt.Errorf("%w: %s filter: %w", ErrStatic, [2]string{"added", "removed"}[i], err)
+		}
+		parts = parts[1:]
+	}
+	return &next, nil
+}
+
+// staticParts splits body into n whole frames.
+func staticParts(body []byte, lim envelope.Limits, n int) ([][]byte, error) {
+	parts := make([][]byte, 0, n)
+	for range n {
+		_, _, size, err := envelope.ParsePrefix(body, lim)
+		if err != nil {
+			return nil, fmt.Errorf("%w: part %d: %w", ErrCorrupt, len(parts), err)
+		}
+		parts = append(parts, body[:size])
+		body = body[size:]
+	}
+	if len(body) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the static digest's parts", ErrCorrupt, len(body))
+	}
+	return parts, nil
+}
+
+// staticFromFrame decodes a type-13 frame's header and, for a whole
+// frame, its parts; it returns the view and, for a delta, the sequence it
+// follows.
+func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*StaticView, uint64, error) {
+	switch {
+	case h.Type != envelope.TypeStatic:
+		return nil, 0, fmt.Errorf("%w: a frame of type %v, not a static digest", ErrCorrupt, h.Type)
+	case h.Codec != envelope.CodecRaw:
+		return nil, 0, fmt.Errorf("%w: static digest of codec %v (want raw: its parts carry their own)", ErrCodec, h.Codec)
+	case h.Scheme != uint8(hashing.XXH3):
+		return nil, 0, fmt.Errorf("%w: static digest of hashing scheme %d (want %d, XXH3)", ErrCorrupt, h.Scheme, hashing.XXH3)
+	case len(h.Params) != staticParamsSize:
+		return nil, 0, fmt.Errorf("%w: static digest parameters of %d bytes, want %d", ErrCorrupt, len(h.Params), staticParamsSize)
+	case h.Params[2] != 0 || h.Params[3] != 0 || h.Params[1]&^3 != 0 || h.Params[0] == staticKindWhole && h.Params[1] != 0:
+		return nil, 0, fmt.Errorf("%w: static digest reserved bits not zero", ErrCorrupt)
+	}
+	v := &StaticView{seq: h.Sequence, fullCRC: binary.LittleEndian.Uint32(h.Params[4:]), fullSeq: binary.LittleEndian.Uint64(h.Params[8:])}
+	prev := binary.LittleEndian.Uint64(h.Params[16:])
+	switch h.Params[0] {
+	case staticKindWhole:
+		if v.fullSeq > v.seq || prev != 0 {
+			return nil, 0, fmt.Errorf("%w: whole frame of sequence %d names ribbon %d and previous %d", ErrCorrupt, v.seq, v.fullSeq, prev)
+		}
+		parts, err := staticParts(body, lim, 3)
+		if err != nil {
+			return nil, 0, err
+		}
+		if crc := envelope.Checksum(parts[0]); crc != v.fullCRC {
+			return nil, 0, fmt.Errorf("%w: ribbon frame CRC %08x, header says %08x", ErrCorrupt, crc, v.fullCRC)
+		}
+		f, err := ribbon.Decode(parts[0], lim)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if f.Seed() != h.Seed {
+			return nil, 0, fmt.Errorf("%w: ribbon seed %#x in a frame of seed %#x", ErrCorrupt, f.Seed(), h.Seed)
+		}
+		var fs [2]*Digest
+		for i, b := range parts[1:] {
+			d, err := Decode(b, lim)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%w: filter %d: %w", ErrCorrupt, i, err)
+			}
+			if d.Bloom == nil || d.Bloom.Seed() != h.Seed || d.Bloom.K() != 1 || d.Sequence > h.Sequence || d.Sequence < v.fullSeq {
+				return nil, 0, fmt.Errorf("%w: filter %d is not a Bloom filter of one hash function, the frame's seed, and a sequence from the ribbon's to the frame's", ErrCorrupt, i)
+			}
+			fs[i] = d
+		}
+		if fs[0].Bloom.Compatible(fs[1].Bloom) != nil {
+			return nil, 0, fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
+		}
+		if w := uint64(len(fs[0].Bloom.Words()) + len(fs[1].Bloom.Words())); 8*w > lim.Payload() {
+			return nil, 0, fmt.Errorf("%w: filters of %d words together (limit %d bytes)", ErrTooLarge, w, lim.Payload())
+		}
+		v.static, v.added, v.removed = f, fs[0], fs[1]
+		return v, 0, nil
+	case staticKindDelta:
+		if v.fullSeq > prev || prev >= v.seq {
+			return nil, 0, fmt.Errorf("%w: delta of sequence %d after %d on ribbon %d", ErrCorrupt, v.seq, prev, v.fullSeq)
+		}
+		return v, prev, nil
+	}
+	return nil, 0, fmt.Errorf("%w: static digest kind %d (want 1 whole or 2 delta)", ErrCorrupt, h.Params[0])
+}
+
+// ContainsHash reports whether the key hashed to h (with the view's seed)
+// may be in the peer's set: in the ribbon or the added filter, and not
+// in the removed filter. It allocates nothing.
+func (v *StaticView) ContainsHash(h hashing.Hash128) bool {
+	if v == nil || v.static == nil {
+		return false
+	}
+	return (v.static.ContainsHash(h) || v.added.Bloom.ContainsHash(h)) && !v.removed.Bloom.ContainsHash(h)
+}
+
+// Contains is ContainsHash for a key.
+func (v *StaticView) Contains(key []byte) bool {
+	if v == nil || v.static == nil {
+		return false
+	}
+	return v.ContainsHash(hashing.SumSeed(key, v.static.Seed()))
+}
+
+// ContainsString is Contains for a string key.
+func (v *StaticView) ContainsString(key string) bool {
+	if v == nil || v.static == nil {
+		return false
+	}
+	return v.ContainsHash(hashing.SumStringSeed(key, v.static.Seed()))
+}
+
+// Sequence returns the sequence of the last frame applied (0 for the
+// zero view).
+func (v *StaticView) Sequence() uint64 {
+	if v == nil {
+		return 0
+	}
+	return v.seq
+}
+
+// Base returns the sequence of the view's full digest (0 for none).
+func (v *StaticView) Base() uint64 {
+	if v == nil || v.static == nil {
+		return 0
+	}
+	return v.fullSeq
+}
+
+// FalsePositiveRate returns the view's predicted false-positive rate:
+// the ribbon's plus the added filter's (an upper bound; the removed
+// filter only lowers it).
+func (v *StaticView) FalsePositiveRate() float64 {
+	if v == nil || v.static == nil {
+		return 0
+	}
+	return min(1, v.static.FalsePositiveRate()+v.added.Bloom.FalsePositiveRate())
+}
+
+// Sizes returns the keys the ribbon holds and the bits of each of the
+// added and removed filters (0s for the zero view): what the view holds
+// beside the ribbon is 2·filterBits.
+func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
+	if v == nil || v.static == nil {
+		return 0, 0
+	}
+	return v.static.Len(), v.added.Bloom.M()
+}
+
+// Seed returns the hashing seed of the view's filters (0 for none).
+func (v *StaticView) Seed() uint64 {
+	if v == nil || v.static == nil {
+		return 0
+	}
+	return v.static.Seed()
+}

@@ -1,0 +1,24 @@
+package params_test
+
+import (
+	"fmt"
+
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// A binary fuse filter of 10^5 keys at 1/256 beside a ribbon filter.
+func ExampleFuseSize() {
+	for _, arity := range []int{3, 4} {
+		s, err := params.FuseSize(100000, arity, 1.0/256)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %.3f bits per key, %.3f × the bound\n", s, s.BitsPerKey(), s.TimesBound())
+	}
+	r, _ := params.RibbonSize(100000, 1.0/256)
+	fmt.Printf("ribbon: %.3f bits per key, %.3f × the bound\n", r.BitsPerKey(), r.TimesBound())
+	// Output:
+	// 3-wise, 58 segments of 2048 slots, r = 8: 9.503 bits per key, 1.188 × the bound
+	// 4-wise, 110 segments of 1024 slots, r = 8: 9.011 bits per key, 1.126 × the bound
+	// ribbon: 8.335 bits per key, 1.042 × the bound
+}
