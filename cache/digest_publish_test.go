@@ -75,6 +75,36 @@ func TestPublisherThreshold(t *testing.T) {
 	}
 }
 
+// TestPublisherDefaultThreshold: a zero Threshold publishes at 5% of the
+// keys changed, as serve's --threshold does, and a zero threshold given to
+// SetThreshold means the same.
+func TestPublisherDefaultThreshold(t *testing.T) {
+	p := newTestPublisher(t, 0, 16)
+	for round, set := range []bool{false, true} {
+		if set {
+			if err := p.SetThreshold(0, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 100 {
+			p.Stored(urlKey(1000*round + i))
+		}
+		p.Publish()
+		keys, seq := p.Stats().Keys, p.Stats().Sequence
+		changes := int(float64(keys)*0.05+0.999) - 1 // one short of 5%
+		for i := range changes {
+			p.Stored(urlKey(1000*round + 100 + i))
+		}
+		if got := p.Stats(); got.Sequence != seq || got.Pending != uint64(changes) {
+			t.Fatalf("round %d: %d changes of %d published: %+v", round, changes, keys, got)
+		}
+		p.Stored(urlKey(1000*round + 999))
+		if got := p.Stats(); got.Sequence != seq+1 {
+			t.Fatalf("round %d: %d changes of %d published did not publish: %+v", round, changes+1, keys, got)
+		}
+	}
+}
+
 func TestPublisherDeltas(t *testing.T) {
 	p := newTestPublisher(t, 1, 4)
 	for i := range 500 {

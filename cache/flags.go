@@ -117,7 +117,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.Var((*flagvalue.Count)(&nf.capacity), "capacity", "")
 	fs.Float64Var(&c.BitsPerEntry, "bits-per-entry", 16, "")
 	fs.IntVar(&c.HashFunctions, "hash-functions", 0, "")
-	fs.Float64Var(&c.Threshold, "threshold", 0.05, "") // docs/SIMULATIONS.md, "Choosing the threshold"
+	fs.Float64Var(&c.Threshold, "threshold", defaultThreshold, "")
 	fs.DurationVar(&c.MaxDigestAge, "max-digest-age", 5*time.Minute, "")
 	fs.StringVar(&nf.codec, "codec", "fast", "")
 	fs.Var((*flagvalue.Count)(&nf.squidBits), "squid-bits", "")

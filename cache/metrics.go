@@ -33,6 +33,9 @@ type nodeMetrics struct {
 	// digest messages and their bytes by transport and direction
 	// (node_push.go)
 	digestMessages, digestMessageBytes *prometheus.CounterVec
+	// httpIn and httpOut are their http children, resolved once: a
+	// summary cache at a low threshold counts one per digest fetch.
+	httpIn, httpOut [2]prometheus.Counter // messages, bytes
 	// counts are the plain counters behind Node.Stats; the request
 	// metrics read them at scrape time (requestCollector), so a request
 	// is counted once.

@@ -75,7 +75,7 @@ type NodeConfig struct {
 	// and a smaller k than the raw optimum (params.OptimizeTarget).
 	HashFunctions int
 	// Threshold is the changed fraction that publishes a new digest;
-	// 0 means 1% (the seeds' 1–10%). MaxDigestAge publishes anyway
+	// 0 means 5%, serve's default (the seeds' 1–10%). MaxDigestAge publishes anyway
 	// after that long with changes pending; 0 means 5 minutes.
 	Threshold    float64
 	MaxDigestAge time.Duration

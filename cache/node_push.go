@@ -230,6 +230,8 @@ func (m *nodeMetrics) registerTransport(t DigestTransport) {
 		Help: "Bytes of digest messages by transport and direction: for http, the bodies fetched (in) and the responses served with their header fields (out), as bloomcast_digest_in_bytes_total and bloomcast_digest_out_bytes_total count them; for a digest transport, the frames published and delivered.",
 	}, []string{"transport", "direction"})
 	m.registry.MustRegister(m.digestMessages, m.digestMessageBytes)
+	m.httpIn = [2]prometheus.Counter{m.digestMessages.WithLabelValues(TransportHTTP, "in"), m.digestMessageBytes.WithLabelValues(TransportHTTP, "in")}
+	m.httpOut = [2]prometheus.Counter{m.digestMessages.WithLabelValues(TransportHTTP, "out"), m.digestMessageBytes.WithLabelValues(TransportHTTP, "out")}
 	if t == nil {
 		return
 	}
@@ -271,8 +273,12 @@ func (m *nodeMetrics) received(transport string, bytes int) {
 // httpMessage counts one digest response fetched (in) or served (out)
 // over HTTP.
 func (m *nodeMetrics) httpMessage(direction string, bytes int64) {
-	m.digestMessages.WithLabelValues(TransportHTTP, direction).Inc()
-	m.digestMessageBytes.WithLabelValues(TransportHTTP, direction).Add(float64(bytes))
+	c := m.httpIn
+	if direction == "out" {
+		c = m.httpOut
+	}
+	c[0].Inc()
+	c[1].Add(float64(bytes))
 	if direction == "out" {
 		m.counts.httpOut.Add(1)
 		m.counts.httpOutBytes.Add(uint64(max(bytes, 0)))

@@ -69,7 +69,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 // NewPublisher does.
 func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Duration, error) {
 	if threshold == 0 {
-		threshold = 0.01
+		threshold = defaultThreshold
 	}
 	if maxAge == 0 {
 		maxAge = 5 * time.Minute

@@ -515,9 +515,13 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 			req.Header.Set("If-None-Match", old.etag)
 		}
 		if p.cfg.Protocol == Bloomcast && !d.cfg.NoDelta {
-			q := req.URL.Query()
-			q.Set("since", strconv.FormatUint(old.seq, 10))
-			req.URL.RawQuery = q.Encode()
+			if req.URL.RawQuery == "" { // the common case, without a parse per fetch
+				req.URL.RawQuery = "since=" + strconv.FormatUint(old.seq, 10)
+			} else {
+				q := req.URL.Query()
+				q.Set("since", strconv.FormatUint(old.seq, 10))
+				req.URL.RawQuery = q.Encode()
+			}
 		}
 	}
 	resp, err := d.cfg.Client.Do(req)

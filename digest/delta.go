@@ -121,19 +121,62 @@ func AppendDiff(dst []byte, base, next *Digest, c Codec) ([]byte, error) {
 func sparseLimit(bits uint64) int { return int(min(bits/32, 1<<40)) }
 
 // xorPositions appends to pos the positions of the ones of a XOR b (of a
-// alone when b is nil), in order, one word at a time; it gives up (false)
+// alone when b is nil), in order, one word at a time and four at a time
+// past unchanged words (a sparse delta's common case); it gives up (false)
 // past limit ones.
 func xorPositions(pos []uint64, a, b []uint64, limit int) ([]uint64, bool) {
-	for i, w := range a {
-		if b != nil {
-			w ^= b[i]
+	if b == nil {
+		return onesPositions(pos, a, limit)
+	}
+	b = b[:len(a)]
+	i, ok := 0, true
+	for ; i+4 <= len(a); i += 4 {
+		if (a[i]^b[i])|(a[i+1]^b[i+1])|(a[i+2]^b[i+2])|(a[i+3]^b[i+3]) == 0 {
+			continue
 		}
-		for ; w != 0; w &= w - 1 {
-			if len(pos) == limit {
+		for j := i; j < i+4; j++ {
+			if pos, ok = appendOnes(pos, a[j]^b[j], j, limit); !ok {
 				return pos, false
 			}
-			pos = append(pos, uint64(64*i+bits.TrailingZeros64(w)))
 		}
+	}
+	for ; i < len(a); i++ {
+		if pos, ok = appendOnes(pos, a[i]^b[i], i, limit); !ok {
+			return pos, false
+		}
+	}
+	return pos, true
+}
+
+// onesPositions is xorPositions of a alone.
+func onesPositions(pos []uint64, a []uint64, limit int) ([]uint64, bool) {
+	i, ok := 0, true
+	for ; i+4 <= len(a); i += 4 {
+		if a[i]|a[i+1]|a[i+2]|a[i+3] == 0 {
+			continue
+		}
+		for j := i; j < i+4; j++ {
+			if pos, ok = appendOnes(pos, a[j], j, limit); !ok {
+				return pos, false
+			}
+		}
+	}
+	for ; i < len(a); i++ {
+		if pos, ok = appendOnes(pos, a[i], i, limit); !ok {
+			return pos, false
+		}
+	}
+	return pos, true
+}
+
+// appendOnes appends the positions of the ones of w, word i, unless that
+// would pass limit positions (false).
+func appendOnes(pos []uint64, w uint64, i, limit int) ([]uint64, bool) {
+	for ; w != 0; w &= w - 1 {
+		if len(pos) == limit {
+			return pos, false
+		}
+		pos = append(pos, uint64(64*i+bits.TrailingZeros64(w)))
 	}
 	return pos, true
 }

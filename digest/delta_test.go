@@ -321,3 +321,42 @@ func TestAppendDeltaWords(t *testing.T) {
 		}
 	}
 }
+
+// TestXORPositions checks the four-words-at-a-time scan against a bit by
+// bit one, at every length around the block of four, with and without b,
+// and its refusal past the limit.
+func TestXORPositions(t *testing.T) {
+	rng := uint64(7)
+	next := func() uint64 { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng }
+	for n := range 11 {
+		a, b := make([]uint64, n), make([]uint64, n)
+		for i := range a {
+			if next()%3 == 0 { // some words equal, some not
+				a[i], b[i] = next(), next()
+			}
+		}
+		var want, wantA []uint64
+		for i := range 64 * n {
+			if (a[i/64]^b[i/64])>>(i%64)&1 != 0 {
+				want = append(want, uint64(i))
+			}
+			if a[i/64]>>(i%64)&1 != 0 {
+				wantA = append(wantA, uint64(i))
+			}
+		}
+		if got, ok := xorPositions(nil, a, b, 1<<20); !ok || !slices.Equal(got, want) {
+			t.Errorf("%d words, a XOR b: %v %t, want %v", n, got, ok, want)
+		}
+		if got, ok := xorPositions(nil, a, nil, 1<<20); !ok || !slices.Equal(got, wantA) {
+			t.Errorf("%d words, a: %v %t, want %v", n, got, ok, wantA)
+		}
+		if len(want) > 0 {
+			if _, ok := xorPositions(nil, a, b, len(want)-1); ok {
+				t.Errorf("%d words: %d ones passed a limit of %d", n, len(want), len(want)-1)
+			}
+			if got, ok := xorPositions(nil, a, b, len(want)); !ok || len(got) != len(want) {
+				t.Errorf("%d words: %d ones refused at a limit of %d", n, len(want), len(want))
+			}
+		}
+	}
+}

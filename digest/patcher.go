@@ -1,7 +1,9 @@
 package digest
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -14,8 +16,10 @@ import (
 // sends. Where [Patch] copies the base and checksums it for every delta,
 // Patcher keeps the base's checksum and updates it from the words a delta
 // changes (CRC-32C is affine, see crc.go), so that a gap-coded delta
-// costs time and memory proportional to the bits it changes. A dense
-// delta (raw, arith, fast) still decodes to a whole XOR.
+// costs time and memory proportional to the bits it changes. A raw
+// delta is read where it lies in the frame, one pass over it and memory
+// for the words it changes; a dense arith or fast one still decodes to a
+// whole XOR.
 //
 // Patch calls must not overlap. Readers of the digest's filter may run
 // meanwhile if they hold the lock Patch is given while they read: Patch
@@ -116,6 +120,9 @@ func (p *Patcher) Patch(delta []byte, lim envelope.Limits, lock sync.Locker) err
 // changes, in order: for a gap-coded payload, in time proportional to its
 // ones.
 func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limits) ([]wordChange, error) {
+	if codec == envelope.CodecRaw {
+		return rawChanges(body, m, lim)
+	}
 	if codec != envelope.CodecGaps {
 		xor, err := decodeXOR(codec, body, m, lim, nil)
 		if err != nil {
@@ -154,6 +161,29 @@ func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limi
 	}
 	if err := r.Close(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return changes, nil
+}
+
+// rawChanges reads a raw delta's words where they lie in the frame and
+// keeps the ones that change anything: one pass over the body, and
+// memory for the changed words only.
+func rawChanges(body []byte, m uint64, lim envelope.Limits) ([]wordChange, error) {
+	nw := m/64 + min(m%64, 1)
+	if nw > math.MaxInt/8 || 8*nw > lim.Payload() {
+		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, m, lim.Payload())
+	}
+	if uint64(len(body)) != 8*nw {
+		return nil, fmt.Errorf("%w: raw payload of %d bytes, %d bits need %d", ErrCorrupt, len(body), m, 8*nw)
+	}
+	var changes []wordChange
+	for i := range nw {
+		if w := binary.LittleEndian.Uint64(body[8*i:]); w != 0 {
+			changes = append(changes, wordChange{i, w})
+		}
+	}
+	if tail := m % 64; tail != 0 && nw > 0 && binary.LittleEndian.Uint64(body[8*(nw-1):])>>tail != 0 {
+		return nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, m)
 	}
 	return changes, nil
 }

@@ -147,6 +147,41 @@ func TestPatcherMemory(t *testing.T) {
 	}
 }
 
+// TestPatcherRawMemory: a raw delta (the XOR in full, as a peer that
+// asks for raw sends it) of 100 keys to a filter of 10^6 is read where it
+// lies: Patcher.Patch allocates for the changed words, not a decoded
+// copy of the 2 MB XOR.
+func TestPatcherRawMemory(t *testing.T) {
+	const n = 1000000
+	c := bloom.Config{Layout: bloom.Blocked, M: 16 * n, K: 11, Seed: 1}
+	base := &Digest{Sequence: 1, Bloom: bloomWith(t, c, 0, n)}
+	array := 8 * len(base.Bloom.Words())
+	next := &Digest{Sequence: 2, Bloom: base.Bloom.Clone()}
+	for i := n; i < n+100; i++ {
+		next.Bloom.Add(key(i))
+	}
+	delta, err := Diff(base, next, Raw)
+	if err != nil || delta[7] != byte(envelope.CodecRaw) {
+		t.Fatalf("raw delta: %v, codec %v", err, envelope.Codec(delta[7]))
+	}
+	p, err := NewPatcher(&Digest{Sequence: 1, Bloom: base.Bloom.Clone()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patchErr error
+	inPlace := allocated(func() { patchErr = p.Patch(delta, envelope.Limits{}, nil) })
+	if patchErr != nil {
+		t.Fatal(patchErr)
+	}
+	t.Logf("array %d bytes, raw delta %d bytes: Patcher.Patch allocated %d bytes", array, len(delta), inPlace)
+	if inPlace > uint64(array)/100 {
+		t.Errorf("Patcher.Patch allocated %d bytes for a raw delta of 100 keys to a %d-byte array", inPlace, array)
+	}
+	if crc, _ := Checksum(next); !p.Digest().Bloom.Equal(next.Bloom) || p.Checksum() != crc {
+		t.Fatal("the patched digest or its checksum differs")
+	}
+}
+
 // TestPatcherConcurrent: lookups under the read lock while deltas are
 // applied in place (run with -race).
 func TestPatcherConcurrent(t *testing.T) {

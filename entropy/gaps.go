@@ -38,12 +38,17 @@ const gapTree = 64
 type gapModel struct{ c0, t [2 * gapTree]uint64 }
 
 func newGapModel() *gapModel {
-	var g gapModel
+	g := gapModelStart // one copy: a delta's decoder makes one per fetch
+	return &g
+}
+
+// gapModelStart is a new model's counts.
+var gapModelStart = func() (g gapModel) {
 	for i := range g.c0 {
 		g.c0[i], g.t[i] = 1, 2
 	}
-	return &g
-}
+	return g
+}()
 
 // AppendGaps appends to dst the [Gaps] stream of a bit array of m bits
 // whose ones are at the positions pos, strictly increasing and below m.
