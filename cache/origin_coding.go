@@ -92,8 +92,7 @@ type codingConn struct {
 	close bool  // the response ends the connection
 
 	// stDecode
-	src     *bufio.Reader // the coded body
-	dec     io.Reader     // the decoded body
+	dec     io.Reader // the decoded body
 	decDone bool
 	ferr    error
 	head    []byte // the rewritten head
@@ -572,7 +571,7 @@ func (c *codingConn) startDecode(h headInfo) {
 // the last chunk when it has ended, or the error that cut it.
 func (c *codingConn) readDecoded(p []byte) (int, error) {
 	if c.decDone {
-		c.dec, c.src = nil, nil
+		c.dec = nil
 		c.out = append(c.head[:0], "0\r\n\r\n"...)
 		c.endBody()
 		n := copy(p, c.out)
@@ -590,27 +589,30 @@ func (c *codingConn) readDecoded(p []byte) (int, error) {
 		c.out = c.out[m:]
 		return m, err
 	}
-	n, err := c.dec.Read(p[frame : len(p)-2])
-	if err == io.EOF {
-		c.decDone, err = true, nil
-	}
-	if err != nil {
-		c.state, c.ferr = stFailed, fmt.Errorf("%w: %w", errCoding, err)
-		c.dec, c.src = nil, nil
-		if n == 0 {
-			return 0, c.ferr
+	for !c.decDone {
+		n, err := c.dec.Read(p[frame : len(p)-2])
+		if err == io.EOF {
+			c.decDone, err = true, nil
 		}
+		if err != nil {
+			c.state, c.ferr = stFailed, fmt.Errorf("%w: %w", errCoding, err)
+			c.dec = nil
+			if n == 0 {
+				return 0, c.ferr
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		size := strconv.AppendInt(c.head[:0], int64(n), 16)
+		size = append(size, '\r', '\n')
+		copy(p, size)
+		copy(p[len(size):], p[frame:frame+n])
+		m := len(size) + n
+		p[m], p[m+1] = '\r', '\n'
+		return m + 2, nil
 	}
-	if n == 0 {
-		return c.Read(p)
-	}
-	size := strconv.AppendInt(c.head[:0], int64(n), 16)
-	size = append(size, '\r', '\n')
-	copy(p, size)
-	copy(p[len(size):], p[frame:frame+n])
-	m := len(size) + n
-	p[m], p[m+1] = '\r', '\n'
-	return m + 2, nil
+	return c.readDecoded(p) // the last chunk
 }
 
 // codedBody reads the coded body of the response being decoded: its
