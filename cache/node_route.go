@@ -65,7 +65,7 @@ func (pf *PeerFetcher) client(p *Peer) *http.Client {
 			MaxIdleConnsPerHost:   16,
 			DisableCompression:    true,
 		}
-		t.DialContext = dialer(timeout)
+		t.DialContext = codingDialer(dialer(timeout))
 		pf.transports[p.name] = t
 	}
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -85,7 +85,7 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *Forward) (*http.Response, PeerOutcome, 
 		}
 		req.Header.Set("Cache-Control", cc+"only-if-cached")
 	}
-	resp, err := pf.client(p).Do(req)
+	resp, err := pf.client(p).Do(expectResponse(req))
 	outcome := PeerError
 	switch {
 	case err != nil:

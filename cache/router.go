@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"time"
@@ -61,7 +62,7 @@ func Direct(client *http.Client) Router {
 		client = NewClient()
 	}
 	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
-		resp, err := client.Do(f.Request)
+		resp, err := client.Do(expectResponse(f.Request))
 		return resp, Source{Hierarchy: HierDirect, Host: f.Request.URL.Hostname()}, err
 	})
 }
@@ -78,10 +79,19 @@ const (
 // NewClient returns the HTTP client a proxy uses by default: no
 // environment proxy, no redirect following, no transparent decompression
 // (the cache stores and forwards what the origin sent), and timeouts on
-// connecting, TLS handshakes and waiting for response headers.
-func NewClient() *http.Client {
+// connecting, TLS handshakes and waiting for response headers. Response
+// bodies in the transfer codings gzip, x-gzip and deflate (RFC 9112 §7)
+// reach it decoded, as chunked bodies do, when the request came through
+// [Direct].
+func NewClient() *http.Client { return newClient(nil) }
+
+// newClient is NewClient with a TLS configuration for origins (nil: the
+// defaults).
+func newClient(tlsConfig *tls.Config) *http.Client {
+	dial := (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t := &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           codingDialer(dial),
+		DialTLSContext:        codingTLSDialer(dial, tlsConfig, DialTimeout),
 		TLSHandshakeTimeout:   DialTimeout,
 		ResponseHeaderTimeout: ResponseHeaderTimeout,
 		IdleConnTimeout:       IdleConnTimeout,

@@ -615,21 +615,24 @@ func TestProxyCollapsedPastMaxObject(t *testing.T) {
 }
 
 // TestProxyUnknownTransferCoding has an origin send a body in a transfer
-// coding other than chunked: the node cannot decode it (nor can it tell
-// where it ends but by the connection closing), so it answers 502 and
-// stores nothing, as Squid does. Chunked bodies are stored decoded
-// (TestProxyStoresHeaderFields).
+// coding the node does not decode (compress, identity, a made-up one,
+// chunked before another, a coding with parameters): it cannot tell what
+// the body is, so it answers 502 and stores nothing, as Squid does.
+// Chunked, gzip and deflate bodies are stored decoded
+// (TestProxyStoresHeaderFields, TestOriginTransferCodings).
 func TestProxyUnknownTransferCoding(t *testing.T) {
-	o := rawOrigin(t, func(*http.Request) string {
-		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-	})
-	h := newHarness(t, nil, nil, nil)
-	if r := h.do("GET", o+"/te"); r.StatusCode != http.StatusBadGateway {
-		t.Errorf("unknown transfer coding: %d, want 502", r.StatusCode)
-	}
-	key, _ := Key(o + "/te")
-	if _, ok := h.store.Get(key); ok {
-		t.Error("stored")
+	for _, te := range []string{"compress, chunked", "x-compress", "identity", "identity, chunked", "br, chunked", "gzip;q=1, chunked", "chunked, gzip", "chunked, chunked", "made-up, chunked", "gzip, made-up, chunked"} {
+		o := rawOrigin(t, func(*http.Request) string {
+			return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: " + te + "\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+		})
+		h := newHarness(t, nil, nil, nil)
+		if r := h.do("GET", o+"/te"); r.StatusCode != http.StatusBadGateway {
+			t.Errorf("Transfer-Encoding: %s: %d, want 502", te, r.StatusCode)
+		}
+		key, _ := Key(o + "/te")
+		if _, ok := h.store.Get(key); ok {
+			t.Errorf("Transfer-Encoding: %s: stored", te)
+		}
 	}
 }
 

@@ -1,0 +1,466 @@
+package cache
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// codingOrigin is a hostile origin on a raw loopback socket: it answers
+// each request with the bytes respond returns, closing the connection
+// after them when close is set, and counts connections and requests.
+type codingOrigin struct {
+	url         string
+	conns, reqs atomic.Int32
+	respond     func(req *http.Request) (raw string, close bool)
+}
+
+func newCodingOrigin(t *testing.T, respond func(req *http.Request) (string, bool)) *codingOrigin {
+	t.Helper()
+	ln := listen(t, "127.0.0.1:0")
+	t.Cleanup(func() { ln.Close() })
+	o := &codingOrigin{url: "http://" + ln.Addr().String(), respond: respond}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			o.conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					o.reqs.Add(1)
+					raw, closeAfter := o.respond(req)
+					if _, err := io.WriteString(c, raw); err != nil || closeAfter {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return o
+}
+
+func gzipped(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func zlibbed(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func deflated(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestCompression)
+	io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// chunkedIn frames s in the chunked coding, in pieces of at most n bytes,
+// the first size line with an extension.
+func chunkedIn(s string, n int) string {
+	var b strings.Builder
+	ext := ";x=1"
+	for len(s) > 0 {
+		k := min(n, len(s))
+		fmt.Fprintf(&b, "%x%s\r\n%s\r\n", k, ext, s[:k])
+		s, ext = s[k:], ""
+	}
+	return b.String() + "0\r\n\r\n"
+}
+
+// TestOriginTransferCodings has a hostile origin send bodies in each
+// transfer coding the node decodes: the client gets the decoded body, the
+// second request is a hit with the same body, and the origin is asked
+// once. The last case's Transfer-Encoding spans two fields.
+func TestOriginTransferCodings(t *testing.T) {
+	const text = "the quick brown fox jumps over the lazy dog, again and again and again"
+	head := "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nContent-Type: text/plain\r\n"
+	for _, c := range []struct {
+		name  string
+		raw   string
+		close bool
+	}{
+		{"gzip+chunked", head + "Transfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 7), false},
+		{"x-gzip+chunked", head + "Transfer-Encoding: X-Gzip,chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 1000), false},
+		{"deflate(zlib)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(zlibbed(t, text), 5), false},
+		{"deflate(raw)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(deflated(t, text), 5), false},
+		{"gzip close-delimited", head + "Transfer-Encoding: gzip\r\n\r\n" + gzipped(t, text), true},
+		{"gzip over Content-Length", head + "Content-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n" + gzipped(t, text), true},
+		{"gzip+deflate+chunked", head + "Transfer-Encoding: gzip\r\nTransfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(zlibbed(t, gzipped(t, text)), 9), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := newCodingOrigin(t, func(*http.Request) (string, bool) { return c.raw, c.close })
+			h := newHarness(t, nil, nil, nil)
+			for i, want := range []string{"MISS", "HIT"} {
+				r := h.do("GET", o.url+"/coded")
+				if got := body(r); r.StatusCode != 200 || got != text || !strings.HasPrefix(r.Header.Get("X-Cache"), want) {
+					t.Fatalf("request %d: %d %q %v, want 200 %q %s", i, r.StatusCode, got, r.Header, text, want)
+				}
+				if te := r.Header.Get("Transfer-Encoding"); te != "" {
+					t.Errorf("request %d: Transfer-Encoding %q reached the client", i, te)
+				}
+			}
+			if n := o.reqs.Load(); n != 1 {
+				t.Errorf("origin asked %d times", n)
+			}
+			key, _ := Key(o.url + "/coded")
+			e, ok := h.store.Get(key)
+			if !ok || string(e.Body) != text || e.Header.Get("Content-Length") != fmt.Sprint(len(text)) || e.Header.Get("Transfer-Encoding") != "" {
+				t.Errorf("stored %v %q %v", ok, e.Body, e.Header)
+			}
+		})
+	}
+}
+
+// TestOriginFramingOneConnection sends a keep-alive sequence of
+// responses on one origin connection, each framed differently, to the
+// origin router: every response is read right and the origin accepts a
+// single connection.
+func TestOriginFramingOneConnection(t *testing.T) {
+	const text = "decoded after interim responses"
+	o := newCodingOrigin(t, func(req *http.Request) (string, bool) {
+		switch req.URL.Path {
+		case "/length":
+			return "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nlength", false
+		case "/trailers":
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n" +
+				"4;a=b;c=\"d\"\r\nchun\r\n3 \r\nked\r\n0\r\nX-Sum: 1\r\nX-Other: 2\r\n\r\n", false
+		case "/head":
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false
+		case "/head-coded":
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", false
+		case "/304":
+			return "HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nTransfer-Encoding: chunked\r\n\r\n", false
+		case "/204":
+			return "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n", false
+		case "/interim":
+			return "HTTP/1.1 100 Continue\r\n\r\n" +
+				"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n" +
+				"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 99\r\n\r\n" + chunkedIn(gzipped(t, text), 4), false
+		}
+		return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false
+	})
+	router := Direct(nil)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/length", 200, "length"},
+		{"GET", "/trailers", 200, "chunked"},
+		{"HEAD", "/head", 200, ""},
+		{"GET", "/length", 200, "length"},
+		{"HEAD", "/head-coded", 200, ""},
+		{"GET", "/304", 304, ""},
+		{"GET", "/204", 204, ""},
+		{"GET", "/interim", 200, text},
+		{"GET", "/trailers", 200, "chunked"},
+		{"GET", "/interim", 200, text},
+		{"GET", "/length", 200, "length"},
+	} {
+		req, _ := http.NewRequest(c.method, o.url+c.path, nil)
+		resp, _, err := router.Route(&Forward{Request: req})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != c.status || string(b) != c.body {
+			t.Fatalf("%s %s: %d %q %v, want %d %q", c.method, c.path, resp.StatusCode, b, err, c.status, c.body)
+		}
+		if c.path == "/trailers" && resp.Trailer.Get("X-Sum") != "1" {
+			t.Errorf("trailer %v", resp.Trailer)
+		}
+	}
+	if n := o.conns.Load(); n != 1 {
+		t.Errorf("origin accepted %d connections, want 1", n)
+	}
+}
+
+// TestOriginCorruptCoding: a gzip body whose checksum is wrong, or that
+// is cut, or that has bytes after it, reaches the client cut short, is
+// logged and is not stored.
+func TestOriginCorruptCoding(t *testing.T) {
+	const text = "a body whose coding breaks"
+	z := []byte(gzipped(t, text))
+	bad := bytes.Clone(z)
+	bad[len(bad)-5] ^= 0xff // the CRC-32
+	for _, c := range []struct{ name, body string }{
+		{"checksum", chunkedIn(string(bad), 8)},
+		{"truncated", chunkedIn(string(z[:len(z)-6]), 8)},
+		{"trailing", chunkedIn(string(z)+"junk", 8)},
+		{"not gzip", chunkedIn("plain text, not gzip", 8)},
+		{"bad chunk", "zz\r\n" + string(z) + "\r\n0\r\n\r\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := newCodingOrigin(t, func(*http.Request) (string, bool) {
+				return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + c.body, false
+			})
+			var logs syncBuffer
+			h := newHarness(t, nil, nil, func(cfg *Config) { cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+			resp, err := frontClient(t, h).Get(o.url + "/bad")
+			if err == nil {
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil {
+					t.Errorf("corrupt body served whole: %d %q", resp.StatusCode, b)
+				}
+			}
+			key, _ := Key(o.url + "/bad")
+			if _, ok := h.store.Get(key); ok {
+				t.Error("stored")
+			}
+			if !strings.Contains(logs.String(), "transfer coding") {
+				t.Errorf("not logged: %s", logs.String())
+			}
+		})
+	}
+}
+
+// TestOriginCodingBomb: 10 MiB of zeros gzip'd into 10 KiB stream
+// through the node to a client on a real socket in bounded memory, and
+// are not stored (the limit is 10000 bytes).
+func TestOriginCodingBomb(t *testing.T) {
+	bomb := string(gzipBomb(t, 10))
+	o := newCodingOrigin(t, func(*http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(bomb, 4096), false
+	})
+	h := newHarness(t, nil, nil, nil)
+	client := frontClient(t, h)
+	var n int64
+	used := allocated(func() {
+		resp, err := client.Get(o.url + "/bomb")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 10<<20 {
+		t.Errorf("client got %d bytes, want %d", n, 10<<20)
+	}
+	if used > 4<<20 {
+		t.Errorf("allocated %d bytes for a 10 MiB decoded body", used)
+	}
+	key, _ := Key(o.url + "/bomb")
+	if _, ok := h.store.Get(key); ok {
+		t.Error("stored")
+	}
+	t.Logf("allocated %d KiB", used>>10)
+}
+
+// frontClient serves h's proxy on a loopback socket and returns a client
+// that uses it.
+func frontClient(t *testing.T, h *harness) *http.Client {
+	front := httptest.NewServer(h.p)
+	t.Cleanup(front.Close)
+	tr := &http.Transport{Proxy: http.ProxyURL(mustURL(front.URL)), DisableCompression: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestOriginTLSCoding: an https origin that speaks HTTP/1.1 has its gzip
+// body decoded too; one that speaks HTTP/2 is reached over HTTP/2.
+func TestOriginTLSCoding(t *testing.T) {
+	const text = "over TLS"
+	h2 := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(h2.Certificate())
+	router := Direct(newClient(&tls.Config{RootCAs: roots}))
+
+	// An HTTP/1.1-only origin: the test server's certificate without h2.
+	cfg := h2.TLS.Clone()
+	cfg.NextProtos = []string{"http/1.1"}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+chunkedIn(gzipped(t, text), 3))
+				}
+			}()
+		}
+	}()
+	for _, c := range []struct{ url, want string }{
+		{"https://" + ln.Addr().String() + "/", text},
+		{h2.URL + "/", "HTTP/2.0"},
+	} {
+		req, _ := http.NewRequest("GET", c.url, nil)
+		resp, _, err := router.Route(&Forward{Request: req})
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s: %q %v, want %q", c.url, b, err, c.want)
+		}
+	}
+}
+
+// TestHeadEnd checks where a head ends, read in pieces.
+func TestHeadEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"HTTP/1.1 200 OK\r\n\r\nbody", 19},
+		{"HTTP/1.1 200 OK\nA: b\n\nbody", 22},
+		{"HTTP/1.1 200 OK\r\nA: b\r\n", 0},
+		{"HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n", 26},
+	} {
+		for from := 0; from <= len(c.in); from++ {
+			if got := headEnd([]byte(c.in), min(from, len(c.in))); got != c.want && (c.want == 0 || from < c.want) {
+				t.Errorf("headEnd(%q, %d) = %d, want %d", c.in, from, got, c.want)
+			}
+		}
+	}
+}
+
+// feedConn is a net.Conn whose reads come from r (the framer's fuzz
+// target reads no socket).
+type feedConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (f *feedConn) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+// FuzzCodingConn feeds arbitrary bytes to the framer as an origin's
+// responses, each to a GET, read in pieces of arbitrary size: it never
+// panics, and whatever it did not decode it passes on byte for byte.
+func FuzzCodingConn(f *testing.F) {
+	f.Add(uint16(4096), []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 204 No Content\r\n\r\n"))
+	f.Add(uint16(7), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x\r\nhello\r\n0\r\nT: 1\r\n\r\nHTTP/1.1 200 OK\r\n\r\nrest"))
+	f.Add(uint16(3), []byte("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 304 Not Modified\r\n\r\nHTTP/1.0 200 OK\r\n\r\n"))
+	f.Add(uint16(100), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+chunkedIn(gzipped(f, "hello"), 4)+"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n"+zlibbed(f, "x")))
+	f.Add(uint16(1), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: compress, chunked\r\n\r\n0\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, size uint16, in []byte) {
+		c := &codingConn{Conn: &feedConn{r: bytes.NewReader(in)}}
+		p := make([]byte, int(size%8192)+1)
+		var out []byte
+		for i := 0; i < 1<<20; i++ {
+			if c.state == stHead {
+				c.expect(http.MethodGet)
+			}
+			n, err := c.Read(p)
+			out = append(out, p[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		if c.head == nil && !bytes.Equal(out, in) {
+			t.Fatalf("nothing decoded, yet\n in %q\nout %q", in, out)
+		}
+	})
+}
+
+// TestCodingConnDecodesForNetHTTP reads the framer's output of a coded
+// sequence with net/http's own response reader.
+func TestCodingConnDecodesForNetHTTP(t *testing.T) {
+	in := "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, "hello"), 4) +
+		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc" +
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n" + deflated(t, "world")
+	c := &codingConn{Conn: &feedConn{r: strings.NewReader(in)}}
+	br := bufio.NewReader(c)
+	for _, want := range []string{"hello", "abc", "world"} {
+		c.expect(http.MethodGet)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || string(b) != want {
+			t.Fatalf("%q %v, want %q", b, err, want)
+		}
+	}
+}
+
+// TestPeerTransferCoding: a peer's proxy that answers in the gzip
+// transfer coding is decoded as an origin is, on one connection with a
+// HEAD between.
+func TestPeerTransferCoding(t *testing.T) {
+	const text = "from the peer's cache"
+	peer := newCodingOrigin(t, func(req *http.Request) (string, bool) {
+		if req.Method == http.MethodHead {
+			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", false
+		}
+		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 6), false
+	})
+	d, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.url}}, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pf PeerFetcher
+	for _, c := range []struct{ method, want string }{{"GET", text}, {"HEAD", ""}, {"GET", text}} {
+		req, _ := http.NewRequest(c.method, "http://origin.invalid/x", nil)
+		resp, outcome, err := pf.Fetch(d.Peers()[0], &Forward{Request: req})
+		if err != nil || outcome != PeerHit {
+			t.Fatalf("%s: %v %v", c.method, outcome, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != c.want {
+			t.Fatalf("%s: %q %v, want %q", c.method, b, err, c.want)
+		}
+	}
+	if n := peer.conns.Load(); n != 1 {
+		t.Errorf("peer accepted %d connections", n)
+	}
+}
