@@ -306,7 +306,7 @@ func message(err error) string {
 // libraryPackages are the names of the module's packages whose errors
 // the commands print; each begins its errors with "NAME: ".
 var libraryPackages = []string{"anyfile", "bitsandblooms", "bloom", "bloomier", "cache", "counting", "digest",
-	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "params",
+	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "node", "params",
 	"parquet", "plot", "replay", "ribbon", "scalable", "sim", "squid", "flagvalue"}
 
 // withoutPackages drops a package's name where it begins the message or
