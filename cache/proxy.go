@@ -24,7 +24,9 @@ const DefaultMaxObjectBytes = 4 << 20
 // is empty.
 const DefaultVia = "bloomcast"
 
-// Config configures a [Proxy].
+// Config configures a [Proxy]: it is the proxy's configuration, as
+// [MemoryConfig] and [DiskConfig] are the stores'. (Package node builds
+// its proxy's Config from its own NodeConfig.)
 //
 // The zero Config is not valid: NewProxy reports ErrConfig, as Store is
 // required. Every other zero field takes the default shown.

@@ -22,4 +22,11 @@
 //   - [Node]: all of it behind one listener, with CONNECT tunnels,
 //     Prometheus metrics, /healthz, reconfiguration ([Node.Reconfigure])
 //     and a graceful stop; `bloomcast serve` runs one.
+//
+// Each part has its configuration, named for it: [NodeConfig] (a node,
+// from which it builds the others and its [cache.Config]),
+// [PublisherConfig], [SquidDigestConfig], [DirectoryConfig] and
+// [PeerConfig] (one peer). The enumerations among their fields are typed
+// and parsed alike: [Route] ([ParseRoute]), [PeerViews]
+// ([ParsePeerViews]) and [Protocol] ([ParseProtocol]).
 package node

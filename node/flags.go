@@ -123,13 +123,13 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.StringVar(&nf.codec, "codec", "fast", "")
 	fs.Var((*flagvalue.Count)(&nf.squidBits), "squid-bits", "")
 	fs.Var(&nf.peers, "peer", "")
-	fs.StringVar(&c.Route, "route", RouteDigest, "")
+	fs.StringVar((*string)(&c.Route), "route", string(RouteDigest), "")
 	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
 	fs.DurationVar(&c.PushInterval, "push-interval", 0, "")
 	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
 	fs.Var(&nf.maxDig, "max-digest", "")
 	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
-	fs.StringVar(&c.PeerViews, "peer-views", PeerViewsDecoded, "")
+	fs.StringVar((*string)(&c.PeerViews), "peer-views", string(PeerViewsDecoded), "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
@@ -336,16 +336,14 @@ func (nf *NodeFlags) Check() error {
 			return nf.errf("icp", "%v", err)
 		}
 	}
-	switch c.Route {
-	case RouteDigest, RouteNone:
-	case RouteICP:
-		if c.ICPListen == "" {
-			return nf.errf("route", "routing by ICP needs --icp, the address to send queries from")
-		}
-	default:
+	route, err := ParseRoute(string(c.Route))
+	if err != nil || c.Route == "" {
 		return nf.errf("route", "want digest, icp or none")
 	}
-	if c.PeerViews != PeerViewsDecoded && c.PeerViews != PeerViewsCompressed {
+	if route == RouteICP && c.ICPListen == "" {
+		return nf.errf("route", "routing by ICP needs --icp, the address to send queries from")
+	}
+	if views, err := ParsePeerViews(string(c.PeerViews)); err != nil || views != c.PeerViews {
 		return nf.errf("peer-views", "want compressed or decoded")
 	}
 	for _, a := range []struct {

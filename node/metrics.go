@@ -171,7 +171,7 @@ func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(peerAgeDesc, prometheus.GaugeValue, s.Age.Seconds(), s.Name)
 		ch <- prometheus.MustNewConstMetric(peerFillDesc, prometheus.GaugeValue, s.Fill, s.Name)
 		ch <- prometheus.MustNewConstMetric(peerSeqDesc, prometheus.GaugeValue, float64(s.Sequence), s.Name)
-		ch <- prometheus.MustNewConstMetric(peerBytesDesc, prometheus.GaugeValue, float64(s.HeldBytes), s.Name, s.Form)
+		ch <- prometheus.MustNewConstMetric(peerBytesDesc, prometheus.GaugeValue, float64(s.HeldBytes), s.Name, string(s.Form))
 	}
 }
 

@@ -23,12 +23,34 @@ import (
 	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
-// Routes: how a node forwards a miss.
+// Route is how a node forwards a miss (NodeConfig.Route, `bloomcast
+// serve --route`). The zero value, "", means RouteDigest.
+type Route string
+
+// Routes.
 const (
-	RouteDigest = "digest" // to peers whose digests say maybe (the summary cache)
-	RouteICP    = "icp"    // to the first peer that answers an ICP query with HIT
-	RouteNone   = "none"   // straight to the origin
+	RouteDigest Route = "digest" // to peers whose digests say maybe (the summary cache)
+	RouteICP    Route = "icp"    // to the first peer that answers an ICP query with HIT
+	RouteNone   Route = "none"   // straight to the origin
 )
+
+// checkRoute checks a Route value ("" meaning digest).
+func checkRoute(r Route) error {
+	_, err := ParseRoute(string(r))
+	return err
+}
+
+// ParseRoute returns the route named s: digest, icp or none ("" is
+// digest).
+func ParseRoute(s string) (Route, error) {
+	switch r := Route(s); r {
+	case "":
+		return RouteDigest, nil
+	case RouteDigest, RouteICP, RouteNone:
+		return r, nil
+	}
+	return "", fmt.Errorf("%w: route %q (want digest, icp or none)", cache.ErrConfig, s)
+}
 
 // NodeConfig configures a summary-cache node. The zero value (with a
 // Listen address) is a working single node: a 256 MiB memory cache
@@ -95,12 +117,12 @@ type NodeConfig struct {
 
 	// Peers, Route and the peer timings.
 	Peers          []PeerConfig
-	Route          string        // RouteDigest (default), RouteICP or RouteNone
+	Route          Route         // RouteDigest (default), RouteICP or RouteNone
 	PollInterval   time.Duration // digest polling; 0 means 30 s
 	PeerExpiry     time.Duration // drop a silent peer's view; 0 means 4 poll intervals
 	MaxDigestBytes int64         // largest digest accepted from a peer; 0 means 64 MiB
 	NoDelta        bool          // always fetch peers' full digests, never deltas (DirectoryConfig.NoDelta)
-	PeerViews      string        // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
+	PeerViews      PeerViews     // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
 
@@ -319,8 +341,8 @@ func (cfg *NodeConfig) defaults() error {
 	switch {
 	case !isToken(cfg.Name):
 		return fmt.Errorf("%w: name %q (want letters, digits, dots or dashes: it goes in Via headers)", cache.ErrConfig, cfg.Name)
-	case cfg.Route != RouteDigest && cfg.Route != RouteICP && cfg.Route != RouteNone:
-		return fmt.Errorf("%w: route %q (want digest, icp or none)", cache.ErrConfig, cfg.Route)
+	case checkRoute(cfg.Route) != nil:
+		return checkRoute(cfg.Route)
 	case checkPeerViews(cfg.PeerViews) != nil:
 		return checkPeerViews(cfg.PeerViews)
 	case cfg.ReadTimeout < cache.MinInterval:

@@ -53,31 +53,44 @@ func ParseProtocol(s string) (Protocol, error) {
 	return 0, fmt.Errorf("%w: peer protocol %q (want bloomcast or squid)", cache.ErrConfig, s)
 }
 
-// Forms in which a node holds its peers' digests
-// (DirectoryConfig.PeerViews, NodeConfig.PeerViews).
+// PeerViews is the form in which a node holds its peers' digests
+// (DirectoryConfig.PeerViews, NodeConfig.PeerViews, `bloomcast serve
+// --peer-views`). The zero value, "", means PeerViewsDecoded.
+type PeerViews string
+
+// Forms of the peers' views.
 const (
 	// PeerViewsDecoded: a peer's digest decoded to its bit array, as
 	// Decode gives it; a lookup reads the bits.
-	PeerViewsDecoded = "decoded"
+	PeerViewsDecoded PeerViews = "decoded"
 	// PeerViewsCompressed: a peer's digest kept coded in pieces
 	// (digest.Pieces), a few decoded pieces cached; a digest sent as one
 	// stream is coded again in pieces of PeerPieceBytes once, one piece
 	// at a time, and deltas recode only the pieces they change. Squid
 	// digests are always held decoded.
-	PeerViewsCompressed = "compressed"
+	PeerViewsCompressed PeerViews = "compressed"
 )
 
 // PeerPieceBytes is the decoded size of the pieces a node codes a peer's
 // digest in when it holds it compressed.
 const PeerPieceBytes = 1024
 
-// checkPeerViews checks a PeerViews value ("" meaning decoded).
-func checkPeerViews(s string) error {
-	switch s {
-	case "", PeerViewsDecoded, PeerViewsCompressed:
-		return nil
+// ParsePeerViews returns the form named s: decoded or compressed (""
+// is decoded).
+func ParsePeerViews(s string) (PeerViews, error) {
+	switch v := PeerViews(s); v {
+	case "":
+		return PeerViewsDecoded, nil
+	case PeerViewsDecoded, PeerViewsCompressed:
+		return v, nil
 	}
-	return fmt.Errorf("%w: peer views %q (want compressed or decoded)", cache.ErrConfig, s)
+	return "", fmt.Errorf("%w: peer views %q (want compressed or decoded)", cache.ErrConfig, s)
+}
+
+// checkPeerViews checks a PeerViews value ("" meaning decoded).
+func checkPeerViews(v PeerViews) error {
+	_, err := ParsePeerViews(string(v))
+	return err
 }
 
 // SquidDigestPath is where Squid serves its store digest.
@@ -136,7 +149,7 @@ type DirectoryConfig struct {
 	OnFetchFailed func(peer string, err error)
 	// PeerViews is how the peers' digests are held: PeerViewsDecoded
 	// (empty means it) or PeerViewsCompressed.
-	PeerViews string
+	PeerViews PeerViews
 	// Transport, if set, is the digest transport whose messages reach
 	// Receive: Run does not poll a bloomcast peer whose view the
 	// transport keeps current (it is connected and the peer pushed
@@ -636,7 +649,7 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 
 // form returns how the view is held, PeerViewsCompressed or
 // PeerViewsDecoded, the bytes it holds, and the fraction of its bits set.
-func (v *peerView) form() (form string, held int, fill float64) {
+func (v *peerView) form() (form PeerViews, held int, fill float64) {
 	if v.pieces != nil {
 		set, _ := v.pieces.SetBits() // known since holdPieces
 		return PeerViewsCompressed, v.pieces.MemoryBytes(), float64(set) / float64(v.pieces.Geometry().M())
@@ -673,7 +686,7 @@ type PeerStatus struct {
 	// PeerViewsDecoded) and HeldBytes the memory it holds: the decoded
 	// array, or the coded pieces, their index and the decoded pieces
 	// cached.
-	Form                                      string
+	Form                                      PeerViews
 	HeldBytes                                 int
 	Failures                                  int
 	LastError                                 string

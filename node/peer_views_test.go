@@ -94,7 +94,7 @@ func TestPeerViewsConfig(t *testing.T) {
 
 // peerViewBench is a peer publishing a digest of n keys, and a directory
 // that holds it in the given form.
-func peerViewBench(tb testing.TB, filter counting.Config, n int, form string) (dir *Directory, allocated, retained uint64) {
+func peerViewBench(tb testing.TB, filter counting.Config, n int, form PeerViews) (dir *Directory, allocated, retained uint64) {
 	pub, err := NewPublisher(PublisherConfig{Filter: filter, Codec: 0})
 	if err != nil {
 		tb.Fatal(err)
@@ -144,7 +144,7 @@ func BenchmarkPeerViews(b *testing.B) {
 			{"m/n=16,k=11", counting.Config{M: 16 * n, K: 11}},
 			{"m/n=48,k=3", counting.Config{M: 48 * n, K: 3}},
 		} {
-			for _, form := range []string{PeerViewsDecoded, PeerViewsCompressed} {
+			for _, form := range []PeerViews{PeerViewsDecoded, PeerViewsCompressed} {
 				b.Run(fmt.Sprintf("%s/%s/round=%d", shape.name, form, round), func(b *testing.B) {
 					dir, allocated, retained := peerViewBench(b, shape.cfg, n, form)
 					keys := make([]string, 1024)
@@ -170,12 +170,12 @@ func BenchmarkPeerViews(b *testing.B) {
 // TestPeerViewsConcurrent looks up keys in compressed and decoded views
 // while deltas patch them, the decoded ones in place (run with -race).
 func TestPeerViewsConcurrent(t *testing.T) {
-	for _, form := range []string{PeerViewsCompressed, PeerViewsDecoded} {
-		t.Run(form, func(t *testing.T) { testPeerViewsConcurrent(t, form) })
+	for _, form := range []PeerViews{PeerViewsCompressed, PeerViewsDecoded} {
+		t.Run(string(form), func(t *testing.T) { testPeerViewsConcurrent(t, form) })
 	}
 }
 
-func testPeerViewsConcurrent(t *testing.T, form string) {
+func testPeerViewsConcurrent(t *testing.T, form PeerViews) {
 	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{M: 1 << 16, K: 3}})
 	if err != nil {
 		t.Fatal(err)

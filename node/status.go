@@ -40,7 +40,7 @@ type StatusNode struct {
 	Started       time.Time `json:"started"`
 	UptimeSeconds float64   `json:"uptime_seconds"`
 	Listen        string    `json:"listen"`
-	Route         string    `json:"route"`
+	Route         Route     `json:"route"`
 	// Healthy is what /healthz answers; Unhealthy its reason.
 	Healthy     bool   `json:"healthy"`
 	Unhealthy   string `json:"unhealthy,omitempty"`
@@ -231,7 +231,7 @@ func (n *Node) Status() NodeStatus {
 	for _, ps := range n.directory.Status() {
 		hits, falseHits, errs := m.status.peerAsks(ps.Name)
 		sp := StatusPeer{Name: ps.Name, Protocol: ps.Protocol, HasView: ps.HasView, Sequence: ps.Sequence,
-			AgeSeconds: ps.Age.Seconds(), WireBytes: ps.Bytes, HeldBytes: ps.HeldBytes, Form: ps.Form,
+			AgeSeconds: ps.Age.Seconds(), WireBytes: ps.Bytes, HeldBytes: ps.HeldBytes, Form: string(ps.Form),
 			Fill: ps.Fill, FalsePos: ps.FalsePos, Unreachable: ps.Unreachable,
 			Hits: hits, FalseHits: falseHits, Errors: errs,
 			Failures: ps.Failures, LastError: ps.LastError, SinceAnswerSeconds: ps.SinceAnswer.Seconds(),

@@ -28,7 +28,7 @@ import (
 // The zero Mode is not valid: its Route is empty, so ParseMode refuses its
 // String and ReplayCluster reports ErrTrace.
 type Mode struct {
-	Route string // node.RouteNone, node.RouteICP or node.RouteDigest
+	Route node.Route // node.RouteNone, node.RouteICP or node.RouteDigest
 	// The summary cache's settings (RouteDigest only):
 	// Threshold is the changed fraction of the cache that publishes a
 	// new digest.
@@ -49,7 +49,7 @@ type Mode struct {
 // "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ...
 func (m Mode) String() string {
 	if m.Route != node.RouteDigest {
-		return m.Route
+		return string(m.Route)
 	}
 	codec, updates := "raw", "full"
 	if m.Compressed {
@@ -64,9 +64,9 @@ func (m Mode) String() string {
 
 // ParseMode reads a mode's name (Mode.String).
 func ParseMode(s string) (Mode, error) {
-	switch s {
+	switch r := node.Route(s); r {
 	case node.RouteNone, node.RouteICP:
-		return Mode{Route: s}, nil
+		return Mode{Route: r}, nil
 	}
 	f := strings.Split(s, "-")
 	bad := fmt.Errorf("%w: mode %q (want none, icp or sc-T%%-Bb-raw|comp-full|delta, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)

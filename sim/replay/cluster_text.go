@@ -51,16 +51,16 @@ func (r *ClusterReport) WriteText(w io.Writer) error {
 func (r *ClusterReport) modeTable() *textfmt.Table {
 	hasICP := false
 	for _, x := range r.Results {
-		hasICP = hasICP || x.Mode == node.RouteICP
+		hasICP = hasICP || x.Mode == string(node.RouteICP)
 	}
 	var t textfmt.Table
 	t.Add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss", "CPU s", "CPU vs ICP")
 	for _, x := range r.Results {
 		vsMsgs, vsBytes, loss, vsCPU := "-", "-", "-", "-"
-		if x.CPUVsICP > 0 && x.Mode != node.RouteICP {
+		if x.CPUVsICP > 0 && x.Mode != string(node.RouteICP) {
 			vsCPU = textfmt.Percent(x.CPUVsICP)
 		}
-		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == node.RouteNone {
+		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == string(node.RouteNone) {
 			if x.QueryMsgsVsICP > 0 {
 				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
 			}
@@ -68,7 +68,7 @@ func (r *ClusterReport) modeTable() *textfmt.Table {
 				vsBytes = textfmt.Percent(x.ControlBytesVsICP)
 			}
 		}
-		if hasICP && x.Mode != node.RouteICP {
+		if hasICP && x.Mode != string(node.RouteICP) {
 			loss = strconv.FormatFloat(100*x.HitRatioLossVsICP, 'f', 2, 64) + "%"
 		}
 		t.Add(x.Mode, textfmt.Percent(x.HitRatio), textfmt.Percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),

@@ -19,7 +19,7 @@ func exampleCluster() *replay.ClusterReport {
 			SkippedMethod: 3, SkippedStatus: 2, Malformed: 1},
 		Nodes: 4, CacheFraction: 0.1, CacheBytes: 420 << 10,
 		Results: []replay.ClusterRow{
-			{Mode: node.RouteICP, HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
+			{Mode: string(node.RouteICP), HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
 				ICPBytes: 300_000, ObjectBytes: 1 << 20, CPUSeconds: 1.25},
 			{Mode: "sc-1%-16b-comp-delta", HitRatio: 0.49, RemoteHitRatio: 0.19, FalseHits: 7, QueryMessages: 600,
 				QueryMsgsVsICP: 0.1, ObjectMessages: 190, DigestBytes: 30_000, ObjectBytes: 1 << 20,
