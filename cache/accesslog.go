@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // Squid result codes (the %Ss field of Squid's access log): how the cache
@@ -97,7 +99,7 @@ func (r Record) AppendSquid(dst []byte) []byte {
 	dst = append(dst, ' ')
 	dst = appendField(dst, r.Method, maxLogField)
 	dst = append(dst, ' ')
-	dst = appendField(dst, withoutUserinfo(r.URL), maxLogURL)
+	dst = appendField(dst, httpx.WithoutUserinfo(r.URL), maxLogURL)
 	dst = append(dst, ' ')
 	dst = appendField(dst, r.User, maxLogField)
 	dst = append(dst, ' ')
@@ -164,5 +166,17 @@ func (l *AccessLog) Log(r Record) error {
 // userinfo and cut as the access log cuts it, so that no log line grows
 // with what a client sent.
 func logURL(u string) string {
-	return string(appendField(nil, withoutUserinfo(u), maxLogURL))
+	return string(appendField(nil, httpx.WithoutUserinfo(u), maxLogURL))
+}
+
+// LogAccess writes a record of a request the proxy did not serve itself
+// to its access log: the node logs its refusals and CONNECT tunnels
+// (package node) in the proxy's log, as Squid logs them in one.
+func (p *Proxy) LogAccess(rec Record) {
+	if p.access == nil {
+		return
+	}
+	if err := p.access.Log(rec); err != nil {
+		p.log.Warn("cache: writing access log", "err", err)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 func TestAccessLogConcurrentLines(t *testing.T) {
@@ -61,8 +63,8 @@ func TestAccessLogLineBounded(t *testing.T) {
 		{"/metrics", "/metrics"},
 		{"h:443", "h:443"},
 	} {
-		if got := withoutUserinfo(c.in); got != c.want {
-			t.Errorf("withoutUserinfo(%q) = %q, want %q", c.in, got, c.want)
+		if got := httpx.WithoutUserinfo(c.in); got != c.want {
+			t.Errorf("httpx.WithoutUserinfo(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -20,9 +20,6 @@ const (
 	FailureIO       = "io"        // an I/O error (EIO), or any other
 )
 
-// failureReasons are the reasons, in the order metrics list them.
-var failureReasons = []string{FailureNoSpace, FailureMissing, FailureReadOnly, FailureCorrupt, FailureIO}
-
 // FailureReason classifies a store's error into one of the Failure
 // reasons.
 func FailureReason(err error) string {

@@ -103,25 +103,6 @@ func TestDiskIndexBudget(t *testing.T) {
 	o.matches(d)
 }
 
-// mountTmpfs mounts a tmpfs of size bytes on a new directory, or skips
-// the test when it cannot (not root, no mount).
-func mountTmpfs(t *testing.T, size int) string {
-	t.Helper()
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root on Linux")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("mount -t tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
 // TestDiskFullIsLoud fills a store on a 512 KiB tmpfs whose budget is
 // larger than the file system: the stores that fail with ENOSPC are
 // counted, logged once (not once each) and make the store's Fault, which

@@ -1,10 +1,8 @@
-// Package cache is the summary-cache node: a caching HTTP forward proxy
-// that shares Bloom-filter digests of its contents with peer caches, so
-// that a local miss is sent only to a peer that probably holds the object
-// (Fan, Cao, Almeida and Broder, "Summary cache: a scalable wide-area web
-// cache sharing protocol", IEEE/ACM ToN 2000).
+// Package cache is an HTTP cache (RFC 9111): a caching forward proxy,
+// its stores and its access log, independent of digests and peers.
+// Package node builds the summary-cache node on it.
 //
-// The HTTP caching core, independent of digests and peers:
+// It holds:
 //
 //   - the caching rules of RFC 9111 for a shared cache: [Storable] (§3),
 //     [FreshnessLifetime] with heuristic freshness (§4.2.1, §4.2.2),
@@ -39,18 +37,4 @@
 //     Config.ReadTimeout, and a stale response answers when the origin
 //     cannot be reached unless a directive forbids it (§4.2.4);
 //   - an [AccessLog] in Squid's native format, so existing tools read it.
-//
-// The summary-cache node built on it:
-//
-//   - [Publisher]: a counting filter of the cached keys and the digest
-//     published from it, full or as deltas, when a threshold of changes is
-//     reached or the digest reaches its maximum age; [SquidDigest] serves
-//     the same keys as a Squid Cache Digest;
-//   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
-//     or Squid's), expired when a peer stops answering;
-//   - [DigestRouter] and [ICPRouter]: a miss goes to the peer whose view
-//     holds the key, or to the peers that answer ICP, else direct;
-//   - [Node]: all of it behind one listener, with CONNECT tunnels,
-//     Prometheus metrics, /healthz, reconfiguration ([Node.Reconfigure])
-//     and a graceful stop; `bloomcast serve` runs one.
 package cache

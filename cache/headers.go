@@ -1,9 +1,7 @@
 package cache
 
 import (
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -48,17 +46,6 @@ func setClientState(dst, src http.Header) {
 			dst[k] = append([]string(nil), vs...)
 		}
 	}
-}
-
-// addVia appends this proxy to the Via field (RFC 9110 §7.6.3): the
-// protocol version of the message received and the proxy's pseudonym.
-func addVia(h http.Header, major, minor int, name string) {
-	v := strconv.Itoa(major) + "." + strconv.Itoa(minor) + " " + name
-	if prev := h.Get("Via"); prev != "" && len(h.Values("Via")) == 1 {
-		h.Set("Via", prev+", "+v)
-		return
-	}
-	h.Add("Via", v)
 }
 
 // conditionalFields are the request fields that make a request conditional
@@ -143,35 +130,4 @@ func freshen(e *Entry, h304 http.Header, requestTime, responseTime time.Time) *E
 	ne := *e
 	ne.Header, ne.RequestTime, ne.ResponseTime = h, requestTime, responseTime
 	return &ne
-}
-
-// headerBytes estimates the bytes of a response's status line and header
-// section, for the access log.
-func headerBytes(status int, h http.Header) int64 {
-	return int64(len("HTTP/1.1 000 \r\n\r\n")+len(http.StatusText(status))) + headerSize(h)
-}
-
-// closeBody closes a response body that was read to its end or given up
-// on. Its error is dropped: all it could say is that the connection
-// cannot carry another request, and the transport acts on that itself.
-func closeBody(body io.ReadCloser) { _ = body.Close() }
-
-// discardBody reads up to limit bytes of a body the caller does not want,
-// so that the connection can carry another request, and closes it. A
-// failed read only means the connection is not reused, which the
-// transport handles; so the errors are dropped.
-func discardBody(body io.ReadCloser, limit int64) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
-	closeBody(body)
-}
-
-// headerSize is the bytes of h as ": " and "\r\n" separated field lines.
-func headerSize(h http.Header) int64 {
-	n := int64(0)
-	for k, vs := range h {
-		for _, v := range vs {
-			n += int64(len(k) + len(v) + 4)
-		}
-	}
-	return n
 }

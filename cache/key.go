@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/internal/urlcanon"
 )
 
 // ErrNotAbsolute is returned for a request whose target is not an absolute
@@ -14,7 +14,7 @@ import (
 var ErrNotAbsolute = errors.New("cache: request target is not an absolute URL")
 
 // Key returns the cache key of an absolute URL: the URL in the canonical
-// form Squid writes into its store keys ([squid.CanonicalURL]: scheme and
+// form Squid writes into its store keys (scheme and
 // host lower-cased, default port dropped, path and query untouched), with
 // any fragment removed (a fragment is never sent to a server, RFC 9110
 // §4.2.5).
@@ -28,7 +28,7 @@ func Key(rawURL string) (string, error) {
 	if i := strings.IndexByte(rawURL, '#'); i >= 0 {
 		rawURL = rawURL[:i]
 	}
-	k, err := squid.CanonicalURL(rawURL)
+	k, err := urlcanon.Canonical(rawURL)
 	if err != nil {
 		return "", fmt.Errorf("cache: key of %q: %w", rawURL, err)
 	}

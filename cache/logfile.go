@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// A LogFile is where a node writes its access log (NodeConfig.AccessLog):
+// A LogFile is where a proxy writes its access log (Config.AccessLog):
 // a file opened for appending, standard output ("-") or nowhere (""),
 // which Reopen points at a path again (after log rotation, on SIGHUP)
 // while writes go on; a write never goes to a closed file. Make one with
@@ -88,32 +88,4 @@ func (l *LogFile) Close() error {
 	}
 	l.w = io.Discard
 	return err
-}
-
-// restartFlags names the flag of each NodeConfig field that
-// Node.Reconfigure cannot change while serving.
-var restartFlags = map[string]string{
-	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
-	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
-	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
-	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
-	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
-	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
-	"MaxRequestHeaderBytes": "max-request-header",
-}
-
-// FlagNames returns the flags ("--listen", …) of NodeConfig fields, as
-// Node.Reconfigure names those it kept: what a reload must tell the
-// operator changes only when the node starts again. A field without a
-// flag keeps its own name.
-func FlagNames(fields []string) []string {
-	var out []string
-	for _, f := range fields {
-		name, ok := restartFlags[f]
-		if !ok {
-			name = f
-		}
-		out = append(out, "--"+name)
-	}
-	return out
 }

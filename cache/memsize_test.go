@@ -12,15 +12,6 @@ import (
 	"time"
 )
 
-// liveHeap is the live heap after a full collection.
-func liveHeap() int64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
-}
-
 // TestMemoryAccountingMatchesHeap fills a Memory store through the proxy,
 // from responses parsed by net/http as a client parses an origin's, and
 // compares what the store accounts with what the heap grew by: within

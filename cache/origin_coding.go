@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // Net/http's client accepts a response body in no transfer coding but
@@ -110,12 +112,12 @@ func (c *codingConn) expect(method string) {
 	c.pend.Store(v)
 }
 
-// expectResponse returns req with a client trace that tells the
-// connection carrying it, when it is a codingConn, the request's method
+// ExpectResponse returns req with a client trace that tells the
+// connection carrying it, when it is one of [DecodingDialer]'s, the request's method
 // before the request is written, so that its response is framed right (a
 // response to HEAD has no body whatever its header says, RFC 9110 §9.3.2).
 // Without it a codingConn decodes nothing.
-func expectResponse(req *http.Request) *http.Request {
+func ExpectResponse(req *http.Request) *http.Request {
 	method := req.Method
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
@@ -126,8 +128,13 @@ func expectResponse(req *http.Request) *http.Request {
 	}))
 }
 
-// codingDialer wraps dial's connections in codingConns.
-func codingDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// DecodingDialer wraps dial's connections in a response framer that
+// decodes the gzip and deflate transfer codings Go's HTTP client refuses
+// (RFC 9112 §7), rewriting such a response as chunked; every other byte
+// passes untouched. It is for a Transport's DialContext, with each request
+// sent through [ExpectResponse]; the node's peer client uses it as the
+// proxy's origin client does.
+func DecodingDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
@@ -410,7 +417,7 @@ func parseHead(head []byte) (h headInfo, ok bool) {
 			return h, false // a folded line (obs-fold)
 		}
 		name, value, found := bytes.Cut(line, []byte(":"))
-		if !found || !isToken(string(name)) {
+		if !found || !httpx.IsToken(string(name)) {
 			return h, false
 		}
 		v := strings.TrimLeft(strings.TrimRight(string(value), " \t\r\n"), " \t")

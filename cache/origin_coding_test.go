@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
 	"compress/zlib"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,63 +13,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
-
-// codingOrigin is a hostile origin on a raw loopback socket: it answers
-// each request with the bytes respond returns, closing the connection
-// after them when close is set, and counts connections and requests.
-type codingOrigin struct {
-	url         string
-	conns, reqs atomic.Int32
-	respond     func(req *http.Request) (raw string, close bool)
-}
-
-func newCodingOrigin(t *testing.T, respond func(req *http.Request) (string, bool)) *codingOrigin {
-	t.Helper()
-	ln := listen(t, "127.0.0.1:0")
-	t.Cleanup(func() { ln.Close() })
-	o := &codingOrigin{url: "http://" + ln.Addr().String(), respond: respond}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			o.conns.Add(1)
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					o.reqs.Add(1)
-					raw, closeAfter := o.respond(req)
-					if _, err := io.WriteString(c, raw); err != nil || closeAfter {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return o
-}
-
-func gzipped(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	io.WriteString(w, s)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
 
 func zlibbed(t testing.TB, s string) string {
 	t.Helper()
@@ -94,19 +42,6 @@ func deflated(t testing.TB, s string) string {
 	return b.String()
 }
 
-// chunkedIn frames s in the chunked coding, in pieces of at most n bytes,
-// the first size line with an extension.
-func chunkedIn(s string, n int) string {
-	var b strings.Builder
-	ext := ";x=1"
-	for len(s) > 0 {
-		k := min(n, len(s))
-		fmt.Fprintf(&b, "%x%s\r\n%s\r\n", k, ext, s[:k])
-		s, ext = s[k:], ""
-	}
-	return b.String() + "0\r\n\r\n"
-}
-
 // TestOriginTransferCodings has a hostile origin send bodies in each
 // transfer coding the node decodes: the client gets the decoded body, the
 // second request is a hit with the same body, and the origin is asked
@@ -119,19 +54,19 @@ func TestOriginTransferCodings(t *testing.T) {
 		raw   string
 		close bool
 	}{
-		{"gzip+chunked", head + "Transfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 7), false},
-		{"x-gzip+chunked", head + "Transfer-Encoding: X-Gzip,chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 1000), false},
-		{"deflate(zlib)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(zlibbed(t, text), 5), false},
-		{"deflate(raw)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(deflated(t, text), 5), false},
-		{"gzip close-delimited", head + "Transfer-Encoding: gzip\r\n\r\n" + gzipped(t, text), true},
-		{"gzip over Content-Length", head + "Content-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n" + gzipped(t, text), true},
-		{"gzip+deflate+chunked", head + "Transfer-Encoding: gzip\r\nTransfer-Encoding: deflate, chunked\r\n\r\n" + chunkedIn(zlibbed(t, gzipped(t, text)), 9), false},
+		{"gzip+chunked", head + "Transfer-Encoding: gzip, chunked\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, text), 7), false},
+		{"x-gzip+chunked", head + "Transfer-Encoding: X-Gzip,chunked\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, text), 1000), false},
+		{"deflate(zlib)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + testutil.Chunked(zlibbed(t, text), 5), false},
+		{"deflate(raw)+chunked", head + "Transfer-Encoding: deflate, chunked\r\n\r\n" + testutil.Chunked(deflated(t, text), 5), false},
+		{"gzip close-delimited", head + "Transfer-Encoding: gzip\r\n\r\n" + testutil.Gzipped(t, text), true},
+		{"gzip over Content-Length", head + "Content-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n" + testutil.Gzipped(t, text), true},
+		{"gzip+deflate+chunked", head + "Transfer-Encoding: gzip\r\nTransfer-Encoding: deflate, chunked\r\n\r\n" + testutil.Chunked(zlibbed(t, testutil.Gzipped(t, text)), 9), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := newCodingOrigin(t, func(*http.Request) (string, bool) { return c.raw, c.close })
+			o := testutil.NewRawOrigin(t, func(*http.Request) (string, bool) { return c.raw, c.close })
 			h := newHarness(t, nil, nil, nil)
 			for i, want := range []string{"MISS", "HIT"} {
-				r := h.do("GET", o.url+"/coded")
+				r := h.do("GET", o.URL+"/coded")
 				if got := body(r); r.StatusCode != 200 || got != text || !strings.HasPrefix(r.Header.Get("X-Cache"), want) {
 					t.Fatalf("request %d: %d %q %v, want 200 %q %s", i, r.StatusCode, got, r.Header, text, want)
 				}
@@ -139,10 +74,10 @@ func TestOriginTransferCodings(t *testing.T) {
 					t.Errorf("request %d: Transfer-Encoding %q reached the client", i, te)
 				}
 			}
-			if n := o.reqs.Load(); n != 1 {
+			if n := o.Reqs.Load(); n != 1 {
 				t.Errorf("origin asked %d times", n)
 			}
-			key, _ := Key(o.url + "/coded")
+			key, _ := Key(o.URL + "/coded")
 			e, ok := h.store.Get(key)
 			if !ok || string(e.Body) != text || e.Header.Get("Content-Length") != fmt.Sprint(len(text)) || e.Header.Get("Transfer-Encoding") != "" {
 				t.Errorf("stored %v %q %v", ok, e.Body, e.Header)
@@ -157,7 +92,7 @@ func TestOriginTransferCodings(t *testing.T) {
 // single connection.
 func TestOriginFramingOneConnection(t *testing.T) {
 	const text = "decoded after interim responses"
-	o := newCodingOrigin(t, func(req *http.Request) (string, bool) {
+	o := testutil.NewRawOrigin(t, func(req *http.Request) (string, bool) {
 		switch req.URL.Path {
 		case "/length":
 			return "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nlength", false
@@ -175,7 +110,7 @@ func TestOriginFramingOneConnection(t *testing.T) {
 		case "/interim":
 			return "HTTP/1.1 100 Continue\r\n\r\n" +
 				"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n" +
-				"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 99\r\n\r\n" + chunkedIn(gzipped(t, text), 4), false
+				"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 99\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, text), 4), false
 		}
 		return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false
 	})
@@ -197,7 +132,7 @@ func TestOriginFramingOneConnection(t *testing.T) {
 		{"GET", "/interim", 200, text},
 		{"GET", "/length", 200, "length"},
 	} {
-		req, _ := http.NewRequest(c.method, o.url+c.path, nil)
+		req, _ := http.NewRequest(c.method, o.URL+c.path, nil)
 		resp, _, err := router.Route(&Forward{Request: req})
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.method, c.path, err)
@@ -211,7 +146,7 @@ func TestOriginFramingOneConnection(t *testing.T) {
 			t.Errorf("trailer %v", resp.Trailer)
 		}
 	}
-	if n := o.conns.Load(); n != 1 {
+	if n := o.Conns.Load(); n != 1 {
 		t.Errorf("origin accepted %d connections, want 1", n)
 	}
 }
@@ -221,23 +156,23 @@ func TestOriginFramingOneConnection(t *testing.T) {
 // logged and is not stored.
 func TestOriginCorruptCoding(t *testing.T) {
 	const text = "a body whose coding breaks"
-	z := []byte(gzipped(t, text))
+	z := []byte(testutil.Gzipped(t, text))
 	bad := bytes.Clone(z)
 	bad[len(bad)-5] ^= 0xff // the CRC-32
 	for _, c := range []struct{ name, body string }{
-		{"checksum", chunkedIn(string(bad), 8)},
-		{"truncated", chunkedIn(string(z[:len(z)-6]), 8)},
-		{"trailing", chunkedIn(string(z)+"junk", 8)},
-		{"not gzip", chunkedIn("plain text, not gzip", 8)},
+		{"checksum", testutil.Chunked(string(bad), 8)},
+		{"truncated", testutil.Chunked(string(z[:len(z)-6]), 8)},
+		{"trailing", testutil.Chunked(string(z)+"junk", 8)},
+		{"not gzip", testutil.Chunked("plain text, not gzip", 8)},
 		{"bad chunk", "zz\r\n" + string(z) + "\r\n0\r\n\r\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := newCodingOrigin(t, func(*http.Request) (string, bool) {
+			o := testutil.NewRawOrigin(t, func(*http.Request) (string, bool) {
 				return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + c.body, false
 			})
 			var logs syncBuffer
 			h := newHarness(t, nil, nil, func(cfg *Config) { cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
-			resp, err := frontClient(t, h).Get(o.url + "/bad")
+			resp, err := frontClient(t, h).Get(o.URL + "/bad")
 			if err == nil {
 				b, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
@@ -245,7 +180,7 @@ func TestOriginCorruptCoding(t *testing.T) {
 					t.Errorf("corrupt body served whole: %d %q", resp.StatusCode, b)
 				}
 			}
-			key, _ := Key(o.url + "/bad")
+			key, _ := Key(o.URL + "/bad")
 			if _, ok := h.store.Get(key); ok {
 				t.Error("stored")
 			}
@@ -260,15 +195,15 @@ func TestOriginCorruptCoding(t *testing.T) {
 // through the node to a client on a real socket in bounded memory, and
 // are not stored (the limit is 10000 bytes).
 func TestOriginCodingBomb(t *testing.T) {
-	bomb := string(gzipBomb(t, 10))
-	o := newCodingOrigin(t, func(*http.Request) (string, bool) {
-		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(bomb, 4096), false
+	bomb := string(testutil.GzipBomb(t, 10))
+	o := testutil.NewRawOrigin(t, func(*http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + testutil.Chunked(bomb, 4096), false
 	})
 	h := newHarness(t, nil, nil, nil)
 	client := frontClient(t, h)
 	var n int64
-	used := allocated(func() {
-		resp, err := client.Get(o.url + "/bomb")
+	used := testutil.Allocated(func() {
+		resp, err := client.Get(o.URL + "/bomb")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +219,7 @@ func TestOriginCodingBomb(t *testing.T) {
 	if used > 4<<20 {
 		t.Errorf("allocated %d bytes for a 10 MiB decoded body", used)
 	}
-	key, _ := Key(o.url + "/bomb")
+	key, _ := Key(o.URL + "/bomb")
 	if _, ok := h.store.Get(key); ok {
 		t.Error("stored")
 	}
@@ -296,7 +231,11 @@ func TestOriginCodingBomb(t *testing.T) {
 func frontClient(t *testing.T, h *harness) *http.Client {
 	front := httptest.NewServer(h.p)
 	t.Cleanup(front.Close)
-	tr := &http.Transport{Proxy: http.ProxyURL(mustURL(front.URL)), DisableCompression: true}
+	frontURL, err := url.Parse(front.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{Proxy: http.ProxyURL(frontURL), DisableCompression: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
 }
@@ -332,7 +271,7 @@ func TestOriginTLSCoding(t *testing.T) {
 			go func() {
 				defer c.Close()
 				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
-					io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+chunkedIn(gzipped(t, text), 3))
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+testutil.Chunked(testutil.Gzipped(t, text), 3))
 				}
 			}()
 		}
@@ -389,7 +328,7 @@ func FuzzCodingConn(f *testing.F) {
 	f.Add(uint16(4096), []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 204 No Content\r\n\r\n"))
 	f.Add(uint16(7), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x\r\nhello\r\n0\r\nT: 1\r\n\r\nHTTP/1.1 200 OK\r\n\r\nrest"))
 	f.Add(uint16(3), []byte("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 304 Not Modified\r\n\r\nHTTP/1.0 200 OK\r\n\r\n"))
-	f.Add(uint16(100), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+chunkedIn(gzipped(f, "hello"), 4)+"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n"+zlibbed(f, "x")))
+	f.Add(uint16(100), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+testutil.Chunked(testutil.Gzipped(f, "hello"), 4)+"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n"+zlibbed(f, "x")))
 	f.Add(uint16(1), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: compress, chunked\r\n\r\n0\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, size uint16, in []byte) {
 		c := &codingConn{Conn: &feedConn{r: bytes.NewReader(in)}}
@@ -414,7 +353,7 @@ func FuzzCodingConn(f *testing.F) {
 // TestCodingConnDecodesForNetHTTP reads the framer's output of a coded
 // sequence with net/http's own response reader.
 func TestCodingConnDecodesForNetHTTP(t *testing.T) {
-	in := "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, "hello"), 4) +
+	in := "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, "hello"), 4) +
 		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc" +
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n" + deflated(t, "world")
 	c := &codingConn{Conn: &feedConn{r: strings.NewReader(in)}}
@@ -429,38 +368,5 @@ func TestCodingConnDecodesForNetHTTP(t *testing.T) {
 		if err != nil || string(b) != want {
 			t.Fatalf("%q %v, want %q", b, err, want)
 		}
-	}
-}
-
-// TestPeerTransferCoding: a peer's proxy that answers in the gzip
-// transfer coding is decoded as an origin is, on one connection with a
-// HEAD between.
-func TestPeerTransferCoding(t *testing.T) {
-	const text = "from the peer's cache"
-	peer := newCodingOrigin(t, func(req *http.Request) (string, bool) {
-		if req.Method == http.MethodHead {
-			return "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", false
-		}
-		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + chunkedIn(gzipped(t, text), 6), false
-	})
-	d, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.url}}, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pf PeerFetcher
-	for _, c := range []struct{ method, want string }{{"GET", text}, {"HEAD", ""}, {"GET", text}} {
-		req, _ := http.NewRequest(c.method, "http://origin.invalid/x", nil)
-		resp, outcome, err := pf.Fetch(d.Peers()[0], &Forward{Request: req})
-		if err != nil || outcome != PeerHit {
-			t.Fatalf("%s: %v %v", c.method, outcome, err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || string(b) != c.want {
-			t.Fatalf("%s: %q %v, want %q", c.method, b, err, c.want)
-		}
-	}
-	if n := peer.conns.Load(); n != 1 {
-		t.Errorf("peer accepted %d connections", n)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // t0 is the fixed time every freshness test starts from.
@@ -267,7 +269,7 @@ func TestStripHopByHop(t *testing.T) {
 		t.Fatalf("after stripping: %v", h)
 	}
 	v := hdr("Via", "1.0 fred")
-	addVia(v, 1, 1, "bc")
+	httpx.AddVia(v, 1, 1, "bc")
 	if got := v.Get("Via"); got != "1.0 fred, 1.1 bc" {
 		t.Fatalf("Via %q", got)
 	}

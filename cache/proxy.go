@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // DefaultMaxObjectBytes is Config.MaxObjectBytes when left 0: Squid's
@@ -23,7 +24,9 @@ const DefaultMaxObjectBytes = 4 << 20
 // is empty.
 const DefaultVia = "bloomcast"
 
-// Config configures a [Proxy].
+// Config configures a [Proxy]: it is the proxy's configuration, as
+// [MemoryConfig] and [DiskConfig] are the stores'. (Package node builds
+// its proxy's Config from its own NodeConfig.)
 //
 // The zero Config is not valid: NewProxy reports ErrConfig, as Store is
 // required. Every other zero field takes the default shown.
@@ -267,20 +270,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic("cache: zero Proxy; use NewProxy")
 	}
 	start := p.now()
-	closeAfterChunked(w, r)
+	httpx.CloseAfterChunked(w, r)
 	// One allocation for the record and the writer.
 	x := &struct {
 		rec Record
-		cw  countingWriter
+		cw  httpx.CountingWriter
 	}{
 		rec: Record{
 			Time:      start,
-			Client:    clientIP(r.RemoteAddr),
+			Client:    httpx.ClientIP(r.RemoteAddr),
 			Method:    r.Method,
 			URL:       r.RequestURI,
 			Hierarchy: HierNone,
 		},
-		cw: countingWriter{ResponseWriter: w},
+		cw: httpx.CountingWriter{ResponseWriter: w},
 	}
 	rec, cw := &x.rec, &x.cw
 	if rec.URL == "" && r.URL != nil {
@@ -288,7 +291,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	aborted := p.serve(cw, r, rec)
 	rec.Elapsed = p.now().Sub(start)
-	rec.Status, rec.Bytes = cw.status, cw.bytes
+	rec.Status, rec.Bytes = cw.Status, cw.Bytes
 	if rec.Status == 0 {
 		rec.Status = http.StatusOK
 	}
@@ -301,9 +304,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.onRequest != nil {
 		p.onRequest(rec)
 	}
-	if len(cw.held) > 0 {
+	if len(cw.Held) > 0 {
 		// A failed write is a client gone away: no one to tell.
-		_, _ = cw.ResponseWriter.Write(cw.held)
+		_, _ = cw.ResponseWriter.Write(cw.Held)
 	}
 	if aborted {
 		// The response is incomplete: abort the connection so the client
@@ -329,102 +332,201 @@ func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc
 	return entry, true
 }
 
+// exchange is one request on its way through serve's stages: what the
+// look-up found, and what forwarding it and storing the response need.
+type exchange struct {
+	w         *httpx.CountingWriter
+	r         *http.Request
+	rec       *Record
+	cacheable bool // GET or HEAD: looked up, and stored when storable
+	key       string
+	qcc       CacheControl
+	stored    *storedEntry // the stored response selected for r, if any
+	entry     *Entry       // its entry, when it could not answer r
+	lead      *flight      // the flight this request leads, landed when it is done
+	// revalidating is the stored entry that the forwarded request
+	// validates (RFC 9111 §4.3.1), if it does.
+	revalidating *Entry
+}
+
 // serve answers r, filling rec; it reports whether the response had to be
-// cut short.
-func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted bool) {
+// cut short. A request goes through stages: refused if it is no proxy
+// request; looked up (a GET or HEAD) and answered from the store when a
+// stored response may be used; collapsed onto a miss of the same URL
+// already in flight; else forwarded, and its response relayed and
+// stored.
+func (p *Proxy) serve(w *httpx.CountingWriter, r *http.Request, rec *Record) (aborted bool) {
+	if p.refuse(w, r, rec) {
+		return false
+	}
+	x := exchange{w: w, r: r, rec: rec, cacheable: r.Method == http.MethodGet || r.Method == http.MethodHead}
+	if x.cacheable && p.lookUp(&x) {
+		return false
+	}
+	if answered, aborted := p.collapse(&x); answered {
+		return aborted
+	}
+	if x.lead != nil {
+		defer p.land(x.key, x.lead)
+	}
+	return p.forward(&x)
+}
+
+// refuse answers a request the proxy does not serve, and reports whether
+// it did: CONNECT (the node tunnels it), a target that is not an
+// absolute http or https URL, a URL with userinfo.
+func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool {
 	if r.Method == http.MethodConnect {
 		rec.Code = CodeDenied
 		p.fail(w, http.StatusNotImplemented, "cache: CONNECT is not supported")
-		return false
+		return true
 	}
 	if r.URL == nil || !r.URL.IsAbs() || r.URL.Host == "" || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
 		rec.Code = CodeNone
 		p.fail(w, http.StatusBadRequest, "cache: not a proxy request (absolute http URL required)")
-		return false
+		return true
 	}
-	if p.refuseUserinfo(w, r, rec) {
-		return false
-	}
-	cacheable := r.Method == http.MethodGet || r.Method == http.MethodHead
-	var (
-		key    string
-		qcc    CacheControl
-		stored *storedEntry // the stored response selected for r, if any
-		entry  *Entry       // its entry
-		err    error
-	)
-	if cacheable {
-		if key, err = RequestKey(r); err != nil {
-			rec.Code = CodeNone
-			p.fail(w, http.StatusBadRequest, err.Error())
-			return false
-		}
-		rec.Key = key
-		qcc = ParseCacheControl(r.Header)
-		var hit bool
-		if stored, hit = p.serveHit(w, r, key, qcc, rec); hit {
-			return false
-		}
-		if now := p.now(); stored != nil && staleWhileRevalidate(stored, qcc, now) {
-			rec.Code = CodeStaleHit
-			p.revalidateInBackground(r, key, stored.Entry)
-			p.serveEntry(w, r, stored, now, "STALE")
-			return false
-		}
-		if stored != nil {
-			entry = stored.Entry
-		}
-		if qcc.Has("only-if-cached") {
-			rec.Code = CodeMiss
-			w.Header().Set("X-Cache", "MISS from "+p.via)
-			p.fail(w, http.StatusGatewayTimeout, "cache: only-if-cached: not in cache")
-			return false
-		}
-	}
-	var lead *flight // the flight this request leads, landed when it is done
-	if entry == nil && r.Method == http.MethodGet && !qcc.Has("no-cache") && !isConditional(r.Header) {
-		f, leader := p.join(key)
-		if leader {
-			lead = f
-			defer p.land(key, f)
-		} else {
-			select {
-			case <-f.ready:
-			case <-r.Context().Done():
-				rec.Code = CodeMiss
-				return false
-			}
-			if f.stream != nil {
-				if served, aborted := p.follow(w, r, f.stream, qcc, rec); served {
-					return aborted
-				}
-			} else if _, hit := p.serveHit(w, r, key, qcc, rec); hit {
-				return false
-			}
-		}
-	}
+	return p.refuseUserinfo(w, r, rec)
+}
 
-	u := p.newUpstream(r)
+// lookUp finds the stored response for a GET or HEAD and decides what it
+// is good for: a hit, a stale response served while it is revalidated in
+// the background (RFC 5861 §3), or, failing those, a 504 to an
+// only-if-cached request (RFC 9111 §5.2.1.7). It reports whether r was
+// answered; if not, x holds the key, the request's directives and the
+// stored entry forwarding may validate.
+func (p *Proxy) lookUp(x *exchange) (answered bool) {
+	key, err := RequestKey(x.r)
+	if err != nil {
+		x.rec.Code = CodeNone
+		p.fail(x.w, http.StatusBadRequest, err.Error())
+		return true
+	}
+	x.key, x.rec.Key = key, key
+	x.qcc = ParseCacheControl(x.r.Header)
+	stored, hit := p.serveHit(x.w, x.r, key, x.qcc, x.rec)
+	if hit {
+		return true
+	}
+	if now := p.now(); stored != nil && staleWhileRevalidate(stored, x.qcc, now) {
+		x.rec.Code = CodeStaleHit
+		p.revalidateInBackground(x.r, key, stored.Entry)
+		p.serveEntry(x.w, x.r, stored, now, "STALE")
+		return true
+	}
+	if stored != nil {
+		x.stored, x.entry = stored, stored.Entry
+	}
+	if x.qcc.Has("only-if-cached") {
+		x.rec.Code = CodeMiss
+		x.w.Header().Set("X-Cache", "MISS from "+p.via)
+		p.fail(x.w, http.StatusGatewayTimeout, "cache: only-if-cached: not in cache")
+		return true
+	}
+	return false
+}
+
+// collapse joins a plain GET miss to the miss of the same key already in
+// flight, if there is one, and answers it from that miss's stream or
+// from what it stored; otherwise the request leads its own flight
+// (x.lead), which the caller lands when it is done. It reports whether
+// r was answered, and whether that answer was cut short.
+func (p *Proxy) collapse(x *exchange) (answered, aborted bool) {
+	if x.entry != nil || x.r.Method != http.MethodGet || x.qcc.Has("no-cache") || isConditional(x.r.Header) {
+		return false, false
+	}
+	f, leader := p.join(x.key)
+	if leader {
+		x.lead = f
+		return false, false
+	}
+	select {
+	case <-f.ready:
+	case <-x.r.Context().Done():
+		x.rec.Code = CodeMiss
+		return true, false
+	}
+	if f.stream != nil {
+		if served, aborted := p.follow(x.w, x.r, f.stream, x.qcc, x.rec); served {
+			return true, aborted
+		}
+	} else if _, hit := p.serveHit(x.w, x.r, x.key, x.qcc, x.rec); hit {
+		return true, false
+	}
+	return false, false
+}
+
+// forward sends r on through the router and answers it with the
+// response: a stale one when the origin fails (RFC 9111 §4.2.4, RFC 5861
+// §4), the freshened stored one after a 304 to the cache's own
+// validation, or the response relayed and, when storable, stored.
+func (p *Proxy) forward(x *exchange) (aborted bool) {
+	u := p.newUpstream(x.r)
 	defer u.end()
 	var interim *interimRelay
 	ctx := u.ctx
-	if r.ProtoAtLeast(1, 1) {
-		interim = &interimRelay{w: w}
+	if x.r.ProtoAtLeast(1, 1) {
+		interim = &interimRelay{w: x.w}
 		ctx = interim.trace(ctx)
 	}
-	out := p.outbound(r.WithContext(ctx))
-	rec.Code = CodeMiss
-	var revalidating *Entry
+	out := p.outbound(x.r.WithContext(ctx))
+	p.decideValidation(x, out)
+	requestTime := p.now()
+	resp, src, err := p.router.Route(&Forward{Request: out, Key: x.key, Revalidation: x.revalidating != nil})
+	if interim != nil {
+		interim.done()
+	}
+	if err != nil {
+		p.forwardFailed(x, u, err)
+		return false
+	}
+	u.touch()
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	defer httpx.CloseBody(resp.Body)
+	responseTime := p.now()
+	x.rec.Hierarchy, x.rec.From, x.rec.FalseHits = src.Hierarchy, src.Host, src.FalseHits
+	stripHopByHop(resp.Header)
+	if sc := resp.StatusCode; x.cacheable && (sc == 500 || sc == 502 || sc == 503 || sc == 504) &&
+		x.entry != nil && staleIfError(x.entry, x.qcc, responseTime) {
+		x.rec.Code = CodeRefreshFailOld
+		p.serveEntry(x.w, x.r, x.stored, responseTime, "STALE")
+		return false
+	}
+	if !x.cacheable {
+		safe := x.r.Method == http.MethodOptions || x.r.Method == http.MethodTrace
+		if !safe && resp.StatusCode >= 200 && resp.StatusCode < 400 {
+			p.invalidate(x.r.URL, resp.Header)
+		}
+		return p.relay(x.w, x.r, resp, u, nil, nil)
+	}
+	if x.revalidating != nil {
+		if resp.StatusCode == http.StatusNotModified {
+			p.serveRevalidated(x, resp.Header, requestTime, responseTime)
+			return false
+		}
+		x.rec.Code = CodeRefreshModified
+	}
+	return p.relayAndStore(x, resp, u, requestTime, responseTime)
+}
+
+// decideValidation sets the access-log code of a forwarded request and,
+// when the cache holds a stored response it can validate, makes out the
+// cache's own conditional request for it.
+func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
+	x.rec.Code = CodeMiss
+	entry := x.entry
 	switch {
-	case entry != nil && r.Method == http.MethodGet && entry.Status == http.StatusOK &&
-		!hasPrecondition(r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
+	case entry != nil && x.r.Method == http.MethodGet && entry.Status == http.StatusOK &&
+		!hasPrecondition(x.r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
 		// The cache validates its own stored response (RFC 9111 §4.3.1);
 		// a client's If-None-Match or If-Modified-Since is then answered
 		// from the freshened response (§4.3.2), 304 when it matches, and
 		// its Range from the freshened response too. When the origin
 		// sends a new response instead, the client gets all of it (a
 		// server may ignore Range, RFC 9110 §14.2) and it is stored.
-		revalidating = entry
+		x.revalidating = entry
 		for _, f := range []string{"If-None-Match", "If-Modified-Since", "Range", "If-Range"} {
 			out.Header.Del(f)
 		}
@@ -434,70 +536,51 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		if lm := entry.Header.Get("Last-Modified"); lm != "" {
 			out.Header.Set("If-Modified-Since", lm)
 		}
-	case qcc.Has("no-cache"):
-		rec.Code = CodeClientRefreshMiss
+	case x.qcc.Has("no-cache"):
+		x.rec.Code = CodeClientRefreshMiss
 	case entry != nil:
-		rec.Code = CodeRefreshMiss
+		x.rec.Code = CodeRefreshMiss
 	}
+}
 
-	requestTime := p.now()
-	resp, src, err := p.router.Route(&Forward{Request: out, Key: key, Revalidation: revalidating != nil})
-	if interim != nil {
-		interim.done()
+// forwardFailed answers a request that could not be forwarded: with the
+// stored stale response when the cache is disconnected from the origin
+// and no directive forbids it (RFC 9111 §4.2.4), else 502, or 504 on a
+// timeout or when a stale response may not be served.
+func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
+	status := http.StatusBadGateway
+	if errors.Is(err, context.DeadlineExceeded) || httpx.IsTimeout(err) || u.timedOut.Load() {
+		status = http.StatusGatewayTimeout
 	}
-	if err != nil {
-		status := http.StatusBadGateway
-		if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) || u.timedOut.Load() {
-			status = http.StatusGatewayTimeout
+	p.log.Info("cache: forwarding failed", "url", logURL(x.rec.URL), "err", err)
+	if x.entry != nil {
+		if now := p.now(); staleIfError(x.entry, x.qcc, now) || staleIfUnreachable(x.entry, x.qcc) {
+			x.rec.Code = CodeRefreshFailOld
+			p.serveEntry(x.w, x.r, x.stored, now, "STALE")
+			return
 		}
-		p.log.Info("cache: forwarding failed", "url", logURL(rec.URL), "err", err)
-		if entry != nil {
-			// Disconnected from the origin (RFC 9111 §4.2.4).
-			if now := p.now(); staleIfError(entry, qcc, now) || staleIfUnreachable(entry, qcc) {
-				rec.Code = CodeRefreshFailOld
-				p.serveEntry(w, r, stored, now, "STALE")
-				return false
-			}
-			rec.Code, status = CodeRefreshFailErr, http.StatusGatewayTimeout
-		}
-		p.fail(w, status, "cache: forwarding failed")
-		return false
+		x.rec.Code, status = CodeRefreshFailErr, http.StatusGatewayTimeout
 	}
-	u.touch()
-	if resp.Body == nil {
-		resp.Body = http.NoBody
-	}
-	defer closeBody(resp.Body)
-	responseTime := p.now()
-	rec.Hierarchy, rec.From, rec.FalseHits = src.Hierarchy, src.Host, src.FalseHits
-	stripHopByHop(resp.Header)
-	if sc := resp.StatusCode; cacheable && (sc == 500 || sc == 502 || sc == 503 || sc == 504) &&
-		entry != nil && staleIfError(entry, qcc, responseTime) {
-		rec.Code = CodeRefreshFailOld
-		p.serveEntry(w, r, stored, responseTime, "STALE")
-		return false
-	}
+	p.fail(x.w, status, "cache: forwarding failed")
+}
 
-	if !cacheable {
-		safe := r.Method == http.MethodOptions || r.Method == http.MethodTrace
-		if !safe && resp.StatusCode >= 200 && resp.StatusCode < 400 {
-			p.invalidate(r.URL, resp.Header)
-		}
-		return p.relay(w, r, resp, u, nil, nil)
-	}
-	if revalidating != nil {
-		if resp.StatusCode == http.StatusNotModified {
-			fresh := freshen(revalidating, resp.Header, requestTime, responseTime)
-			p.put(r, fresh)
-			rec.Code = CodeRefreshUnmodified
-			// The cookies the origin set in its 304 are this client's.
-			setClientState(w.Header(), resp.Header)
-			p.serveEntry(w, r, newStored(fresh), responseTime, "REFRESH_HIT")
-			return false
-		}
-		rec.Code = CodeRefreshModified
-	}
+// serveRevalidated stores the validated entry freshened by the origin's
+// 304 (RFC 9111 §4.3.4) and answers the client from it.
+func (p *Proxy) serveRevalidated(x *exchange, h304 http.Header, requestTime, responseTime time.Time) {
+	fresh := freshen(x.revalidating, h304, requestTime, responseTime)
+	p.put(x.r, fresh)
+	x.rec.Code = CodeRefreshUnmodified
+	// The cookies the origin set in its 304 are this client's.
+	setClientState(x.w.Header(), h304)
+	p.serveEntry(x.w, x.r, newStored(fresh), responseTime, "REFRESH_HIT")
+}
 
+// relayAndStore relays a forwarded response to the client and, when it
+// is storable, collects its body as it goes (for the requests collapsed
+// onto this one too) and stores it once whole; a stored response that
+// the new one supersedes without being stored is removed.
+func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, requestTime, responseTime time.Time) (aborted bool) {
+	r, key := x.r, x.key
 	var keep *Entry
 	if r.Method == http.MethodGet && Storable(r, resp.StatusCode, resp.Header) &&
 		resp.ContentLength <= p.maxObject {
@@ -515,11 +598,11 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 		p.noteHeuristic(r, resp.Header)
 		s = newInflight(keep, resp.ContentLength, u.cancel)
 		u.stream.Store(s)
-		if lead != nil {
-			lead.publish(s)
+		if x.lead != nil {
+			x.lead.publish(s)
 		}
-	} else if lead != nil {
-		p.land(key, lead) // nothing will be stored: the followers go on their own
+	} else if x.lead != nil {
+		p.land(key, x.lead) // nothing will be stored: the followers go on their own
 	}
 	committed := false
 	commit := func() {
@@ -530,16 +613,16 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 			committed = true
 		}
 	}
-	aborted = p.relay(w, r, resp, u, s, commit)
+	aborted = p.relay(x.w, r, resp, u, s, commit)
 	if u.timedOut.Load() {
-		rec.Code += "_TIMEDOUT"
+		x.rec.Code += "_TIMEDOUT"
 	}
 	if s != nil && !aborted && !u.timedOut.Load() {
 		commit()
 	}
 	switch {
 	case committed:
-	case entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
+	case x.entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
 		resp.StatusCode != http.StatusPartialContent:
 		// The stored response is superseded by one that was not stored
 		// (a part of a representation supersedes nothing).
@@ -572,7 +655,7 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntr
 	}
 	h["Age"] = s.ageValues(now)
 	if _, ok := h["Via"]; ok {
-		addVia(h, 1, 1, p.via)
+		httpx.AddVia(h, 1, 1, p.via)
 	} else {
 		h["Via"] = p.viaHit
 	}
@@ -641,7 +724,7 @@ func (p *Proxy) outbound(r *http.Request) *http.Request {
 	out.Host = ""
 	out.Close = false
 	stripHopByHop(out.Header)
-	addVia(out.Header, r.ProtoMajor, r.ProtoMinor, p.via)
+	httpx.AddVia(out.Header, r.ProtoMajor, r.ProtoMinor, p.via)
 	if r.ContentLength == 0 {
 		out.Body = nil
 	}
@@ -657,62 +740,9 @@ func (p *Proxy) hitCode() string {
 
 // fail writes an error response generated by the proxy.
 func (p *Proxy) fail(w http.ResponseWriter, status int, msg string) {
-	addVia(w.Header(), 1, 1, p.via)
+	httpx.AddVia(w.Header(), 1, 1, p.via)
 	http.Error(w, msg, status)
 }
-
-// isTimeout reports whether err is a network timeout.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// clientIP is the address part of a RemoteAddr.
-func clientIP(remote string) string {
-	if host, _, err := net.SplitHostPort(remote); err == nil {
-		return host
-	}
-	return remote
-}
-
-// countingWriter records the status and the bytes sent to the client.
-type countingWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int64
-	held   []byte // the body's last piece, written once the request is logged
-}
-
-// hold keeps a copy of b, the last piece of the body, to be written after
-// the request is logged, and counts it as sent.
-func (c *countingWriter) hold(b []byte) {
-	c.held = append(c.held[:0], b...)
-	c.bytes += int64(len(b))
-}
-
-func (c *countingWriter) WriteHeader(status int) {
-	if status >= 100 && status < 200 && status != http.StatusSwitchingProtocols {
-		c.ResponseWriter.WriteHeader(status) // interim: the final status is still to come
-		return
-	}
-	if c.status == 0 {
-		c.status = status
-		c.bytes += headerBytes(status, c.Header())
-	}
-	c.ResponseWriter.WriteHeader(status)
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.WriteHeader(http.StatusOK)
-	}
-	n, err := c.ResponseWriter.Write(b)
-	c.bytes += int64(n)
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // noteHeuristic logs, once per proxy, that a response it stores carries
 // no explicit freshness (no max-age, s-maxage or Expires): its lifetime

@@ -12,25 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
-
-// fakeClock is an injectable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // origin is a test origin server that counts the requests per path.
 type origin struct {
@@ -130,25 +114,8 @@ type harness struct {
 	mu    sync.Mutex
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newHarness(t *testing.T, store Store, obs *checkObserver, edit func(*Config)) *harness {
-	h := &harness{t: t, clock: &fakeClock{t: time.Now().Truncate(time.Second)}, obs: obs, log: &syncBuffer{}}
+	h := &harness{t: t, clock: testutil.NewClock(time.Now().Truncate(time.Second)), obs: obs, log: &syncBuffer{}}
 	if store == nil {
 		h.obs = newCheckObserver(t)
 		store, _ = NewMemory(MemoryConfig{MaxBytes: 1 << 20, Observer: h.obs})
@@ -397,7 +364,7 @@ func TestProxyHopByHopAndErrors(t *testing.T) {
 
 func TestProxyRouterSource(t *testing.T) {
 	var seen atomic.Value
-	clock := &fakeClock{t: time.Now()}
+	clock := testutil.NewClock(time.Now())
 	o := newOrigin(t, clock)
 	h := newHarness(t, nil, nil, func(c *Config) {
 		c.Now = clock.Now
@@ -448,7 +415,7 @@ func TestProxyOverTheWire(t *testing.T) {
 // whose store is too small for them all, and checks the Observer contract
 // (run with -race).
 func TestProxyConcurrentObserver(t *testing.T) {
-	clock := &fakeClock{t: time.Now()}
+	clock := testutil.NewClock(time.Now())
 	o := newOrigin(t, clock)
 	for _, kind := range []string{"memory", "disk"} {
 		t.Run(kind, func(t *testing.T) {
@@ -496,7 +463,7 @@ func TestProxyConcurrentObserver(t *testing.T) {
 }
 
 func TestProxyDiskStoreHit(t *testing.T) {
-	clock := &fakeClock{t: time.Now()}
+	clock := testutil.NewClock(time.Now())
 	o := newOrigin(t, clock)
 	dir := t.TempDir()
 	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})

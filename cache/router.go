@@ -62,7 +62,7 @@ func Direct(client *http.Client) Router {
 		client = NewClient()
 	}
 	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
-		resp, err := client.Do(expectResponse(f.Request))
+		resp, err := client.Do(ExpectResponse(f.Request))
 		return resp, Source{Hierarchy: HierDirect, Host: f.Request.URL.Hostname()}, err
 	})
 }
@@ -90,7 +90,7 @@ func NewClient() *http.Client { return newClient(nil) }
 func newClient(tlsConfig *tls.Config) *http.Client {
 	dial := (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t := &http.Transport{
-		DialContext:           codingDialer(dial),
+		DialContext:           DecodingDialer(dial),
 		DialTLSContext:        codingTLSDialer(dial, tlsConfig, DialTimeout),
 		TLSHandshakeTimeout:   DialTimeout,
 		ResponseHeaderTimeout: ResponseHeaderTimeout,

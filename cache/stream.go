@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // DefaultReadTimeout is Config.ReadTimeout when left 0: Squid's
@@ -245,7 +247,7 @@ func (s *inflight) next(off int) ([]byte, int, <-chan struct{}) {
 // writes nothing, when the response cannot answer r (Vary selects
 // another, r's directives refuse it, the stream already failed); aborted
 // when the stream fails after r's response began.
-func (p *Proxy) follow(w *countingWriter, r *http.Request, s *inflight, qcc CacheControl, rec *Record) (served, aborted bool) {
+func (p *Proxy) follow(w *httpx.CountingWriter, r *http.Request, s *inflight, qcc CacheControl, rec *Record) (served, aborted bool) {
 	se := s.entry
 	now := p.now()
 	if !se.matchesVary(r.Header) || !usable(se, qcc, now) || !s.attach() {
@@ -259,7 +261,7 @@ func (p *Proxy) follow(w *countingWriter, r *http.Request, s *inflight, qcc Cach
 	}
 	h["Age"] = se.ageValues(now)
 	if _, ok := h["Via"]; ok {
-		addVia(h, 1, 1, p.via)
+		httpx.AddVia(h, 1, 1, p.via)
 	} else {
 		h["Via"] = p.viaHit
 	}
@@ -276,7 +278,7 @@ func (p *Proxy) follow(w *countingWriter, r *http.Request, s *inflight, qcc Cach
 	for {
 		b, state, grew := s.next(off)
 		if len(b) > 0 && s.length >= 0 && int64(off+len(b)) == s.length {
-			w.hold(b) // the last piece: sent once the request is logged
+			w.Hold(b) // the last piece: sent once the request is logged
 			return true, false
 		}
 		if len(b) > 0 {
@@ -311,15 +313,15 @@ func (p *Proxy) follow(w *countingWriter, r *http.Request, s *inflight, qcc Cach
 // client that has received all of it finds it stored; others are
 // committed by the caller once relay returns, which is before the server
 // ends a chunked body. The last piece of a body whose length is known is
-// held back (countingWriter.hold) until the request is logged: a client
+// held back (httpx.CountingWriter.hold) until the request is logged: a client
 // that has the whole response finds it stored and logged. A client that goes away stops the copy unless
 // followers still read s. It reports whether the response was cut short.
-func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u *upstream, s *inflight, commit func()) (aborted bool) {
+func (p *Proxy) relay(w *httpx.CountingWriter, r *http.Request, resp *http.Response, u *upstream, s *inflight, commit func()) (aborted bool) {
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs
 	}
-	addVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
+	httpx.AddVia(h, resp.ProtoMajor, resp.ProtoMinor, p.via)
 	// A peer's X-Cache stays, and this proxy's comes after it, as Squid
 	// appends its own to the ones it received.
 	h["X-Cache"] = append(slices.Clip(h.Values("X-Cache")), "MISS from "+p.via)
@@ -346,7 +348,7 @@ func (p *Proxy) relay(w *countingWriter, r *http.Request, resp *http.Response, u
 				}
 			}
 			if !clientGone && received == resp.ContentLength {
-				w.hold(buf[:n])
+				w.Hold(buf[:n])
 			} else if !clientGone {
 				if _, werr := w.Write(buf[:n]); werr != nil {
 					clientGone = true

@@ -189,29 +189,6 @@ func TestProxyReadTimeout(t *testing.T) {
 	}
 }
 
-// rawStallOrigin accepts connections, reads the request and answers
-// nothing until the client goes away.
-func rawStallOrigin(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				io.Copy(io.Discard, c) // until the proxy hangs up
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
-}
-
 // TestProxyCollapsedStream sends one request and, once its response
 // header is in, ten more for the same URL: the origin is asked once, and
 // every client receives each piece of the body while the origin holds
@@ -633,26 +610,6 @@ func TestProxyUnknownTransferCoding(t *testing.T) {
 		if _, ok := h.store.Get(key); ok {
 			t.Errorf("Transfer-Encoding: %s: stored", te)
 		}
-	}
-}
-
-// TestNodeReadTimeout checks that a node's ReadTimeout reaches its proxy:
-// an origin silent after the request gets 504 at the node's timeout,
-// logged, and the node's default is Squid's 15 minutes.
-func TestNodeReadTimeout(t *testing.T) {
-	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{ReadTimeout: 200 * time.Millisecond})
-	silent := rawStallOrigin(t)
-	start := time.Now()
-	_, resp := n.get(t, silent+"/x")
-	if resp.StatusCode != http.StatusGatewayTimeout || time.Since(start) > 9*time.Second {
-		t.Fatalf("silent origin: %d after %v, want 504 at the 200ms read timeout", resp.StatusCode, time.Since(start))
-	}
-	if n.proxy.readTimeout != 200*time.Millisecond {
-		t.Errorf("proxy read timeout %v", n.proxy.readTimeout)
-	}
-	d := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{})
-	if d.proxy.readTimeout != DefaultReadTimeout || DefaultReadTimeout != 15*time.Minute {
-		t.Errorf("default read timeout %v", d.proxy.readTimeout)
 	}
 }
 

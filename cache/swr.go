@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // backgroundTimeout bounds a background revalidation, body included.
@@ -73,7 +75,7 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *Entry) {
 		out.Header.Set("If-Modified-Since", lm)
 		validators = true
 	}
-	client := clientIP(r.RemoteAddr)
+	client := httpx.ClientIP(r.RemoteAddr)
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
@@ -112,7 +114,7 @@ func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
-	defer discardBody(resp.Body, p.maxObject)
+	defer httpx.DiscardBody(resp.Body, p.maxObject)
 	responseTime := p.now()
 	rec.Status, rec.Hierarchy, rec.From, rec.FalseHits = resp.StatusCode, src.Hierarchy, src.Host, src.FalseHits
 	rec.ContentType = resp.Header.Get("Content-Type")

@@ -41,6 +41,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/bench/compare"
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // Scenarios.
@@ -203,7 +204,7 @@ type cluster struct {
 	originURL  string
 	originHits atomic.Int64
 	body       []byte
-	a, b       *cache.Node
+	a, b       *node.Node
 	aURL, bURL string
 	aLog       *lineCounter
 	cancel     context.CancelFunc
@@ -238,9 +239,9 @@ func startCluster(objectBytes int) (*cluster, error) {
 		return nil, errors.Join(err, cl.closeOrigin(), la.Close())
 	}
 	cl.aURL, cl.bURL = "http://"+la.Addr().String(), "http://"+lb.Addr().String()
-	node := func(name, peer, peerURL string, log io.Writer) (*cache.Node, error) {
-		return cache.NewNode(cache.NodeConfig{
-			Name: name, Peers: []cache.PeerConfig{{Name: peer, Proxy: peerURL}},
+	node := func(name, peer, peerURL string, log io.Writer) (*node.Node, error) {
+		return node.NewNode(node.NodeConfig{
+			Name: name, Peers: []node.PeerConfig{{Name: peer, Proxy: peerURL}},
 			MemoryBytes: 8 << 30, Capacity: 1 << 20, Manual: true,
 			AccessLog: log, Logger: slog.New(slog.DiscardHandler),
 		})
@@ -330,11 +331,11 @@ func scrape(ctx context.Context, nodeURL string) (counts, error) {
 			return counts{}, fmt.Errorf("metrics: %q", sc.Text())
 		}
 		switch label {
-		case cache.OutcomeLocalHit:
+		case node.OutcomeLocalHit:
 			c.local = int64(v)
-		case cache.OutcomePeerHit:
+		case node.OutcomePeerHit:
 			c.peer = int64(v)
-		case cache.OutcomeMiss:
+		case node.OutcomeMiss:
 			c.miss = int64(v)
 		}
 	}

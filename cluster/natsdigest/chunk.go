@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 )
 
@@ -27,7 +27,7 @@ const (
 )
 
 // DefaultMaxDigestBytes is Config.MaxDigestBytes's default, the default
-// of cache.NodeConfig.MaxDigestBytes too.
+// of node.NodeConfig.MaxDigestBytes too.
 const DefaultMaxDigestBytes = 64 << 20
 
 // heldPerDigest is the number of Config.MaxDigestBytes the incomplete
@@ -196,29 +196,29 @@ func newReassembler(self string, limit int64, log *slog.Logger) *reassembler {
 // add takes one message of the stream, a single message or a chunk, and
 // returns the digest message it completes; ok is false while none is
 // complete, for a message that is no digest message and for one of self's.
-func (r *reassembler) add(h nats.Header, data []byte) (m cache.DigestMessage, ok bool) {
+func (r *reassembler) add(h nats.Header, data []byte) (m node.DigestMessage, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	node := h.Get(NodeHeader)
-	if node == r.self {
-		return cache.DigestMessage{}, false
+	name := h.Get(NodeHeader)
+	if name == r.self {
+		return node.DigestMessage{}, false
 	}
 	if h.Get(ChunkHeader) == "" && h.Get(ChunkIDHeader) == "" {
-		if p := r.pending[node]; p != nil {
+		if p := r.pending[name]; p != nil {
 			r.drop(p, "a single message came before its last chunk")
 		}
 		return decode(h, data)
 	}
 	c, err := parseChunk(h, data, r.max)
 	if err != nil {
-		if p := r.pending[node]; p != nil {
+		if p := r.pending[name]; p != nil {
 			r.drop(p, "a chunk after it was malformed")
 		}
 		r.dropped.Add(1)
-		r.log.Warn("NATS: dropped a malformed digest chunk", "node", node, "err", err)
-		return cache.DigestMessage{}, false
+		r.log.Warn("NATS: dropped a malformed digest chunk", "node", name, "err", err)
+		return node.DigestMessage{}, false
 	}
-	p := r.pending[node]
+	p := r.pending[name]
 	if p != nil && (c.id != p.id || c.index != p.next) {
 		switch {
 		case c.id != p.id:
@@ -227,41 +227,41 @@ func (r *reassembler) add(h nats.Header, data []byte) (m cache.DigestMessage, ok
 			r.drop(p, "its first chunk came again")
 		default:
 			r.drop(p, fmt.Sprintf("chunk %d of %d came after chunk %d", c.index, c.count, p.next-1))
-			return cache.DigestMessage{}, false
+			return node.DigestMessage{}, false
 		}
 		p = nil
 	}
 	if p == nil {
 		if c.index != 0 {
-			r.log.Debug("NATS: skipped a digest chunk whose first chunk was not read", "node", node, "id", c.id, "chunk", h.Get(ChunkHeader))
-			return cache.DigestMessage{}, false
+			r.log.Debug("NATS: skipped a digest chunk whose first chunk was not read", "node", name, "id", c.id, "chunk", h.Get(ChunkHeader))
+			return node.DigestMessage{}, false
 		}
 		p = &pending{chunk: c}
-		r.pending[node] = p
+		r.pending[name] = p
 		r.held += p.held()
 	} else if c.count != p.count || c.length != p.length || c.seq != p.seq || c.kind != p.kind || c.etag != p.etag {
 		r.drop(p, fmt.Sprintf("chunk %d's headers differ from the first chunk's", c.index))
-		return cache.DigestMessage{}, false
+		return node.DigestMessage{}, false
 	}
 	switch {
 	case len(p.frame)+len(data) > p.length:
 		r.drop(p, fmt.Sprintf("chunk %d of %d ends past the length of %d bytes", c.index, c.count, p.length))
-		return cache.DigestMessage{}, false
+		return node.DigestMessage{}, false
 	case c.index == c.count-1 && len(p.frame)+len(data) != p.length:
 		r.drop(p, fmt.Sprintf("the last chunk ends at %d bytes of %d", len(p.frame)+len(data), p.length))
-		return cache.DigestMessage{}, false
+		return node.DigestMessage{}, false
 	case r.held+int64(len(data)) > r.maxHeld:
 		r.drop(p, fmt.Sprintf("the incomplete digests of all nodes would hold more than %d bytes", r.maxHeld))
-		return cache.DigestMessage{}, false
+		return node.DigestMessage{}, false
 	}
 	p.frame = append(p.frame, data...)
 	r.held += int64(len(data))
 	p.next++
 	if p.next < p.count {
-		return cache.DigestMessage{}, false
+		return node.DigestMessage{}, false
 	}
 	r.forget(p)
-	return cache.DigestMessage{Node: p.node, Sequence: p.seq, Delta: p.kind == "delta", ETag: p.etag, Frame: p.frame}, true
+	return node.DigestMessage{Node: p.node, Sequence: p.seq, Delta: p.kind == "delta", ETag: p.etag, Frame: p.frame}, true
 }
 
 // drop logs, counts and forgets an incomplete digest.

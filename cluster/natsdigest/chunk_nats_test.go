@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -27,7 +27,7 @@ func keys(i, n int) []string {
 
 // sameViews checks that each viewer's view of pub answers as pub's
 // filter does for probe keys stored and not, false positives included.
-func sameViews(t *testing.T, pub *node, viewers []*node, probe []string) {
+func sameViews(t *testing.T, pub *testNode, viewers []*testNode, probe []string) {
 	t.Helper()
 	f := pub.Publisher().Filter()
 	for _, v := range viewers {
@@ -107,10 +107,10 @@ func TestChunkedDigests(t *testing.T) {
 		t.Fatalf("a's full digest is %d bytes, not several max payloads", full)
 	}
 	waitViews(t, nodes)
-	sameViews(t, a, []*node{b, c}, probe)
+	sameViews(t, a, []*testNode{b, c}, probe)
 	a.store(t, keys(3000, 5)...) // a delta that fits in one message
 	waitViews(t, nodes)
-	sameViews(t, a, []*node{b, c}, probe)
+	sameViews(t, a, []*testNode{b, c}, probe)
 
 	// Deltas of 1500 keys each (chunks too) until a sends a full digest
 	// again, which purges the older ones.
@@ -122,7 +122,7 @@ func TestChunkedDigests(t *testing.T) {
 		a.store(t, keys(3005+1500*i, 1500)...)
 		waitViews(t, nodes)
 	}
-	sameViews(t, a, []*node{b, c}, probe)
+	sameViews(t, a, []*testNode{b, c}, probe)
 	msgs := subjectMessages(t, srv.URL, a.tr.Subject("a"))
 	first := msgs[0].Header
 	count, ok := strings.CutPrefix(first.Get(natsdigest.ChunkHeader), "0/")
@@ -160,7 +160,7 @@ func TestChunkedDigests(t *testing.T) {
 	}
 	a.store(t, keys(100000, 5)...)
 	waitViews(t, nodes)
-	sameViews(t, a, []*node{b, c}, probe)
+	sameViews(t, a, []*testNode{b, c}, probe)
 
 	// A node that starts now reads a's chunked full digest, the broken
 	// chunks and a's delta from the stream, and b's and c's digests.
@@ -168,14 +168,14 @@ func TestChunkedDigests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var peers []cache.PeerConfig
-	for _, x := range []*node{a, b, c} {
-		peers = append(peers, cache.PeerConfig{Name: x.name, Proxy: "http://" + x.addr})
+	var peers []node.PeerConfig
+	for _, x := range []*testNode{a, b, c} {
+		peers = append(peers, node.PeerConfig{Name: x.name, Proxy: "http://" + x.addr})
 	}
 	d := startNodeSized(t, ln, srv.URL, 20000, true, time.Hour, "d", peers)
-	waitViews(t, map[string]*node{"a": a, "b": b, "c": c, "d": d})
-	sameViews(t, a, []*node{d}, probe)
-	for _, x := range []*node{b, c, d} {
+	waitViews(t, map[string]*testNode{"a": a, "b": b, "c": c, "d": d})
+	sameViews(t, a, []*testNode{d}, probe)
+	for _, x := range []*testNode{b, c, d} {
 		if s := x.Stats(); s.DigestFetchesFull+s.DigestFetchesDelta != 0 {
 			t.Fatalf("%s fetched %d digests over HTTP", x.name, s.DigestFetchesFull+s.DigestFetchesDelta)
 		}
@@ -227,13 +227,13 @@ func TestPublishOverLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Start(context.Background(), "a", func(cache.DigestMessage) {}); err != nil {
+	if err := tr.Start(context.Background(), "a", func(node.DigestMessage) {}); err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	natstest.WaitConnected(t, "a", tr)
 	for _, n := range []int{10000, 10001} {
-		err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
+		err := tr.Publish(context.Background(), node.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
 		if (err == nil) != (n <= 10000) {
 			t.Errorf("a frame of %d bytes: %v", n, err)
 		}

@@ -9,8 +9,8 @@ import (
 
 // A transport names each node's subject after the node, escaping what
 // a subject token may not hold; New checks the configuration without
-// connecting (Start connects, and cache.Node starts it when it serves:
-// set it as cache.NodeConfig.Transport).
+// connecting (Start connects, and node.Node starts it when it serves:
+// set it as node.NodeConfig.Transport).
 func Example() {
 	tr, err := natsdigest.New(natsdigest.Config{URL: "nats://127.0.0.1:4222"})
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package natsdigest carries summary-cache digests between bloomcast
-// nodes over NATS JetStream: a [cache.DigestTransport] for
-// cache.NodeConfig.Transport, so that each node publishes each update
+// nodes over NATS JetStream: a [node.DigestTransport] for
+// node.NodeConfig.Transport, so that each node publishes each update
 // once and the server fans it out to every peer, instead of every node
 // polling every other over HTTP (Fan, Cao, Almeida and Broder, "Summary
 // cache", IEEE/ACM ToN 2000, section V: a node sends its digest's
@@ -16,14 +16,14 @@
 // starts reads the stream from its start with an ordered consumer and
 // has every peer's current view at once, then follows the updates as
 // they come. The node decides when to send a full digest rather than a
-// delta (cache.Node.PushDigest: when the deltas since the last full
+// delta (node.Node.PushDigest: when the deltas since the last full
 // digest would outweigh one). Messages carry the frame as their payload,
 // with the node, sequence, kind and entity tag in headers. Alive
 // messages, which carry no frame and need no retention, go over core
 // NATS to "<AliveSubject>.<node>".
 //
 // The transport never drops a node's own checks: every frame delivered is
-// decoded, size-limited and base-checked by the node's cache.Directory as
+// decoded, size-limited and base-checked by the node's node.Directory as
 // a polled one is, and a delta that does not apply makes the node fetch
 // the full digest over HTTP. While the server cannot be reached, Connected
 // is false and the node polls its peers over HTTP; the transport
@@ -66,7 +66,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -112,14 +112,14 @@ type Config struct {
 	// Publish refuses a larger frame, which the peers would drop; 0
 	// means DefaultMaxDigestBytes. The incomplete digests of all nodes
 	// together hold at most four times as much. The node's Directory
-	// applies its own limit (cache.NodeConfig.MaxDigestBytes) to every
+	// applies its own limit (node.NodeConfig.MaxDigestBytes) to every
 	// digest. Every node of a cluster should use the same.
 	MaxDigestBytes int64
 	// Logger logs connection changes and dropped chunks; nil means none.
 	Logger *slog.Logger
 }
 
-// Transport is a [cache.DigestTransport] over NATS JetStream. Safe for
+// Transport is a [node.DigestTransport] over NATS JetStream. Safe for
 // concurrent use.
 //
 // The zero Transport is not usable; make one with New.
@@ -144,8 +144,8 @@ type Transport struct {
 }
 
 var (
-	_ cache.DigestTransport = (*Transport)(nil)
-	_ cache.DropCounter     = (*Transport)(nil)
+	_ node.DigestTransport = (*Transport)(nil)
+	_ node.DropCounter     = (*Transport)(nil)
 )
 
 // New checks cfg and returns a transport; Start connects it.
@@ -241,7 +241,7 @@ func (t *Transport) Name() string { return "nats" }
 // Dropped returns the number of digests received in chunks and dropped
 // incomplete (a chunk missing or malformed, or the bounds on what is
 // held), and of malformed chunks: what the node learns instead over
-// HTTP. It implements cache.DropCounter.
+// HTTP. It implements node.DropCounter.
 func (t *Transport) Dropped() uint64 {
 	if r := t.chunks.Load(); r != nil {
 		return r.dropped.Load()
@@ -255,7 +255,7 @@ func (t *Transport) Dropped() uint64 {
 // messages. If the server cannot be reached within the timeout, Start
 // returns nil and goes on trying every second in the background
 // (Connected reports false meanwhile). It is called once.
-func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.DigestMessage)) error {
+func (t *Transport) Start(ctx context.Context, self string, deliver func(node.DigestMessage)) error {
 	if t.cfg.URL == "" {
 		return fmt.Errorf("%w: zero Transport; use New", ErrConfig)
 	}
@@ -265,7 +265,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(cache.D
 		return fmt.Errorf("%w: Start called twice", ErrConfig)
 	}
 	var one sync.Mutex // deliver runs on one goroutine at a time
-	handle := func(m cache.DigestMessage, ok bool) {
+	handle := func(m node.DigestMessage, ok bool) {
 		if !ok || m.Node == self {
 			return
 		}
@@ -355,13 +355,13 @@ func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHa
 
 // decode reads a message's headers and payload; ok is false for a
 // message that is not a digest message.
-func decode(h nats.Header, data []byte) (cache.DigestMessage, bool) {
+func decode(h nats.Header, data []byte) (node.DigestMessage, bool) {
 	seq, err := strconv.ParseUint(h.Get(SequenceHeader), 10, 64)
-	node := h.Get(NodeHeader)
-	if err != nil || node == "" {
-		return cache.DigestMessage{}, false
+	name := h.Get(NodeHeader)
+	if err != nil || name == "" {
+		return node.DigestMessage{}, false
 	}
-	return cache.DigestMessage{Node: node, Sequence: seq, Delta: h.Get(KindHeader) == "delta",
+	return node.DigestMessage{Node: name, Sequence: seq, Delta: h.Get(KindHeader) == "delta",
 		ETag: h.Get(ETagHeader), Frame: data}, true
 }
 
@@ -369,7 +369,7 @@ func decode(h nats.Header, data []byte) (cache.DigestMessage, bool) {
 // the node's older messages from the stream; a delta; or, with no frame,
 // an alive message over core NATS. A full digest or delta larger than
 // the server's max_payload goes as chunks, one after the other.
-func (t *Transport) Publish(ctx context.Context, m cache.DigestMessage) error {
+func (t *Transport) Publish(ctx context.Context, m node.DigestMessage) error {
 	t.mu.Lock()
 	nc, js, stream := t.nc, t.js, t.stream
 	t.mu.Unlock()

@@ -12,17 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
 	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // node is a cache node serving on loopback with a NATS transport.
-type node struct {
-	*cache.Node
+type testNode struct {
+	*node.Node
 	name string
 	addr string
 	tr   *natsdigest.Transport
@@ -31,14 +31,14 @@ type node struct {
 // startNodes starts nodes named names, each listing all the others as
 // peers, with transports to url; manual nodes publish and push only when
 // the test says.
-func startNodes(t *testing.T, url string, manual bool, poll time.Duration, names ...string) map[string]*node {
+func startNodes(t *testing.T, url string, manual bool, poll time.Duration, names ...string) map[string]*testNode {
 	t.Helper()
 	return startNodesSized(t, url, 1000, manual, poll, names...)
 }
 
 // startNodesSized is startNodes with summaries sized for capacity
 // objects.
-func startNodesSized(t *testing.T, url string, capacity uint64, manual bool, poll time.Duration, names ...string) map[string]*node {
+func startNodesSized(t *testing.T, url string, capacity uint64, manual bool, poll time.Duration, names ...string) map[string]*testNode {
 	t.Helper()
 	lns := map[string]net.Listener{}
 	for _, n := range names {
@@ -48,12 +48,12 @@ func startNodesSized(t *testing.T, url string, capacity uint64, manual bool, pol
 		}
 		lns[n] = ln
 	}
-	out := map[string]*node{}
+	out := map[string]*testNode{}
 	for _, n := range names {
-		var peers []cache.PeerConfig
+		var peers []node.PeerConfig
 		for _, p := range names {
 			if p != n {
-				peers = append(peers, cache.PeerConfig{Name: p, Proxy: "http://" + lns[p].Addr().String()})
+				peers = append(peers, node.PeerConfig{Name: p, Proxy: "http://" + lns[p].Addr().String()})
 			}
 		}
 		out[n] = startNodeSized(t, lns[n], url, capacity, manual, poll, n, peers)
@@ -61,18 +61,18 @@ func startNodesSized(t *testing.T, url string, capacity uint64, manual bool, pol
 	return out
 }
 
-func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time.Duration, name string, peers []cache.PeerConfig) *node {
+func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time.Duration, name string, peers []node.PeerConfig) *testNode {
 	t.Helper()
 	return startNodeSized(t, ln, url, 1000, manual, poll, name, peers)
 }
 
-func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []cache.PeerConfig) *node {
+func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []node.PeerConfig) *testNode {
 	t.Helper()
 	tr, err := natsdigest.New(natsdigest.Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := cache.NewNode(cache.NodeConfig{Name: name, Capacity: capacity, Peers: peers, Manual: manual,
+	n, err := node.NewNode(node.NodeConfig{Name: name, Capacity: capacity, Peers: peers, Manual: manual,
 		PollInterval: poll, Transport: tr, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -89,14 +89,14 @@ func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, 
 	for n.Addr() == "" {
 		time.Sleep(time.Millisecond)
 	}
-	return &node{Node: n, name: name, addr: ln.Addr().String(), tr: tr}
+	return &testNode{Node: n, name: name, addr: ln.Addr().String(), tr: tr}
 }
 
 // waitConnected waits until every node's transport is connected: a node
 // starts its transport when it starts serving, and a push before the
 // stream is set up fails. On a loaded machine a first connection can time
 // out and be retried a second later, hence the generous bound.
-func waitConnected(t *testing.T, nodes map[string]*node) {
+func waitConnected(t *testing.T, nodes map[string]*testNode) {
 	t.Helper()
 	for name, n := range nodes {
 		natstest.WaitConnected(t, name, n.tr)
@@ -105,7 +105,7 @@ func waitConnected(t *testing.T, nodes map[string]*node) {
 
 // store adds keys to n's digest as its store would, publishes and
 // pushes.
-func (n *node) store(t *testing.T, keys ...string) {
+func (n *testNode) store(t *testing.T, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
 		n.Publisher().Stored(k)
@@ -120,7 +120,7 @@ func (n *node) store(t *testing.T, keys ...string) {
 
 // waitViews waits until every node's view of every other is at that
 // node's published sequence, or fails after a minute naming who lags.
-func waitViews(t *testing.T, nodes map[string]*node) {
+func waitViews(t *testing.T, nodes map[string]*testNode) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -136,7 +136,7 @@ func waitViews(t *testing.T, nodes map[string]*node) {
 }
 
 // lagging names a node's view that is not at its peer's sequence, or "".
-func lagging(nodes map[string]*node) string {
+func lagging(nodes map[string]*testNode) string {
 	for name, n := range nodes {
 		for _, st := range n.Directory().Status() {
 			p := nodes[st.Name]
@@ -165,7 +165,7 @@ func TestPushedViews(t *testing.T) {
 		waitViews(t, nodes)
 	}
 	for _, key := range []string{"http://origin/a/0", "http://origin/a/4"} {
-		for _, x := range []*node{b, c} {
+		for _, x := range []*testNode{b, c} {
 			if got := x.Directory().Candidates(key); len(got) != 1 || got[0].Name() != "a" {
 				t.Fatalf("%s: candidates for %s: %v", x.name, key, got)
 			}
@@ -197,12 +197,12 @@ func TestPushedViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var peers []cache.PeerConfig
-	for _, x := range []*node{a, b, c} {
-		peers = append(peers, cache.PeerConfig{Name: x.name, Proxy: "http://" + x.addr})
+	var peers []node.PeerConfig
+	for _, x := range []*testNode{a, b, c} {
+		peers = append(peers, node.PeerConfig{Name: x.name, Proxy: "http://" + x.addr})
 	}
 	d := startNode(t, ln, srv.URL, true, time.Hour, "d", peers)
-	waitViews(t, map[string]*node{"a": a, "b": b, "c": c, "d": d})
+	waitViews(t, map[string]*testNode{"a": a, "b": b, "c": c, "d": d})
 	if got := d.Directory().Candidates("http://origin/a/3"); len(got) != 1 || got[0].Name() != "a" {
 		t.Fatalf("late node's candidates: %v", got)
 	}
@@ -257,8 +257,8 @@ func TestFullReplacesDeltas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startNode(t, ln, srv.URL, true, time.Hour, "c", []cache.PeerConfig{{Name: "a", Proxy: "http://" + a.addr}})
-	waitViews(t, map[string]*node{"a": a, "c": c})
+	c := startNode(t, ln, srv.URL, true, time.Hour, "c", []node.PeerConfig{{Name: "a", Proxy: "http://" + a.addr}})
+	waitViews(t, map[string]*testNode{"a": a, "c": c})
 	if s := c.Stats(); s.DigestPushedFull != 1 || s.DigestPushedDelta+1 != held {
 		t.Fatalf("late node got %d full and %d deltas; the stream held %d", s.DigestPushedFull, s.DigestPushedDelta, held)
 	}
@@ -302,7 +302,7 @@ func TestConfig(t *testing.T) {
 		}
 	}
 	var zero natsdigest.Transport
-	if err := zero.Start(context.Background(), "a", func(cache.DigestMessage) {}); !errors.Is(err, natsdigest.ErrConfig) {
+	if err := zero.Start(context.Background(), "a", func(node.DigestMessage) {}); !errors.Is(err, natsdigest.ErrConfig) {
 		t.Errorf("zero Transport's Start: %v", err)
 	}
 }
@@ -343,7 +343,7 @@ func TestResyncOverHTTP(t *testing.T) {
 	b.store(t)
 	waitViews(t, nodes)
 
-	other, err := cache.NewPublisher(cache.PublisherConfig{Filter: counting.Config{N: 1000, P: 0.01}})
+	other, err := node.NewPublisher(node.PublisherConfig{Filter: counting.Config{N: 1000, P: 0.01}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,11 +360,11 @@ func TestResyncOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Start(context.Background(), "intruder", func(cache.DigestMessage) {}); err != nil {
+	if err := tr.Start(context.Background(), "intruder", func(node.DigestMessage) {}); err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: r.Sequence, Delta: true, Frame: r.Body}); err != nil {
+	if err := tr.Publish(context.Background(), node.DigestMessage{Node: "a", Sequence: r.Sequence, Delta: true, Frame: r.Body}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)

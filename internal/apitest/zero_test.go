@@ -22,6 +22,7 @@ import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/mht"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
@@ -99,16 +100,16 @@ func receivers(t *testing.T) []struct {
 		{"zero icp.Client", &icp.Client{}},
 		{"zero icp.Server", &icp.Server{}},
 		{"zero cache.AccessLog", &cache.AccessLog{}},
-		{"zero cache.Directory", &cache.Directory{}},
+		{"zero node.Directory", &node.Directory{}},
 		{"zero cache.Disk", &cache.Disk{}},
 		{"zero cache.Memory", &cache.Memory{}},
-		{"zero cache.Node", &cache.Node{}},
-		{"zero cache.PeerFetcher", &cache.PeerFetcher{}},
-		{"zero cache.DigestRouter", &cache.DigestRouter{}},
-		{"zero cache.ICPRouter", &cache.ICPRouter{}},
+		{"zero node.Node", &node.Node{}},
+		{"zero node.PeerFetcher", &node.PeerFetcher{}},
+		{"zero node.DigestRouter", &node.DigestRouter{}},
+		{"zero node.ICPRouter", &node.ICPRouter{}},
 		{"zero cache.Proxy", &cache.Proxy{}},
-		{"zero cache.Publisher", &cache.Publisher{}},
-		{"zero cache.SquidDigest", &cache.SquidDigest{}},
+		{"zero node.Publisher", &node.Publisher{}},
+		{"zero node.SquidDigest", &node.SquidDigest{}},
 		{"zero envelope.Header", &envelope.Header{}},
 		{"zero envelope.Limits", &envelope.Limits{}},
 		{"zero envelope.Writer", &envelope.Writer{}},

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/inplace"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -35,7 +35,7 @@ func Main() int { return MainWith(Options{}) }
 type Options struct {
 	// NATS, if set, returns a digest transport to a NATS server (serve
 	// --nats URL, simulate --transport nats).
-	NATS func(NATSConfig) (cache.DigestTransport, error)
+	NATS func(NATSConfig) (node.DigestTransport, error)
 	// StartNATS, if set, starts a NATS server with JetStream for
 	// simulate --transport nats when no --nats URL is given, and returns
 	// its URL and how to stop it.
@@ -306,7 +306,7 @@ func message(err error) string {
 // libraryPackages are the names of the module's packages whose errors
 // the commands print; each begins its errors with "NAME: ".
 var libraryPackages = []string{"anyfile", "bitsandblooms", "bloom", "bloomier", "cache", "counting", "digest",
-	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "params",
+	"entropy", "envelope", "fpset", "guava", "hashing", "icp", "inplace", "keyfile", "mht", "node", "params",
 	"parquet", "plot", "replay", "ribbon", "scalable", "sim", "squid", "flagvalue"}
 
 // withoutPackages drops a package's name where it begins the message or

@@ -8,16 +8,16 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
-// serveFlags are serve's flags: the node's (cache.NodeFlags, which
+// serveFlags are serve's flags: the node's (node.NodeFlags, which
 // also reads the config file and checks the values) and the command
 // line's own.
 type serveFlags struct {
-	*cache.NodeFlags
-	cfg         cache.NodeConfig // the checked configuration
-	config      string           // --config FILE
+	*node.NodeFlags
+	cfg         node.NodeConfig // the checked configuration
+	config      string          // --config FILE
 	checkConfig bool
 	nats        string // --nats URL (also in the config file)
 }
@@ -27,7 +27,7 @@ type serveFlags struct {
 // line starts "serve: --name value:"; one from the file names the file
 // and line.
 func parseServeFlags(args []string) (*serveFlags, error) {
-	sf := &serveFlags{NodeFlags: cache.NewNodeFlags()}
+	sf := &serveFlags{NodeFlags: node.NewNodeFlags()}
 	sf.Help = "bloomcast serve -h"
 	fs := newFlagSet("serve")
 	fs.StringVar(&sf.config, "config", "", "")
@@ -52,7 +52,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		return nil, err
 	}
 	if err := sf.Check(); err != nil {
-		var ce *cache.ConfigError
+		var ce *node.ConfigError
 		if errors.As(err, &ce) && ce.Where == "" {
 			err = fmt.Errorf("serve: %w", err)
 		}
@@ -63,7 +63,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	sf.cfg.Version = releaseVersion(info)
 	if sf.nats != "" {
 		for _, p := range sf.cfg.Peers {
-			if p.Protocol == cache.Bloomcast && p.Name == "" {
+			if p.Protocol == node.Bloomcast && p.Name == "" {
 				return nil, usagef("--nats: peer %s needs name=, its --name: the nodes know each other's digests by name", p.Proxy)
 			}
 		}

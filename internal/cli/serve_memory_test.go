@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // TestServeMemoryLimit: serve sets the node's suggested soft memory limit
 // and restores the one before when it ends, and leaves GOMEMLIMIT's alone.
 func TestServeMemoryLimit(t *testing.T) {
-	n, err := cache.NewNode(cache.NodeConfig{MemoryBytes: 64 << 20, Manual: true, Logger: slog.New(slog.DiscardHandler)})
+	n, err := node.NewNode(node.NodeConfig{MemoryBytes: 64 << 20, Manual: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 func runServe(e *env, args []string) (err error) {
@@ -29,7 +30,7 @@ func runServe(e *env, args []string) (err error) {
 		return checkOnly(e, sf)
 	}
 	level := new(slog.LevelVar)
-	logger, err := cache.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
+	logger, err := node.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func runServe(e *env, args []string) (err error) {
 			return fmt.Errorf("serve: --nats %s: %w", sf.nats, err)
 		}
 	}
-	n, err := cache.NewNode(cfg)
+	n, err := node.NewNode(cfg)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ type reloader struct {
 	level *slog.LevelVar
 	log   *slog.Logger
 	alog  *cache.LogFile // nil without an access log
-	node  *cache.Node
+	node  *node.Node
 }
 
 // reload re-reads the config file and the command line and applies what
@@ -116,7 +117,7 @@ func (r *reloader) reload() {
 		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
 		return
 	}
-	restart := cache.FlagNames(changed)
+	restart := node.FlagNames(changed)
 	if sf.LogFormat != r.sf.LogFormat {
 		restart = append(restart, "--log-format")
 	}
@@ -141,13 +142,13 @@ func (r *reloader) reload() {
 }
 
 // setMemoryLimit gives the process the soft memory limit that suits the
-// node (cache.Node.MemoryLimit: --memory plus the digests and peers'
+// node (node.Node.MemoryLimit: --memory plus the digests and peers'
 // views, plus an eighth), so that the collector keeps the heap near what
 // the node accounts, unless GOMEMLIMIT set one. It returns the function
 // that restores the limit before (for a serve run inside a test). It
 // logs at debug level: the node's "serving" line says the limit in force,
 // after the listener is open, so that a failed listen stays one line.
-func setMemoryLimit(n *cache.Node, log *slog.Logger) (restore func()) {
+func setMemoryLimit(n *node.Node, log *slog.Logger) (restore func()) {
 	if env := os.Getenv("GOMEMLIMIT"); env != "" {
 		log.Debug("memory limit from GOMEMLIMIT", "GOMEMLIMIT", env, "suggested", n.MemoryLimit())
 		return func() {}
@@ -190,7 +191,7 @@ func listenError(err error) error {
 // runs on this host: both then call themselves by the host's name in Via
 // and X-Cache ("HIT from vm", "MISS from vm"), and no one can tell which
 // node answered.
-func warnSharedName(log *slog.Logger, cfg cache.NodeConfig) {
+func warnSharedName(log *slog.Logger, cfg node.NodeConfig) {
 	if cfg.Name != "" {
 		return
 	}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 func TestServeFlags(t *testing.T) {
@@ -34,10 +34,10 @@ allow-peers 10.0.0.0/8, 192.168.1.7
 	}
 	c := sf.cfg
 	if c.Listen != "127.0.0.1:5000" || c.MemoryBytes != 64<<20 || c.Threshold != 0.05 || c.Codec != digest.Arith ||
-		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta || c.PeerViews != cache.PeerViewsCompressed {
+		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta || c.PeerViews != node.PeerViewsCompressed {
 		t.Fatalf("config %+v", c)
 	}
-	if len(c.Peers) != 2 || c.Peers[0].Name != "b" || c.Peers[0].Protocol != cache.Squid || c.Peers[0].ICP != "127.0.0.1:4002" ||
+	if len(c.Peers) != 2 || c.Peers[0].Name != "b" || c.Peers[0].Protocol != node.Squid || c.Peers[0].ICP != "127.0.0.1:4002" ||
 		c.Peers[1].Proxy != "http://127.0.0.1:4003" {
 		t.Fatalf("peers %+v", c.Peers)
 	}
@@ -108,7 +108,7 @@ func TestServeRunsANode(t *testing.T) {
 			t.Fatalf("through the proxy: %q", b)
 		}
 	}
-	resp, err := http.Get("http://" + addr + cache.DigestPath)
+	resp, err := http.Get("http://" + addr + node.DigestPath)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("digest: %v", err)
 	}

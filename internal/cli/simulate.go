@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
@@ -174,7 +175,7 @@ type clusterOptions struct {
 	progress                        bool // report progress on stderr
 	// poll or transport: how digests travel (replay.ClusterConfig)
 	poll         time.Duration
-	transport    func(replay int, node string) (cache.DigestTransport, error)
+	transport    func(replay int, name string) (node.DigestTransport, error)
 	pushInterval time.Duration
 }
 
@@ -219,7 +220,7 @@ func natsTransport(e *env, url string, o *clusterOptions) (stop func(), err erro
 	}
 	run := time.Now().UnixNano()
 	quiet := slog.New(slog.DiscardHandler)
-	o.transport = func(replay int, node string) (cache.DigestTransport, error) {
+	o.transport = func(replay int, name string) (node.DigestTransport, error) {
 		return e.opts.NATS(NATSConfig{URL: url, Namespace: fmt.Sprintf("SIM%d_%d", run, replay), Logger: quiet})
 	}
 	return stop, nil

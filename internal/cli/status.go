@@ -16,8 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 var statusCommand = &command{
@@ -164,8 +164,8 @@ func statusURL(s string) (string, error) {
 		return "", usagef("bad node URL %q: want http://HOST:PORT", s)
 	}
 	switch strings.TrimSuffix(u.Path, "/") {
-	case "", cache.StatusPath, cache.StatusJSONPath:
-		u.Path = cache.StatusJSONPath
+	case "", node.StatusPath, node.StatusJSONPath:
+		u.Path = node.StatusJSONPath
 	default:
 		return "", usagef("bad node URL %q: want http://HOST:PORT, without a path", s)
 	}
@@ -173,8 +173,8 @@ func statusURL(s string) (string, error) {
 }
 
 // fetchStatus reads a node's status JSON.
-func fetchStatus(c *http.Client, target string) ([]byte, cache.NodeStatus, error) {
-	var st cache.NodeStatus
+func fetchStatus(c *http.Client, target string) ([]byte, node.NodeStatus, error) {
+	var st node.NodeStatus
 	resp, err := c.Get(target)
 	if err != nil {
 		return nil, st, fmt.Errorf("status: %w", err)
@@ -201,7 +201,7 @@ func firstLine(s string) string {
 // writeStatus prints a node's status as the tables of its status page.
 // A failed write shows in the error of the tables' Flush, or in the
 // command's output writer, which keeps the first.
-func writeStatus(w io.Writer, st cache.NodeStatus) error {
+func writeStatus(w io.Writer, st node.NodeStatus) error {
 	n := st.Node
 	health := "ok"
 	if !n.Healthy {
@@ -252,7 +252,7 @@ func writeStatus(w io.Writer, st cache.NodeStatus) error {
 	fprintln(tw, "PEER\tSTATE\tPROTOCOL\tAGE\tSIZE\tFP PREDICTED\tHITS\tFALSE HITS\tTRANSPORT\tLAST FETCH")
 	for _, p := range st.Peers {
 		state := p.State
-		if state != cache.PeerStateOK {
+		if state != node.PeerStateOK {
 			state = strings.ToUpper(state)
 		}
 		age, size, fp := "-", "-", "-"

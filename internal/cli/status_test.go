@@ -14,15 +14,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // startStatusNode serves a node on loopback until the test ends.
-func startStatusNode(t *testing.T, ln net.Listener, cfg cache.NodeConfig) *cache.Node {
+func startStatusNode(t *testing.T, ln net.Listener, cfg node.NodeConfig) *node.Node {
 	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.PollInterval, cfg.MemoryBytes, cfg.Capacity = time.Hour, 8<<20, 1000
-	n, err := cache.NewNode(cfg)
+	n, err := node.NewNode(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,8 @@ func TestStatusCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startStatusNode(t, lnA, cache.NodeConfig{Name: "node-a", Peers: []cache.PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
-	b := startStatusNode(t, lnB, cache.NodeConfig{Name: "node-b"})
+	a := startStatusNode(t, lnA, node.NodeConfig{Name: "node-a", Peers: []node.PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
+	b := startStatusNode(t, lnB, node.NodeConfig{Name: "node-b"})
 	get := func(ln net.Listener, target string) {
 		proxy, _ := url.Parse("http://" + ln.Addr().String())
 		c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}, Timeout: 10 * time.Second}
@@ -89,10 +89,10 @@ func TestStatusCommand(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"status", "--json", url + cache.StatusPath}, nil, &stdout, &stderr); code != 0 {
+	if code := run([]string{"status", "--json", url + node.StatusPath}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("status --json: exit %d: %s", code, stderr.String())
 	}
-	var st cache.NodeStatus
+	var st node.NodeStatus
 	if err := json.Unmarshal(stdout.Bytes(), &st); err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	bcdigest "github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -28,7 +28,7 @@ import (
 // The zero Mode is not valid: its Route is empty, so ParseMode refuses its
 // String and ReplayCluster reports ErrTrace.
 type Mode struct {
-	Route string // cache.RouteNone, cache.RouteICP or cache.RouteDigest
+	Route node.Route // node.RouteNone, node.RouteICP or node.RouteDigest
 	// The summary cache's settings (RouteDigest only):
 	// Threshold is the changed fraction of the cache that publishes a
 	// new digest.
@@ -48,8 +48,8 @@ type Mode struct {
 // String names the mode as ParseMode reads it: "none", "icp", or
 // "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ...
 func (m Mode) String() string {
-	if m.Route != cache.RouteDigest {
-		return m.Route
+	if m.Route != node.RouteDigest {
+		return string(m.Route)
 	}
 	codec, updates := "raw", "full"
 	if m.Compressed {
@@ -64,9 +64,9 @@ func (m Mode) String() string {
 
 // ParseMode reads a mode's name (Mode.String).
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case cache.RouteNone, cache.RouteICP:
-		return Mode{Route: s}, nil
+	switch r := node.Route(s); r {
+	case node.RouteNone, node.RouteICP:
+		return Mode{Route: r}, nil
 	}
 	f := strings.Split(s, "-")
 	bad := fmt.Errorf("%w: mode %q (want none, icp or sc-T%%-Bb-raw|comp-full|delta, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
@@ -79,14 +79,14 @@ func ParseMode(s string) (Mode, error) {
 		(f[3] != "raw" && f[3] != "comp") || (f[4] != "full" && f[4] != "delta") {
 		return Mode{}, bad
 	}
-	return Mode{Route: cache.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Compressed: f[3] == "comp", Deltas: f[4] == "delta"}, nil
+	return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Compressed: f[3] == "comp", Deltas: f[4] == "delta"}, nil
 }
 
 // DefaultModes returns the evaluation's modes: none, icp, then the
 // summary cache at thresholds 0.1%, 1% and 10% × 8 and 16 bits per entry
 // × raw and compressed digests × full and delta updates.
 func DefaultModes() []Mode {
-	modes := []Mode{{Route: cache.RouteNone}, {Route: cache.RouteICP}}
+	modes := []Mode{{Route: node.RouteNone}, {Route: node.RouteICP}}
 	modes = append(modes, SummaryModes()...)
 	return modes
 }
@@ -98,7 +98,7 @@ func SummaryModes() []Mode {
 		for _, b := range []float64{8, 16} {
 			for _, comp := range []bool{false, true} {
 				for _, d := range []bool{false, true} {
-					modes = append(modes, Mode{Route: cache.RouteDigest, Threshold: t, BitsPerEntry: b, Compressed: comp, Deltas: d})
+					modes = append(modes, Mode{Route: node.RouteDigest, Threshold: t, BitsPerEntry: b, Compressed: comp, Deltas: d})
 				}
 			}
 		}
@@ -137,16 +137,16 @@ type ClusterConfig struct {
 	// instead (conditional requests and deltas, as a node does), the
 	// pairs' polls spread evenly over the interval. With Transport, each
 	// node of the replay of mode number replay has the digest transport
-	// Transport returns for it (cache.NodeConfig.Transport; it must be
+	// Transport returns for it (node.NodeConfig.Transport; it must be
 	// one no other replay used, e.g. a stream of its own), pushes each
-	// publication through it (cache.Node.PushDigest), and the replay
+	// publication through it (node.Node.PushDigest), and the replay
 	// waits until every peer's view holds it before the next request.
 	// Either way ClusterResult's Propagation figures measure from a
 	// publication until every peer's view holds it.
 	PollInterval time.Duration
-	Transport    func(replay int, node string) (cache.DigestTransport, error)
+	Transport    func(replay int, name string) (node.DigestTransport, error)
 	// PushInterval, with Transport, is each node's
-	// cache.NodeConfig.PushInterval on trace time: a node pushes at most
+	// node.NodeConfig.PushInterval on trace time: a node pushes at most
 	// once per PushInterval of trace time, a publication made sooner
 	// waiting for the first request at or after the interval's end, and
 	// its propagation counts the trace time it waited. 0 pushes every
@@ -197,7 +197,7 @@ type ClusterResult struct {
 	DigestFalsePos     float64
 	Elapsed            time.Duration
 	// Transport is how digests travelled: "" (fetched over HTTP at once
-	// after each publication), cache.TransportHTTP (polled every
+	// after each publication), node.TransportHTTP (polled every
 	// ClusterConfig.PollInterval) or the digest transport's name.
 	Transport string
 	// PushInterval is ClusterConfig.PushInterval when digests were
@@ -481,10 +481,10 @@ func (c *clock) advance(seconds float64) {
 
 // clusterNode is one running node of a replay.
 type clusterNode struct {
-	node   *cache.Node
-	tr     cache.DigestTransport // nil without ClusterConfig.Transport
+	node   *node.Node
+	tr     node.DigestTransport // nil without ClusterConfig.Transport
 	client *http.Client
-	peers  []*cache.Peer // by node index; nil for itself
+	peers  []*node.Peer // by node index; nil for itself
 	done   chan error
 }
 
@@ -515,7 +515,7 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 	if res, shape, err = replayShape(cfg, o, m); err != nil {
 		return res, err
 	}
-	socks, err := listenCluster(n, m.Route == cache.RouteICP)
+	socks, err := listenCluster(n, m.Route == node.RouteICP)
 	if err != nil {
 		return res, err
 	}
@@ -578,17 +578,17 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 		res.TraceSeconds = t.Requests[len(t.Requests)-1].Time
 	}
 	var prop *propagation
-	if m.Route == cache.RouteDigest {
+	if m.Route == node.RouteDigest {
 		switch {
 		case cfg.Transport != nil:
 			res.Transport, prop = "transport", &propagation{}
 		case cfg.PollInterval > 0:
-			res.Transport, prop = cache.TransportHTTP, &propagation{}
+			res.Transport, prop = node.TransportHTTP, &propagation{}
 		}
 	}
 	bpe, k := 16.0, 0
 	codec := bcdigest.Raw
-	if m.Route == cache.RouteDigest {
+	if m.Route == node.RouteDigest {
 		var err error
 		if bpe, k, err = digestShape(m, capacity, cfg.CompressedMemory); err != nil {
 			return res, nodeShape{}, err
@@ -646,7 +646,7 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 	n := len(nodes)
 	lns, udps := socks.lns, socks.udps
 	for i := range n {
-		nc := cache.NodeConfig{
+		nc := node.NodeConfig{
 			Name: "node" + strconv.Itoa(i), MemoryBytes: shape.budget, Capacity: shape.capacity,
 			BitsPerEntry: shape.bpe, HashFunctions: shape.k, Threshold: m.Threshold, Codec: shape.codec,
 			NoDelta: !m.Deltas, Route: m.Route, Manual: true, MaxDigestAge: forever,
@@ -656,7 +656,7 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 		if udps[i] != nil {
 			nc.ICPListen = udps[i].LocalAddr().String()
 		}
-		var tr cache.DigestTransport
+		var tr node.DigestTransport
 		if shape.prop != nil && cfg.Transport != nil {
 			var err error
 			if tr, err = cfg.Transport(index, nc.Name); err != nil {
@@ -665,27 +665,27 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 			nc.Transport, nc.PushInterval = tr, cfg.PushInterval
 			res.Transport, res.PushInterval = tr.Name(), cfg.PushInterval
 		}
-		if m.Route != cache.RouteNone {
+		if m.Route != node.RouteNone {
 			for j := range n {
 				if j == i {
 					continue
 				}
-				pc := cache.PeerConfig{Name: "node" + strconv.Itoa(j), Proxy: "http://" + lns[j].Addr().String()}
+				pc := node.PeerConfig{Name: "node" + strconv.Itoa(j), Proxy: "http://" + lns[j].Addr().String()}
 				if udps[j] != nil {
 					pc.ICP = udps[j].LocalAddr().String()
 				}
 				nc.Peers = append(nc.Peers, pc)
 			}
 		}
-		node, err := cache.NewNode(nc)
+		nd, err := node.NewNode(nc)
 		if err != nil {
 			return err
 		}
 		proxy, _ := url.Parse("http://" + lns[i].Addr().String())
-		cn := &clusterNode{node: node, tr: tr, done: make(chan error, 1), peers: make([]*cache.Peer, n),
+		cn := &clusterNode{node: nd, tr: tr, done: make(chan error, 1), peers: make([]*node.Peer, n),
 			client: &http.Client{Timeout: time.Minute, Transport: &http.Transport{
 				Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 4, DisableCompression: true}}}
-		for _, p := range node.Directory().Peers() {
+		for _, p := range nd.Directory().Peers() {
 			j, _ := strconv.Atoi(strings.TrimPrefix(p.Name(), "node"))
 			cn.peers[j] = p
 		}
@@ -693,7 +693,7 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 		if udps[i] != nil {
 			pc = udps[i]
 		}
-		go func() { cn.done <- node.Serve(ctx, lns[i], pc) }()
+		go func() { cn.done <- nd.Serve(ctx, lns[i], pc) }()
 		nodes[i] = cn
 	}
 	return nil
@@ -721,7 +721,7 @@ func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, prop *prop
 			return err
 		}
 		switch {
-		case m.Route != cache.RouteDigest:
+		case m.Route != node.RouteDigest:
 		case polls != nil:
 			if err := prop.poll(ctx, nodes, polls, rq.Time); err != nil {
 				return err
@@ -866,7 +866,7 @@ func collect(r *ClusterResult, nodes []*clusterNode) {
 	r.Failed -= r.FalseHits
 	k := float64(len(nodes))
 	r.CacheObjects = objects / k
-	if r.Mode.Route == cache.RouteDigest {
+	if r.Mode.Route == node.RouteDigest {
 		r.FullDigestBytes, r.DigestFalsePos = digestBytes/k, falsePos/k
 	}
 }

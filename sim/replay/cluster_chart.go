@@ -1,7 +1,7 @@
 package replay
 
 import (
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -18,11 +18,11 @@ func ClusterChart(results []ClusterResult) sim.Chart {
 		LogX: true, LogY: true}
 	index := map[string]int{}
 	for _, r := range results {
-		if r.Mode.Route == cache.RouteNone || r.Requests == 0 {
+		if r.Mode.Route == node.RouteNone || r.Requests == 0 {
 			continue
 		}
 		name := "ICP"
-		if r.Mode.Route == cache.RouteDigest {
+		if r.Mode.Route == node.RouteDigest {
 			name = "summary raw"
 			if r.Mode.Compressed {
 				name = "summary comp."
@@ -40,7 +40,7 @@ func ClusterChart(results []ClusterResult) sim.Chart {
 			// Full-digest series are rings: with raw digests a delta
 			// costs as much as a full digest, and the points coincide.
 			c.Series = append(c.Series, sim.Series{Name: name, Markers: true,
-				Hollow: r.Mode.Route == cache.RouteDigest && !r.Mode.Deltas})
+				Hollow: r.Mode.Route == node.RouteDigest && !r.Mode.Deltas})
 		}
 		n := float64(r.Requests)
 		c.Series[i].X = append(c.Series[i].X, float64(r.QueryMessages())/n)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // propagation measures, in a replay whose digests are polled or pushed,
@@ -38,11 +38,11 @@ func (p *propagation) record(d time.Duration) {
 	p.max = max(p.max, d)
 }
 
-// viewSeq returns the sequence of node's view of peer ("node<j>"), 0
+// viewSeq returns the sequence of n's view of peer ("node<j>"), 0
 // without one.
-func viewSeq(node *cache.Node, peer int) uint64 {
+func viewSeq(n *node.Node, peer int) uint64 {
 	name := "node" + strconv.Itoa(peer)
-	for _, st := range node.Directory().Status() {
+	for _, st := range n.Directory().Status() {
 		if st.Name == name && st.HasView {
 			return st.Sequence
 		}
@@ -51,7 +51,7 @@ func viewSeq(node *cache.Node, peer int) uint64 {
 }
 
 // push publishes each node's digest if due, pushes it through the
-// node's transport when its push interval allows (cache.Node.PushIfDue,
+// node's transport when its push interval allows (node.Node.PushIfDue,
 // on trace time: the nodes' clock), and waits until every other node's
 // view holds it. Each publication the push carried counts the trace time
 // it was held (since now, the trace time of its publication) plus the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
@@ -29,7 +29,7 @@ func TestReplayClusterPolling(t *testing.T) {
 	rounds := int(r.TraceSeconds/interval.Seconds()) + 1
 	pairs := nodes * (nodes - 1)
 	polls := r.DigestMessages / 2
-	if r.Transport != cache.TransportHTTP || polls < uint64((rounds-1)*pairs) || polls > uint64(rounds*pairs) {
+	if r.Transport != node.TransportHTTP || polls < uint64((rounds-1)*pairs) || polls > uint64(rounds*pairs) {
 		t.Fatalf("transport %q, %d polls over %.0f s of trace (want %d to %d)", r.Transport, polls, r.TraceSeconds, (rounds-1)*pairs, rounds*pairs)
 	}
 	if r.Propagated == 0 || r.PropagationMax > interval || r.PropagationMean <= 0 || r.PropagationMean > r.PropagationMax {
@@ -50,7 +50,7 @@ func TestReplayClusterTransportAndPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = replay.ReplayCluster(replay.ClusterConfig{Trace: tr, PollInterval: time.Second,
-		Transport: func(int, string) (cache.DigestTransport, error) { return nil, nil }})
+		Transport: func(int, string) (node.DigestTransport, error) { return nil, nil }})
 	if !errors.Is(err, replay.ErrTrace) {
 		t.Fatalf("poll interval and transport: %v", err)
 	}

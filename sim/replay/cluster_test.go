@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
@@ -103,7 +103,7 @@ func TestReplayCluster(t *testing.T) {
 	if loose.FalseHits == 0 || loose.PeerRequests < loose.FalseHits+loose.RemoteHits || loose.FullFetches == 0 || loose.DeltaFetches != 0 {
 		t.Errorf("2 bits per entry: %+v", loose)
 	}
-	if loose.Mode.Route != cache.RouteDigest || loose.QueryMessages() < 2*loose.FalseHits {
+	if loose.Mode.Route != node.RouteDigest || loose.QueryMessages() < 2*loose.FalseHits {
 		t.Errorf("2 bits per entry: %d query messages for %d false hits", loose.QueryMessages(), loose.FalseHits)
 	}
 }

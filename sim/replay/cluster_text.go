@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // clusterNotes explains ClusterReport.WriteText's columns.
@@ -51,16 +51,16 @@ func (r *ClusterReport) WriteText(w io.Writer) error {
 func (r *ClusterReport) modeTable() *textfmt.Table {
 	hasICP := false
 	for _, x := range r.Results {
-		hasICP = hasICP || x.Mode == cache.RouteICP
+		hasICP = hasICP || x.Mode == string(node.RouteICP)
 	}
 	var t textfmt.Table
 	t.Add("mode", "hit", "remote", "false hits", "query msgs", "vs ICP", "object msgs", "digests", "ICP", "objects", "control vs ICP", "hit loss", "CPU s", "CPU vs ICP")
 	for _, x := range r.Results {
 		vsMsgs, vsBytes, loss, vsCPU := "-", "-", "-", "-"
-		if x.CPUVsICP > 0 && x.Mode != cache.RouteICP {
+		if x.CPUVsICP > 0 && x.Mode != string(node.RouteICP) {
 			vsCPU = textfmt.Percent(x.CPUVsICP)
 		}
-		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == cache.RouteNone {
+		if strings.HasPrefix(x.Mode, "sc-") || x.Mode == string(node.RouteNone) {
 			if x.QueryMsgsVsICP > 0 {
 				vsMsgs = strconv.FormatFloat(1/x.QueryMsgsVsICP, 'f', 1, 64) + "× fewer"
 			}
@@ -68,7 +68,7 @@ func (r *ClusterReport) modeTable() *textfmt.Table {
 				vsBytes = textfmt.Percent(x.ControlBytesVsICP)
 			}
 		}
-		if hasICP && x.Mode != cache.RouteICP {
+		if hasICP && x.Mode != string(node.RouteICP) {
 			loss = strconv.FormatFloat(100*x.HitRatioLossVsICP, 'f', 2, 64) + "%"
 		}
 		t.Add(x.Mode, textfmt.Percent(x.HitRatio), textfmt.Percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
@@ -118,7 +118,7 @@ func (r *ClusterReport) transportTable() (*textfmt.Table, int) {
 		switch {
 		case x.PushIntervalSeconds > 0:
 			tr += "/" + time.Duration(x.PushIntervalSeconds*float64(time.Second)).String()
-		case x.Transport != cache.TransportHTTP:
+		case x.Transport != node.TransportHTTP:
 			unit = "s wall"
 		}
 		secs := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) + " " + unit }

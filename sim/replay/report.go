@@ -3,7 +3,7 @@ package replay
 import (
 	"strings"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // The reports below are the simulations' results in the form that
@@ -123,7 +123,7 @@ func NewClusterReport(cfg ClusterConfig, results []ClusterResult) *ClusterReport
 	}
 	var icp *ClusterResult
 	for i := range results {
-		if results[i].Mode.Route == cache.RouteICP {
+		if results[i].Mode.Route == node.RouteICP {
 			icp = &results[i]
 			break
 		}

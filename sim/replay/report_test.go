@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
@@ -16,7 +16,7 @@ func TestParseModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2+len(replay.SummaryModes()) || ms[0].Route != cache.RouteNone || ms[1].Route != cache.RouteICP {
+	if len(ms) != 2+len(replay.SummaryModes()) || ms[0].Route != node.RouteNone || ms[1].Route != node.RouteICP {
 		t.Fatalf("%d modes: %v", len(ms), ms)
 	}
 	all, err := replay.ParseModes("all")
@@ -36,7 +36,7 @@ func TestNewClusterReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	trace := &replay.Trace{Requests: make([]replay.Request, 1000), Proxies: 3, Clients: 9, Objects: 400, UniqueBytes: 1 << 20, Malformed: 2}
-	icp := replay.ClusterResult{Mode: replay.Mode{Route: cache.RouteICP}, Requests: 1000, LocalHits: 300, RemoteHits: 200,
+	icp := replay.ClusterResult{Mode: replay.Mode{Route: node.RouteICP}, Requests: 1000, LocalHits: 300, RemoteHits: 200,
 		ICPQueries: 1400, ICPReplies: 1400, ICPBytes: 100000, PeerRequests: 200, CacheBytes: 4096, CPU: 2 * time.Second}
 	sum := replay.ClusterResult{Mode: sc, Requests: 1000, LocalHits: 300, RemoteHits: 190, FalseHits: 5,
 		FullFetches: 6, DeltaFetches: 30, DigestBytes: 20000, PeerRequests: 195, CacheBytes: 4096, CPU: time.Second}

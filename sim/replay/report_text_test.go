@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
@@ -19,14 +19,14 @@ func exampleCluster() *replay.ClusterReport {
 			SkippedMethod: 3, SkippedStatus: 2, Malformed: 1},
 		Nodes: 4, CacheFraction: 0.1, CacheBytes: 420 << 10,
 		Results: []replay.ClusterRow{
-			{Mode: cache.RouteICP, HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
+			{Mode: string(node.RouteICP), HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
 				ICPBytes: 300_000, ObjectBytes: 1 << 20, CPUSeconds: 1.25},
 			{Mode: "sc-1%-16b-comp-delta", HitRatio: 0.49, RemoteHitRatio: 0.19, FalseHits: 7, QueryMessages: 600,
 				QueryMsgsVsICP: 0.1, ObjectMessages: 190, DigestBytes: 30_000, ObjectBytes: 1 << 20,
 				ControlBytesVsICP: 0.1, HitRatioLossVsICP: 0.02, CPUSeconds: 1, CPUVsICP: 0.8,
 				DigestBitsPerEntry: 37.4, DigestK: 3, DigestFalsePos: 0.0007, Capacity: 60, CacheObjects: 55,
 				FullDigestBytes: 190, Publications: 100, FullFetches: 12, DeltaFetches: 88, DigestFetches: 100,
-				Transport: cache.TransportHTTP, DigestMessagesPerMin: 144, DigestBytesPerMin: 28 << 10,
+				Transport: node.TransportHTTP, DigestMessagesPerMin: 144, DigestBytesPerMin: 28 << 10,
 				Propagated: 90, PropagationMeanSeconds: 7.85, PropagationMaxSeconds: 9.99},
 		},
 	}

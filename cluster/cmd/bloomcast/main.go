@@ -14,10 +14,10 @@ import (
 	"errors"
 	"os"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
 	"github.com/bloomcast/bloomcast/internal/cli"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 func main() { os.Exit(cli.MainWith(options())) }
@@ -25,7 +25,7 @@ func main() { os.Exit(cli.MainWith(options())) }
 // options are the cluster build's additions to the commands.
 func options() cli.Options {
 	return cli.Options{
-		NATS: func(o cli.NATSConfig) (cache.DigestTransport, error) {
+		NATS: func(o cli.NATSConfig) (node.DigestTransport, error) {
 			cfg := natsdigest.Config{URL: o.URL, MaxDigestBytes: o.MaxDigestBytes, Logger: o.Logger}
 			if ns := o.Namespace; ns != "" {
 				cfg.Stream = "BLOOMCAST_" + ns

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/internal/cli"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // TestNATSMaxDigest: the node's --max-digest reaches the NATS transport,
@@ -19,12 +19,12 @@ func TestNATSMaxDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if err := tr.Start(context.Background(), "a", func(cache.DigestMessage) {}); err != nil {
+	if err := tr.Start(context.Background(), "a", func(node.DigestMessage) {}); err != nil {
 		t.Fatal(err)
 	}
 	natstest.WaitConnected(t, "a", tr)
 	for _, n := range []int{5000, 5001} {
-		err := tr.Publish(context.Background(), cache.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
+		err := tr.Publish(context.Background(), node.DigestMessage{Node: "a", Sequence: 1, Frame: make([]byte, n)})
 		if (err == nil) != (n <= 5000) {
 			t.Errorf("a frame of %d bytes with --max-digest 5000: %v", n, err)
 		}

@@ -1,0 +1,161 @@
+// Package httpx holds the HTTP plumbing that the caching proxy (package
+// cache) and the summary-cache node built on it (package node) share: the
+// Via field, closing and draining bodies, the client address and URL an
+// access log records, and a ResponseWriter that counts what it sent.
+package httpx
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// IsTimeout reports whether err is a network timeout.
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// ClientIP is the address part of a RemoteAddr.
+func ClientIP(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
+}
+
+// CountingWriter records the status and the bytes sent to the client.
+type CountingWriter struct {
+	http.ResponseWriter
+	Status int
+	Bytes  int64
+	Held   []byte // the body's last piece, written once the request is logged
+}
+
+// Hold keeps a copy of b, the last piece of the body, to be written after
+// the request is logged, and counts it as sent.
+func (c *CountingWriter) Hold(b []byte) {
+	c.Held = append(c.Held[:0], b...)
+	c.Bytes += int64(len(b))
+}
+
+func (c *CountingWriter) WriteHeader(status int) {
+	if status >= 100 && status < 200 && status != http.StatusSwitchingProtocols {
+		c.ResponseWriter.WriteHeader(status) // interim: the final status is still to come
+		return
+	}
+	if c.Status == 0 {
+		c.Status = status
+		c.Bytes += HeaderBytes(status, c.Header())
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *CountingWriter) Write(b []byte) (int, error) {
+	if c.Status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	n, err := c.ResponseWriter.Write(b)
+	c.Bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (c *CountingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// WithoutUserinfo returns a URL without the userinfo of its authority
+// ("http://user:pass@host/" → "http://host/"), which RFC 9110 §4.2.4
+// forbids in an http URI and which would put a password in the log.
+func WithoutUserinfo(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	rest := u[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return u
+	}
+	return u[:i+3] + rest[at+1:]
+}
+
+// CloseAfterChunked makes the server close the client's connection after
+// answering a request that came with a Transfer-Encoding. Go's server
+// drops the Content-Length of such a request before the handler sees it
+// and reads the body by its chunked framing, which is the one forwarded;
+// but a request with both framings may be a smuggling attempt, after
+// which RFC 9112 §6.1 says the connection MUST be closed. As the two
+// cannot be told apart here, every request with a Transfer-Encoding
+// closes its connection: a chunked upload costs one new connection.
+func CloseAfterChunked(w http.ResponseWriter, r *http.Request) {
+	if len(r.TransferEncoding) > 0 {
+		w.Header().Set("Connection", "close")
+	}
+}
+
+// AddVia appends this proxy to the Via field (RFC 9110 §7.6.3): the
+// protocol version of the message received and the proxy's pseudonym.
+func AddVia(h http.Header, major, minor int, name string) {
+	v := strconv.Itoa(major) + "." + strconv.Itoa(minor) + " " + name
+	if prev := h.Get("Via"); prev != "" && len(h.Values("Via")) == 1 {
+		h.Set("Via", prev+", "+v)
+		return
+	}
+	h.Add("Via", v)
+}
+
+// HeaderBytes estimates the bytes of a response's status line and header
+// section, for the access log.
+func HeaderBytes(status int, h http.Header) int64 {
+	return int64(len("HTTP/1.1 000 \r\n\r\n")+len(http.StatusText(status))) + HeaderSize(h)
+}
+
+// CloseBody closes a response body that was read to its end or given up
+// on. Its error is dropped: all it could say is that the connection
+// cannot carry another request, and the transport acts on that itself.
+func CloseBody(body io.ReadCloser) { _ = body.Close() }
+
+// DiscardBody reads up to limit bytes of a body the caller does not want,
+// so that the connection can carry another request, and closes it. A
+// failed read only means the connection is not reused, which the
+// transport handles; so the errors are dropped.
+func DiscardBody(body io.ReadCloser, limit int64) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
+	CloseBody(body)
+}
+
+// HeaderSize is the bytes of h as ": " and "\r\n" separated field lines.
+func HeaderSize(h http.Header) int64 {
+	n := int64(0)
+	for k, vs := range h {
+		for _, v := range vs {
+			n += int64(len(k) + len(v) + 4)
+		}
+	}
+	return n
+}
+
+// IsToken reports whether s is a non-empty RFC 9110 token, as a Via
+// pseudonym must be.
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

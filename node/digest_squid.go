@@ -1,0 +1,265 @@
+package node
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// SquidDigestConfig configures a [SquidDigest].
+//
+// The zero value is valid: the defaults shown.
+type SquidDigestConfig struct {
+	// Capacity is the number of entries the digest is sized for (Squid
+	// sizes its own from the cache size); 0 means 100 000.
+	Capacity uint32
+	// BitsPerEntry is the mask bits per entry; 0 means Squid's default 5.
+	BitsPerEntry uint8
+	// Lifetime is how long a served digest stays fresh for the peer
+	// (its Expires header); Squid refetches after it. 0 means 5 minutes.
+	Lifetime time.Duration
+	// MaskDelay is the pause between the flushed header and the mask
+	// (see ServeHTTP); 0 means 100 ms, negative means none.
+	MaskDelay time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// SquidDigest keeps a Squid Cache Digest (version 5) of the cache
+// incrementally: a counting filter with Squid's MD5 probes over Squid
+// store keys (GET of the canonical URL), so an eviction clears its bits as
+// soon as no other key holds them, which Squid's own digest cannot do
+// between rebuilds. It implements [cache.Observer] and serves the digest as
+// Squid serves /squid-internal-periodic/store_digest. Safe for
+// concurrent use.
+//
+// The zero SquidDigest is not usable; make one with NewSquidDigest.
+type SquidDigest struct {
+	cfg     SquidDigestConfig
+	now     func() time.Time
+	mu      sync.Mutex
+	filter  *counting.Filter
+	header  squid.Header
+	deleted uint32
+	changed time.Time
+	journal rebuildJournal // while Resize runs (Publisher.Resize)
+	resizes uint64
+}
+
+// NewSquidDigest returns an empty digest.
+func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
+	if cfg.Capacity == 0 {
+		cfg.Capacity = 100000
+	}
+	if cfg.BitsPerEntry == 0 {
+		cfg.BitsPerEntry = 5
+	}
+	if cfg.Lifetime == 0 {
+		cfg.Lifetime = 5 * time.Minute
+	}
+	if cfg.MaskDelay == 0 {
+		cfg.MaskDelay = 100 * time.Millisecond
+	}
+	if cfg.Lifetime < time.Second || cfg.MaskDelay < cache.MinInterval {
+		return nil, fmt.Errorf("%w: squid digest lifetime %v (want ≥ 1s), mask delay %v (want ≥ %v)",
+			cache.ErrConfig, cfg.Lifetime, cfg.MaskDelay, cache.MinInterval)
+	}
+	f, header, err := newSquidFilter(cfg.Capacity, cfg.BitsPerEntry)
+	if err != nil {
+		return nil, err
+	}
+	d := &SquidDigest{cfg: cfg, now: cfg.Now, filter: f, header: header}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	d.changed = d.now()
+	return d, nil
+}
+
+// newSquidFilter returns an empty counting filter shaped as Squid shapes a
+// digest of capacity entries, and the digest's header.
+func newSquidFilter(capacity uint32, bitsPerEntry uint8) (*counting.Filter, squid.Header, error) {
+	empty, err := squid.New(capacity, bitsPerEntry)
+	if err != nil {
+		return nil, squid.Header{}, fmt.Errorf("%w: %w", cache.ErrConfig, err)
+	}
+	s := squid.Shape(empty.Header.MaskSize)
+	f, err := counting.New(counting.Config{Layout: bloom.Classic, M: s.M, K: s.K, Scheme: hashing.Squid})
+	if err != nil {
+		return nil, squid.Header{}, fmt.Errorf("%w: %w", cache.ErrConfig, err)
+	}
+	return f, empty.Header, nil
+}
+
+// Resize rebuilds the digest for capacity entries (Squid's own sizing, at
+// the configured bits per entry) from the keys the cache holds, which
+// keys returns, as Publisher.Resize does (changes made meanwhile are
+// journalled and win). A Squid peer picks up the new digest, of another
+// mask size, at its next fetch, as it does a Squid's rebuilt digest: its
+// Last-Modified is now, and the deletion count starts again at 0.
+func (d *SquidDigest) Resize(capacity uint32, keys func() []string) error {
+	d.mustBeMade()
+	f, header, err := newSquidFilter(capacity, d.cfg.BitsPerEntry)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if d.journal != nil {
+		d.mu.Unlock()
+		return fmt.Errorf("%w: a Squid digest resize is already running", cache.ErrConfig)
+	}
+	d.journal = rebuildJournal{}
+	d.mu.Unlock()
+	held := keys()
+	// MD5 is slow: the snapshot's keys are hashed before taking the lock
+	// that the store's observer calls wait for.
+	hashes := make([]hashing.Hash128, len(held))
+	for i, k := range held {
+		hashes[i] = storeKeyHash(k)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.journal.replay(held, func(i int, k string) {
+		if i < 0 {
+			f.AddHash(storeKeyHash(k))
+		} else {
+			f.AddHash(hashes[i])
+		}
+	})
+	d.journal = nil
+	d.filter, d.header, d.deleted, d.changed = f, header, 0, d.now()
+	d.cfg.Capacity = capacity
+	d.resizes++
+	return nil
+}
+
+// SquidDigestStats describes a SquidDigest's state. The zero value
+// describes an empty digest of no capacity.
+type SquidDigestStats struct {
+	Keys     uint64 // entries in the digest
+	Capacity uint32 // entries it is sized for (SquidDigestConfig.Capacity, then Resize's)
+	// PredictedFalsePos is the false-positive rate the digest's shape
+	// predicts for Keys entries (params.ApproxFalsePositive);
+	// TargetFalsePos the rate it predicts at Capacity, Squid's own rate
+	// for its bits per entry (about 9% at 5 bits and k = 4).
+	PredictedFalsePos float64
+	TargetFalsePos    float64
+	Resizes           uint64 // rebuilds by Resize
+}
+
+// Stats returns the digest's state.
+func (d *SquidDigest) Stats() SquidDigestStats {
+	d.mustBeMade()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return SquidDigestStats{Keys: d.filter.Len(), Capacity: d.cfg.Capacity, Resizes: d.resizes,
+		PredictedFalsePos: params.ApproxFalsePositive(d.filter.M(), d.filter.Len(), d.filter.K()),
+		TargetFalsePos:    params.ApproxFalsePositive(d.filter.M(), uint64(d.cfg.Capacity), d.filter.K())}
+}
+
+func storeKeyHash(key string) hashing.Hash128 {
+	return hashing.MD5Hash128(squid.StoreKeyCanonical(squid.GET, key))
+}
+
+// Stored records a key (a canonical URL, as [cache.Key] returns) entering the
+// cache.
+func (d *SquidDigest) Stored(key string) {
+	d.mustBeMade()
+	d.mu.Lock()
+	d.filter.AddHash(storeKeyHash(key))
+	d.journal.note(key, true)
+	d.changed = d.now()
+	d.mu.Unlock()
+}
+
+// Evicted records a key leaving the cache.
+func (d *SquidDigest) Evicted(key string) {
+	d.mustBeMade()
+	d.mu.Lock()
+	d.journal.note(key, false)
+	if d.filter.RemoveHash(storeKeyHash(key)) == nil {
+		d.deleted++
+		d.changed = d.now()
+	}
+	d.mu.Unlock()
+}
+
+// mustBeMade panics, naming the fix, if d is a zero SquidDigest.
+func (d *SquidDigest) mustBeMade() {
+	if d.now == nil { // a zero SquidDigest (now, unlike filter, never changes)
+		panic("cache: zero SquidDigest; use NewSquidDigest")
+	}
+}
+
+// Digest returns a copy of the current digest.
+func (d *SquidDigest) Digest() *squid.Digest {
+	d.mustBeMade()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.header
+	h.Count = uint32(min(d.filter.Len(), 1<<31-1))
+	h.DelCount = d.deleted
+	return &squid.Digest{Header: h, Filter: d.filter.BitView().Clone()}
+}
+
+// ServeHTTP serves the digest body (128-byte header, then the mask) with
+// Content-Type application/cache-digest, Last-Modified and Expires.
+//
+// Squid 5.x mishandles a digest reply whose first read holds more than
+// 256 bytes of body (upstream bug 5510: it corrupts the mask it then
+// assembles, silently), so the handler writes the HTTP header and the
+// 128-byte digest header, flushes them as one segment, waits MaskDelay
+// so that Squid's first read takes only them, and then writes the mask.
+// (Measured with Debian's Squid 5.7 on loopback: a 625-byte mask sent
+// right behind the header was read wrongly and every lookup missed; with
+// the pause, Squid finds the node's objects.)
+func (d *SquidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.mustBeMade()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	sd := d.Digest()
+	d.mu.Lock()
+	modified := d.changed
+	d.mu.Unlock()
+	now := d.now()
+	h := w.Header()
+	h.Set("Content-Type", "application/cache-digest")
+	h.Set("Content-Length", strconv.Itoa(sd.EncodedSize()))
+	h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	h.Set("Expires", now.Add(d.cfg.Lifetime).UTC().Format(http.TimeFormat))
+	h.Set("Cache-Control", "max-age="+strconv.Itoa(int(d.cfg.Lifetime/time.Second)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(sd.AppendHeader(nil)); err != nil {
+		return
+	}
+	// The writer may be wrapped (metrics, logging): the controller finds
+	// the connection's Flush through Unwrap.
+	if err := http.NewResponseController(w).Flush(); err == nil {
+		// A flush only sends the bytes; a Squid that is slow to read
+		// would still find the mask behind them in its first read. A
+		// short pause lets that read finish first.
+		select {
+		case <-time.After(d.cfg.MaskDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	// A failed write means the peer went away; it asks again at its
+	// next poll, and there is no one to tell.
+	_, _ = w.Write(sd.AppendMask(nil))
+}

@@ -1,0 +1,149 @@
+package node
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/internal/httpx"
+)
+
+func TestSquidDigestMatchesSquid(t *testing.T) {
+	d, err := NewSquidDigest(SquidDigestConfig{Capacity: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := squid.New(500, 5)
+	for i := range 300 {
+		d.Stored(urlKey(i))
+	}
+	for i := range 300 {
+		if i >= 100 {
+			ref.Add(squid.GET, urlKey(i))
+		} else {
+			d.Evicted(urlKey(i))
+		}
+	}
+	got := d.Digest()
+	if !got.Filter.Equal(ref.Filter) {
+		t.Fatal("the incremental digest differs from one Squid would build from the remaining keys")
+	}
+	if got.Header.Count != 200 || got.Header.DelCount != 100 || got.Header.MaskSize != ref.Header.MaskSize {
+		t.Fatalf("header %+v", got.Header)
+	}
+}
+
+// TestSquidDigestFlushesHeader checks the bug-5510 workaround on the wire:
+// the HTTP header and the 128-byte digest header arrive before the mask,
+// in a separate chunk of the stream.
+func TestSquidDigestFlushesHeader(t *testing.T) {
+	d, _ := NewSquidDigest(SquidDigestConfig{Capacity: 4000, Lifetime: time.Hour})
+	for i := range 1000 {
+		d.Stored(urlKey(i))
+	}
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.ServeHTTP(&pausingWriter{ResponseWriter: w, release: release}, r)
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET "+SquidDigestPath+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Header.Get("Content-Type") != "application/cache-digest" || resp.Header.Get("Expires") == "" ||
+		resp.Header.Get("Last-Modified") == "" {
+		t.Fatalf("headers %v", resp.Header)
+	}
+	// Before the mask is released, exactly the 128-byte header is there.
+	head := make([]byte, squid.HeaderSize)
+	if _, err := io.ReadFull(resp.Body, head); err != nil {
+		t.Fatal(err)
+	}
+	if n := br.Buffered(); n != 0 {
+		t.Fatalf("%d bytes of mask arrived with the header", n)
+	}
+	close(release)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := squid.Decode(append(head, rest...), squid.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Filter.Equal(d.Digest().Filter) {
+		t.Fatal("served digest differs")
+	}
+}
+
+// pausingWriter holds the second body write until released, so the test
+// can see what the first flush put on the wire.
+type pausingWriter struct {
+	http.ResponseWriter
+	release chan struct{}
+	writes  int
+}
+
+func (p *pausingWriter) Write(b []byte) (int, error) {
+	p.writes++
+	if p.writes == 2 {
+		<-p.release
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+func (p *pausingWriter) Flush() { p.ResponseWriter.(http.Flusher).Flush() }
+
+func TestSquidDigestMethods(t *testing.T) {
+	d, _ := NewSquidDigest(SquidDigestConfig{})
+	rec := httptest.NewRecorder()
+	d.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, SquidDigestPath, strings.NewReader("")))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("POST: %d", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	d.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, SquidDigestPath, nil))
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") == "" {
+		t.Fatalf("HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
+}
+
+// TestSquidDigestFlushesThroughWrappers checks that the header still goes
+// out first, and the mask only after MaskDelay, when the writer is wrapped
+// as the node wraps it (the controller must find Flush through Unwrap).
+func TestSquidDigestFlushesThroughWrappers(t *testing.T) {
+	d, _ := NewSquidDigest(SquidDigestConfig{Capacity: 100, MaskDelay: 600 * time.Millisecond})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.ServeHTTP(&httpx.CountingWriter{ResponseWriter: w}, r)
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + SquidDigestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	head := make([]byte, squid.HeaderSize)
+	if _, err := io.ReadFull(resp.Body, head); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("the mask came %v after the header; the header was not flushed first", waited)
+	}
+}

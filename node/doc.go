@@ -1,0 +1,32 @@
+// Package node is the summary-cache node: a caching HTTP forward proxy
+// (package cache) that shares Bloom-filter digests of its contents with
+// peer caches, so that a local miss is sent only to a peer that probably
+// holds the object (Fan, Cao, Almeida and Broder, "Summary cache: a
+// scalable wide-area web cache sharing protocol", IEEE/ACM ToN 2000).
+//
+// It uses package cache through its API: a [cache.Proxy] over a
+// [cache.Store] whose [cache.Observer] keeps the digest's counting filter
+// exact, a [cache.Router] that asks peers first, and the proxy's access
+// log for the node's own refusals and tunnels.
+//
+// It holds:
+//
+//   - [Publisher]: a counting filter of the cached keys and the digest
+//     published from it, full or as deltas, when a threshold of changes is
+//     reached or the digest reaches its maximum age; [SquidDigest] serves
+//     the same keys as a Squid Cache Digest;
+//   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
+//     or Squid's), expired when a peer stops answering;
+//   - [DigestRouter] and [ICPRouter]: a miss goes to the peer whose view
+//     holds the key, or to the peers that answer ICP, else direct;
+//   - [Node]: all of it behind one listener, with CONNECT tunnels,
+//     Prometheus metrics, /healthz, reconfiguration ([Node.Reconfigure])
+//     and a graceful stop; `bloomcast serve` runs one.
+//
+// Each part has its configuration, named for it: [NodeConfig] (a node,
+// from which it builds the others and its [cache.Config]),
+// [PublisherConfig], [SquidDigestConfig], [DirectoryConfig] and
+// [PeerConfig] (one peer). The enumerations among their fields are typed
+// and parsed alike: [Route] ([ParseRoute]), [PeerViews]
+// ([ParsePeerViews]) and [Protocol] ([ParseProtocol]).
+package node

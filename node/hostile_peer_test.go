@@ -1,0 +1,134 @@
+package node
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
+)
+
+// rawPeer is a hostile peer on a real socket: it answers every request
+// on a connection with head followed by body, and closes it.
+func rawPeer(t *testing.T, head string, body []byte) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				_, _ = c.Write([]byte(head))
+				_, _ = c.Write(body)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// chunked frames b in HTTP/1.1 chunks of 32 KiB (RFC 9112 §7.1).
+func chunked(b []byte) []byte {
+	var out bytes.Buffer
+	for len(b) > 0 {
+		n := min(len(b), 32<<10)
+		fmt.Fprintf(&out, "%x\r\n", n)
+		out.Write(b[:n])
+		out.WriteString("\r\n")
+		b = b[n:]
+	}
+	out.WriteString("0\r\n\r\n")
+	return out.Bytes()
+}
+
+// TestHostilePeerMemoryBounded serves a digest fetch a gzip bomb (1 GiB
+// of zeros, 1 MiB on the wire) in every framing a peer may choose, and
+// checks that the fetch is refused and allocates less than twice
+// MaxDigestBytes: with the node's own client (which does not ask for
+// compression, so the bomb is never inflated) and with a client that
+// asks for it and inflates what it gets.
+func TestHostilePeerMemoryBounded(t *testing.T) {
+	const limit = 8 << 20
+	bomb := testutil.GzipBomb(t, 1024)
+	zeros := make([]byte, limit+1)
+	cases := []struct {
+		name, head string
+		body       []byte
+	}{
+		{"gzip content, length announced", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + fmt.Sprint(len(bomb)) + "\r\n\r\n", bomb},
+		{"gzip content, chunked", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n", chunked(bomb)},
+		{"gzip content, until close", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n", bomb},
+		{"gzip transfer coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", chunked(bomb)},
+		{"one byte too many, until close", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", zeros},
+		{"one byte too many, chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", chunked(zeros)},
+	}
+	clients := []struct {
+		name   string
+		client *http.Client
+	}{
+		{"node's client", nil},
+		{"inflating client", &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{}}},
+	}
+	for _, c := range cases {
+		url := rawPeer(t, c.head, c.body)
+		for _, cl := range clients {
+			d, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "hostile", Proxy: url}},
+				MaxDigestBytes: limit, Client: cl.client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ferr error
+			n := testutil.Allocated(func() { ferr = d.RefreshPeer(context.Background(), d.Peers()[0]) })
+			if ferr == nil {
+				t.Errorf("%s, %s: accepted", c.name, cl.name)
+			}
+			if n > 2*limit+4<<10 { // and the list of pieces
+				t.Errorf("%s, %s: allocated %d bytes, want at most 2 × %d", c.name, cl.name, n, limit)
+			}
+			t.Logf("%s, %s: %d bytes allocated (%.2f × the limit): %v", c.name, cl.name, n, float64(n)/limit, ferr)
+		}
+	}
+}
+
+// TestReadBoundedWithinLimit reads bodies up to the limit, of unknown
+// length, through readBounded: each comes back whole, and the largest
+// allocates at most twice the limit (its pieces, then the joined slice)
+// and a few hundred bytes for the list of pieces.
+func TestReadBoundedWithinLimit(t *testing.T) {
+	const limit = 4 << 20
+	for _, size := range []int{0, 1, 64 << 10, 64<<10 + 1, limit - 1, limit} {
+		want := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		var got []byte
+		var err error
+		n := testutil.Allocated(func() { got, err = readBounded(bytes.NewReader(want), -1, limit) })
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("size %d: %d bytes, %v", size, len(got), err)
+		}
+		if n > 2*limit+4<<10 { // and the list of pieces
+			t.Errorf("size %d: allocated %d", size, n)
+		}
+		if _, err := readBounded(bytes.NewReader(want), int64(size), limit); err != nil {
+			t.Errorf("size %d announced: %v", size, err)
+		}
+		if _, err := readBounded(bytes.NewReader(want[:size/2]), int64(size), limit); err == nil && size > 1 {
+			t.Errorf("size %d announced, half sent: accepted", size)
+		}
+	}
+	if _, err := readBounded(bytes.NewReader(make([]byte, limit+1)), -1, limit); err == nil {
+		t.Error("limit+1 bytes accepted")
+	}
+}

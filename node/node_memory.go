@@ -1,0 +1,145 @@
+package node
+
+import (
+	"math"
+	"runtime/debug"
+	"unsafe"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// heldBytes is the memory the publisher holds: the counting filter and
+// its bit view, the published snapshot, the current full digest, the
+// deltas served from it and the word changes kept for them.
+func (p *Publisher) heldBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := int64(p.filter.SizeBytes()) + int64(8*len(p.snapshot)) + int64(len(p.current.full))
+	for _, b := range p.deltas {
+		n += int64(len(b))
+	}
+	for _, pub := range p.history {
+		n += int64(len(pub.changed)) * int64(unsafe.Sizeof(counting.WordChange{}))
+	}
+	return n
+}
+
+// heldBytes is the memory of the Squid digest's counting filter.
+func (d *SquidDigest) heldBytes() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return int64(d.filter.SizeBytes())
+}
+
+// fixedBytes is the memory the node holds besides its cache: its own
+// digests (counting filters, bit views, published digests and deltas)
+// and its peers' views. While a peer has no view yet, it is counted at
+// the size of this node's bit array, which a peer configured alike
+// sends.
+func (n *Node) fixedBytes(estimate bool) int64 {
+	if n.publisher == nil { // a zero Node holds nothing
+		return 0
+	}
+	total := n.publisher.heldBytes() + n.squid.heldBytes()
+	own := int64(n.publisher.bitBytes())
+	for _, s := range n.directory.Status() {
+		switch {
+		case s.HasView:
+			total += int64(s.HeldBytes)
+		case estimate:
+			total += own
+		}
+	}
+	return total
+}
+
+// memoryBudget is the heap the node's cache may hold: the memory cache's
+// budget, or the budget of a disk cache's index.
+func (n *Node) memoryBudget() int64 { return n.cfg.MemoryBytes }
+
+// MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit)
+// that suits the node's process: its memory budget (NodeConfig.MemoryBytes,
+// which the memory cache's entries, or a disk cache's index, are
+// accounted against at what they cost in the heap) plus its fixed parts
+// (its digests, and its peers' views, each counted at the size of its own
+// until it arrives), plus an eighth of that, and at least 8 MiB, for the
+// runtime, the requests in flight and the collector's work. "bloomcast
+// serve" sets it unless GOMEMLIMIT is set.
+func (n *Node) MemoryLimit() int64 {
+	base := n.memoryBudget() + n.fixedBytes(true)
+	return base + max(base/8, 8<<20)
+}
+
+// registerMemory adds the runtime's metrics (the Prometheus client's
+// process and Go collectors) and the node's budgets and fixed parts.
+func (m *nodeMetrics) registerMemory(n *Node) {
+	gauge := func(name, help string, f func() float64) {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	}
+	m.registry.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
+	budget := n.cfg.MemoryBytes
+	if n.cfg.DiskDir != "" {
+		budget = n.cfg.DiskBytes
+	}
+	gauge("bloomcast_cache_budget_bytes", "Budget of bloomcast_cache_bytes: --memory, or --disk-size for a disk cache.",
+		func() float64 { return float64(budget) })
+	gauge("bloomcast_memory_budget_bytes",
+		"Budget of the heap the cache holds (--memory): the memory cache's entries, or a disk cache's index.",
+		func() float64 { return float64(n.memoryBudget()) })
+	gauge("bloomcast_memory_fixed_bytes",
+		"Memory the node holds besides its cache: its digests (counting filters, bit views, published digests and deltas) and its peers' views.",
+		func() float64 { return float64(n.fixedBytes(false)) })
+	m.registry.MustRegister(limitCollector{})
+	if d, ok := n.store.(*cache.Disk); ok {
+		gauge("bloomcast_cache_index_bytes", "Heap the disk cache's index holds, accounted against --memory.",
+			func() float64 { return float64(d.IndexBytes()) })
+		m.registry.MustRegister(&failureCollector{d: d})
+	}
+}
+
+// failureReasons are a disk store's failure reasons, in the order the
+// metrics list them.
+var failureReasons = []string{cache.FailureNoSpace, cache.FailureMissing, cache.FailureReadOnly, cache.FailureCorrupt, cache.FailureIO}
+
+// failureCollector reports a disk store's failures by reason.
+type failureCollector struct{ d *cache.Disk }
+
+var storeFailuresDesc = prometheus.NewDesc("bloomcast_store_failures_total",
+	"Failed file operations of the disk cache, by reason: no_space, missing (directory or file gone), read_only, corrupt, io.",
+	[]string{"reason"}, nil)
+
+func (c *failureCollector) Describe(ch chan<- *prometheus.Desc) { ch <- storeFailuresDesc }
+
+func (c *failureCollector) Collect(ch chan<- prometheus.Metric) {
+	counts := c.d.Failures()
+	for _, r := range failureReasons {
+		ch <- prometheus.MustNewConstMetric(storeFailuresDesc, prometheus.CounterValue, float64(counts[r]), r)
+	}
+}
+
+// limitCollector reports the process's soft memory limit, when it has
+// one.
+type limitCollector struct{}
+
+var memoryLimitDesc = prometheus.NewDesc("bloomcast_memory_limit_bytes",
+	"The process's soft memory limit: GOMEMLIMIT, or the one serve sets from --memory and the fixed parts; absent when there is none.",
+	nil, nil)
+
+func (limitCollector) Describe(ch chan<- *prometheus.Desc) { ch <- memoryLimitDesc }
+
+func (limitCollector) Collect(ch chan<- prometheus.Metric) {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		ch <- prometheus.MustNewConstMetric(memoryLimitDesc, prometheus.GaugeValue, float64(l))
+	}
+}
+
+// bitBytes is the size of the publisher's bit array, the size of the
+// view a peer configured alike holds of this node.
+func (p *Publisher) bitBytes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int((p.filter.M() + 7) / 8)
+}

@@ -1,0 +1,226 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/icp"
+	"github.com/bloomcast/bloomcast/internal/httpx"
+)
+
+// PeerOutcome is what asking one peer for an object gave.
+// The zero value is PeerHit.
+type PeerOutcome int
+
+// Peer outcomes.
+const (
+	PeerHit      PeerOutcome = iota // the peer served the object from its cache
+	PeerFalseHit                    // the summary said maybe; the peer answered 504
+	PeerError                       // the peer did not answer usefully (network error, timeout, other status)
+)
+
+func (o PeerOutcome) String() string {
+	return [...]string{"hit", "false_hit", "error"}[o]
+}
+
+// PeerFetcher asks peers for objects through their proxies, with
+// Cache-Control: only-if-cached so that a peer without the object answers
+// 504 at once instead of fetching it (RFC 9111 section 5.2.1.7).
+//
+// The zero value is ready to use: a 5-second timeout and no OnOutcome.
+type PeerFetcher struct {
+	// Timeout bounds the wait for a peer's response headers; 0 means 5 s.
+	Timeout time.Duration
+	// OnOutcome, if set, is called for every peer asked.
+	OnOutcome func(peer string, o PeerOutcome)
+
+	mu         sync.Mutex
+	transports map[string]*http.Transport
+}
+
+// client returns the client that sends requests through p's proxy.
+func (pf *PeerFetcher) client(p *Peer) *http.Client {
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	if pf.transports == nil {
+		pf.transports = map[string]*http.Transport{}
+	}
+	t := pf.transports[p.name]
+	if t == nil {
+		timeout := pf.Timeout
+		if timeout == 0 {
+			timeout = 5 * time.Second
+		}
+		t = &http.Transport{
+			Proxy:                 http.ProxyURL(p.proxy),
+			ResponseHeaderTimeout: timeout,
+			TLSHandshakeTimeout:   timeout,
+			IdleConnTimeout:       cache.IdleConnTimeout,
+			MaxIdleConnsPerHost:   16,
+			DisableCompression:    true,
+		}
+		t.DialContext = cache.DecodingDialer(dialer(timeout))
+		pf.transports[p.name] = t
+	}
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// Fetch asks peer p for the object of f. It returns the response on a
+// hit; on a false hit or an error the response is nil.
+func (pf *PeerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, PeerOutcome, error) {
+	if p == nil || p.proxy == nil || f == nil || f.Request == nil {
+		return nil, PeerError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", cache.ErrConfig)
+	}
+	req := f.Request.Clone(f.Request.Context())
+	cc := req.Header.Get("Cache-Control")
+	if !strings.Contains(strings.ToLower(cc), "only-if-cached") {
+		if cc != "" {
+			cc += ", "
+		}
+		req.Header.Set("Cache-Control", cc+"only-if-cached")
+	}
+	resp, err := pf.client(p).Do(cache.ExpectResponse(req))
+	outcome := PeerError
+	switch {
+	case err != nil:
+		if connectFailed(err) {
+			p.unreachableNow() // asked no more until a digest poll reaches it
+		}
+		err = fmt.Errorf("peer %s: %w", p.name, err)
+	case resp.StatusCode == http.StatusGatewayTimeout:
+		outcome = PeerFalseHit
+	case resp.StatusCode >= 500:
+		err = fmt.Errorf("peer %s: %s", p.name, resp.Status)
+	default:
+		outcome = PeerHit
+	}
+	if pf.OnOutcome != nil {
+		pf.OnOutcome(p.name, outcome)
+	}
+	if outcome != PeerHit {
+		if resp != nil {
+			httpx.DiscardBody(resp.Body, 64<<10)
+		}
+		return nil, outcome, err
+	}
+	return resp, PeerHit, nil
+}
+
+// DigestRouter routes a miss by the peers' summaries (Fan et al.,
+// "Summary cache"): it asks, in order, each peer whose digest says the
+// key may be there, and goes to Origin when none has it. A peer that
+// answers 504 was a false hit of its digest; the next is tried.
+//
+// The zero DigestRouter is not usable: set Directory, Peers and Origin.
+type DigestRouter struct {
+	Directory *Directory
+	Peers     *PeerFetcher
+	Origin    cache.Router
+}
+
+// Route implements Router.
+func (r *DigestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
+	if r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
+		return nil, cache.Source{}, fmt.Errorf("%w: DigestRouter needs Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
+	}
+	falseHits := 0
+	if f.Key != "" && !f.Revalidation {
+		for _, p := range r.Directory.Candidates(f.Key) {
+			resp, outcome, _ := r.Peers.Fetch(p, f)
+			if resp != nil {
+				return resp, cache.Source{Hierarchy: cache.HierCDSiblingHit, Host: p.name, FalseHits: falseHits}, nil
+			}
+			if outcome == PeerFalseHit {
+				falseHits++
+			}
+			if f.Request.Context().Err() != nil {
+				return nil, cache.Source{}, f.Request.Context().Err()
+			}
+		}
+	}
+	resp, src, err := r.Origin.Route(f)
+	src.FalseHits += falseHits
+	return resp, src, err
+}
+
+// ICPRouter routes a miss the classic way (RFC 2187): it sends an ICP
+// query to every peer with an ICP address and waits up to Timeout for a
+// HIT; the first peer to answer HIT is asked for the object, and if none
+// does (or the object is gone by then) the request goes to Origin.
+//
+// The zero ICPRouter is not usable: set Client, Directory, Peers and Origin.
+type ICPRouter struct {
+	Client    *icp.Client
+	Directory *Directory // the peers; those without an ICP address are skipped
+	Peers     *PeerFetcher
+	Origin    cache.Router
+	// Timeout is how long to wait for replies; 0 means 2 s (Squid's
+	// default icp_query_timeout is dynamic, at most 2 s).
+	Timeout time.Duration
+
+	once  sync.Once
+	addrs []netip.AddrPort
+	byICP map[netip.AddrPort]*Peer
+}
+
+func (r *ICPRouter) resolve() {
+	r.byICP = map[netip.AddrPort]*Peer{}
+	for _, p := range r.Directory.Peers() {
+		if p.cfg.ICP == "" {
+			continue
+		}
+		ap, err := netip.ParseAddrPort(p.cfg.ICP)
+		if err != nil {
+			continue // NewNode validated the addresses
+		}
+		r.addrs = append(r.addrs, ap)
+		r.byICP[ap] = p
+	}
+}
+
+// Route implements Router.
+func (r *ICPRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
+	if r.Client == nil || r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
+		return nil, cache.Source{}, fmt.Errorf("%w: ICPRouter needs Client, Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
+	}
+	r.once.Do(r.resolve)
+	if f.Key == "" || f.Revalidation || len(r.addrs) == 0 {
+		return r.Origin.Route(f)
+	}
+	timeout := r.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	res, err := r.Client.Query(f.Request.Context(), r.addrs, f.Key, timeout)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return r.Origin.Route(f)
+	}
+	falseHits := 0
+	if res.Hit {
+		if p := r.byICP[res.Peer]; p != nil {
+			resp, outcome, _ := r.Peers.Fetch(p, f)
+			if resp != nil {
+				return resp, cache.Source{Hierarchy: cache.HierSiblingHit, Host: p.name}, nil
+			}
+			if outcome == PeerFalseHit {
+				falseHits++ // evicted between the ICP reply and the request
+			}
+		}
+	}
+	resp, src, err := r.Origin.Route(f)
+	src.FalseHits += falseHits
+	return resp, src, err
+}
+
+// dialer returns a DialContext with a connect timeout.
+func dialer(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+}

@@ -1,0 +1,164 @@
+package node
+
+import (
+	"sync/atomic"
+
+	"github.com/bloomcast/bloomcast/icp"
+)
+
+// NodeStats is a snapshot of a node's counters: the events its
+// Prometheus metrics count, as plain numbers, so that a program
+// embedding nodes (the simulations of package sim) reads them without
+// scraping /metrics. Counts start at zero when the node is built.
+//
+// The zero value counts nothing.
+type NodeStats struct {
+	// Client requests by outcome (OutcomeLocalHit, ...), and the bytes
+	// sent to clients for each, headers included. PeerHitBytes is thus
+	// the object traffic fetched from peers.
+	LocalHits, PeerHits, Misses, Other                 uint64
+	LocalHitBytes, PeerHitBytes, MissBytes, OtherBytes uint64
+	// FalseHitRequests counts client requests that met at least one
+	// false hit on their way (counted once, whatever their outcome).
+	FalseHitRequests uint64
+
+	// Requests to peers with only-if-cached, by result: PeerAskHits
+	// (the peer served the object), PeerAskFalseHits (504: the summary
+	// or the ICP answer erred), PeerAskErrors.
+	PeerAskHits, PeerAskFalseHits, PeerAskErrors uint64
+
+	// Digest responses fetched from peers: full digests, deltas and 304s,
+	// and the body bytes of each kind (the frames, as OnFetch reports).
+	DigestFetchesFull, DigestFetchesDelta, DigestNotModified uint64
+	DigestInFullBytes, DigestInDeltaBytes                    uint64
+	// Digest responses served to peers (status 200), by kind: the
+	// project's full digests and deltas, and Squid digests; bytes as
+	// bloomcast_digest_out_bytes_total counts them: the response's
+	// status line and header fields as well as its body.
+	DigestServedFull, DigestServedDelta, DigestServedSquid       uint64
+	DigestOutFullBytes, DigestOutDeltaBytes, DigestOutSquidBytes uint64
+	// The digest transport (NodeConfig.Transport): messages published
+	// and delivered (alive messages, with no frame, included) and their
+	// frames' bytes, and the full digests and deltas delivered that were
+	// applied to a peer's view.
+	TransportSent, TransportSentBytes uint64
+	// DigestHTTPServed counts every digest response served over HTTP,
+	// 304s included, and DigestHTTPServedBytes their bytes with their
+	// status lines and header fields.
+	DigestHTTPServed, DigestHTTPServedBytes   uint64
+	TransportReceived, TransportReceivedBytes uint64
+	DigestPushedFull, DigestPushedDelta       uint64
+
+	// ICP: the node's client (queries it sent, replies it read; zero
+	// until Serve opens an ICP socket) and server (queries it answered).
+	ICPClient icp.ClientStats
+	ICPServer icp.ServerStats
+}
+
+// nodeCounters are the live counters behind NodeStats, updated where the
+// metrics are.
+type nodeCounters struct {
+	localHits, peerHits, misses, other                 atomic.Uint64
+	localHitBytes, peerHitBytes, missBytes, otherBytes atomic.Uint64
+	falseHitRequests                                   atomic.Uint64
+	peerHit, peerFalseHit, peerError                   atomic.Uint64
+	fetchFull, fetchDelta, notModified                 atomic.Uint64
+	inFull, inDelta                                    atomic.Uint64
+	servedFull, servedDelta, servedSquid               atomic.Uint64
+	outFull, outDelta, outSquid                        atomic.Uint64
+	pushOut, pushOutBytes, pushIn, pushInBytes         atomic.Uint64
+	pushedFull, pushedDelta                            atomic.Uint64
+	httpOut, httpOutBytes                              atomic.Uint64
+}
+
+// pushed counts one digest or delta applied from the transport.
+func (c *nodeCounters) pushed(delta bool) {
+	if delta {
+		c.pushedDelta.Add(1)
+	} else {
+		c.pushedFull.Add(1)
+	}
+}
+
+// request counts a client request of outcome o that sent bytes.
+func (c *nodeCounters) request(o string, bytes int64) {
+	n, b := &c.other, &c.otherBytes
+	switch o {
+	case OutcomeLocalHit:
+		n, b = &c.localHits, &c.localHitBytes
+	case OutcomePeerHit:
+		n, b = &c.peerHits, &c.peerHitBytes
+	case OutcomeMiss:
+		n, b = &c.misses, &c.missBytes
+	}
+	n.Add(1)
+	b.Add(uint64(max(bytes, 0)))
+}
+
+// peer counts one request to a peer.
+func (c *nodeCounters) peer(o PeerOutcome) {
+	switch o {
+	case PeerHit:
+		c.peerHit.Add(1)
+	case PeerFalseHit:
+		c.peerFalseHit.Add(1)
+	default:
+		c.peerError.Add(1)
+	}
+}
+
+// fetched counts one digest response from a peer.
+func (c *nodeCounters) fetched(status, bytes int, delta bool) {
+	switch {
+	case status == 304:
+		c.notModified.Add(1)
+	case delta:
+		c.fetchDelta.Add(1)
+		c.inDelta.Add(uint64(max(bytes, 0)))
+	default:
+		c.fetchFull.Add(1)
+		c.inFull.Add(uint64(max(bytes, 0)))
+	}
+}
+
+// served counts one digest served to a peer: kind "full", "delta" or
+// "squid".
+func (c *nodeCounters) served(kind string, bytes int64) {
+	n, b := &c.servedSquid, &c.outSquid
+	switch kind {
+	case "full":
+		n, b = &c.servedFull, &c.outFull
+	case "delta":
+		n, b = &c.servedDelta, &c.outDelta
+	}
+	n.Add(1)
+	b.Add(uint64(max(bytes, 0)))
+}
+
+// Stats returns a snapshot of the node's counters. Safe for concurrent
+// use; each counter is read atomically, the snapshot as a whole is not.
+func (n *Node) Stats() NodeStats {
+	if n.metrics == nil { // a zero Node counts nothing
+		return NodeStats{}
+	}
+	c := &n.metrics.counts
+	s := NodeStats{
+		LocalHits: c.localHits.Load(), PeerHits: c.peerHits.Load(), Misses: c.misses.Load(), Other: c.other.Load(),
+		LocalHitBytes: c.localHitBytes.Load(), PeerHitBytes: c.peerHitBytes.Load(),
+		MissBytes: c.missBytes.Load(), OtherBytes: c.otherBytes.Load(), FalseHitRequests: c.falseHitRequests.Load(),
+		PeerAskHits: c.peerHit.Load(), PeerAskFalseHits: c.peerFalseHit.Load(), PeerAskErrors: c.peerError.Load(),
+		DigestFetchesFull: c.fetchFull.Load(), DigestFetchesDelta: c.fetchDelta.Load(), DigestNotModified: c.notModified.Load(),
+		DigestInFullBytes: c.inFull.Load(), DigestInDeltaBytes: c.inDelta.Load(),
+		DigestServedFull: c.servedFull.Load(), DigestServedDelta: c.servedDelta.Load(), DigestServedSquid: c.servedSquid.Load(),
+		DigestOutFullBytes: c.outFull.Load(), DigestOutDeltaBytes: c.outDelta.Load(), DigestOutSquidBytes: c.outSquid.Load(),
+		ICPServer:     n.icpServer.Stats(),
+		TransportSent: c.pushOut.Load(), TransportSentBytes: c.pushOutBytes.Load(),
+		TransportReceived: c.pushIn.Load(), TransportReceivedBytes: c.pushInBytes.Load(),
+		DigestPushedFull: c.pushedFull.Load(), DigestPushedDelta: c.pushedDelta.Load(),
+		DigestHTTPServed: c.httpOut.Load(), DigestHTTPServedBytes: c.httpOutBytes.Load(),
+	}
+	if cl := n.icpClientOrNil(); cl != nil {
+		s.ICPClient = cl.Stats()
+	}
+	return s
+}

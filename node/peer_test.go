@@ -1,0 +1,218 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/internal/testutil"
+)
+
+// digestServer serves a publisher that can be swapped (a restart) or
+// replaced by a fixed answer (a misbehaving peer).
+type digestServer struct {
+	mu    sync.Mutex
+	pub   *Publisher
+	fixed func(w http.ResponseWriter, r *http.Request)
+	*httptest.Server
+}
+
+func newDigestServer(t *testing.T, pub *Publisher) *digestServer {
+	s := &digestServer{pub: pub}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		pub, fixed := s.pub, s.fixed
+		s.mu.Unlock()
+		if fixed != nil {
+			fixed(w, r)
+			return
+		}
+		pub.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newTestDirectory(t *testing.T, clock *fakeClock, peers ...PeerConfig) *Directory {
+	t.Helper()
+	d, err := NewDirectory(DirectoryConfig{Peers: peers, PollInterval: time.Second, Expiry: 10 * time.Second,
+		MaxDigestBytes: 1 << 20, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func candidateNames(ps []*Peer) []string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name())
+	}
+	return names
+}
+
+func TestDirectoryFollowsPublisher(t *testing.T) {
+	pub := newTestPublisher(t, 1, 8)
+	for i := range 300 {
+		pub.Stored(urlKey(i))
+	}
+	pub.Publish()
+	srv := newDigestServer(t, pub)
+	clock := testutil.NewClock(time.Unix(1e9, 0))
+	d := newTestDirectory(t, clock, PeerConfig{Name: "a", Proxy: srv.URL})
+	ctx := context.Background()
+	if got := d.Candidates(urlKey(1)); len(got) != 0 {
+		t.Fatal("candidates before any digest")
+	}
+	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := candidateNames(d.Candidates(urlKey(1))); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("candidates for a held key: %v", got)
+	}
+	absent := 0
+	for i := range 1000 {
+		if len(d.Candidates(urlKey(100000+i))) > 0 {
+			absent++
+		}
+	}
+	if absent > 50 {
+		t.Fatalf("%d of 1000 absent keys are candidates", absent)
+	}
+	// Nothing changed: 304. Then changes arrive as a delta.
+	d.RefreshPeer(ctx, d.Peers()[0])
+	for i := 300; i < 330; i++ {
+		pub.Stored(urlKey(i))
+	}
+	pub.Publish()
+	d.RefreshPeer(ctx, d.Peers()[0])
+	s := d.Status()[0]
+	if s.Full != 1 || s.NotModified != 1 || s.Delta != 1 || s.Sequence != pub.Stats().Sequence {
+		t.Fatalf("status %+v", s)
+	}
+	if len(d.Candidates(urlKey(320))) != 1 {
+		t.Fatal("a key published in a delta is not a candidate")
+	}
+
+	// The peer restarts: its sequences start again and its content
+	// differs. The node notices and resynchronises.
+	pub2 := newTestPublisher(t, 1, 8)
+	for i := range 5 {
+		pub2.Stored(urlKey(50000 + i))
+	}
+	srv.mu.Lock()
+	srv.pub = pub2
+	srv.mu.Unlock()
+	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Candidates(urlKey(50001))) != 1 || len(d.Candidates(urlKey(1))) != 0 {
+		t.Fatal("view not replaced after the peer restarted")
+	}
+
+	// The peer goes silent: its view is kept until the expiry, then
+	// dropped.
+	srv.mu.Lock()
+	srv.fixed = func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }
+	srv.mu.Unlock()
+	clock.Advance(5 * time.Second)
+	if err := d.RefreshPeer(ctx, d.Peers()[0]); err == nil {
+		t.Fatal("no error from a failing peer")
+	}
+	if len(d.Candidates(urlKey(50001))) != 1 {
+		t.Fatal("view dropped before the expiry")
+	}
+	clock.Advance(6 * time.Second)
+	if len(d.Candidates(urlKey(50001))) != 0 || d.Status()[0].HasView {
+		t.Fatal("view kept after the expiry")
+	}
+}
+
+func TestDirectoryRefusesBadDigests(t *testing.T) {
+	pub := newTestPublisher(t, 1, 8)
+	pub.Stored(urlKey(1))
+	srv := newDigestServer(t, pub)
+	clock := testutil.NewClock(time.Unix(1e9, 0))
+	d := newTestDirectory(t, clock, PeerConfig{Name: "a", Proxy: srv.URL})
+	ctx := context.Background()
+	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := pub.Respond("", 0)
+	bad := map[string]func(w http.ResponseWriter, r *http.Request){
+		"corrupt": func(w http.ResponseWriter, r *http.Request) {
+			b := append([]byte(nil), good.Body...)
+			b[len(b)/2] ^= 1
+			w.Write(b)
+		},
+		"truncated": func(w http.ResponseWriter, r *http.Request) { w.Write(good.Body[:len(good.Body)-9]) },
+		"oversized announced": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", fmt.Sprint(2<<20))
+			w.Write(make([]byte, 100))
+		},
+		"oversized streamed": func(w http.ResponseWriter, r *http.Request) {
+			w.(http.Flusher).Flush()
+			w.Write(make([]byte, 1<<20+10))
+		},
+		"not a digest": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) },
+	}
+	for name, h := range bad {
+		srv.mu.Lock()
+		srv.fixed = h
+		srv.mu.Unlock()
+		if err := d.RefreshPeer(ctx, d.Peers()[0]); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if len(d.Candidates(urlKey(1))) != 1 {
+			t.Errorf("%s: the good view was lost", name)
+		}
+	}
+	if s := d.Status()[0]; s.Refused < 4 || s.LastError == "" {
+		t.Errorf("status %+v", s)
+	}
+}
+
+func TestDirectorySquidPeer(t *testing.T) {
+	sd, _ := squid.New(1000, 5)
+	for i := range 100 {
+		sd.Add(squid.GET, urlKey(i))
+	}
+	body, _ := sd.MarshalBinary()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != SquidDigestPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/cache-digest")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	clock := testutil.NewClock(time.Unix(1e9, 0))
+	d := newTestDirectory(t, clock, PeerConfig{Name: "squid", Proxy: srv.URL, Protocol: Squid})
+	if err := d.RefreshPeer(context.Background(), d.Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Candidates(urlKey(7))) != 1 {
+		t.Fatal("a key in the Squid digest is not a candidate")
+	}
+	// Squid's canonical form: an upper-case host is the same object.
+	if len(d.Candidates("http://origin.test/object/7")) != 1 {
+		t.Fatal("canonical key not found")
+	}
+}
+
+func TestDirectoryConfig(t *testing.T) {
+	for _, pc := range []PeerConfig{{Proxy: "ftp://x"}, {Proxy: "http://"}, {Proxy: "http://h:1", DigestURL: "::"}} {
+		if _, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{pc}}); err == nil {
+			t.Errorf("%+v: no error", pc)
+		}
+	}
+	if _, err := ParseProtocol("icp"); err == nil {
+		t.Error("ParseProtocol(icp): no error")
+	}
+}

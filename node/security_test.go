@@ -1,0 +1,412 @@
+package node
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bloomcast/bloomcast/cache"
+)
+
+// rawExchange sends req on a new connection to addr, as written, and
+// returns the responses read until the node closes the connection or
+// wantResponses have arrived and then nothing more for linger, and
+// whether the node closed it.
+func rawExchange(t *testing.T, addr, req string, wantResponses int, linger time.Duration) (resps []*http.Response, bodies []string, closed bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() { _, _ = io.WriteString(c, req) }() // a big request is refused before it is all sent
+	br := bufio.NewReader(c)
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if len(resps) >= wantResponses {
+			if linger == 0 {
+				return resps, bodies, false
+			}
+			_ = c.SetReadDeadline(time.Now().Add(linger))
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return resps, bodies, false
+			}
+			return resps, bodies, true // EOF or reset: closed
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resps, bodies = append(resps, resp), append(bodies, string(b))
+	}
+}
+
+// accessLines returns the access log's lines, checking that each is
+// within MaxAccessLogLine and has Squid's ten fields.
+func accessLines(t *testing.T, log *syncBuffer) []string {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if len(l)+1 > cache.MaxAccessLogLine {
+			t.Errorf("access-log line of %d bytes", len(l)+1)
+		}
+		if n := len(strings.Fields(l)); n != 10 {
+			t.Errorf("access-log line of %d fields: %.200q", n, l)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// waitLogged waits for an access-log line containing every one of parts.
+func waitLogged(t *testing.T, log *syncBuffer, parts ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for _, l := range accessLines(t, log) {
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(l, p)
+			}
+			if all {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no access-log line with %q in:\n%.2000s", parts, log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNodeUserinfoNeverShared: a request URL with userinfo is refused
+// 400 before anything is forwarded (RFC 9110 §4.2.4), and logged without
+// it; a request with Authorization gets its reply, which the next client
+// without credentials never sees (RFC 9111 §3.5); the password appears
+// in no log, error or metric. Two clients of one node, an origin that
+// echoes Authorization with max-age=600 and no public.
+func TestNodeUserinfoNeverShared(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Cache-Control", "max-age=600")
+		fmt.Fprintf(w, "auth=%s", r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(origin.Close)
+	var slogged syncBuffer
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{Logger: slog.New(slog.NewTextHandler(&slogged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	host := strings.TrimPrefix(origin.URL, "http://")
+
+	// Alice puts her credentials in the URL.
+	resps, bodies, _ := rawExchange(t, ln.Addr().String(),
+		"GET http://alice:secret@"+host+"/auth HTTP/1.1\r\nHost: "+host+"\r\n\r\n", 1, 0)
+	if len(resps) != 1 || resps[0].StatusCode != http.StatusBadRequest {
+		t.Fatalf("userinfo: %v %q", resps, bodies)
+	}
+	if strings.Contains(bodies[0], "secret") || strings.Contains(bodies[0], "alice") {
+		t.Errorf("error echoes the userinfo: %q", bodies[0])
+	}
+	waitLogged(t, n.log, "NONE/400", "GET http://"+host+"/auth ")
+
+	// Alice sends Authorization, as she should.
+	proxy := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(n.url()))}, Timeout: 10 * time.Second}
+	req, _ := http.NewRequest(http.MethodGet, origin.URL+"/auth", nil)
+	req.SetBasicAuth("alice", "secret")
+	resp, err := proxy.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(b), "auth=Basic ") {
+		t.Fatalf("alice got %q", b)
+	}
+
+	// Bob sends nothing, twice: the origin's answers to him, never alice's.
+	for i := range 2 {
+		body, resp := n.get(t, origin.URL+"/auth")
+		if body != "auth=" {
+			t.Fatalf("bob's request %d got %q (%s)", i, body, resp.Header.Get("X-Cache"))
+		}
+	}
+	mu.Lock()
+	if len(seen) != 2 || seen[0] == "" || seen[1] != "" {
+		t.Errorf("the origin saw Authorization %q, want alice's then bob's none (the userinfo request never forwarded)", seen)
+	}
+	mu.Unlock()
+	resp, err = http.Get(n.url() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for what, text := range map[string]string{"access log": n.log.String(), "log": slogged.String(), "metrics": string(mb)} {
+		if strings.Contains(text, "secret") || strings.Contains(text, "alice:") {
+			t.Errorf("the %s holds the userinfo:\n%s", what, text)
+		}
+	}
+}
+
+// TestNodeStatusEndpointsAllowed: /metrics answers only AllowPeers, and
+// refuses others with 403, logged TCP_DENIED/403; /healthz answers
+// anyone, with its reason only to AllowPeers and a fixed "unhealthy" to
+// others.
+func TestNodeStatusEndpointsAllowed(t *testing.T) {
+	ln := listen(t, "127.0.0.1:0")
+	others := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	n := startNode(t, ln, nil, NodeConfig{AllowPeers: others})
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(n.url() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if st, _ := get("/metrics"); st != http.StatusForbidden {
+		t.Fatalf("/metrics to a client outside --allow-peers: %d", st)
+	}
+	waitLogged(t, n.log, "TCP_DENIED/403", "GET /metrics ")
+	if st, body := get("/healthz"); st != 200 || body != "ok\n" {
+		t.Fatalf("/healthz: %d %q", st, body)
+	}
+	down := errors.New("cache: peer directory: boom at 10.1.2.3")
+	n.loopDown.Store(&down)
+	if st, body := get("/healthz"); st != http.StatusServiceUnavailable || body != "unhealthy\n" {
+		t.Fatalf("/healthz unhealthy, to others: %d %q", st, body)
+	}
+	cfg := n.cfg
+	cfg.AllowPeers = loopback
+	if _, err := n.Reconfigure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if st, body := get("/healthz"); st != http.StatusServiceUnavailable || !strings.Contains(body, "boom at 10.1.2.3") {
+		t.Fatalf("/healthz unhealthy, to a peer: %d %q", st, body)
+	}
+	if st, body := get("/metrics"); st != 200 || !strings.Contains(body, "bloomcast_cache_objects") {
+		t.Fatalf("/metrics to a peer: %d %.300q", st, body)
+	}
+	if st, _ := get("/no-such-thing"); st != http.StatusNotFound {
+		t.Fatalf("unknown path: %d", st)
+	}
+	waitLogged(t, n.log, "NONE/404", "GET /no-such-thing ")
+}
+
+// TestNodeRefusalsLogged: every request the node refuses, for its
+// client, its port, its size or its form, whether the handler or Go's
+// server refuses it, gets one access-log line in Squid's form, none over
+// MaxAccessLogLine.
+func TestNodeRefusalsLogged(t *testing.T) {
+	origin := newTestOrigin(t)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{})
+	deniedLn := listen(t, "127.0.0.1:0")
+	denied := startNode(t, deniedLn, nil, NodeConfig{AllowClients: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	long := strings.Repeat("a", 100<<10)
+	huge := strings.Repeat("b", 1<<20)
+	cases := []struct {
+		name   string
+		node   *testNode
+		req    string
+		status int
+		log    []string
+	}{
+		{"client not allowed", denied, "GET " + origin.URL + "/obj/1 HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			403, []string{"TCP_DENIED/403", "GET " + origin.URL + "/obj/1 "}},
+		{"CONNECT, client not allowed", denied, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			403, []string{"TCP_DENIED/403", "CONNECT " + host + " "}},
+		{"CONNECT to a port not allowed", n, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			403, []string{"TCP_DENIED/403", "CONNECT " + host + " "}},
+		{"userinfo", n, "GET http://u:pw@" + host + "/x HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			400, []string{"NONE/400", "GET " + origin.URL + "/x "}},
+		{"not a proxy request", n, "GET /index.html HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			404, []string{"NONE/404", "GET /index.html "}},
+		{"URL of 100 KiB", n, "GET " + origin.URL + "/" + long + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			414, []string{"NONE/414", "GET " + origin.URL + "/aaaa"}},
+		{"URL of 1 MiB", n, "GET " + origin.URL + "/" + huge + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			414, []string{"NONE/414", "GET " + origin.URL + "/bbbb"}},
+		{"URL just over the limit", n, "GET " + origin.URL + "/" + long[:64<<10] + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+			414, []string{"NONE/414", "GET " + origin.URL + "/aaaa"}},
+		{"a header of 1 MiB", n, "GET " + origin.URL + "/h1 HTTP/1.1\r\nHost: " + host + "\r\nX-Big: " + huge + "\r\n\r\n",
+			431, []string{"NONE/431", "GET " + origin.URL + "/h1 "}},
+		{"headers just over the limit", n, "GET " + origin.URL + "/h2 HTTP/1.1\r\nHost: " + host + "\r\nX-Big: " + long[:64<<10] + "\r\n\r\n",
+			431, []string{"NONE/431", "GET " + origin.URL + "/h2 "}},
+		{"two Content-Lengths", n, "POST " + origin.URL + "/p HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+			400, []string{"NONE/400", "POST " + origin.URL + "/p "}},
+		{"unknown transfer coding", n, "POST " + origin.URL + "/p2 HTTP/1.1\r\nHost: " + host + "\r\nTransfer-Encoding: rot13\r\n\r\n",
+			501, []string{"NONE/501", "POST " + origin.URL + "/p2 "}},
+		{"no request line", n, "\x16\x03\x01 hello\r\n\r\n",
+			400, []string{"NONE/400", " - error:invalid-request "}},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		resps, _, _ := rawExchange(t, c.node.ln.Addr().String(), c.req, 1, 0)
+		if len(resps) == 0 || resps[0].StatusCode != c.status {
+			t.Errorf("%s: %v, want %d", c.name, resps, c.status)
+			continue
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: answered after %v", c.name, d)
+		}
+		waitLogged(t, c.node.log, c.log...)
+	}
+	if origin.count("/obj/1")+origin.count("/x")+origin.count("/h2")+origin.count("/p") != 0 {
+		t.Error("a refused request reached the origin")
+	}
+}
+
+// TestNodeRequestHeadLimit: a head within MaxRequestHeaderBytes is
+// served, one over it refused, at a limit set smaller than the default.
+func TestNodeRequestHeadLimit(t *testing.T) {
+	origin := newTestOrigin(t)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{MaxRequestHeaderBytes: 4 << 10})
+	line := "GET " + origin.URL + "/obj/1 HTTP/1.1\r\n"
+	rest := "Host: " + host + "\r\nX-Pad: "
+	pad := 4<<10 - len(line) - len(rest) - 4
+	for _, c := range []struct {
+		pad    int
+		status int
+	}{{pad, 200}, {pad + 1, 431}, {pad + 3000, 431}} {
+		resps, _, _ := rawExchange(t, ln.Addr().String(), line+rest+strings.Repeat("p", c.pad)+"\r\n\r\n", 1, 0)
+		if len(resps) != 1 || resps[0].StatusCode != c.status {
+			t.Errorf("head of %d bytes: %v, want %d", len(line+rest)+c.pad+4, resps, c.status)
+		}
+	}
+	if _, err := NewNode(NodeConfig{MaxRequestHeaderBytes: 100}); err == nil {
+		t.Error("a 100-byte head limit accepted")
+	}
+	_ = n
+}
+
+// TestNodeContentLengthWithChunked: a request with both Content-Length
+// and Transfer-Encoding is forwarded by its chunked framing alone, and
+// the client's connection is closed after the response, so the request
+// pipelined behind it is never served (RFC 9112 §6.1).
+func TestNodeContentLengthWithChunked(t *testing.T) {
+	type got struct {
+		te     []string
+		cl     int64
+		clHdr  string
+		body   string
+		path   string
+		method string
+	}
+	var mu sync.Mutex
+	var seen []got
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, got{r.TransferEncoding, r.ContentLength, r.Header.Get("Content-Length"), string(b), r.URL.Path, r.Method})
+		mu.Unlock()
+		fmt.Fprintf(w, "got %q", b)
+	}))
+	t.Cleanup(origin.Close)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{})
+	req := "POST " + origin.URL + "/upload HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"5\r\nhello\r\n0\r\n\r\n" +
+		"GET " + origin.URL + "/smuggled HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
+	resps, bodies, closed := rawExchange(t, ln.Addr().String(), req, 1, 5*time.Second)
+	if len(resps) != 1 || !closed {
+		t.Fatalf("%d responses (%q), closed %v; want one, then the connection closed", len(resps), bodies, closed)
+	}
+	if resps[0].StatusCode != 200 || bodies[0] != `got "hello"` || !resps[0].Close {
+		t.Errorf("response %d %q, Connection: close %v", resps[0].StatusCode, bodies[0], resps[0].Close)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0].path != "/upload" || seen[0].clHdr != "" || seen[0].cl != -1 ||
+		len(seen[0].te) != 1 || seen[0].te[0] != "chunked" {
+		t.Errorf("the origin saw %+v, want one chunked POST without Content-Length", seen)
+	}
+}
+
+// TestNodeSlowHeadClosed: a client that sends its request head a byte at
+// a time (slowloris) has its connection closed once the head has taken
+// 10 s, the server's ReadHeaderTimeout.
+func TestNodeSlowHeadClosed(t *testing.T) {
+	t.Parallel()
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{})
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	if _, err := io.WriteString(c, "GET http://127.0.0.1:1/ HTTP/1.1\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan time.Duration, 1)
+	go func() {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, _ = c.Read(make([]byte, 1))
+		closed <- time.Since(start)
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case d := <-closed:
+			if d < 9*time.Second || d > 20*time.Second {
+				t.Fatalf("closed after %v, want about 10 s", d)
+			}
+			return
+		case <-tick.C:
+			_, _ = io.WriteString(c, "X") // a header line that never ends
+		}
+	}
+}
+
+// FuzzRefusalConnScan: refusalConn follows the lines of what a client
+// sends the same way whatever the reads it arrives in, and keeps of the
+// last request line at most its buffer.
+func FuzzRefusalConnScan(f *testing.F) {
+	f.Add([]byte("GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\nPOST /y HTTP/1.1\r\n"), 7)
+	f.Add([]byte("X-A: b\nGET "+strings.Repeat("a", 600)), 300)
+	f.Fuzz(func(t *testing.T, b []byte, cut int) {
+		var whole, split refusalConn
+		whole.scan(b)
+		if cut < 0 {
+			cut = -cut
+		}
+		if len(b) > 0 {
+			cut %= len(b) + 1
+		} else {
+			cut = 0
+		}
+		split.scan(b[:cut])
+		split.scan(b[cut:])
+		if whole.lineLen != split.lineLen || whole.reqLen != split.reqLen ||
+			whole.line != split.line && whole.lineLen > 0 || whole.req != split.req {
+			t.Fatalf("one read and two differ: %d/%d %d/%d", whole.lineLen, split.lineLen, whole.reqLen, split.reqLen)
+		}
+		if whole.reqLen > len(whole.req) || whole.reqLen > 0 && !isRequestLine(whole.req[:whole.reqLen]) {
+			t.Fatalf("request line kept: %q", whole.req[:whole.reqLen])
+		}
+	})
+}

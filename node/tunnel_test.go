@@ -1,0 +1,197 @@
+package node
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// echoServer accepts TCP connections on loopback and sends back what it
+// reads, closing its side when the client closes its own.
+func echoServer(t *testing.T) (addr string, port uint16) {
+	t.Helper()
+	ln := listen(t, "127.0.0.1:0")
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	return ln.Addr().String(), uint16(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// connect opens a CONNECT tunnel through the node and returns the
+// connection, the reader over it and the status line.
+func connect(t *testing.T, node, target string) (net.Conn, *bufio.Reader, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		io.Copy(io.Discard, resp.Body)
+	}
+	return c, br, resp.Status
+}
+
+// TestNodeTunnel: CONNECT to an allowed port carries bytes unchanged both
+// ways, passes on a half close, is logged TCP_TUNNEL/200 with the bytes
+// and counted in /metrics; other ports get 403.
+func TestNodeTunnel(t *testing.T) {
+	echo, port := echoServer(t)
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{Name: "a", ConnectPorts: []uint16{443, port}})
+	c, br, status := connect(t, ln.Addr().String(), echo)
+	if status != "200 Connection established" {
+		t.Fatalf("CONNECT: %q", status)
+	}
+	payload := make([]byte, 1<<20)
+	rand.Read(payload)
+	go func() {
+		c.Write(payload)
+		c.(*net.TCPConn).CloseWrite()
+	}()
+	got, err := io.ReadAll(br)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("echoed %d bytes (err %v), want the %d sent back unchanged", len(got), err, len(payload))
+	}
+	c.Close()
+	line := fmt.Sprintf("TCP_TUNNEL/200 %d CONNECT %s - HIER_DIRECT/127.0.0.1 -", len(payload), echo)
+	waitFor(t, 5*time.Second, "the tunnel's log line", func() bool { return strings.Contains(n.log.String(), line) })
+	if up := n.metric(t, `bloomcast_tunnel_bytes_total{direction="client_to_server"}`); up != strconv.FormatFloat(float64(len(payload)), 'g', -1, 64) {
+		t.Fatalf("client_to_server bytes %q", up)
+	}
+	if down := n.metric(t, `bloomcast_tunnel_bytes_total{direction="server_to_client"}`); down != strconv.FormatFloat(float64(len(payload)), 'g', -1, 64) {
+		t.Fatalf("server_to_client bytes %q", down)
+	}
+
+	// Another port: 403, logged as denied.
+	_, other := echoServer(t)
+	if _, _, status := connect(t, ln.Addr().String(), "127.0.0.1:"+strconv.Itoa(int(other))); !strings.HasPrefix(status, "403") {
+		t.Fatalf("CONNECT to port %d: %q", other, status)
+	}
+	waitFor(t, 5*time.Second, "the refusal's log line", func() bool {
+		return strings.Contains(n.log.String(), "TCP_DENIED/403 ") && strings.Contains(n.log.String(), fmt.Sprintf("CONNECT 127.0.0.1:%d ", other))
+	})
+	if got := n.metric(t, `bloomcast_tunnels_total{result="denied"}`); got != "1" {
+		t.Fatalf("denied %q", got)
+	}
+	if got := n.metric(t, `bloomcast_tunnels_total{result="tunnelled"}`); got != "1" {
+		t.Fatalf("tunnelled %q", got)
+	}
+	// A server that is not there: 502.
+	dead := listen(t, "127.0.0.1:0")
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	nDead := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{ConnectPorts: []uint16{uint16(dead.Addr().(*net.TCPAddr).Port)}})
+	if _, _, status := connect(t, nDead.ln.Addr().String(), deadAddr); !strings.HasPrefix(status, "502") {
+		t.Fatalf("CONNECT to a closed port: %q", status)
+	}
+	if n.Store().Len() != 0 {
+		t.Fatalf("a tunnel stored %d objects", n.Store().Len())
+	}
+}
+
+// TestNodeTunnelClients: only allowed clients may tunnel.
+func TestNodeTunnelClients(t *testing.T) {
+	echo, port := echoServer(t)
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{port}, AllowClients: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	if _, _, status := connect(t, ln.Addr().String(), echo); !strings.HasPrefix(status, "403") {
+		t.Fatalf("CONNECT from a client not allowed: %q", status)
+	}
+}
+
+// TestNodeTunnelTLS: an HTTPS request goes through the tunnel to a TLS
+// server on loopback, twice, and nothing is cached.
+func TestNodeTunnelTLS(t *testing.T) {
+	hits := 0
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Header().Set("Cache-Control", "max-age=3600")
+		io.WriteString(w, "secret "+r.URL.Path)
+	}))
+	defer srv.Close()
+	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{port}})
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	proxy, _ := url.Parse(n.url())
+	tr.Proxy = http.ProxyURL(proxy)
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	for i := range 2 {
+		resp, err := client.Get(srv.URL + "/page")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "secret /page" {
+			t.Fatalf("request %d: %q", i, b)
+		}
+		tr.CloseIdleConnections()
+	}
+	if hits != 2 || n.Store().Len() != 0 {
+		t.Fatalf("origin asked %d times, %d stored", hits, n.Store().Len())
+	}
+	waitFor(t, 5*time.Second, "two tunnel log lines", func() bool { return strings.Count(n.log.String(), "TCP_TUNNEL/200") == 2 })
+}
+
+// TestNodeTunnelTimeouts: a tunnel idle for TunnelIdle is closed, and so
+// is a busy one at TunnelLifetime.
+func TestNodeTunnelTimeouts(t *testing.T) {
+	echo, port := echoServer(t)
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{port}, TunnelIdle: 200 * time.Millisecond, TunnelLifetime: time.Second})
+	c, br, _ := connect(t, ln.Addr().String(), echo)
+	start := time.Now()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("idle tunnel: read %v, want EOF", err)
+	}
+	if el := time.Since(start); el < 150*time.Millisecond || el > 3*time.Second {
+		t.Fatalf("idle tunnel closed after %v, want about 200ms", el)
+	}
+
+	// Busy both ways every 50 ms: kept open past TunnelIdle, closed at
+	// TunnelLifetime.
+	c, br, _ = connect(t, ln.Addr().String(), echo)
+	start = time.Now()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var err error
+	for err == nil {
+		if _, err = c.Write([]byte("x")); err != nil {
+			break
+		}
+		_, err = br.ReadByte()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if el := time.Since(start); el < 800*time.Millisecond || el > 3*time.Second {
+		t.Fatalf("busy tunnel closed after %v (%v), want about 1s", el, err)
+	}
+}
