@@ -723,7 +723,7 @@ func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter 
 // within minutes and a peer's only-if-cached answers a miss: the first
 // peer-hit experiment fails with no other hint why.
 func (p *Proxy) noteHeuristic(r *http.Request, h http.Header) {
-	cc := ParseCacheControl(h)
+	cc := sharedCacheControl(h)
 	if cc.Has("max-age") || cc.Has("s-maxage") || len(h.Values("Expires")) > 0 {
 		return
 	}
