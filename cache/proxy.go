@@ -525,7 +525,9 @@ func (p *Proxy) serve(w *countingWriter, r *http.Request, rec *Record) (aborted 
 	commit := func() {
 		if body, whole := s.finish(true); whole {
 			keep.Body = body
-			keep.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			if cl := strconv.Itoa(len(body)); keep.Header.Get("Content-Length") != cl {
+				keep.Header.Set("Content-Length", cl) // a header shared with followers is not written (newInflight)
+			}
 			p.put(r, keep)
 			committed = true
 		}
