@@ -158,7 +158,7 @@ func newMissRequest(origin string, i int) *http.Request {
 }
 
 // maxAllocsPerMiss bounds the allocations of one miss of a small object
-// (BenchmarkNodeMiss, 114 when it was set): the garbage per miss sets how
+// (TestAllocsPerMiss counted 112 when it was set): the garbage per miss sets how
 // often the collector runs near the soft memory limit, so that a change
 // that adds to it shows here rather than as a slower fill.
 const maxAllocsPerMiss = 130

@@ -142,7 +142,7 @@ func (r *reloader) reload() {
 
 // setMemoryLimit gives the process the soft memory limit that suits the
 // node (cache.Node.MemoryLimit: --memory plus the digests and peers'
-// views, plus an eighth), so that the collector keeps the heap near what
+// views, plus three quarters), so that the collector keeps the heap near what
 // the node accounts, unless GOMEMLIMIT set one. It returns the function
 // that restores the limit before (for a serve run inside a test). It
 // logs at debug level: the node's "serving" line says the limit in force,
