@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,7 +146,7 @@ func newMissBenchNode(tb testing.TB) (*Node, string) {
 // newMissRequest is the proxy request for the i-th distinct object of
 // origin, as net/http's server hands it to the handler.
 func newMissRequest(origin string, i int) *http.Request {
-	target := "http://" + origin + "/assets/" + strings.Repeat("0", 8-len(fmt.Sprint(i%100000000))) + fmt.Sprint(i) + ".js"
+	target := fmt.Sprintf("http://%s/assets/%08d.js", origin, i)
 	r, err := http.NewRequest(http.MethodGet, target, nil)
 	if err != nil {
 		panic(err)
@@ -158,9 +157,9 @@ func newMissRequest(origin string, i int) *http.Request {
 }
 
 // maxAllocsPerMiss bounds the allocations of one miss of a small object
-// (TestAllocsPerMiss counted 112 when it was set): the garbage per miss sets how
-// often the collector runs near the soft memory limit, so that a change
-// that adds to it shows here rather than as a slower fill.
+// (112 when it was set): the garbage per miss sets how often the
+// collector runs near the soft memory limit, so that a change that adds
+// to it shows here rather than as a slower fill.
 const maxAllocsPerMiss = 130
 
 func TestAllocsPerMiss(t *testing.T) {
