@@ -66,8 +66,8 @@ func (n *Node) memoryBudget() int64 { return n.cfg.MemoryBytes }
 // plus its fixed parts (its digests, and its peers' views, each counted
 // at the size of its own until it arrives), plus headroom for what the
 // runtime holds beside the live heap and for the garbage of the requests
-// in flight: limitHeadroomPerObject for each object the cache holds, and
-// at least an eighth of the rest and 32 MiB. It grows as the cache fills:
+// in flight: limitHeadroomPerObject for each object the cache holds, at
+// most three quarters of the rest and at least an eighth and 32 MiB. It grows as the cache fills:
 // "bloomcast serve" sets it, and sets it again as it changes, unless
 // GOMEMLIMIT is set.
 //
@@ -88,7 +88,10 @@ func (n *Node) MemoryLimit() int64 {
 	if n.store != nil {
 		objects = int64(n.store.Len())
 	}
-	return base + max(objects*limitHeadroomPerObject, base/8, 32<<20)
+	// At most three quarters of the base: the most the smallest objects
+	// need, and a bound for a disk cache, whose objects hold only an
+	// index record each in the heap.
+	return base + max(min(objects*limitHeadroomPerObject, base*3/4), base/8, 32<<20)
 }
 
 // limitHeadroomPerObject is MemoryLimit's headroom for each object held:
