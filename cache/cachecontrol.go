@@ -1,10 +1,12 @@
 package cache
 
 import (
+	"hash/maphash"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +44,49 @@ func ParseCacheControl(h http.Header) CacheControl {
 	for _, line := range lines {
 		parseDirectives(cc, line)
 	}
+	return cc
+}
+
+// Parsed Cache-Control values, shared: a miss reads its response's
+// Cache-Control in several places (is it storable, which fields are kept,
+// its freshness lifetime) and each ParseCacheControl makes a map. Origins
+// send few distinct values, so the proxy keeps the directives of the
+// values it saw last, one per slot of a small table, and hands the same
+// read-only map to each reader of the same value. A stored entry keeps a
+// map of its own (newStored), which its store charges for.
+const (
+	ccMemoSlots   = 256
+	ccMemoMaxLine = 256 // longer values are parsed each time
+)
+
+type ccMemoEntry struct {
+	line string
+	cc   CacheControl
+}
+
+var (
+	ccMemo     [ccMemoSlots]atomic.Pointer[ccMemoEntry]
+	ccMemoSeed = maphash.MakeSeed()
+)
+
+// sharedCacheControl is ParseCacheControl for a reader that does not
+// keep the result: a message with one Cache-Control field line seen
+// before gets the directives parsed then. The map must not be written
+// to.
+func sharedCacheControl(h http.Header) CacheControl {
+	lines := h["Cache-Control"]
+	if len(lines) != 1 || len(lines[0]) > ccMemoMaxLine {
+		return ParseCacheControl(h)
+	}
+	line := lines[0]
+	slot := &ccMemo[maphash.String(ccMemoSeed, line)%ccMemoSlots]
+	if e := slot.Load(); e != nil && e.line == line {
+		return e.cc
+	}
+	cc := CacheControl{}
+	line = strings.Clone(line) // the directives' values are substrings: keep no message's field alive
+	parseDirectives(cc, line)
+	slot.Store(&ccMemoEntry{line: line, cc: cc})
 	return cc
 }
 

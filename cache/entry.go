@@ -41,7 +41,7 @@ func (e *Entry) Age(now time.Time) time.Duration {
 // not fresh here either (a qualified no-cache="field" only keeps its
 // fields out of the stored response, see [StoredHeader]).
 func (e *Entry) Fresh(now time.Time) bool {
-	if ParseCacheControl(e.Header).whole("no-cache") {
+	if sharedCacheControl(e.Header).whole("no-cache") {
 		return false
 	}
 	return e.Lifetime() > e.Age(now)

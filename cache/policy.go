@@ -54,8 +54,8 @@ func Storable(req *http.Request, status int, resp http.Header) bool {
 	if status < 200 || status == http.StatusPartialContent || status == http.StatusNotModified {
 		return false
 	}
-	qcc := ParseCacheControl(req.Header)
-	rcc := ParseCacheControl(resp)
+	qcc := sharedCacheControl(req.Header)
+	rcc := sharedCacheControl(resp)
 	if qcc.Has("no-store") || rcc.Has("no-store") || rcc.whole("private") {
 		return false
 	}
@@ -87,7 +87,7 @@ func StoredHeader(h http.Header) http.Header {
 // dropListedFields removes from h the fields that h's qualified no-cache
 // and private directives list.
 func dropListedFields(h http.Header) {
-	rcc := ParseCacheControl(h)
+	rcc := sharedCacheControl(h)
 	for _, d := range []string{"no-cache", "private"} {
 		for _, n := range rcc.fields(d) {
 			delete(h, n)
@@ -104,7 +104,7 @@ func dropListedFields(h http.Header) {
 // for heuristically cacheable statuses and public responses; otherwise
 // zero. A missing or invalid Date is taken to be the response time.
 func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
-	cc := ParseCacheControl(h)
+	cc := sharedCacheControl(h)
 	if d, ok := cc.Duration("s-maxage"); ok {
 		return d
 	}
@@ -208,7 +208,7 @@ func usable(e *storedEntry, qcc CacheControl, now time.Time) bool {
 // (no-cache, must-revalidate, proxy-revalidate, s-maxage: RFC 9111
 // §4.2.4).
 func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
-	rcc := ParseCacheControl(e.Header)
+	rcc := sharedCacheControl(e.Header)
 	if qcc.Has("no-cache") || rcc.whole("no-cache") || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
 		return false
 	}
@@ -229,7 +229,7 @@ func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
 // cache), or the request's no-cache (§5.2.1.4: the client wants nothing
 // it has not validated).
 func staleIfUnreachable(e *Entry, qcc CacheControl) bool {
-	rcc := ParseCacheControl(e.Header)
+	rcc := sharedCacheControl(e.Header)
 	return !qcc.Has("no-cache") && !rcc.whole("no-cache") && !rcc.Has("must-revalidate") &&
 		!rcc.Has("proxy-revalidate") && !rcc.Has("s-maxage")
 }

@@ -608,7 +608,9 @@ func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, req
 	commit := func() {
 		if body, whole := s.finish(true); whole {
 			keep.Body = body
-			keep.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			if cl := strconv.Itoa(len(body)); keep.Header.Get("Content-Length") != cl {
+				keep.Header.Set("Content-Length", cl) // a header shared with followers is not written (newInflight)
+			}
 			p.put(r, keep)
 			committed = true
 		}
@@ -753,7 +755,7 @@ func (p *Proxy) fail(w http.ResponseWriter, status int, msg string) {
 // within minutes and a peer's only-if-cached answers a miss: the first
 // peer-hit experiment fails with no other hint why.
 func (p *Proxy) noteHeuristic(r *http.Request, h http.Header) {
-	cc := ParseCacheControl(h)
+	cc := sharedCacheControl(h)
 	if cc.Has("max-age") || cc.Has("s-maxage") || len(h.Values("Expires")) > 0 {
 		return
 	}

@@ -141,7 +141,12 @@ const (
 // and stores it).
 func newInflight(keep *Entry, length int64, cancel context.CancelFunc) *inflight {
 	e := *keep
-	e.Header = keep.Header.Clone()
+	if length < 0 || keep.Header.Get("Content-Length") != strconv.FormatInt(length, 10) {
+		// The leader sets Content-Length on keep's header when the body
+		// is whole; where the field already says the length, it writes
+		// nothing and the followers may read the same map.
+		e.Header = keep.Header.Clone()
+	}
 	s := &inflight{entry: newStored(&e), length: length, grew: make(chan struct{}), cancel: cancel}
 	if length > 0 {
 		s.body = make([]byte, 0, length)

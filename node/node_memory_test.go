@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
 )
@@ -96,8 +97,9 @@ func TestNodeRuntimeMetrics(t *testing.T) {
 	}
 	// The limit counts the peer's view at this node's bit array.
 	base := 32<<20 + int64(fixed) + int64(n.Publisher().bitBytes())
-	if l := n.MemoryLimit(); l != base+8<<20 {
-		t.Errorf("MemoryLimit %d for a budget of 32 MiB and fixed parts of %v, want %d", l, fixed, base+8<<20)
+	// An empty cache: the headroom's floor, 32 MiB.
+	if l, want := n.MemoryLimit(), base+32<<20; l != want {
+		t.Errorf("MemoryLimit %d for a budget of 32 MiB and fixed parts of %v, want %d", l, fixed, want)
 	}
 }
 
@@ -138,4 +140,30 @@ func TestNodeHeapWithinBudget(t *testing.T) {
 		t.Errorf("heap grew %d B, over 1.25 × (budget + fixed parts) = %.0f B", after-before, limit)
 	}
 	runtime.KeepAlive(n)
+}
+
+// TestMemoryLimitGrowsWithObjects sees the soft limit's headroom follow
+// the objects held once they need more than its floor.
+func TestMemoryLimitGrowsWithObjects(t *testing.T) {
+	n, err := NewNode(NodeConfig{Name: "limit", MemoryBytes: 128 << 20, Capacity: 1000, Manual: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := n.memoryBudget() + n.fixedBytes(true)
+	if l, want := n.MemoryLimit(), base+max(base/8, 32<<20); l != want {
+		t.Fatalf("empty: MemoryLimit %d, want %d", l, want)
+	}
+	const objects = 40000
+	now := time.Now()
+	for i := range objects {
+		h := http.Header{"Cache-Control": {"max-age=3600"}}
+		if err := n.Store().Put(&cache.Entry{URL: fmt.Sprintf("http://origin.test/%d", i), Status: http.StatusOK, Header: h,
+			Body: []byte("x"), RequestTime: now, ResponseTime: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base = n.memoryBudget() + n.fixedBytes(true)
+	if l, want := n.MemoryLimit(), base+objects*limitHeadroomPerObject; l != want {
+		t.Fatalf("%d objects: MemoryLimit %d, want %d", objects, l, want)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/node"
@@ -143,11 +144,13 @@ func (r *reloader) reload() {
 
 // setMemoryLimit gives the process the soft memory limit that suits the
 // node (node.Node.MemoryLimit: --memory plus the digests and peers'
-// views, plus an eighth), so that the collector keeps the heap near what
-// the node accounts, unless GOMEMLIMIT set one. It returns the function
-// that restores the limit before (for a serve run inside a test). It
-// logs at debug level: the node's "serving" line says the limit in force,
-// after the listener is open, so that a failed listen stays one line.
+// views, plus headroom that grows with the objects held), and sets it
+// again every memoryLimitEvery while the cache fills, so that the
+// collector keeps the heap near what the node accounts, unless
+// GOMEMLIMIT set one. It returns the function that stops that and
+// restores the limit before (for a serve run inside a test). It logs at
+// debug level: the node's "serving" line says the limit in force, after
+// the listener is open, so that a failed listen stays one line.
 func setMemoryLimit(n *node.Node, log *slog.Logger) (restore func()) {
 	if env := os.Getenv("GOMEMLIMIT"); env != "" {
 		log.Debug("memory limit from GOMEMLIMIT", "GOMEMLIMIT", env, "suggested", n.MemoryLimit())
@@ -156,8 +159,33 @@ func setMemoryLimit(n *node.Node, log *slog.Logger) (restore func()) {
 	limit := n.MemoryLimit()
 	prev := debug.SetMemoryLimit(limit)
 	log.Debug("memory limit set", "bytes", limit)
-	return func() { debug.SetMemoryLimit(prev) }
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(memoryLimitEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if l := n.MemoryLimit(); l != limit {
+					limit = l
+					debug.SetMemoryLimit(l)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+		debug.SetMemoryLimit(prev)
+	}
 }
+
+// memoryLimitEvery is how often serve sets the memory limit again as the
+// cache fills.
+const memoryLimitEvery = 2 * time.Second
 
 // listenError is err in the user's words if it is a failure to open a
 // listening socket (the port taken, an address not on this host, a port
