@@ -46,7 +46,6 @@ import (
 	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/fpset"
-	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/mht"
 	"github.com/bloomcast/bloomcast/ribbon"
 	"github.com/bloomcast/bloomcast/scalable"
@@ -71,44 +70,6 @@ var (
 	ErrMagic    = errors.New("not a bloomcast filter, a Squid cache digest, or a Guava or bits-and-blooms filter (no format's header matches)")
 	ErrTrailing = errors.New("unexpected bytes after the filter")
 )
-
-// A Kind is what a File holds. The zero value names no kind: a File
-// that holds nothing.
-type Kind int
-
-// The kinds of File.
-const (
-	Bloom         Kind = iota + 1 // a Bloom filter
-	Counting                      // a counting filter
-	Squid                         // a Squid Cache Digest
-	Delta                         // a delta digest
-	Deletion                      // a deletion filter
-	FPSet                         // a fingerprint set, sorted or Rice-coded
-	Bloomier                      // a Bloomier filter
-	MHT                           // a multilevel hash table
-	MHTSummary                    // a summary of a multilevel hash table
-	Guava                         // a Guava BloomFilter (formats/guava)
-	BitsAndBlooms                 // a bits-and-blooms/bloom/v3 filter (formats/bitsandblooms)
-	SBBF                          // a Parquet split block Bloom filter, alone (formats/parquet)
-	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
-	Scalable                      // a scalable Bloom filter: layers that grow
-	Ribbon                        // a ribbon filter: static, near the information bound
-)
-
-var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
-	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
-	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
-	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
-	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
-	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter"}
-
-// String names the kind: "Bloom filter", "Squid cache digest", ….
-func (k Kind) String() string {
-	if k > 0 && int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 // A File is what a bloomcast file (or a Squid digest) holds, with what
 // its frame said. Exactly one of the structure fields is set, as Kind
@@ -261,68 +222,14 @@ func RaiseLimit(opt Options, fi os.FileInfo) Options {
 	return opt
 }
 
-// decode decodes the frame's payload into f.
+// decode decodes the frame's payload into f, as its type says
+// (frameDecoders).
 func (f *File) decode(payload []byte, opt Options) error {
-	h, lim := f.Header, opt.Limits
-	var err error
-	switch h.Type {
-	case envelope.TypeBloom, envelope.TypeCounting:
-		if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
-			if f.Pieces, err = digest.NewPieces(h, payload, lim, 0); err != nil || opt.LazyPieces {
-				return err
-			}
-		}
-		var d *digest.Digest
-		if d, err = digest.FromFrame(h, payload, lim); err != nil {
-			return err
-		}
-		f.Bloom, f.Counting, f.EntropyBits = d.Bloom, d.Counting, d.EntropyBits()
-		if d.Counting != nil {
-			f.Bloom = d.Counting.BitView().Clone()
-		}
-	case envelope.TypeScalable:
-		var d *digest.Digest
-		if d, err = digest.FromFrame(h, payload, lim); err != nil {
-			return err
-		}
-		f.Scalable, f.EntropyBits = d.Scalable, d.EntropyBits()
-		f.layerCodec = layerCodec(h, payload)
-	case envelope.TypeDelta:
-		f.Delta, err = digest.DeltaFromFrame(h, payload, lim)
-	case envelope.TypeDeletion:
-		f.Deletion, err = counting.DeletionFromFrame(h, payload)
-	case envelope.TypeFPSet:
-		if len(h.Params) > 0 && h.Params[0] == 2 {
-			f.FPSetRice, err = fpset.CompressedFromFrame(h, payload)
-		} else {
-			f.FPSet, err = fpset.FromFrame(h, payload)
-		}
-	case envelope.TypeBloomier:
-		f.Bloomier, err = bloomier.FromFrame(h, payload)
-	case envelope.TypeRibbon:
-		f.Ribbon, err = ribbon.FromFrame(h, payload)
-	case envelope.TypeMHT:
-		f.Table, err = mht.FromFrame(h, payload)
-	case envelope.TypeMHTInterp, envelope.TypeMHTFilter, envelope.TypeMHTMBF:
-		f.Summary, err = mht.SummaryFromFrame(h, payload)
-	default:
-		err = errorf("holds a structure of %v, which this bloomcast does not know", h.Type)
+	dec := frameDecoders[f.Header.Type]
+	if dec == nil {
+		return errorf("holds a structure of %v, which this bloomcast does not know", f.Header.Type)
 	}
-	return err
-}
-
-// readSquid reads a Squid Cache Digest body (what a Squid serves at
-// /squid-internal-periodic/store_digest).
-func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
-	d, err := squid.Read(br, squid.Limits{MaxMask: uint32(min(lim.Payload(), 1<<31-1)), AllowFull: true})
-	if err != nil {
-		return nil, err
-	}
-	if err := expectEOF(br); err != nil {
-		return nil, err
-	}
-	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
-	return &File{Header: h, Size: int64(d.EncodedSize()), Bloom: d.Filter, Squid: d, format: FormatSquid}, nil
+	return dec(f, payload, opt)
 }
 
 // expectEOF fails if anything follows the structure just read.
@@ -334,45 +241,6 @@ func expectEOF(br *bufio.Reader) error {
 		return err
 	}
 	return nil
-}
-
-// Kind says what f holds; 0 for a File that holds nothing.
-func (f *File) Kind() Kind {
-	switch {
-	case f == nil:
-		return 0
-	case f.Squid != nil:
-		return Squid
-	case f.Counting != nil:
-		return Counting
-	case f.Bloom != nil, f.Pieces != nil:
-		return Bloom
-	case f.Delta != nil:
-		return Delta
-	case f.Deletion != nil:
-		return Deletion
-	case f.FPSet != nil, f.FPSetRice != nil:
-		return FPSet
-	case f.Bloomier != nil:
-		return Bloomier
-	case f.Ribbon != nil:
-		return Ribbon
-	case f.Table != nil:
-		return MHT
-	case f.Summary != nil:
-		return MHTSummary
-	case f.Guava != nil:
-		return Guava
-	case f.BitsAndBlooms != nil:
-		return BitsAndBlooms
-	case f.SBBF != nil:
-		return SBBF
-	case f.Parquet != nil:
-		return ParquetFile
-	case f.Scalable != nil:
-		return Scalable
-	}
-	return 0
 }
 
 // Format is the format f was read in: FormatBloomcast, FormatSquid, or
@@ -400,22 +268,6 @@ func (f *File) Format() Format {
 // Foreign reports whether f holds a filter of another program's format
 // (Guava, bits-and-blooms).
 func (f *File) Foreign() bool { return f.Format().foreign() }
-
-// layerCodec is the codec shared by the layers of a valid type-11
-// frame, or Auto when they differ.
-func layerCodec(h envelope.Header, payload []byte) digest.Codec {
-	fr, err := scalable.Split(h, payload, envelope.Limits{})
-	if err != nil || len(fr.Layers) == 0 {
-		return digest.Auto
-	}
-	c := fr.Layers[0].Header.Codec
-	for _, l := range fr.Layers[1:] {
-		if l.Header.Codec != c {
-			return digest.Auto
-		}
-	}
-	return codecOf(c)
-}
 
 // codecOf is the digest.Codec that writes frames of codec c (Raw for raw
 // and unknown codecs).
@@ -445,46 +297,7 @@ var errEmptyFile = errorf("the File holds nothing (not made by Read)")
 // hashed as f.Keys says. An error is a piece of a View that did not
 // decode, a delta digest, which answers nothing, or a key that is not of
 // f.Keys' type.
-func (f *File) Contains(key []byte) (bool, error) {
-	if f.Foreign() {
-		return f.containsForeign(key)
-	}
-	switch f.Kind() {
-	case Squid:
-		u, err := squid.CanonicalURL(string(key))
-		if err != nil {
-			u = string(key)
-		}
-		return f.Squid.ContainsKey(squid.StoreKeyCanonical(squid.GET, u)), nil
-	case Bloom, Counting:
-		if f.Bloom == nil {
-			return f.Pieces.Contains(key)
-		}
-		return f.Bloom.Contains(key), nil
-	case Deletion:
-		return f.Deletion.Contains(key), nil
-	case FPSet:
-		if f.FPSet != nil {
-			return f.FPSet.Contains(key), nil
-		}
-		return f.FPSetRice.Contains(key), nil
-	case Bloomier:
-		_, ok := f.Bloomier.Get(key)
-		return ok, nil
-	case Ribbon:
-		return f.Ribbon.Contains(key), nil
-	case MHT:
-		_, ok := f.Table.Get(f.Table.Hash(key))
-		return ok, nil
-	case MHTSummary:
-		return f.Summary.Type(hashing.SumSeed(key, 0)) > 0, nil
-	case Scalable:
-		return f.Scalable.Contains(key), nil
-	case Delta:
-		return false, errorf("a delta digest answers no queries: apply it to its base")
-	}
-	return false, errEmptyFile
-}
+func (f *File) Contains(key []byte) (bool, error) { return f.kind().contains(f, key) }
 
 // Add adds key: to a Bloom, counting or scalable filter (not to the copy of a
 // counting filter's bit view in f.Bloom, which stays as read; a scalable
@@ -494,33 +307,7 @@ func (f *File) Contains(key []byte) (bool, error) {
 // filter of another program's format as that program adds it (f.Keys).
 // The other kinds take no keys. A Bloom filter read lazily in pieces is
 // decoded first.
-func (f *File) Add(key []byte) error {
-	if f.Foreign() {
-		return f.addForeign(key)
-	}
-	switch f.Kind() {
-	case Squid:
-		if err := f.Squid.Add(squid.GET, string(key)); err != nil {
-			return fmt.Errorf("key %q: %w (a Squid digest holds URLs)", key, err)
-		}
-	case Counting:
-		f.Counting.Add(key)
-	case Bloom:
-		if err := f.decodeView(); err != nil {
-			return err
-		}
-		f.Bloom.Add(key)
-	case Deletion:
-		f.Deletion.Add(key)
-	case Scalable:
-		// A new layer when the newest is full; ErrFull for a non-scaling
-		// filter at its capacity.
-		return f.Scalable.Add(key)
-	default:
-		return errorf("%s takes no keys", article(f.Kind()))
-	}
-	return nil
-}
+func (f *File) Add(key []byte) error { return f.kind().add(f, key) }
 
 // decodeView decodes a lazily read piecewise digest whole.
 func (f *File) decodeView() error {
@@ -555,20 +342,7 @@ func (f *File) Codec() digest.Codec {
 // Digest returns a Bloom, counting or scalable filter as a
 // digest.Digest, with the sequence and codec it was read with; nil for
 // the other kinds.
-func (f *File) Digest() *digest.Digest {
-	switch f.Kind() {
-	case Scalable:
-		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Scalable: f.Scalable}
-	case Counting:
-		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Counting: f.Counting}
-	case Bloom:
-		if f.decodeView() != nil {
-			return nil
-		}
-		return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Bloom: f.Bloom}
-	}
-	return nil
-}
+func (f *File) Digest() *digest.Digest { return f.kind().digest(f) }
 
 // PayloadBytes is the size of the frame's payload: the encoding less the
 // frame's header, parameters and checksum.
@@ -596,33 +370,7 @@ func (b Frame) WriteTo(w io.Writer) (int64, error) {
 // another program's format in that format (codec does not apply). The
 // other kinds are not written back.
 func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
-	if f.Foreign() {
-		return f.encodeForeign()
-	}
-	switch f.Kind() {
-	case Squid:
-		return f.Squid, nil
-	case Deletion:
-		return f.Deletion, nil
-	case Ribbon:
-		return f.Ribbon, nil
-	case Bloom, Counting:
-		if codec == digest.Raw && f.Header.Sequence == 0 && f.Pieces == nil {
-			// What digest.Encode writes, streamed from the array.
-			if f.Counting != nil {
-				return f.Counting, nil
-			}
-			return f.Bloom, nil
-		}
-		d := f.Digest()
-		if d == nil {
-			return nil, f.decodeView()
-		}
-		return f.EncodeDigest(d, codec)
-	case Scalable:
-		return f.EncodeDigest(f.Digest(), codec)
-	}
-	return nil, errorf("%s is not written back", article(f.Kind()))
+	return f.kind().encoding(f, codec)
 }
 
 // EncodeDigest encodes d, a digest of f's kind (a new version of f's

@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/digest"
-	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
-	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
@@ -65,7 +62,7 @@ func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
 	case to <= 0 || int(to) >= len(formatNames):
 		return nil, errorf("unknown format %v", to)
 	case from == FormatBloomcast && to == from:
-		return f.convertFrame(codec)
+		return f.kind().convertFrame(f, codec)
 	case to == from:
 		return f.Encoding(f.Codec())
 	case to.family() == from.family() && from.family() == FormatBitsAndBlooms:
@@ -79,26 +76,6 @@ func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
 		return Frame(b), err
 	}
 	return nil, &Error{fmt.Errorf("%w from %s to %v: %s", ErrLossy, article(f.Kind()), to, lossReason(from, to))}
-}
-
-// convertFrame is Convert within bloomcast's frames.
-func (f *File) convertFrame(codec digest.Codec) (io.WriterTo, error) {
-	switch k := f.Kind(); k {
-	case Bloom, Counting, Scalable:
-		return f.Encoding(codec)
-	case Deletion:
-		if codec != digest.Raw && codec != digest.Auto {
-			return nil, errorf("a deletion filter is written raw only, not %v", codec)
-		}
-		return f.Deletion, nil
-	case Ribbon:
-		if codec != digest.Raw && codec != digest.Auto {
-			return nil, errorf("a ribbon filter is written raw only, not %v: its solution is as dense as random bits", codec)
-		}
-		return f.Ribbon, nil
-	default:
-		return nil, errorf("%s is written only as it was built", article(k))
-	}
 }
 
 // ColumnFilter returns the split block filter of one column chunk of a
@@ -190,34 +167,15 @@ type Spec struct {
 // Bloomcast's own filters and Squid's are made by packages bloom,
 // counting and squid.
 func New(s Spec) (*File, error) {
-	f := &File{format: s.Format, Keys: s.Keys}
-	shaped := s.M > 0 && s.K > 0
-	var err error
-	switch s.Format {
-	case FormatGuava:
-		if shaped {
-			f.Guava, err = guava.NewSized(guava.Murmur128Mitz64, int64(min(s.M, math.MaxInt64)), s.K)
-		} else {
-			f.Guava, err = guava.New(int64(min(max(s.N, 1), math.MaxInt64)), s.P)
-		}
-	case FormatBitsAndBlooms, FormatBitsAndBloomsJSON:
-		if shaped {
-			f.BitsAndBlooms, err = bitsandblooms.New(s.M, uint64(s.K))
-		} else {
-			f.BitsAndBlooms, err = bitsandblooms.NewWithEstimates(max(s.N, 1), s.P)
-		}
-	case FormatParquetSBBF:
-		if s.M > 0 {
-			f.SBBF, err = parquet.NewBlocks(int(min((s.M+255)/256, parquet.MaxBytes/parquet.BlockBytes+1)))
-		} else {
-			f.SBBF, err = parquet.NewNDV(max(s.N, 1), s.P)
-		}
-	case FormatBloomcast, FormatSquid, FormatParquet:
+	if s.Format == FormatBloomcast || s.Format == FormatSquid || s.Format == FormatParquet {
 		return nil, errorf("New makes filters of other programs' formats; packages bloom, counting and squid make %v's, and Parquet files are written by Parquet writers", s.Format)
-	default:
+	}
+	make := newForeign[s.Format]
+	if make == nil {
 		return nil, errorf("unknown format %v", s.Format)
 	}
-	if err != nil {
+	f := &File{format: s.Format, Keys: s.Keys}
+	if err := make(f, s, s.M > 0 && s.K > 0); err != nil {
 		return nil, err
 	}
 	if err := f.checkKeys(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/keyfile"
 )
 
@@ -228,7 +229,7 @@ func (e *env) bloomierInfo(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := anyfile.NewBloomierReport(f)
+	r := filereport.NewBloomierReport(f)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
 // kvLines returns n KEY<TAB>VALUE lines and the values.
@@ -46,7 +46,7 @@ func TestBloomierBuildGet(t *testing.T) {
 		t.Fatalf("get -v with an absent key: exit %d, %q", r.code, r.stdout)
 	}
 
-	var info anyfile.BloomierReport
+	var info filereport.BloomierReport
 	if err := json.Unmarshal([]byte(ok(t, "", "bloomier", "info", "--json", out)), &info); err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +87,9 @@ func TestBloomierInputFormat(t *testing.T) {
 	}
 }
 
-func inspectBloomier(t *testing.T, path string) anyfile.BloomierReport {
+func inspectBloomier(t *testing.T, path string) filereport.BloomierReport {
 	t.Helper()
-	var r anyfile.BloomierReport
+	var r filereport.BloomierReport
 	if err := json.Unmarshal([]byte(ok(t, "", "bloomier", "info", "--json", path)), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
@@ -79,7 +79,7 @@ func TestDiffPatch(t *testing.T) {
 
 	delta := ok(t, "", "diff", oldZ, next)
 	deltaPath := writeFile(t, filepath.Join(dir, "d.delta"), delta)
-	var d anyfile.DeltaReport
+	var d filereport.DeltaReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", deltaPath)), &d); err != nil {
 		t.Fatal(err)
 	}

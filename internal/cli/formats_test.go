@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
 // formatGolden copies a golden file of a format package into dir and
@@ -501,7 +501,7 @@ func TestParquet(t *testing.T) {
 		t.Errorf("compared %d answers with DuckDB's", compared)
 	}
 
-	var rep anyfile.ParquetReport
+	var rep filereport.ParquetReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", pq)), &rep); err != nil {
 		t.Fatal(err)
 	}

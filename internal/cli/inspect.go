@@ -1,6 +1,10 @@
 package cli
 
-import "io"
+import (
+	"io"
+
+	"github.com/bloomcast/bloomcast/internal/filereport"
+)
 
 var inspectCommand = &command{
 	name:    "inspect",
@@ -29,20 +33,20 @@ func runInspect(e *env, args []string) error {
 	var r interface{ WriteText(io.Writer) error }
 	switch path := args[0]; {
 	case lf.Delta != nil:
-		r, err = lf.DeltaReport(path)
+		r, err = filereport.Delta(lf.File, path)
 	case lf.Parquet != nil:
-		r, err = lf.ParquetReport(path)
+		r, err = filereport.Parquet(lf.File, path)
 		if msg := unfilteredColumns(lf, ""); msg != "" && err == nil {
 			defer e.warnf("%s: %s", displayName(path), msg)
 		}
 	case lf.Foreign():
-		r, err = lf.ForeignReport(path)
+		r, err = filereport.Foreign(lf.File, path)
 	case lf.other != nil:
-		r, err = lf.StructureReport(path)
+		r, err = filereport.Structure(lf.File, path)
 	case lf.Scalable != nil:
-		r, err = lf.ScalableReport(path)
+		r, err = filereport.Scalable(lf.File, path)
 	default:
-		r, err = lf.FilterReport(path)
+		r, err = filereport.Filter(lf.File, path)
 	}
 	if err != nil {
 		return fileErr(args[0], err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
 // Every command that writes a filter writes it back as the kind it read
@@ -95,7 +96,7 @@ func describeMismatch(a, b *loadedFilter) error {
 		diffs = append(diffs, fmt.Sprintf("%s has seed %#x, %s %#x", an, a.Bloom.Seed(), bn, b.Bloom.Seed()))
 	}
 	if a.Header.Scheme != b.Header.Scheme {
-		diffs = append(diffs, fmt.Sprintf("%s hashes with %s, %s %s", an, anyfile.SchemeName(a.Header.Scheme), bn, anyfile.SchemeName(b.Header.Scheme)))
+		diffs = append(diffs, fmt.Sprintf("%s hashes with %s, %s %s", an, filereport.SchemeName(a.Header.Scheme), bn, filereport.SchemeName(b.Header.Scheme)))
 	}
 	if len(diffs) == 0 {
 		return nil

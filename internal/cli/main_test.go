@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -75,9 +75,9 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
-func inspectJSON(t *testing.T, path string) anyfile.FilterReport {
+func inspectJSON(t *testing.T, path string) filereport.FilterReport {
 	t.Helper()
-	var r anyfile.FilterReport
+	var r filereport.FilterReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", path)), &r); err != nil {
 		t.Fatalf("inspect --json %s: %v", path, err)
 	}

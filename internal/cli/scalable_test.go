@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/scalable"
 )
 
-func scalableJSON(t *testing.T, path string) anyfile.ScalableReport {
+func scalableJSON(t *testing.T, path string) filereport.ScalableReport {
 	t.Helper()
-	var r anyfile.ScalableReport
+	var r filereport.ScalableReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", path)), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/mht"
 )
 
-func structureJSON(t *testing.T, path string) anyfile.StructureReport {
+func structureJSON(t *testing.T, path string) filereport.StructureReport {
 	t.Helper()
-	var r anyfile.StructureReport
+	var r filereport.StructureReport
 	if err := json.Unmarshal([]byte(ok(t, "", "inspect", "--json", path)), &r); err != nil {
 		t.Fatalf("inspect --json %s: %v", path, err)
 	}

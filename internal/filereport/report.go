@@ -1,7 +1,8 @@
-package anyfile
+package filereport
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/anyfile"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/bloomier"
@@ -122,9 +123,9 @@ type DeltaReport struct {
 }
 
 // DeltaReport describes f, a delta digest read from the file named name.
-func (f *File) DeltaReport(name string) (*DeltaReport, error) {
-	if f.Kind() != Delta {
-		return nil, errorf("%s is not a delta digest", article(f.Kind()))
+func Delta(f *anyfile.File, name string) (*DeltaReport, error) {
+	if f.Kind() != anyfile.Delta {
+		return nil, errorf("%s is not a delta digest", article(f))
 	}
 	d := f.Delta
 	r := &DeltaReport{
@@ -286,12 +287,12 @@ type SummaryReport struct {
 // StructureReport describes f, read from the file named name: a
 // deletion filter, a fingerprint set, a Bloomier filter, a multilevel
 // hash table or a summary. The other kinds are an error.
-func (f *File) StructureReport(name string) (*StructureReport, error) {
+func Structure(f *anyfile.File, name string) (*StructureReport, error) {
 	h := f.Header
-	r := &StructureReport{FrameReport: f.frameReport(name), HashSchemeID: h.Scheme, Seed: h.Seed,
+	r := &StructureReport{FrameReport: frameReport(f, name), HashSchemeID: h.Scheme, Seed: h.Seed,
 		EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes()}
 	switch f.Kind() {
-	case Deletion:
+	case anyfile.Deletion:
 		a, rm := f.Deletion.Added(), f.Deletion.Removed()
 		r.Deletion = &DeletionReport{
 			Layout: a.Layout().String(), M: a.M(), K: a.K(), BlockBits: a.BlockBits(),
@@ -299,7 +300,7 @@ func (f *File) StructureReport(name string) (*StructureReport, error) {
 			AddedFill: a.FillRatio(), RemovedFill: rm.FillRatio(),
 			FalsePositiveRate: a.FalsePositiveRate(), FalseDeletionRate: f.Deletion.FalseDeletionRate(),
 		}
-	case FPSet:
+	case anyfile.FPSet:
 		if t := f.FPSet; t != nil {
 			r.FPSet = &FPSetReport{Form: "sorted", Bits: t.Bits(), CountBits: t.CountBits(), Fingerprints: t.Len(),
 				Total: t.Total(), FalsePositiveRate: t.FalsePositiveRate()}
@@ -311,19 +312,19 @@ func (f *File) StructureReport(name string) (*StructureReport, error) {
 		t := f.FPSetRice
 		r.FPSet = &FPSetReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
 			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
-	case Bloomier:
+	case anyfile.Bloomier:
 		r.Bloomier = NewBloomierReport(f.Bloomier)
-	case Ribbon:
+	case anyfile.Ribbon:
 		r.Ribbon = NewRibbonReport(f.Ribbon)
-	case MHT:
+	case anyfile.MHT:
 		t := f.Table
 		r.MHT = &MHTReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
 			Deleted: t.Deleted(), Occupancy: t.Occupancy()}
-	case MHTSummary:
+	case anyfile.MHTSummary:
 		m := f.Summary
 		r.Summary = &SummaryReport{Kind: m.Kind().String(), Levels: m.Levels(), Items: m.Count(), Bits: m.Bits(), CanRemove: m.CanRemove()}
 	default:
-		return nil, errorf("%s has a report of its own, not a StructureReport", article(f.Kind()))
+		return nil, errorf("%s has a report of its own, not a StructureReport", article(f))
 	}
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package anyfile_test
+package filereport_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
 )
@@ -45,9 +46,9 @@ type exampleTB struct{ testing.TB }
 func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
 
 // Describe a Bloom filter read from a file, as "bloomcast inspect" does.
-func ExampleFile_FilterReport() {
+func ExampleFilter() {
 	f := build(exampleTB{}, anyfile.Bloom, "a", "b", "c")
-	r, err := f.FilterReport("keys.bf")
+	r, err := filereport.Filter(f, "keys.bf")
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +84,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full")
 
 func TestFilterReportText(t *testing.T) {
 	f := build(t, anyfile.Counting, "a", "b", "c")
-	r, err := f.FilterReport("-")
+	r, err := filereport.Filter(f, "-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +108,14 @@ func TestFilterReportText(t *testing.T) {
 	if !strings.HasPrefix(string(j), `{"file":"-","format":"bloomcast","format_version":`) || !strings.Contains(string(j), `"hash_scheme":"xxh3","hash_scheme_id":`) {
 		t.Errorf("JSON %s", j)
 	}
-	if _, err := build(t, anyfile.Deletion, "a").FilterReport("x"); err == nil {
+	if _, err := filereport.Filter(build(t, anyfile.Deletion, "a"), "x"); err == nil {
 		t.Error("FilterReport of a deletion filter: no error")
 	}
 }
 
 func TestStructureAndDeltaReportText(t *testing.T) {
 	f := build(t, anyfile.Deletion, "a", "b")
-	r, err := f.StructureReport("d.bf")
+	r, err := filereport.Structure(f, "d.bf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestStructureAndDeltaReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dr, err := df.DeltaReport("d.delta")
+	dr, err := filereport.Delta(df, "d.delta")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestScalableReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.ScalableReport("s.bf")
+	r, err := filereport.Scalable(f, "s.bf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestScalableReportText(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
 	}
-	if _, err := build(t, anyfile.Bloom).ScalableReport("x"); err == nil {
+	if _, err := filereport.Scalable(build(t, anyfile.Bloom), "x"); err == nil {
 		t.Error("ScalableReport of a Bloom filter: no error")
 	}
 }
@@ -195,7 +196,7 @@ func TestBloomierReportText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := anyfile.NewBloomierReport(f).WriteText(&b); err != nil {
+	if err := filereport.NewBloomierReport(f).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"keys             2\n", "value bits       4\n", "check bits       8\n", "·(value + check bits))", " of keys outside the set\n"} {
@@ -203,7 +204,7 @@ func TestBloomierReportText(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
 	}
-	if anyfile.NewBloomierReport(f).WriteText(failWriter{}) == nil {
+	if filereport.NewBloomierReport(f).WriteText(failWriter{}) == nil {
 		t.Error("a failed write returned no error")
 	}
 }

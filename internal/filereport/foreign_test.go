@@ -1,19 +1,21 @@
-package anyfile_test
+package filereport_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
 // Describe a Parquet file's split block filters, as "bloomcast inspect"
 // does.
-func ExampleFile_ParquetReport() {
-	b, err := os.ReadFile("../formats/parquet/testdata/duckdb.parquet")
+func ExampleParquet() {
+	b, err := os.ReadFile("../../formats/parquet/testdata/duckdb.parquet")
 	if err != nil {
 		panic(err)
 	}
@@ -21,7 +23,7 @@ func ExampleFile_ParquetReport() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := f.ParquetReport("duckdb.parquet")
+	r, err := filereport.Parquet(f, "duckdb.parquet")
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +50,7 @@ func ExampleFile_ParquetReport() {
 func TestForeignReport(t *testing.T) {
 	for format, b := range foreignFiles(t) {
 		f := read(t, b, anyfile.Options{})
-		r, err := f.ForeignReport("-")
+		r, err := filereport.Foreign(f, "-")
 		if err != nil {
 			t.Fatalf("%v: %v", format, err)
 		}
@@ -67,14 +69,43 @@ func TestForeignReport(t *testing.T) {
 		if err != nil || strings.Contains(string(j), "Kind") || !strings.HasPrefix(string(j), `{"file":"-","format":`) {
 			t.Errorf("JSON %s %v", j, err)
 		}
-		if _, err := f.FilterReport("x"); err == nil {
+		if _, err := filereport.Filter(f, "x"); err == nil {
 			t.Errorf("%v: FilterReport: no error", format)
 		}
-		if _, err := f.ParquetReport("x"); err == nil {
+		if _, err := filereport.Parquet(f, "x"); err == nil {
 			t.Errorf("%v: ParquetReport: no error", format)
 		}
 	}
-	if _, err := build(t, anyfile.Bloom).ForeignReport("x"); err == nil {
+	if _, err := filereport.Foreign(build(t, anyfile.Bloom), "x"); err == nil {
 		t.Error("ForeignReport of a bloomcast filter: no error")
 	}
+}
+
+// foreignFiles are encodings of other programs' filters: golden files
+// written by Guava, by bloom/v3 and by parquet-go, and the format each is
+// in.
+func foreignFiles(t testing.TB) map[anyfile.Format][]byte {
+	golden := func(pkg, name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("..", "..", "formats", pkg, "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return map[anyfile.Format][]byte{
+		anyfile.FormatGuava:             golden("guava", "str-mitz64-n10000-p0.01.bin"),
+		anyfile.FormatBitsAndBlooms:     golden("bitsandblooms", "m1000-k7-n100.bin"),
+		anyfile.FormatBitsAndBloomsJSON: golden("bitsandblooms", "m1000-k7-n100.json"),
+		anyfile.FormatParquetSBBF:       golden("parquet", "parquetgo-n1000.bin"),
+	}
+}
+
+func read(t *testing.T, b []byte, opt anyfile.Options) *anyfile.File {
+	t.Helper()
+	f, err := anyfile.Read(bytes.NewReader(b), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -1,7 +1,8 @@
-package anyfile
+package filereport
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/anyfile"
 	"io"
 	"strconv"
 
@@ -34,9 +35,9 @@ type ForeignReport struct {
 
 // ForeignReport describes f, another program's filter read from the
 // file named name. Bloomcast's own kinds and Parquet files are an error.
-func (f *File) ForeignReport(name string) (*ForeignReport, error) {
+func Foreign(f *anyfile.File, name string) (*ForeignReport, error) {
 	if !f.Foreign() || f.Parquet != nil {
-		return nil, errorf("%s is not another program's filter", article(f.Kind()))
+		return nil, errorf("%s is not another program's filter", article(f))
 	}
 	s := f.Stats()
 	return &ForeignReport{File: name, Format: s.Format.String(), Kind: f.Kind().String(), Strategy: s.Strategy,
@@ -98,10 +99,10 @@ type ParquetFilterReport struct {
 
 // ParquetReport lists the filters of f, a Parquet file read from the
 // file named name (parquet.File.Reports). Other kinds are an error.
-func (f *File) ParquetReport(name string) (*ParquetReport, error) {
+func Parquet(f *anyfile.File, name string) (*ParquetReport, error) {
 	p := f.Parquet
 	if p == nil {
-		return nil, errorf("%s is not a Parquet file", article(f.Kind()))
+		return nil, errorf("%s is not a Parquet file", article(f))
 	}
 	reports, err := p.Reports()
 	if err != nil {

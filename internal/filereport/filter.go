@@ -1,7 +1,8 @@
-package anyfile
+package filereport
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/anyfile"
 	"io"
 	"strconv"
 
@@ -30,7 +31,7 @@ type FrameReport struct {
 }
 
 // frameReport fills a FrameReport from f's header.
-func (f *File) frameReport(name string) FrameReport {
+func frameReport(f *anyfile.File, name string) FrameReport {
 	h := f.Header
 	return FrameReport{File: name, Format: f.Format().String(), FormatVersion: h.Version, Type: h.Type.String(),
 		Codec: h.Codec.String(), Sequence: h.Sequence, HashScheme: SchemeName(h.Scheme)}
@@ -123,15 +124,15 @@ type SquidReport struct {
 
 // FilterReport describes f, a Bloom, counting or Squid filter read from
 // the file named name. The other kinds are an error.
-func (f *File) FilterReport(name string) (*FilterReport, error) {
+func Filter(f *anyfile.File, name string) (*FilterReport, error) {
 	switch f.Kind() {
-	case Bloom, Counting, Squid:
+	case anyfile.Bloom, anyfile.Counting, anyfile.Squid:
 	default:
-		return nil, errorf("%s has a report of its own, not a FilterReport", article(f.Kind()))
+		return nil, errorf("%s has a report of its own, not a FilterReport", article(f))
 	}
 	b, h := f.Bloom, f.Header
 	r := &FilterReport{
-		FrameReport: f.frameReport(name), HashSchemeID: h.Scheme, Seed: h.Seed,
+		FrameReport: frameReport(f, name), HashSchemeID: h.Scheme, Seed: h.Seed,
 		Layout: b.Layout().String(), M: b.M(), K: b.K(), BlockBits: b.BlockBits(),
 		SizeBytes: b.SizeBytes(), EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(), EntropyBytes: f.EntropyBits / 8,
 		Count: b.Count(), CountEstimated: b.CountEstimated(), Saturated: b.Saturated(),
@@ -319,13 +320,13 @@ type ScalableReport struct {
 
 // ScalableReport describes f, a scalable filter read from the file named
 // name. The other kinds are an error.
-func (f *File) ScalableReport(name string) (*ScalableReport, error) {
+func Scalable(f *anyfile.File, name string) (*ScalableReport, error) {
 	s := f.Scalable
 	if s == nil {
-		return nil, errorf("%s is not a scalable filter", article(f.Kind()))
+		return nil, errorf("%s is not a scalable filter", article(f))
 	}
 	c := s.Config()
-	r := &ScalableReport{FrameReport: f.frameReport(name), Seed: f.Header.Seed, Layout: c.Layout.String(),
+	r := &ScalableReport{FrameReport: frameReport(f, name), Seed: f.Header.Seed, Layout: c.Layout.String(),
 		Capacity: c.Capacity, P: c.P, Expansion: c.Expansion, Tightening: c.Tightening, NonScaling: c.NonScaling,
 		Count: s.Count(), SizeBytes: s.SizeBytes(), EncodedBytes: f.Size, EntropyBytes: f.EntropyBits / 8,
 		Rate: s.FalsePositiveRate(), PredictedRate: s.PredictedRate(), Layers: s.Stats()}

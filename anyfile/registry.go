@@ -1,0 +1,196 @@
+package anyfile
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
+)
+
+// The registry: which kinds there are, what a frame's type or a format
+// decodes into, and which implementation answers for each. Every kind
+// has its own file (kind_*.go) with its implementation; adding a kind
+// takes that file and a line in each table here.
+
+// A Kind is what a File holds. The zero value names no kind: a File
+// that holds nothing.
+type Kind int
+
+// The kinds of File.
+const (
+	Bloom         Kind = iota + 1 // a Bloom filter
+	Counting                      // a counting filter
+	Squid                         // a Squid Cache Digest
+	Delta                         // a delta digest
+	Deletion                      // a deletion filter
+	FPSet                         // a fingerprint set, sorted or Rice-coded
+	Bloomier                      // a Bloomier filter
+	MHT                           // a multilevel hash table
+	MHTSummary                    // a summary of a multilevel hash table
+	Guava                         // a Guava BloomFilter (formats/guava)
+	BitsAndBlooms                 // a bits-and-blooms/bloom/v3 filter (formats/bitsandblooms)
+	SBBF                          // a Parquet split block Bloom filter, alone (formats/parquet)
+	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
+	Scalable                      // a scalable Bloom filter: layers that grow
+	Ribbon                        // a ribbon filter: static, near the information bound
+)
+
+var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
+	Delta: "delta digest", Deletion: "deletion filter", FPSet: "fingerprint set", Bloomier: "Bloomier filter",
+	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
+	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
+	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
+	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter"}
+
+// String names the kind: "Bloom filter", "Squid cache digest", ….
+func (k Kind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// kinds are the implementations, by kind; a File that holds nothing is
+// answered by none.
+var kinds = [...]kind{0: none{}, Bloom: bloomKind{}, Counting: countingKind{}, Squid: squidKind{},
+	Delta: deltaKind{}, Deletion: deletionKind{}, FPSet: fpsetKind{}, Bloomier: bloomierKind{},
+	MHT: tableKind{}, MHTSummary: summaryKind{}, Guava: guavaKind{}, BitsAndBlooms: bitsAndBloomsKind{},
+	SBBF: sbbfKind{}, ParquetFile: parquetKind{}, Scalable: scalableKind{}, Ribbon: ribbonKind{}}
+
+// frameDecoders decode a bloomcast frame's payload into a File, by the
+// frame's type.
+var frameDecoders = map[envelope.Type]func(f *File, payload []byte, opt Options) error{
+	envelope.TypeBloom:     decodeBloom,
+	envelope.TypeCounting:  decodeBloom,
+	envelope.TypeScalable:  decodeScalable,
+	envelope.TypeDelta:     decodeDelta,
+	envelope.TypeDeletion:  decodeDeletion,
+	envelope.TypeFPSet:     decodeFPSet,
+	envelope.TypeBloomier:  decodeBloomier,
+	envelope.TypeRibbon:    decodeRibbon,
+	envelope.TypeMHT:       decodeTable,
+	envelope.TypeMHTInterp: decodeSummary,
+	envelope.TypeMHTFilter: decodeSummary,
+	envelope.TypeMHTMBF:    decodeSummary,
+}
+
+// foreignDecoders decode a whole file of another program's format into a
+// File.
+var foreignDecoders = map[Format]func(f *File, data []byte) error{
+	FormatGuava:             decodeGuava,
+	FormatBitsAndBlooms:     decodeBitsAndBlooms,
+	FormatBitsAndBloomsJSON: decodeBitsAndBloomsJSON,
+	FormatParquetSBBF:       decodeSBBF,
+	FormatParquet:           decodeParquet,
+}
+
+// newForeign makes an empty filter of another program's format as a Spec
+// says (New); shaped is whether the Spec gives M and K.
+var newForeign = map[Format]func(f *File, s Spec, shaped bool) error{
+	FormatGuava:             newGuava,
+	FormatBitsAndBlooms:     newBitsAndBlooms,
+	FormatBitsAndBloomsJSON: newBitsAndBlooms,
+	FormatParquetSBBF:       newSBBF,
+}
+
+// Kind says what f holds; 0 for a File that holds nothing.
+func (f *File) Kind() Kind {
+	switch {
+	case f == nil:
+		return 0
+	case f.Squid != nil:
+		return Squid
+	case f.Counting != nil:
+		return Counting
+	case f.Bloom != nil, f.Pieces != nil:
+		return Bloom
+	case f.Delta != nil:
+		return Delta
+	case f.Deletion != nil:
+		return Deletion
+	case f.FPSet != nil, f.FPSetRice != nil:
+		return FPSet
+	case f.Bloomier != nil:
+		return Bloomier
+	case f.Ribbon != nil:
+		return Ribbon
+	case f.Table != nil:
+		return MHT
+	case f.Summary != nil:
+		return MHTSummary
+	case f.Guava != nil:
+		return Guava
+	case f.BitsAndBlooms != nil:
+		return BitsAndBlooms
+	case f.SBBF != nil:
+		return SBBF
+	case f.Parquet != nil:
+		return ParquetFile
+	case f.Scalable != nil:
+		return Scalable
+	}
+	return 0
+}
+
+// kind is the implementation of what f holds.
+func (f *File) kind() kind { return kinds[f.Kind()] }
+
+// A kind is what anyfile does with one kind of file: the operations of
+// File, each given the File that holds the structure. Embedding none
+// gives the refusals of a kind that does not do something.
+type kind interface {
+	// contains is File.Contains.
+	contains(f *File, key []byte) (bool, error)
+	// add is File.Add.
+	add(f *File, key []byte) error
+	// encoding is File.Encoding.
+	encoding(f *File, codec digest.Codec) (io.WriterTo, error)
+	// convertFrame is File.Convert within bloomcast's frames.
+	convertFrame(f *File, codec digest.Codec) (io.WriterTo, error)
+	// digest is File.Digest.
+	digest(f *File) *digest.Digest
+	// combine is File.Union and Intersect, g of f's kind.
+	combine(f, g *File, intersect bool) error
+	// foldable is File.Foldable; fold halves a foldable f.
+	foldable(f *File) error
+	fold(f *File, toBits uint64) error
+	// stats is File.Stats.
+	stats(f *File) Stats
+	// checkKeys refuses a key type the kind does not hash.
+	checkKeys(f *File) error
+}
+
+// none is a File that holds nothing, and the refusals the kinds embed.
+type none struct{}
+
+func (none) contains(*File, []byte) (bool, error) { return false, errEmptyFile }
+
+func (none) add(f *File, _ []byte) error { return errorf("%s takes no keys", article(f.Kind())) }
+
+func (none) encoding(f *File, _ digest.Codec) (io.WriterTo, error) {
+	return nil, errorf("%s is not written back", article(f.Kind()))
+}
+
+func (none) convertFrame(f *File, _ digest.Codec) (io.WriterTo, error) {
+	return nil, errorf("%s is written only as it was built", article(f.Kind()))
+}
+
+func (none) digest(*File) *digest.Digest { return nil }
+
+func (none) combine(f, _ *File, _ bool) error {
+	return errorf("%s does not combine", article(f.Kind()))
+}
+
+func (none) foldable(f *File) error { return errorf("%s cannot be folded", article(f.Kind())) }
+
+func (n none) fold(f *File, _ uint64) error { return n.foldable(f) }
+
+func (none) stats(*File) Stats { return Stats{} }
+
+func (none) checkKeys(f *File) error {
+	if f.Keys == KeyString {
+		return nil
+	}
+	return errorf("%s hashes keys as bytes: only Guava filters take keys as longs, and Parquet filters as long, int, float or double", article(f.Kind()))
+}
