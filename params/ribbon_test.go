@@ -3,7 +3,6 @@ package params
 import (
 	"errors"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -83,30 +82,5 @@ func TestRibbonShapeFormulas(t *testing.T) {
 	var z RibbonShape
 	if z.FalsePositiveRate() != 0 || z.SizeBits() != 0 || z.Validate() != nil {
 		t.Error("the zero shape")
-	}
-}
-
-func TestStaticReport(t *testing.T) {
-	r, err := NewStaticReport(100000, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Rows) != 4 || !strings.HasPrefix(r.Rows[0].Filter, "ribbon") {
-		t.Fatalf("rows %+v", r.Rows)
-	}
-	for _, row := range r.Rows {
-		if row.Rate > r.P || row.TimesBound < 1 {
-			t.Errorf("%s: rate %g, × %g", row.Filter, row.Rate, row.TimesBound)
-		}
-	}
-	if r.Rows[0].TimesBound > 1.06 || r.Rows[1].TimesBound < 1.44 {
-		t.Errorf("ribbon × %g, classic × %g", r.Rows[0].TimesBound, r.Rows[1].TimesBound)
-	}
-	var b strings.Builder
-	if err := r.WriteText(&b); err != nil || !strings.Contains(b.String(), "6.644 bits per key") {
-		t.Errorf("%v\n%s", err, b.String())
-	}
-	if _, err := NewStaticReport(0, 0.01); !errors.Is(err, ErrInvalid) {
-		t.Errorf("n = 0: %v", err)
 	}
 }

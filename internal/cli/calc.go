@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -96,7 +97,7 @@ func runCalc(e *env, args []string) error {
 		}
 	}
 
-	r := params.NewSolveReport(q, sol)
+	r := report.NewSolveReport(q, sol)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -113,7 +114,7 @@ func runCalc(e *env, args []string) error {
 // larger, and why: its default --folds rounds m up so that the filter
 // halves that many times (bloom.Config.Folds). It is empty when build
 // writes every m as the report gives it.
-func buildsLarger(r *params.SolveReport) string {
+func buildsLarger(r *report.SolveReport) string {
 	var larger []string
 	for _, l := range r.Layouts {
 		layout, err := params.ParseLayout(l.Layout)

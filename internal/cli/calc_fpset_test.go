@@ -2,11 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/bloomcast/bloomcast/params"
 )
 
 func TestCalcFPSet(t *testing.T) {
@@ -24,7 +23,7 @@ func TestCalcFPSet(t *testing.T) {
 		}
 	}
 
-	var r params.FingerprintReport
+	var r report.FingerprintReport
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "-n", "1000", "--fpset", "-c", "3", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"strings"
 
@@ -83,17 +84,17 @@ func runCalcTransmit(e *env, args []string) error {
 		Exact: exact, WholeBitsPerElement: whole, Churn: churn, DeltaBitsPerElement: delta,
 	}
 	var res params.TransmitResult
-	var r *params.TransmitReport
+	var r *report.TransmitReport
 	var err error
 	if compressed {
 		tq := params.TargetQuery{N: uint64(n), P: float64(p), TransmitOptions: opts}
 		if res, err = params.OptimizeTarget(tq); err == nil {
-			r = params.NewTargetReport(tq, res)
+			r = report.NewTargetReport(tq, res)
 		}
 	} else {
 		tq := params.TransmitQuery{N: uint64(n), BitsPerElement: z, TransmitOptions: opts}
 		if res, err = params.OptimizeTransmit(tq); err == nil {
-			r = params.NewTransmitReport(tq, res)
+			r = report.NewTransmitReport(tq, res)
 		}
 	}
 	if err != nil {

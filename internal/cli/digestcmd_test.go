@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -106,7 +106,7 @@ func TestDiffPatch(t *testing.T) {
 }
 
 func TestCalcTransmit(t *testing.T) {
-	var r params.TransmitReport
+	var r report.TransmitReport
 	out := ok(t, "", "calc", "-n", "10000", "--transmit", "8", "--whole", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestCalcTransmit(t *testing.T) {
 	if u == nil || u.BitsPerKey != 8 || u.K != 6 || !near(u.FalsePositiveRate, 0.0216, 0.001) {
 		t.Fatalf("standard filter %+v", u)
 	}
-	var k2 *params.TransmitShape
+	var k2 *report.TransmitShape
 	for i := range r.PerK {
 		if r.PerK[i].K == 2 {
 			k2 = &r.PerK[i]

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -26,9 +26,9 @@ func runTable(e *env, args []string) error {
 			return err
 		}
 	}
-	rows := params.SeedTable(2, 32)
+	rows := report.SeedTable(2, 32)
 	if markdown {
-		return params.WriteTableMarkdown(e.stdout, rows)
+		return report.WriteTableMarkdown(e.stdout, rows)
 	}
-	return params.WriteTable(e.stdout, rows)
+	return report.WriteTable(e.stdout, rows)
 }

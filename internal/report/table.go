@@ -1,6 +1,7 @@
-package params
+package report
 
 import (
+	"github.com/bloomcast/bloomcast/params"
 	"io"
 	"math"
 	"strconv"
@@ -34,7 +35,7 @@ func SeedTable(from, to int) []TableRow {
 		kMax := min(bpk, int(math.Ceil(opt))+1)
 		rates := make([]float64, kMax)
 		for k := 1; k <= kMax; k++ {
-			rates[k-1] = ApproxFalsePositive(uint64(bpk), 1, k)
+			rates[k-1] = params.ApproxFalsePositive(uint64(bpk), 1, k)
 		}
 		rows = append(rows, TableRow{BitsPerKey: bpk, OptimalK: opt, Rates: rates})
 	}

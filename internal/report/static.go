@@ -1,7 +1,8 @@
-package params
+package report
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/params"
 	"io"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
@@ -20,8 +21,8 @@ type StaticReport struct {
 	BoundBits float64 `json:"bound_bits"`
 	// Ribbon is the ribbon shape and the rows of the table, the ribbon
 	// first, then the Bloom layouts, smallest first.
-	Ribbon RibbonShape `json:"ribbon"`
-	Rows   []StaticRow `json:"rows"`
+	Ribbon params.RibbonShape `json:"ribbon"`
+	Rows   []StaticRow        `json:"rows"`
 }
 
 // A StaticRow is one filter of a StaticReport.
@@ -44,14 +45,14 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 	if n == 0 {
 		return nil, invalidf("n = 0: a static filter is sized for its keys")
 	}
-	rs, err := RibbonSize(n, p)
+	rs, err := params.RibbonSize(n, p)
 	if err != nil {
 		return nil, err
 	}
-	r := &StaticReport{N: n, P: p, BoundBits: MinimumBits(n, p), Ribbon: rs}
+	r := &StaticReport{N: n, P: p, BoundBits: params.MinimumBits(n, p), Ribbon: rs}
 	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))
-	for _, l := range []Layout{Classic, Partitioned, Blocked} {
-		s, err := Size(l, n, p, 0)
+	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked} {
+		s, err := params.Size(l, n, p, 0)
 		if err != nil {
 			return nil, err
 		}
