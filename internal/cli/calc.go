@@ -8,7 +8,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 var calcCommand = &command{
@@ -92,7 +91,7 @@ func runCalc(e *env, args []string) error {
 		if n == 0 || m == 0 {
 			return errors.New("calc: --plot draws the rate against k for given -n N and -m M; it needs both")
 		}
-		if err := writeCharts(plotOut, sim.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
+		if err := writeCharts(plotOut, report.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 // calc --transmit and calc --compressed: the compressed-filter optimiser.
@@ -105,7 +104,7 @@ func runCalcTransmit(e *env, args []string) error {
 		if compressed {
 			q = fmt.Sprintf("target rate %g", r.TargetP)
 		}
-		if err := writeCharts(plotOut, sim.TransmitCharts(r.N, q, res)...); err != nil {
+		if err := writeCharts(plotOut, report.TransmitCharts(r.N, q, res)...); err != nil {
 			return err
 		}
 	}

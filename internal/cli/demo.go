@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"io"
 	"strconv"
 
@@ -20,8 +21,8 @@ var demoCommand = &command{
 // so later parts (the cache cluster simulation) add a member here and a
 // printer below without changing what scripts already read.
 type demoReport struct {
-	LayoutTrial *sim.LayoutTrialReport `json:"layout_trial"`
-	Cluster     *replay.ClusterReport  `json:"cluster,omitempty"`
+	LayoutTrial *report.LayoutTrialReport `json:"layout_trial"`
+	Cluster     *replay.ClusterReport     `json:"cluster,omitempty"`
 }
 
 // The demo's replay: nodes, requests and modes.
@@ -133,16 +134,16 @@ func printDemoCluster(w io.Writer, r *replay.ClusterReport) error {
 }
 
 // layoutTrial runs sim.LayoutTrial and keeps what the demo shows.
-func layoutTrial(keys int, p float64, seed uint64) (*sim.LayoutTrialReport, error) {
+func layoutTrial(keys int, p float64, seed uint64) (*report.LayoutTrialReport, error) {
 	cfg := sim.LayoutTrialConfig{Keys: keys, P: p, Seed: seed}
 	results, err := sim.LayoutTrial(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return sim.NewLayoutTrialReport(cfg, results), nil
+	return report.NewLayoutTrialReport(cfg, results), nil
 }
 
-func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
+func printLayoutTrial(w io.Writer, r *report.LayoutTrialReport) error {
 	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
 		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
 	if err := r.WriteText(w); err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 func TestCompressDecompress(t *testing.T) {
@@ -143,7 +142,7 @@ func TestCalcTransmit(t *testing.T) {
 func near(got, want, tol float64) bool { return got >= want-tol && got <= want+tol }
 
 func TestSimCompress(t *testing.T) {
-	var rows []sim.CompressRow
+	var rows []report.CompressRow
 	out := ok(t, "", "sim", "compress", "--n", "20000", "--trials", "3", "--queries", "20000", "--shapes", "48:3,14:2", "--json")
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)

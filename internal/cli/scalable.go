@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/bloomcast/bloomcast/internal/report"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -144,7 +145,7 @@ func runSimGrowth(e *env, args []string) error {
 		}{results})
 	}
 	for _, r := range results {
-		if err := r.WriteText(e.stdout); err != nil {
+		if err := report.WriteGrowthText(e.stdout, r); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"github.com/bloomcast/bloomcast/internal/report"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 var tableCommand = &command{
@@ -22,7 +21,7 @@ func runTable(e *env, args []string) error {
 		return err
 	}
 	if plotOut != "" {
-		if err := writeCharts(plotOut, sim.Figure4Chart()); err != nil {
+		if err := writeCharts(plotOut, report.Figure4Chart()); err != nil {
 			return err
 		}
 	}
