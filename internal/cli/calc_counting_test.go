@@ -2,11 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"flag"
-	"github.com/bloomcast/bloomcast/internal/report"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 

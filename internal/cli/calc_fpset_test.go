@@ -2,10 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestCalcFPSet(t *testing.T) {

@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"io"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -22,7 +22,7 @@ var demoCommand = &command{
 // printer below without changing what scripts already read.
 type demoReport struct {
 	LayoutTrial *report.LayoutTrialReport `json:"layout_trial"`
-	Cluster     *replay.ClusterReport     `json:"cluster,omitempty"`
+	Cluster     *report.ClusterReport     `json:"cluster,omitempty"`
 }
 
 // The demo's replay: nodes, requests and modes.
@@ -84,7 +84,7 @@ func runDemo(e *env, args []string) error {
 }
 
 // demoCluster replays the demo's synthetic trace in three modes.
-func demoCluster(e *env, requests int, seed uint64) (*replay.ClusterReport, error) {
+func demoCluster(e *env, requests int, seed uint64) (*report.ClusterReport, error) {
 	trace, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
 	if err != nil {
 		return nil, err
@@ -98,13 +98,13 @@ func demoCluster(e *env, requests int, seed uint64) (*replay.ClusterReport, erro
 }
 
 // printDemoCluster prints the replay's comparison and what it shows.
-func printDemoCluster(w io.Writer, r *replay.ClusterReport) error {
+func printDemoCluster(w io.Writer, r *report.ClusterReport) error {
 	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
 		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
 	fprintf(w, "\n%s\n\n", wrap(head, 76))
 	var t textTable
 	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
-	rows := map[string]replay.ClusterRow{}
+	rows := map[string]report.ClusterRow{}
 	for _, x := range r.Results {
 		rows[x.Mode] = x
 		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),

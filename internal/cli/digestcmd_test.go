@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestCompressDecompress(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 

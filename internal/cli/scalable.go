@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"github.com/bloomcast/bloomcast/internal/report"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
 	"github.com/bloomcast/bloomcast/sim"

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 

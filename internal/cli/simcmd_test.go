@@ -2,12 +2,13 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestSimTraceback(t *testing.T) {

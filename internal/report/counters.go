@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 	"io"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // WriteText writes r as "bloomcast calc --counting" prints it: the

@@ -2,10 +2,11 @@ package report_test
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/report"
-	"github.com/bloomcast/bloomcast/sim"
 	"os"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/report"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Size the counters of a counting filter and check the expected maximum

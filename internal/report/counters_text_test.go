@@ -1,11 +1,11 @@
 package report_test
 
 import (
-	"github.com/bloomcast/bloomcast/internal/report"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 // Counter sizing for 1000 keys in 10^4 counters, without a simulation.

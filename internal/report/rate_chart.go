@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/sim"
 	"math"
 
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/plot"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Charts of the seeds' false-positive curves, computed with package

@@ -1,11 +1,11 @@
 package report_test
 
 import (
-	"github.com/bloomcast/bloomcast/internal/report"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 

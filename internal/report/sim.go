@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/sim"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // The reports below are the simulations' results in the form that

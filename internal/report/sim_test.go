@@ -2,9 +2,9 @@ package report_test
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 

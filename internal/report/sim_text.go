@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/bloomcast/bloomcast/sim"
 	"io"
 	"math"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // WriteGrowthText writes r as "bloomcast sim growth" prints it: for each run a

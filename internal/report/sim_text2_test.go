@@ -2,11 +2,11 @@ package report_test
 
 import (
 	"bytes"
-	"github.com/bloomcast/bloomcast/internal/report"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 

@@ -1,11 +1,11 @@
 package report_test
 
 import (
-	"github.com/bloomcast/bloomcast/internal/report"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/scalable"
 	"github.com/bloomcast/bloomcast/sim"
 )

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/params"
 	"io"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // A StaticReport sets a ribbon filter for N keys at rate P beside the

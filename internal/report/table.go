@@ -1,12 +1,13 @@
 package report
 
 import (
-	"github.com/bloomcast/bloomcast/params"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // TableRow is one row of the false-positive tables of Fan, Cao, Almeida and
