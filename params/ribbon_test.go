@@ -59,7 +59,7 @@ func TestRibbonErrors(t *testing.T) {
 	for _, s := range []RibbonShape{
 		{Keys: 1, Blocks: 1, Bits: 8}, {Keys: 1, Blocks: 3, Bits: 0}, {Keys: 1, Blocks: 3, Bits: 8, HiBlocks: 4},
 		{Keys: 1, Blocks: 3, Bits: 32, HiBlocks: 1}, {Keys: 193, Blocks: 3, Bits: 8}, {Keys: 1, Bits: 8},
-		{Keys: 1, Blocks: RibbonMaxBlocks + 1, Bits: 1},
+		{Keys: 1, Blocks: ribbonMaxBlocks + 1, Bits: 1},
 	} {
 		if err := s.Validate(); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%+v: %v", s, err)
