@@ -19,17 +19,17 @@ import (
 // quantile of the confidence (3.09 at 99.9%), with E[size] taken at the
 // expected density (m·H is concave, so this overstates the mean).
 
-// DefaultBudgetConfidence is the probability with which a shape chosen by
+// defaultBudgetConfidence is the probability with which a shape chosen by
 // [OptimizeBudget] must fit its budget when the query gives none.
-const DefaultBudgetConfidence = 0.999
+const defaultBudgetConfidence = 0.999
 
-// DefaultBudgetMemoryRatio is the default memory cap of [OptimizeBudget]:
+// defaultBudgetMemoryRatio is the default memory cap of [OptimizeBudget]:
 // the receiver holds at most this many times the budget's bits.
-const DefaultBudgetMemoryRatio = 4
+const defaultBudgetMemoryRatio = 4
 
-// ArithOverheadBits bounds the arithmetic coder's excess over m·H(p̂) for
+// arithOverheadBits bounds the arithmetic coder's excess over m·H(p̂) for
 // an array of m bits (package entropy: log2(m+1) + 48 bits).
-func ArithOverheadBits(m uint64) float64 { return math.Log2(float64(m)+1) + 48 }
+func arithOverheadBits(m uint64) float64 { return math.Log2(float64(m)+1) + 48 }
 
 // ZeroBitsSD returns the standard deviation of the number of zero bits of
 // a filter of shape s after n distinct keys, from occupancy: classic, k·n
@@ -116,11 +116,11 @@ type BudgetQuery struct {
 	Layouts   []Layout
 	BlockBits uint64 // page size of the paged layout; 0: DefaultPageBits
 	// MaxBits caps m (the receiver's memory); 0 means
-	// DefaultBudgetMemoryRatio times the budget's bits.
+	// 4 (defaultBudgetMemoryRatio) times the budget's bits.
 	MaxBits uint64
 	MaxK    int // 0: MaxK
 	// Confidence is the probability that the compressed message fits;
-	// 0 means DefaultBudgetConfidence.
+	// 0 means 0.999 (defaultBudgetConfidence).
 	Confidence float64
 }
 
@@ -161,7 +161,7 @@ type BudgetResult struct {
 func OptimizeBudget(q BudgetQuery) (BudgetResult, error) {
 	conf := q.Confidence
 	if conf == 0 {
-		conf = DefaultBudgetConfidence
+		conf = defaultBudgetConfidence
 	}
 	maxK := q.MaxK
 	if maxK == 0 {
@@ -181,7 +181,7 @@ func OptimizeBudget(q BudgetQuery) (BudgetResult, error) {
 	budgetBits := 8 * float64(q.Bytes-q.FrameBytes)
 	capBits := q.MaxBits
 	if capBits == 0 {
-		capBits = uint64(DefaultBudgetMemoryRatio * budgetBits)
+		capBits = uint64(defaultBudgetMemoryRatio * budgetBits)
 	}
 	capBits = min(capBits, maxSizeBits)
 	layouts := q.Layouts
@@ -222,7 +222,7 @@ func (q BudgetQuery) search(layouts []Layout, page, capBits uint64, maxK int, z 
 		raw := float64(8 * ((s.M + 63) / 64)) // the raw payload is whole words
 		bs := BudgetShape{Shape: s, MeanBytes: frame + raw, BoundBytes: frame + raw}
 		fill := s.ExpectedFill(q.N)
-		mean := float64(s.M)*Entropy(fill) + ArithOverheadBits(s.M)
+		mean := float64(s.M)*Entropy(fill) + arithOverheadBits(s.M)
 		sd := CompressedSizeSD(s, q.N)
 		if bound := frame + (mean+z*sd)/8; bound < bs.BoundBytes {
 			bs = BudgetShape{Shape: s, Compressed: true, MeanBytes: frame + mean/8, SDBytes: sd / 8, BoundBytes: bound}

@@ -19,7 +19,7 @@
 //     (1 − (1 − 1/m)^(k·n))^k. Fan, Cao, Almeida and Broder ("Summary cache:
 //     a scalable wide-area web cache sharing protocol", IEEE/ACM Transactions
 //     on Networking 8(3), 2000) approximate it by (1 − e^(−k·n/m))^k and
-//     tabulate it ([SeedTable]).
+//     tabulate it (bloomcast table prints the tables).
 //   - Partitioned (analysed by Kirsch–Mitzenmacher 2006 and used by Almeida
 //     et al., "Scalable Bloom filters", IPL 101(6), 2007): k slices of
 //     s = m/k bits, one probe per slice: (1 − (1 − 1/s)^n)^k.

@@ -119,8 +119,8 @@ func (s RibbonShape) Validate() error {
 		return invalidf("ribbon fingerprint of %d bits, want 1 to %d", s.Bits, RibbonMaxBits)
 	case s.Blocks < 2:
 		return invalidf("ribbon of %d blocks, want at least 2 (a key spans %d slots)", s.Blocks, RibbonWidth)
-	case s.Blocks > RibbonMaxBlocks:
-		return invalidf("ribbon of %d blocks, more than %d", s.Blocks, uint64(RibbonMaxBlocks))
+	case s.Blocks > ribbonMaxBlocks:
+		return invalidf("ribbon of %d blocks, more than %d", s.Blocks, uint64(ribbonMaxBlocks))
 	case s.HiBlocks > s.Blocks:
 		return invalidf("%d blocks of r + 1 bits in a ribbon of %d", s.HiBlocks, s.Blocks)
 	case s.HiBlocks > 0 && s.Bits == RibbonMaxBits:
@@ -131,8 +131,8 @@ func (s RibbonShape) Validate() error {
 	return nil
 }
 
-// RibbonMaxBlocks bounds a ribbon's blocks (2^34: 2^40 slots).
-const RibbonMaxBlocks = 1 << 34
+// ribbonMaxBlocks bounds a ribbon's blocks (2^34: 2^40 slots).
+const ribbonMaxBlocks = 1 << 34
 
 // RibbonBlocks returns the blocks of 64 slots a ribbon of n keys has:
 // m = n·(1 + δ) + w slots, rounded up to whole blocks, and at least two
@@ -149,13 +149,13 @@ func RibbonBlocks(n uint64) uint64 {
 	if n == 0 {
 		return 0
 	}
-	m := math.Ceil(float64(n)*(1+RibbonSlack(n)) + RibbonWidth)
+	m := math.Ceil(float64(n)*(1+ribbonSlack(n)) + RibbonWidth)
 	return max(2, uint64(math.Ceil(m/64)))
 }
 
-// RibbonSlack returns δ = 0.45·ln(n)/w, the spare starting slots per key
+// ribbonSlack returns δ = 0.45·ln(n)/w, the spare starting slots per key
 // of [RibbonBlocks] (0 for n ≤ 1).
-func RibbonSlack(n uint64) float64 {
+func ribbonSlack(n uint64) float64 {
 	if n <= 1 {
 		return 0
 	}
@@ -179,8 +179,8 @@ func RibbonSize(n uint64, p float64) (RibbonShape, error) {
 		return RibbonShape{}, nil
 	}
 	s := RibbonShape{Keys: n, Blocks: RibbonBlocks(n)}
-	if s.Blocks > RibbonMaxBlocks {
-		return RibbonShape{}, invalidf("%d keys: a ribbon holds at most about %d", n, uint64(RibbonMaxBlocks*64))
+	if s.Blocks > ribbonMaxBlocks {
+		return RibbonShape{}, invalidf("%d keys: a ribbon holds at most about %d", n, uint64(ribbonMaxBlocks*64))
 	}
 	r := int(math.Floor(-math.Log2(p)))
 	s.Bits = max(1, min(r, RibbonMaxBits))

@@ -5,22 +5,21 @@
 //   - keys.go: deterministic URL-like key sets ([Keys]), the input of every
 //     trial and of package sim/replay's synthetic traces;
 //   - trial.go: the layout trial that "bloomcast demo" prints
-//     ([LayoutTrial], [LayoutTrialReport]);
+//     ([LayoutTrial]);
 //   - compress.go: the compressed-filter trial of Mitzenmacher's
 //     "Compressed Bloom filters" ([CompressionTrial]);
 //   - maxcount.go: counter sizing for counting filters, Fan et al.'s bound
-//     against real filters ([MaxCount], [CounterReport]);
+//     against real filters ([MaxCount]);
 //   - growth.go: a scalable filter's rate and memory as it grows
 //     ([ScalableGrowth], [GrowthCharts]);
 //   - topology.go, traceback.go: router graphs ([Topology]) and hash-based
 //     IP traceback with per-router digests ([Traceback]);
 //   - loops*.go: in-packet Bloom filters that detect forwarding loops
 //     ([LoopDetection]) and their exact false-alarm model;
-//   - rate_chart.go, chart.go: the seeds' false-positive charts
-//     ([Figure4Chart], [RateByKChart], [TransmitCharts]) and SVG charts
-//     ([Chart], an alias of plot.Chart);
-//   - report*.go and *_text.go: each trial's results with derived figures,
-//     in the form the command prints as JSON and text.
+//   - chart.go: SVG charts ([Chart], an alias of plot.Chart).
+//
+// What the commands print of these results (their JSON and text forms,
+// the seeds' false-positive charts) is bloomcast's internal/report.
 //
 // The trace-driven replay of a cache cluster (access logs, synthetic
 // traces and real cache nodes on loopback) is package sim/replay.

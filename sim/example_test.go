@@ -41,16 +41,3 @@ func ExampleLayoutTrial() {
 	// classic  k=7 9.59 bits/key, predicted 0.0100, measured within 4 standard errors: true
 	// blocked  k=6 9.93 bits/key, predicted 0.0099, measured within 4 standard errors: true
 }
-
-// Size the counters of a counting filter and check the expected maximum
-// count against real filters.
-func ExampleNewCounterReport() {
-	r, err := sim.NewCounterReport(100000, 10000, 0, 2, 1, 0)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("k =", r.K, "trials:", r.Trials, "smallest safe width:", r.SmallestWidth, "bits")
-	// Output:
-	// k = 7 trials: 2 smallest safe width: 4 bits
-}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // MaxCountConfig describes a counter-sizing trial: Trials counting filters
@@ -80,44 +79,5 @@ func MaxCount(c MaxCountConfig) (MaxCountResult, error) {
 		sum += float64(r.Max[t])
 	}
 	r.Mean = sum / float64(c.Trials)
-	return r, nil
-}
-
-// A CounterReport is params.SizeCounters's sizing of the counters of a
-// counting filter beside the mean largest count of real ones (MaxCount),
-// in the JSON form "bloomcast calc --counting --json" prints. The zero
-// value is an empty report.
-type CounterReport struct {
-	params.CounterSizing
-	SimulatedMax    *float64 `json:"simulated_max_count"` // null without a simulation
-	SimulatedMaxima []uint64 `json:"simulated_maxima"`
-	Trials          int      `json:"trials"`
-	Seed            uint64   `json:"seed"`
-}
-
-// NewCounterReport sizes the counters of m counters holding n keys with
-// k probes (0: params.OptimalK) and simulates up to trials filters
-// (seeds seed, seed+1, …): as many as fit in work insertions in all
-// (0: MaxCountLimit), none above MaxCountLimit counters.
-func NewCounterReport(m, n uint64, k, trials int, seed uint64, work float64) (*CounterReport, error) {
-	if k == 0 {
-		k = params.OptimalK(m, n)
-	}
-	if work == 0 {
-		work = MaxCountLimit
-	}
-	r := &CounterReport{CounterSizing: params.SizeCounters(m, n, k), SimulatedMaxima: []uint64{}}
-	if trials <= 0 || m > MaxCountLimit || n == 0 {
-		return r, nil
-	}
-	t := min(uint64(trials), uint64(work/(float64(n)*float64(k))))
-	if t == 0 {
-		return r, nil
-	}
-	res, err := MaxCount(MaxCountConfig{M: r.M, N: r.N, K: r.K, Trials: int(t), Seed: seed})
-	if err != nil {
-		return nil, err
-	}
-	r.SimulatedMax, r.SimulatedMaxima, r.Trials, r.Seed = &res.Mean, res.Max, int(t), seed
 	return r, nil
 }

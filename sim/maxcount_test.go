@@ -56,19 +56,3 @@ func poissonMaxMean(m uint64, lambda float64) float64 {
 	}
 	return mean
 }
-
-func TestCounterReport(t *testing.T) {
-	r, err := sim.NewCounterReport(10000, 1000, 0, 3, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.K != 7 || r.Trials != 3 || r.SimulatedMax == nil || len(r.SimulatedMaxima) != 3 || r.Seed != 1 {
-		t.Errorf("report %+v", r)
-	}
-	if r, err = sim.NewCounterReport(10000, 1000, 4, 10, 1, 8000); err != nil || r.Trials != 2 {
-		t.Errorf("work 8000 at n·k = 4000: %d trials, %v", r.Trials, err)
-	}
-	if r, err = sim.NewCounterReport(1<<26, 1000, 4, 10, 1, 0); err != nil || r.SimulatedMax != nil || r.SimulatedMaxima == nil {
-		t.Errorf("beyond the limit: %+v, %v", r, err)
-	}
-}

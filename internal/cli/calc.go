@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 var calcCommand = &command{
@@ -91,12 +91,12 @@ func runCalc(e *env, args []string) error {
 		if n == 0 || m == 0 {
 			return errors.New("calc: --plot draws the rate against k for given -n N and -m M; it needs both")
 		}
-		if err := writeCharts(plotOut, sim.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
+		if err := writeCharts(plotOut, report.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
 			return err
 		}
 	}
 
-	r := params.NewSolveReport(q, sol)
+	r := report.NewSolveReport(q, sol)
 	if asJSON {
 		return writeJSON(e.stdout, r)
 	}
@@ -113,7 +113,7 @@ func runCalc(e *env, args []string) error {
 // larger, and why: its default --folds rounds m up so that the filter
 // halves that many times (bloom.Config.Folds). It is empty when build
 // writes every m as the report gives it.
-func buildsLarger(r *params.SolveReport) string {
+func buildsLarger(r *report.SolveReport) string {
 	var larger []string
 	for _, l := range r.Layouts {
 		layout, err := params.ParseLayout(l.Layout)

@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/bloomcast/bloomcast/sim"
+import (
+	"github.com/bloomcast/bloomcast/internal/report"
+	"github.com/bloomcast/bloomcast/sim"
+)
 
 // calc --counting: counter sizing for counting filters. runCalc hands its
 // arguments here when they include --counting.
@@ -46,7 +49,7 @@ func runCalcCounting(e *env, args []string) error {
 	case m < 2:
 		return usagef("--counting needs -m of at least 2")
 	}
-	r, err := sim.NewCounterReport(uint64(m), uint64(n), int(k), int(min(trials, 1<<30)), uint64(seed), countingSimWork)
+	r, err := report.NewCounterReport(uint64(m), uint64(n), int(k), int(min(trials, 1<<30)), uint64(seed), countingSimWork)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
 func TestCalcCounting(t *testing.T) {
-	var r sim.CounterReport
+	var r report.CounterReport
 	out := ok(t, "", "calc", "--counting", "-n", "2000", "-m", "1", "-m", "40000", "-k", "7", "--trials", "4", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestCalcCounting(t *testing.T) {
 	if r.Trials != 4 || r.SimulatedMax == nil || len(r.SimulatedMaxima) != 4 {
 		t.Errorf("n·k = 12000, limit 50000: %d trials, %v", r.Trials, r.SimulatedMaxima)
 	}
-	r = sim.CounterReport{}
+	r = report.CounterReport{}
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "--counting", "-n", "30000", "-m", "400000", "-k", "4", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}

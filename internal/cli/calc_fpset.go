@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -49,11 +50,11 @@ func runCalcFPSet(e *env, args []string) error {
 	if err := fpsetFlags(fs, int(bitsFlag), c); err != nil {
 		return err
 	}
-	s, err := params.FingerprintSetOf(params.FingerprintQuery{N: uint64(n), P: float64(p), Bits: int(bitsFlag), C: c})
+	s, err := report.FingerprintSetOf(report.FingerprintQuery{N: uint64(n), P: float64(p), Bits: int(bitsFlag), C: c})
 	if err != nil {
 		return err
 	}
-	r, err := params.NewFingerprintReport(s, int(countBits))
+	r, err := report.NewFingerprintReport(s, int(countBits))
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestCalcFPSet(t *testing.T) {
@@ -24,7 +24,7 @@ func TestCalcFPSet(t *testing.T) {
 		}
 	}
 
-	var r params.FingerprintReport
+	var r report.FingerprintReport
 	if err := json.Unmarshal([]byte(ok(t, "", "calc", "-n", "1000", "--fpset", "-c", "3", "--json")), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package cli
 
-import "github.com/bloomcast/bloomcast/params"
+import (
+	"github.com/bloomcast/bloomcast/internal/report"
+)
 
 // calc --static: the ribbon filter build --static writes, before it is
 // built, beside the Bloom filters of the same n and p and the bound.
@@ -22,7 +24,7 @@ func runCalcStatic(e *env, args []string) error {
 	if n == 0 {
 		return usagef("--static needs -n N")
 	}
-	r, err := params.NewStaticReport(uint64(n), float64(p))
+	r, err := report.NewStaticReport(uint64(n), float64(p))
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 // calc --transmit and calc --compressed: the compressed-filter optimiser.
@@ -83,17 +83,17 @@ func runCalcTransmit(e *env, args []string) error {
 		Exact: exact, WholeBitsPerElement: whole, Churn: churn, DeltaBitsPerElement: delta,
 	}
 	var res params.TransmitResult
-	var r *params.TransmitReport
+	var r *report.TransmitReport
 	var err error
 	if compressed {
 		tq := params.TargetQuery{N: uint64(n), P: float64(p), TransmitOptions: opts}
 		if res, err = params.OptimizeTarget(tq); err == nil {
-			r = params.NewTargetReport(tq, res)
+			r = report.NewTargetReport(tq, res)
 		}
 	} else {
 		tq := params.TransmitQuery{N: uint64(n), BitsPerElement: z, TransmitOptions: opts}
 		if res, err = params.OptimizeTransmit(tq); err == nil {
-			r = params.NewTransmitReport(tq, res)
+			r = report.NewTransmitReport(tq, res)
 		}
 	}
 	if err != nil {
@@ -104,7 +104,7 @@ func runCalcTransmit(e *env, args []string) error {
 		if compressed {
 			q = fmt.Sprintf("target rate %g", r.TargetP)
 		}
-		if err := writeCharts(plotOut, sim.TransmitCharts(r.N, q, res)...); err != nil {
+		if err := writeCharts(plotOut, report.TransmitCharts(r.N, q, res)...); err != nil {
 			return err
 		}
 	}

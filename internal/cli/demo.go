@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -20,8 +21,8 @@ var demoCommand = &command{
 // so later parts (the cache cluster simulation) add a member here and a
 // printer below without changing what scripts already read.
 type demoReport struct {
-	LayoutTrial *sim.LayoutTrialReport `json:"layout_trial"`
-	Cluster     *replay.ClusterReport  `json:"cluster,omitempty"`
+	LayoutTrial *report.LayoutTrialReport `json:"layout_trial"`
+	Cluster     *report.ClusterReport     `json:"cluster,omitempty"`
 }
 
 // The demo's replay: nodes, requests and modes.
@@ -83,7 +84,7 @@ func runDemo(e *env, args []string) error {
 }
 
 // demoCluster replays the demo's synthetic trace in three modes.
-func demoCluster(e *env, requests int, seed uint64) (*replay.ClusterReport, error) {
+func demoCluster(e *env, requests int, seed uint64) (*report.ClusterReport, error) {
 	trace, err := replay.SyntheticTrace(replay.SyntheticConfig{Proxies: demoNodes, Requests: requests, Seed: seed})
 	if err != nil {
 		return nil, err
@@ -97,13 +98,13 @@ func demoCluster(e *env, requests int, seed uint64) (*replay.ClusterReport, erro
 }
 
 // printDemoCluster prints the replay's comparison and what it shows.
-func printDemoCluster(w io.Writer, r *replay.ClusterReport) error {
+func printDemoCluster(w io.Writer, r *report.ClusterReport) error {
 	head := fmt.Sprintf("bloomcast demo, the summary cache: %d requests of a synthetic web trace (seed %d, %d objects, %s) through %d cache nodes on loopback, each caching %s",
 		r.Trace.Requests, r.Trace.Seed, r.Trace.Objects, humanBytes(r.Trace.UniqueBytes), r.Nodes, humanBytes(r.CacheBytes))
 	fprintf(w, "\n%s\n\n", wrap(head, 76))
 	var t textTable
 	t.add("mode", "hit ratio", "from peers", "false hits", "query msgs", "control bytes", "object bytes")
-	rows := map[string]replay.ClusterRow{}
+	rows := map[string]report.ClusterRow{}
 	for _, x := range r.Results {
 		rows[x.Mode] = x
 		t.add(x.Mode, percent(x.HitRatio), percent(x.RemoteHitRatio), strconv.FormatUint(x.FalseHits, 10),
@@ -133,16 +134,16 @@ func printDemoCluster(w io.Writer, r *replay.ClusterReport) error {
 }
 
 // layoutTrial runs sim.LayoutTrial and keeps what the demo shows.
-func layoutTrial(keys int, p float64, seed uint64) (*sim.LayoutTrialReport, error) {
+func layoutTrial(keys int, p float64, seed uint64) (*report.LayoutTrialReport, error) {
 	cfg := sim.LayoutTrialConfig{Keys: keys, P: p, Seed: seed}
 	results, err := sim.LayoutTrial(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return sim.NewLayoutTrialReport(cfg, results), nil
+	return report.NewLayoutTrialReport(cfg, results), nil
 }
 
-func printLayoutTrial(w io.Writer, r *sim.LayoutTrialReport) error {
+func printLayoutTrial(w io.Writer, r *report.LayoutTrialReport) error {
 	fprintf(w, "bloomcast demo: %d URL-like keys (seed %d), each layout sized for p = %s\n\n",
 		r.Keys, r.Seed, strconv.FormatFloat(r.P, 'g', -1, 64))
 	if err := r.WriteText(w); err != nil {

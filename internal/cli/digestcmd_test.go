@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/internal/filereport"
-	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestCompressDecompress(t *testing.T) {
@@ -106,7 +105,7 @@ func TestDiffPatch(t *testing.T) {
 }
 
 func TestCalcTransmit(t *testing.T) {
-	var r params.TransmitReport
+	var r report.TransmitReport
 	out := ok(t, "", "calc", "-n", "10000", "--transmit", "8", "--whole", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -117,7 +116,7 @@ func TestCalcTransmit(t *testing.T) {
 	if u == nil || u.BitsPerKey != 8 || u.K != 6 || !near(u.FalsePositiveRate, 0.0216, 0.001) {
 		t.Fatalf("standard filter %+v", u)
 	}
-	var k2 *params.TransmitShape
+	var k2 *report.TransmitShape
 	for i := range r.PerK {
 		if r.PerK[i].K == 2 {
 			k2 = &r.PerK[i]
@@ -143,7 +142,7 @@ func TestCalcTransmit(t *testing.T) {
 func near(got, want, tol float64) bool { return got >= want-tol && got <= want+tol }
 
 func TestSimCompress(t *testing.T) {
-	var rows []sim.CompressRow
+	var rows []report.CompressRow
 	out := ok(t, "", "sim", "compress", "--n", "20000", "--trials", "3", "--queries", "20000", "--shapes", "48:3,14:2", "--json")
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)

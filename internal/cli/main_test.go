@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/internal/filereport"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -339,7 +340,7 @@ func TestCalc(t *testing.T) {
 		{[]string{"-n", "1e6", "-m", "8e6", "-p", "0.01"}, params.Query{N: 1e6, M: 8e6, P: 0.01}, []string{"k"}},
 		{[]string{"-n", "1e6", "-p", "0.01", "--layout", "paged", "--block-bits", "4096"}, params.Query{N: 1e6, P: 0.01, Layout: params.Paged, BlockBits: 4096}, []string{"m", "k"}},
 	} {
-		var r params.SolveReport
+		var r report.SolveReport
 		if err := json.Unmarshal([]byte(ok(t, "", append([]string{"calc", "--json"}, c.args...)...)), &r); err != nil {
 			t.Fatalf("calc %q: %v", c.args, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/scalable"
 	"github.com/bloomcast/bloomcast/sim"
@@ -144,7 +145,7 @@ func runSimGrowth(e *env, args []string) error {
 		}{results})
 	}
 	for _, r := range results {
-		if err := r.WriteText(e.stdout); err != nil {
+		if err := report.WriteGrowthText(e.stdout, r); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -111,7 +112,7 @@ func runTraceback(e *env, args []string) error {
 			return err
 		}
 	}
-	report := sim.NewTracebackReport(cfg, results)
+	report := report.NewTracebackReport(cfg, results)
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}
@@ -211,7 +212,7 @@ func runLoops(e *env, args []string) error {
 			return err
 		}
 	}
-	report := sim.NewLoopReport(seed, loops, results)
+	report := report.NewLoopReport(seed, loops, results)
 	if asJSON {
 		return writeJSON(e.stdout, report)
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestSimTraceback(t *testing.T) {
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "tb.svg")
 	args := []string{"sim", "traceback", "--routers", "30", "--attacks", "100", "--traffic", "1000", "--fp", "0.01,0.05"}
-	var r sim.TracebackReport
+	var r report.TracebackReport
 	if err := json.Unmarshal([]byte(ok(t, "", append(args, "--json", "--plot", plot)...)), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestSimTraceback(t *testing.T) {
 func TestSimTracebackEdgeList(t *testing.T) {
 	dir := t.TempDir()
 	edges := writeFile(t, filepath.Join(dir, "ring.txt"), "# a ring with a tail\na b\nb c\nc d\nd a\nd e\n")
-	var r sim.TracebackReport
+	var r report.TracebackReport
 	out := ok(t, "", "sim", "traceback", "--topology", "tree,"+edges, "--routers", "20", "--attacks", "50", "--fp", "0.1", "--traffic", "500", "--json")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestSimLoops(t *testing.T) {
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "loops.svg")
 	args := []string{"sim", "loops", "--bits", "64,128", "--hops", "10", "--packets", "20000"}
-	var r sim.LoopReport
+	var r report.LoopReport
 	if err := json.Unmarshal([]byte(ok(t, "", append(args, "--json", "--plot", plot)...)), &r); err != nil {
 		t.Fatal(err)
 	}

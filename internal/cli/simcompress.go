@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -28,9 +29,9 @@ func runSimCompress(e *env, args []string) error {
 	if err != nil {
 		return usagef("--codec: %v", err)
 	}
-	var rows []sim.CompressRow
+	var rows []report.CompressRow
 	for _, s := range shapes {
-		bpk, k, err := sim.ParseCompressShape(s)
+		bpk, k, err := report.ParseCompressShape(s)
 		if err != nil {
 			return usagef("--shapes: %v", err)
 		}
@@ -39,10 +40,10 @@ func runSimCompress(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r.Row())
+		rows = append(rows, report.CompressRowOf(r))
 	}
 	if asJSON {
 		return writeJSON(e.stdout, rows)
 	}
-	return sim.WriteCompressText(e.stdout, rows)
+	return report.WriteCompressText(e.stdout, rows)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -116,10 +117,10 @@ func runSimulate(e *env, args []string) error {
 		}
 	}
 	opts := clusterOptions{cacheFraction: cacheFraction, compressedMemory: compMemory, source: source, seed: seed, progress: true}
-	var report *replay.ClusterReport
+	var rep *report.ClusterReport
 	var results []replay.ClusterResult
 	if len(tlist) == 0 {
-		if report, results, err = replayCluster(e, trace, ms, opts); err != nil {
+		if rep, results, err = replayCluster(e, trace, ms, opts); err != nil {
 			return err
 		}
 	}
@@ -139,22 +140,22 @@ func runSimulate(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if report == nil {
-			report = r
+		if rep == nil {
+			rep = r
 		} else {
-			report.Results = append(report.Results, r.Results...)
+			rep.Results = append(rep.Results, r.Results...)
 		}
 		results = append(results, res...)
 	}
 	if plot != "" {
-		if err := writeCharts(plot, replay.ClusterChart(results)); err != nil {
+		if err := writeCharts(plot, report.ClusterChart(results)); err != nil {
 			return err
 		}
 	}
 	if asJSON {
-		return writeJSON(e.stdout, report)
+		return writeJSON(e.stdout, rep)
 	}
-	return report.WriteText(e.stdout)
+	return rep.WriteText(e.stdout)
 }
 
 // parseModes reads --modes (replay.ParseModes).
@@ -228,7 +229,7 @@ func natsTransport(e *env, url string, o *clusterOptions) (stop func(), err erro
 
 // replayCluster runs the replay, with progress on stderr if asked, and
 // builds the report.
-func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptions) (*replay.ClusterReport, []replay.ClusterResult, error) {
+func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptions) (*report.ClusterReport, []replay.ClusterResult, error) {
 	total := len(trace.Requests)
 	start := time.Now()
 	cfg := replay.ClusterConfig{Trace: trace, Modes: ms, CacheFraction: o.cacheFraction, CompressedMemory: o.compressedMemory,
@@ -249,7 +250,7 @@ func replayCluster(e *env, trace *replay.Trace, ms []replay.Mode, o clusterOptio
 	if err != nil {
 		return nil, nil, err
 	}
-	r := replay.NewClusterReport(cfg, results)
+	r := report.NewClusterReport(cfg, results)
 	r.Trace.Source, r.Trace.Seed = o.source, o.seed
 	return r, results, nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/sim/replay"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 func TestSimulate(t *testing.T) {
@@ -24,7 +24,7 @@ func TestSimulate(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 4 || strings.Count(r.stderr, " left)") != 3 || strings.Contains(lines[3], "left") {
 		t.Errorf("progress:\n%s", r.stderr)
 	}
-	var rep replay.ClusterReport
+	var rep report.ClusterReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 var tableCommand = &command{
@@ -22,13 +21,13 @@ func runTable(e *env, args []string) error {
 		return err
 	}
 	if plotOut != "" {
-		if err := writeCharts(plotOut, sim.Figure4Chart()); err != nil {
+		if err := writeCharts(plotOut, report.Figure4Chart()); err != nil {
 			return err
 		}
 	}
-	rows := params.SeedTable(2, 32)
+	rows := report.SeedTable(2, 32)
 	if markdown {
-		return params.WriteTableMarkdown(e.stdout, rows)
+		return report.WriteTableMarkdown(e.stdout, rows)
 	}
-	return params.WriteTable(e.stdout, rows)
+	return report.WriteTable(e.stdout, rows)
 }

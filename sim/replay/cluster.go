@@ -82,6 +82,28 @@ func ParseMode(s string) (Mode, error) {
 	return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Compressed: f[3] == "comp", Deltas: f[4] == "delta"}, nil
 }
 
+// ParseModes reads a comma-separated list of cluster modes: names that
+// ParseMode accepts, "all" for DefaultModes and "summary" for
+// SummaryModes; spaces around a name are ignored.
+func ParseModes(list string) ([]Mode, error) {
+	var ms []Mode
+	for _, s := range strings.Split(list, ",") {
+		switch s = strings.TrimSpace(s); s {
+		case "all":
+			ms = append(ms, DefaultModes()...)
+		case "summary":
+			ms = append(ms, SummaryModes()...)
+		default:
+			m, err := ParseMode(s)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
+}
+
 // DefaultModes returns the evaluation's modes: none, icp, then the
 // summary cache at thresholds 0.1%, 1% and 10% × 8 and 16 bits per entry
 // × raw and compressed digests × full and delta updates.

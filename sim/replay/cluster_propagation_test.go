@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -38,7 +39,7 @@ func TestReplayClusterPolling(t *testing.T) {
 	if r.FullFetches+r.DeltaFetches == 0 || r.DigestMessageBytes == 0 {
 		t.Fatalf("%d digests fetched, %d bytes", r.FullFetches+r.DeltaFetches, r.DigestMessageBytes)
 	}
-	row := replay.NewClusterReport(replay.ClusterConfig{Trace: tr}, res).Results[0]
+	row := report.NewClusterReport(replay.ClusterConfig{Trace: tr}, res).Results[0]
 	if row.Transport != "http" || row.DigestMessagesPerMin <= 0 || row.PropagationMaxSeconds > interval.Seconds() {
 		t.Fatalf("report row: %+v", row)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -129,7 +130,7 @@ func TestClusterChart(t *testing.T) {
 		{Mode: mustMode(t, "sc-10%-16b-comp-delta"), Requests: 100, DeltaFetches: 3, DigestBytes: 2000},
 		{Mode: mustMode(t, "sc-10%-16b-raw-full"), Requests: 100, FullFetches: 3, DigestBytes: 9000},
 	}
-	c := replay.ClusterChart(rs)
+	c := report.ClusterChart(rs)
 	if len(c.Series) != 3 || c.Series[0].Name != "ICP" || c.Series[0].X[0] != 6 || c.Series[0].Y[0] != 600 ||
 		len(c.Series[1].X) != 2 || c.Series[1].X[0] != 0.12 || c.Series[1].Hollow ||
 		c.Series[2].Name != "summary raw full" || !c.Series[2].Hollow {

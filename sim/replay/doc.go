@@ -16,8 +16,8 @@
 //     (ClusterConfig.PollInterval), or a digest transport
 //     (ClusterConfig.Transport) with the time until every peer holds a
 //     publication;
-//   - cpu*.go: the process's CPU time, which each run reports;
-//   - report.go, cluster_text.go, cluster_chart.go: the results with each
-//     mode against ICP ([ClusterReport]), as the command prints them, and
-//     their cost chart ([ClusterChart]).
+//   - cpu*.go: the process's CPU time, which each run reports.
+//
+// The results set out with each mode against ICP, as "bloomcast simulate"
+// prints them, and their cost chart are bloomcast's internal/report.
 package replay

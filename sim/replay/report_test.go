@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -40,7 +41,7 @@ func TestNewClusterReport(t *testing.T) {
 		ICPQueries: 1400, ICPReplies: 1400, ICPBytes: 100000, PeerRequests: 200, CacheBytes: 4096, CPU: 2 * time.Second}
 	sum := replay.ClusterResult{Mode: sc, Requests: 1000, LocalHits: 300, RemoteHits: 190, FalseHits: 5,
 		FullFetches: 6, DeltaFetches: 30, DigestBytes: 20000, PeerRequests: 195, CacheBytes: 4096, CPU: time.Second}
-	r := replay.NewClusterReport(replay.ClusterConfig{Trace: trace, CacheFraction: 0.1}, []replay.ClusterResult{sum, icp})
+	r := report.NewClusterReport(replay.ClusterConfig{Trace: trace, CacheFraction: 0.1}, []replay.ClusterResult{sum, icp})
 	if r.Nodes != 3 || r.Trace.Requests != 1000 || r.Trace.Malformed != 2 || r.CacheBytes != 4096 || len(r.Results) != 2 {
 		t.Fatalf("%+v", r)
 	}
@@ -59,7 +60,7 @@ func TestNewClusterReport(t *testing.T) {
 		t.Errorf("ICP row %+v", i)
 	}
 	// Without ICP, nothing is compared.
-	r = replay.NewClusterReport(replay.ClusterConfig{Trace: trace}, []replay.ClusterResult{sum})
+	r = report.NewClusterReport(replay.ClusterConfig{Trace: trace}, []replay.ClusterResult{sum})
 	if x := r.Results[0]; x.QueryMsgsVsICP != 0 || x.CPUVsICP != 0 {
 		t.Errorf("no ICP: %+v", x)
 	}

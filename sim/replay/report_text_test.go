@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/node"
-	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 // exampleCluster is a hand-made report of a replay through 4 nodes, with
 // polled digests.
-func exampleCluster() *replay.ClusterReport {
-	return &replay.ClusterReport{
-		Trace: replay.TraceSummary{Source: "access.log", Requests: 1000, Clients: 8, Objects: 400, UniqueBytes: 4 << 20,
+func exampleCluster() *report.ClusterReport {
+	return &report.ClusterReport{
+		Trace: report.TraceSummary{Source: "access.log", Requests: 1000, Clients: 8, Objects: 400, UniqueBytes: 4 << 20,
 			SkippedMethod: 3, SkippedStatus: 2, Malformed: 1},
 		Nodes: 4, CacheFraction: 0.1, CacheBytes: 420 << 10,
-		Results: []replay.ClusterRow{
+		Results: []report.ClusterRow{
 			{Mode: string(node.RouteICP), HitRatio: 0.5, RemoteHitRatio: 0.2, QueryMessages: 6000, ObjectMessages: 200,
 				ICPBytes: 300_000, ObjectBytes: 1 << 20, CPUSeconds: 1.25},
 			{Mode: "sc-1%-16b-comp-delta", HitRatio: 0.49, RemoteHitRatio: 0.19, FalseHits: 7, QueryMessages: 600,

@@ -1,20 +1,20 @@
-package replay_test
+package report_test
 
 import (
 	"os"
 
-	"github.com/bloomcast/bloomcast/sim/replay"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 // The tables "bloomcast simulate" prints, for a report of a replay
 // through 4 nodes with ICP and one summary-cache mode (the figures made
-// up; replay.NewClusterReport builds a real one from replay.ReplayCluster's
+// up; report.NewClusterReport builds a real one from replay.ReplayCluster's
 // results).
 func ExampleClusterReport_WriteText() {
-	r := &replay.ClusterReport{
-		Trace: replay.TraceSummary{Source: "synthetic", Seed: 1, Requests: 2000, Clients: 64, Objects: 500, UniqueBytes: 4 << 20},
+	r := &report.ClusterReport{
+		Trace: report.TraceSummary{Source: "synthetic", Seed: 1, Requests: 2000, Clients: 64, Objects: 500, UniqueBytes: 4 << 20},
 		Nodes: 4, CacheFraction: 0.1, CacheBytes: 420 << 10,
-		Results: []replay.ClusterRow{
+		Results: []report.ClusterRow{
 			{Mode: "icp", HitRatio: 0.38, RemoteHitRatio: 0.07, QueryMessages: 9000, ObjectMessages: 260,
 				ICPBytes: 450_000, ObjectBytes: 1300 << 10, CPUSeconds: 0.9},
 			{Mode: "sc-1%-16b-comp-delta", HitRatio: 0.373, RemoteHitRatio: 0.065, FalseHits: 154, QueryMessages: 356,

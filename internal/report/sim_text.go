@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"io"
@@ -6,13 +6,14 @@ import (
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
-// WriteText writes r as "bloomcast sim growth" prints it: for each run a
+// WriteGrowthText writes r as "bloomcast sim growth" prints it: for each run a
 // line of its configuration and a table of its points (keys added,
 // layers, measured and predicted rate, bytes per key, and a Bloom
 // filter's sized from the start).
-func (r GrowthResult) WriteText(w io.Writer) error {
+func WriteGrowthText(w io.Writer, r sim.GrowthResult) error {
 	tw := textfmt.NewWriter(w)
 	tw.Printf("s = %d, r = %g, %s layers, first for %d keys, target %s\n", r.Expansion, r.Tightening, r.Layout, r.Capacity, textfmt.Rate(r.P))
 	tw.Printf("%10s %7s %12s %12s %10s %10s\n", "keys", "layers", "measured", "predicted", "bytes/key", "presized")

@@ -1,10 +1,11 @@
-package params
+package report
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // A StaticReport sets a ribbon filter for N keys at rate P beside the
@@ -21,12 +22,12 @@ type StaticReport struct {
 	// Ribbon is the ribbon shape and the rows of the table, the ribbon
 	// first, then the binary fuse filters, then the Bloom layouts,
 	// smallest first.
-	Ribbon RibbonShape `json:"ribbon"`
+	Ribbon params.RibbonShape `json:"ribbon"`
 	// Fuse3 and Fuse4 are the binary fuse shapes at rate P or below
-	// ([FuseSize]).
-	Fuse3 FuseShape   `json:"fuse3"`
-	Fuse4 FuseShape   `json:"fuse4"`
-	Rows  []StaticRow `json:"rows"`
+	// (params.FuseSize).
+	Fuse3 params.FuseShape `json:"fuse3"`
+	Fuse4 params.FuseShape `json:"fuse4"`
+	Rows  []StaticRow      `json:"rows"`
 }
 
 // A StaticRow is one filter of a StaticReport.
@@ -50,14 +51,14 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 	if n == 0 {
 		return nil, invalidf("n = 0: a static filter is sized for its keys")
 	}
-	rs, err := RibbonSize(n, p)
+	rs, err := params.RibbonSize(n, p)
 	if err != nil {
 		return nil, err
 	}
-	r := &StaticReport{N: n, P: p, BoundBits: MinimumBits(n, p), Ribbon: rs}
+	r := &StaticReport{N: n, P: p, BoundBits: params.MinimumBits(n, p), Ribbon: rs}
 	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))
 	for _, a := range []int{3, 4} {
-		fs, err := FuseSize(n, a, p)
+		fs, err := params.FuseSize(n, a, p)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +69,8 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 		}
 		r.Rows = append(r.Rows, r.row(fmt.Sprintf("binary fuse (%s)", fs), fs.SizeBits(), fs.FalsePositiveRate(), "none: rebuilt from the keys"))
 	}
-	for _, l := range []Layout{Classic, Partitioned, Blocked} {
-		s, err := Size(l, n, p, 0)
+	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked} {
+		s, err := params.Size(l, n, p, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -1,19 +1,19 @@
-package sim_test
+package report_test
 
 import (
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/bloomcast/bloomcast/sim"
 )
 
 // TestFigure4Chart: the curves pass through the seed's figures: at 8 bits
 // per entry, k = 4 gives (1 − e^(−1/2))^4 = 0.0240 and the optimum, k = 6,
 // 0.0216 (Mitzenmacher's table, SEEDS.md).
 func TestFigure4Chart(t *testing.T) {
-	c := sim.Figure4Chart()
+	c := report.Figure4Chart()
 	if len(c.Series) != 2 || !c.LogY {
 		t.Fatalf("%+v", c)
 	}
@@ -33,7 +33,7 @@ func TestFigure4Chart(t *testing.T) {
 
 func TestRateByKChart(t *testing.T) {
 	const n, m = 10000, 100000
-	c := sim.RateByKChart(n, m, 0)
+	c := report.RateByKChart(n, m, 0)
 	var names []string
 	for _, s := range c.Series {
 		names = append(names, s.Name)
@@ -61,7 +61,7 @@ func TestTransmitCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := sim.TransmitCharts(10000, "budget 8 bits per key", res)
+	cs := report.TransmitCharts(10000, "budget 8 bits per key", res)
 	if len(cs) != 2 || len(cs[0].Series) != 2 || len(cs[1].Series) != 3 {
 		t.Fatalf("%+v", cs)
 	}

@@ -1,4 +1,4 @@
-package params
+package report
 
 import (
 	"io"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bloomcast/bloomcast/params"
 )
 
 // TableRow is one row of the false-positive tables of Fan, Cao, Almeida and
@@ -34,7 +36,7 @@ func SeedTable(from, to int) []TableRow {
 		kMax := min(bpk, int(math.Ceil(opt))+1)
 		rates := make([]float64, kMax)
 		for k := 1; k <= kMax; k++ {
-			rates[k-1] = ApproxFalsePositive(uint64(bpk), 1, k)
+			rates[k-1] = params.ApproxFalsePositive(uint64(bpk), 1, k)
 		}
 		rows = append(rows, TableRow{BitsPerKey: bpk, OptimalK: opt, Rates: rates})
 	}

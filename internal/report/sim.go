@@ -1,9 +1,11 @@
-package sim
+package report
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // The reports below are the simulations' results in the form that
@@ -50,9 +52,9 @@ type TracebackRow struct {
 }
 
 // NewTracebackReport sets out the results of Traceback(cfg).
-func NewTracebackReport(cfg TracebackConfig, rs []TracebackResult) *TracebackReport {
+func NewTracebackReport(cfg sim.TracebackConfig, rs []sim.TracebackResult) *TracebackReport {
 	r := &TracebackReport{Seed: cfg.Seed, Attacks: cfg.Attacks, Traffic: cfg.Traffic,
-		Windows: DefaultWindows, Ring: DefaultRing}
+		Windows: sim.DefaultWindows, Ring: sim.DefaultRing}
 	for _, x := range rs {
 		r.Results = append(r.Results, TracebackRow{
 			Topology: x.Topology, Routers: x.Routers, Links: x.Links, MaxDegree: x.MaxDegree,
@@ -117,7 +119,7 @@ type LoopCheckRow struct {
 // NewLoopReport sets out LoopDetection's results; seed and loopFraction
 // are the runs' LoopConfig.Seed and LoopFraction (NoLoops, or any
 // negative value, is reported as 0).
-func NewLoopReport(seed uint64, loopFraction float64, rs []LoopResult) *LoopReport {
+func NewLoopReport(seed uint64, loopFraction float64, rs []sim.LoopResult) *LoopReport {
 	r := &LoopReport{Seed: seed, LoopFraction: max(loopFraction, 0)}
 	for _, x := range rs {
 		row := LoopRow{Bits: x.Bits, K: x.K, Hops: x.Hops, HeaderBytes: x.HeaderBytes,
@@ -158,8 +160,8 @@ type CompressRow struct {
 	FPStdErr      float64        `json:"fp_std_err"`
 }
 
-// Row returns r as a CompressRow.
-func (r CompressResult) Row() CompressRow {
+// CompressRowOf returns r as a CompressRow.
+func CompressRowOf(r sim.CompressResult) CompressRow {
 	return CompressRow{N: r.Config.N, BitsPerKey: r.Config.BitsPerKey, K: r.Config.K, M: r.M, Trials: r.Config.Trials,
 		P0: r.P0, IdealBytes: r.IdealBytes, FrameBytes: r.FrameBytes, MeanBytes: r.MeanBytes, StdBytes: r.StdBytes,
 		MinBytes: r.MinBytes, MaxBytes: r.MaxBytes, MeanOverIdeal: r.MeanOverIdeal(), Codecs: r.Codecs,
@@ -207,12 +209,12 @@ type LayoutTrialRow struct {
 
 // NewLayoutTrialReport sets out the results of LayoutTrial(cfg); cfg's
 // zero Keys and P read as LayoutTrial reads them.
-func NewLayoutTrialReport(cfg LayoutTrialConfig, results []LayoutResult) *LayoutTrialReport {
+func NewLayoutTrialReport(cfg sim.LayoutTrialConfig, results []sim.LayoutResult) *LayoutTrialReport {
 	if cfg.Keys == 0 {
-		cfg.Keys = DefaultTrialKeys
+		cfg.Keys = sim.DefaultTrialKeys
 	}
 	if cfg.P == 0 {
-		cfg.P = DefaultTrialP
+		cfg.P = sim.DefaultTrialP
 	}
 	r := &LayoutTrialReport{Keys: cfg.Keys, NonMembers: cfg.Keys, P: cfg.P, Seed: cfg.Seed}
 	for _, x := range results {

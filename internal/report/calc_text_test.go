@@ -1,4 +1,4 @@
-package params_test
+package report_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -17,7 +18,7 @@ func ExampleSolveReport_WriteText() {
 	if err != nil {
 		panic(err)
 	}
-	if err := params.NewSolveReport(q, sol).WriteText(os.Stdout); err != nil {
+	if err := report.NewSolveReport(q, sol).WriteText(os.Stdout); err != nil {
 		panic(err)
 	}
 	// Output:
@@ -29,11 +30,11 @@ func ExampleSolveReport_WriteText() {
 
 // The fingerprint set of 10^6 keys at p = 10^-4 beside a Bloom filter.
 func ExampleFingerprintReport_WriteText() {
-	s, err := params.FingerprintSetOf(params.FingerprintQuery{N: 1000000, P: 1e-4})
+	s, err := report.FingerprintSetOf(report.FingerprintQuery{N: 1000000, P: 1e-4})
 	if err != nil {
 		panic(err)
 	}
-	r, err := params.NewFingerprintReport(s, 0)
+	r, err := report.NewFingerprintReport(s, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -65,7 +66,7 @@ func TestReportTextForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sr := params.NewSolveReport(q, sol)
+	sr := report.NewSolveReport(q, sol)
 	var b strings.Builder
 	if err := sr.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestReportTextForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := params.NewTransmitReport(tq, res)
+	tr := report.NewTransmitReport(tq, res)
 	b.Reset()
 	if err := tr.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -90,11 +91,11 @@ func TestReportTextForms(t *testing.T) {
 		t.Errorf("transmit report:\n%s", b.String())
 	}
 
-	s, err := params.FingerprintSetOf(params.FingerprintQuery{N: 1000, Bits: 20})
+	s, err := report.FingerprintSetOf(report.FingerprintQuery{N: 1000, Bits: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := params.NewFingerprintReport(s, 4)
+	fr, err := report.NewFingerprintReport(s, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

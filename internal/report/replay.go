@@ -1,7 +1,7 @@
-package replay
+package report
 
 import (
-	"strings"
+	"github.com/bloomcast/bloomcast/sim/replay"
 
 	"github.com/bloomcast/bloomcast/node"
 )
@@ -10,28 +10,6 @@ import (
 // bloomcast's --json output prints: flat rows of measured and derived
 // figures with stable JSON field names, so that a program running a
 // simulation itself can write or read the same objects as the command.
-
-// ParseModes reads a comma-separated list of cluster modes: names that
-// ParseMode accepts, "all" for DefaultModes and "summary" for
-// SummaryModes; spaces around a name are ignored.
-func ParseModes(list string) ([]Mode, error) {
-	var ms []Mode
-	for _, s := range strings.Split(list, ",") {
-		switch s = strings.TrimSpace(s); s {
-		case "all":
-			ms = append(ms, DefaultModes()...)
-		case "summary":
-			ms = append(ms, SummaryModes()...)
-		default:
-			m, err := ParseMode(s)
-			if err != nil {
-				return nil, err
-			}
-			ms = append(ms, m)
-		}
-	}
-	return ms, nil
-}
 
 // ClusterReport is a cluster replay's results set side by side, each mode
 // against ICP's (Fan et al., "Summary cache", compare the summary cache
@@ -113,7 +91,7 @@ type ClusterRow struct {
 
 // NewClusterReport sets the results of ReplayCluster(cfg) side by side.
 // The trace's source and seed are the caller's to fill in.
-func NewClusterReport(cfg ClusterConfig, results []ClusterResult) *ClusterReport {
+func NewClusterReport(cfg replay.ClusterConfig, results []replay.ClusterResult) *ClusterReport {
 	r := &ClusterReport{CacheFraction: cfg.CacheFraction, CompressedMemory: cfg.CompressedMemory}
 	if t := cfg.Trace; t != nil {
 		r.Nodes = t.Proxies
@@ -121,7 +99,7 @@ func NewClusterReport(cfg ClusterConfig, results []ClusterResult) *ClusterReport
 			UniqueBytes: t.UniqueBytes, SkippedMethod: t.SkippedMethod, SkippedStatus: t.SkippedStatus,
 			Malformed: t.Malformed}
 	}
-	var icp *ClusterResult
+	var icp *replay.ClusterResult
 	for i := range results {
 		if results[i].Mode.Route == node.RouteICP {
 			icp = &results[i]

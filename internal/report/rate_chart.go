@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/plot"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Charts of the seeds' false-positive curves, computed with package
@@ -14,7 +15,7 @@ import (
 // Figure4Chart is Figure 4 of Fan, Cao, Almeida and Broder, "Summary
 // cache": the false-positive rate (1 − e^(−k·n/m))^k against m/n = 1..32,
 // for k = 4 and for the optimal integral k, on a log scale.
-func Figure4Chart() Chart {
+func Figure4Chart() sim.Chart {
 	var x, four, best []float64
 	for bpk := 1; bpk <= 32; bpk++ {
 		r := float64(bpk)
@@ -27,10 +28,10 @@ func Figure4Chart() Chart {
 		}
 		best = append(best, opt)
 	}
-	return Chart{
+	return sim.Chart{
 		Title:  "Probability of false positives (Fan et al., Figure 4)",
 		XLabel: "bits per entry (m/n)", YLabel: "false-positive rate", LogY: true,
-		Series: []Series{
+		Series: []sim.Series{
 			{Name: "k = 4", X: x, Y: four, Line: true},
 			{Name: "optimal k", X: x, Y: best, Line: true, Markers: true},
 		},
@@ -43,17 +44,17 @@ func Figure4Chart() Chart {
 // blockBits; 0 means params.DefaultPageBits), m rounded up to a multiple
 // of 64 bits, of 64·k, of the block and of the page. k runs from 1 to
 // twice the classic optimum (at least 8, at most params.MaxK).
-func RateByKChart(n, m, blockBits uint64) Chart {
+func RateByKChart(n, m, blockBits uint64) sim.Chart {
 	if blockBits == 0 {
 		blockBits = params.DefaultPageBits
 	}
 	top := min(params.MaxK, max(8, 2*params.OptimalK(m, n)))
-	c := Chart{
+	c := sim.Chart{
 		Title:  fmt.Sprintf("False-positive rate against k: n = %d, m = %d (%.3g bits per key)", n, m, float64(m)/float64(n)),
 		XLabel: "k (probes per key)", YLabel: "false-positive rate", LogY: true,
 	}
 	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked, params.Paged} {
-		s := Series{Name: l.String(), Line: true, Markers: l == params.Classic, Dashed: l == params.Paged}
+		s := sim.Series{Name: l.String(), Line: true, Markers: l == params.Classic, Dashed: l == params.Paged}
 		for k := 1; k <= top; k++ {
 			sh := params.Shape{Layout: l, M: m, K: k}
 			switch l {
@@ -86,7 +87,7 @@ func RateByKChart(n, m, blockBits uint64) Chart {
 // key in the other (Mitzenmacher, "Compressed Bloom filters"), with the
 // standard filter's for reference. question says what the shapes were
 // chosen for, such as "budget 8 bits per key"; it goes in the title.
-func TransmitCharts(n uint64, question string, res params.TransmitResult) []Chart {
+func TransmitCharts(n uint64, question string, res params.TransmitResult) []sim.Chart {
 	var k, rates, sizes, mem []float64
 	for _, s := range res.PerK {
 		k = append(k, float64(s.K))
@@ -94,23 +95,23 @@ func TransmitCharts(n uint64, question string, res params.TransmitResult) []Char
 		sizes = append(sizes, s.TransmitPerElement)
 		mem = append(mem, s.BitsPerElement)
 	}
-	rate := Chart{
+	rate := sim.Chart{
 		Title:  fmt.Sprintf("Compressed filters, n = %d, %s: rate against k", n, question),
 		XLabel: "k", YLabel: "false-positive rate", LogY: true,
-		Series: []Series{{Name: "best m for each k", X: k, Y: rates, Line: true, Markers: true}},
+		Series: []sim.Series{{Name: "best m for each k", X: k, Y: rates, Line: true, Markers: true}},
 	}
-	size := Chart{
+	size := sim.Chart{
 		Title:  "message and memory against k",
 		XLabel: "k", YLabel: "bits per key", LogY: true,
-		Series: []Series{
+		Series: []sim.Series{
 			{Name: "sent (z/n)", X: k, Y: sizes, Line: true, Markers: true},
 			{Name: "memory (m/n)", X: k, Y: mem, Dashed: true},
 		},
 	}
 	if u := res.Uncompressed; u.M != 0 && len(k) > 0 {
 		ends := []float64{k[0], k[len(k)-1]}
-		rate.Series = append(rate.Series, Series{Name: fmt.Sprintf("standard, k = %d", u.K), X: ends, Y: []float64{u.FalsePositive, u.FalsePositive}, Dashed: true})
-		size.Series = append(size.Series, Series{Name: "standard (m/n)", X: ends, Y: []float64{u.TransmitPerElement, u.TransmitPerElement}, Dashed: true, Color: plot.Palette(6)})
+		rate.Series = append(rate.Series, sim.Series{Name: fmt.Sprintf("standard, k = %d", u.K), X: ends, Y: []float64{u.FalsePositive, u.FalsePositive}, Dashed: true})
+		size.Series = append(size.Series, sim.Series{Name: "standard (m/n)", X: ends, Y: []float64{u.TransmitPerElement, u.TransmitPerElement}, Dashed: true, Color: plot.Palette(6)})
 	}
-	return []Chart{rate, size}
+	return []sim.Chart{rate, size}
 }

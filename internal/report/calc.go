@@ -1,4 +1,6 @@
-package params
+package report
+
+import "github.com/bloomcast/bloomcast/params"
 
 // Reports: the answers of Solve, OptimizeTransmit/OptimizeTarget and the
 // fingerprint-set sizing with their derived figures, in the JSON form
@@ -39,7 +41,7 @@ type ShapeReport struct {
 }
 
 // NewSolveReport sets out sol, Solve's answer to q.
-func NewSolveReport(q Query, sol Solution) *SolveReport {
+func NewSolveReport(q params.Query, sol params.Solution) *SolveReport {
 	layout := "all"
 	if q.Layout != 0 {
 		layout = q.Layout.String()
@@ -86,7 +88,7 @@ type TransmitReport struct {
 	PerK         []TransmitShape `json:"per_k"`
 }
 
-func transmitShape(s CompressedShape, churn bool) TransmitShape {
+func transmitShape(s params.CompressedShape, churn bool) TransmitShape {
 	t := TransmitShape{
 		M: s.M, K: s.K, BitsPerKey: s.BitsPerElement, P0: s.P0,
 		FalsePositiveRate: s.FalsePositive, Compressed: s.Compressed,
@@ -101,20 +103,20 @@ func transmitShape(s CompressedShape, churn bool) TransmitShape {
 }
 
 // NewTransmitReport sets out res, OptimizeTransmit's answer to q.
-func NewTransmitReport(q TransmitQuery, res TransmitResult) *TransmitReport {
+func NewTransmitReport(q params.TransmitQuery, res params.TransmitResult) *TransmitReport {
 	r := &TransmitReport{N: q.N, Question: "transmit", Budget: q.BitsPerElement}
 	r.fill(res, q.Churn > 0)
 	return r
 }
 
 // NewTargetReport sets out res, OptimizeTarget's answer to q.
-func NewTargetReport(q TargetQuery, res TransmitResult) *TransmitReport {
+func NewTargetReport(q params.TargetQuery, res params.TransmitResult) *TransmitReport {
 	r := &TransmitReport{N: q.N, Question: "target", TargetP: q.P}
 	r.fill(res, q.Churn > 0)
 	return r
 }
 
-func (r *TransmitReport) fill(res TransmitResult, churn bool) {
+func (r *TransmitReport) fill(res params.TransmitResult, churn bool) {
 	r.Best = transmitShape(res.Best, churn)
 	if res.Uncompressed.M != 0 {
 		u := transmitShape(res.Uncompressed, churn)
@@ -158,8 +160,8 @@ type FingerprintReport struct {
 
 // NewFingerprintReport sets out s, with countBits of count per
 // fingerprint, and the crossovers for s.N.
-func NewFingerprintReport(s FingerprintSet, countBits int) (*FingerprintReport, error) {
-	cross, err := FingerprintCrossoverFor(s.N)
+func NewFingerprintReport(s params.FingerprintSet, countBits int) (*FingerprintReport, error) {
+	cross, err := params.FingerprintCrossoverFor(s.N)
 	if err != nil {
 		return nil, err
 	}
@@ -189,20 +191,20 @@ type FingerprintQuery struct {
 
 // FingerprintSetOf solves q: FingerprintSetFor, FingerprintSetWithBits or
 // FingerprintBits with C.
-func FingerprintSetOf(q FingerprintQuery) (FingerprintSet, error) {
+func FingerprintSetOf(q FingerprintQuery) (params.FingerprintSet, error) {
 	switch {
 	case q.P != 0:
-		return FingerprintSetFor(q.N, q.P)
+		return params.FingerprintSetFor(q.N, q.P)
 	case q.Bits != 0:
-		return FingerprintSetWithBits(q.N, q.Bits)
+		return params.FingerprintSetWithBits(q.N, q.Bits)
 	}
 	c := q.C
 	if c == 0 {
 		c = 2
 	}
-	b, err := FingerprintBits(q.N, c)
+	b, err := params.FingerprintBits(q.N, c)
 	if err != nil {
-		return FingerprintSet{}, err
+		return params.FingerprintSet{}, err
 	}
-	return FingerprintSetWithBits(q.N, b)
+	return params.FingerprintSetWithBits(q.N, b)
 }

@@ -1,8 +1,9 @@
-package replay
+package report
 
 import (
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/sim/replay"
 )
 
 // ClusterChart draws the replay's cost: for each cooperative mode, the
@@ -12,7 +13,7 @@ import (
 // whose points are its thresholds and digest sizes (rings for full
 // updates, dots for deltas). Modes without
 // cooperation have no cost to draw.
-func ClusterChart(results []ClusterResult) sim.Chart {
+func ClusterChart(results []replay.ClusterResult) sim.Chart {
 	c := sim.Chart{Title: "Summary cache against ICP: what finding objects costs",
 		XLabel: "inter-node query messages per request", YLabel: "inter-node control bytes per request",
 		LogX: true, LogY: true}

@@ -1,10 +1,12 @@
-package sim
+package report
 
 import (
 	"io"
 	"strconv"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
+	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/sim"
 )
 
 // WriteText writes r as "bloomcast calc --counting" prints it: the
@@ -38,4 +40,43 @@ func (r *CounterReport) WriteText(w io.Writer) error {
 		tw.Println("no counter width up to 16 bits keeps the bound at this load below 10^-6.")
 	}
 	return tw.Err()
+}
+
+// A CounterReport is params.SizeCounters's sizing of the counters of a
+// counting filter beside the mean largest count of real ones (sim.MaxCount),
+// in the JSON form "bloomcast calc --counting --json" prints. The zero
+// value is an empty report.
+type CounterReport struct {
+	params.CounterSizing
+	SimulatedMax    *float64 `json:"simulated_max_count"` // null without a simulation
+	SimulatedMaxima []uint64 `json:"simulated_maxima"`
+	Trials          int      `json:"trials"`
+	Seed            uint64   `json:"seed"`
+}
+
+// NewCounterReport sizes the counters of m counters holding n keys with
+// k probes (0: params.OptimalK) and simulates up to trials filters
+// (seeds seed, seed+1, …): as many as fit in work insertions in all
+// (0: sim.MaxCountLimit), none above sim.MaxCountLimit counters.
+func NewCounterReport(m, n uint64, k, trials int, seed uint64, work float64) (*CounterReport, error) {
+	if k == 0 {
+		k = params.OptimalK(m, n)
+	}
+	if work == 0 {
+		work = sim.MaxCountLimit
+	}
+	r := &CounterReport{CounterSizing: params.SizeCounters(m, n, k), SimulatedMaxima: []uint64{}}
+	if trials <= 0 || m > sim.MaxCountLimit || n == 0 {
+		return r, nil
+	}
+	t := min(uint64(trials), uint64(work/(float64(n)*float64(k))))
+	if t == 0 {
+		return r, nil
+	}
+	res, err := sim.MaxCount(sim.MaxCountConfig{M: r.M, N: r.N, K: r.K, Trials: int(t), Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	r.SimulatedMax, r.SimulatedMaxima, r.Trials, r.Seed = &res.Mean, res.Max, int(t), seed
+	return r, nil
 }

@@ -1,17 +1,16 @@
-package sim_test
+package report_test
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/sim"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 // Counter sizing for 1000 keys in 10^4 counters, without a simulation.
 func ExampleCounterReport_WriteText() {
-	r, err := sim.NewCounterReport(10000, 1000, 0, 0, 1, 0)
+	r, err := report.NewCounterReport(10000, 1000, 0, 0, 1, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -46,12 +45,8 @@ func ExampleCounterReport_WriteText() {
 	// 4-bit counters overflow with probability below 10^-6 at this load.
 }
 
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
-
 func TestCounterReportWriteText(t *testing.T) {
-	r, err := sim.NewCounterReport(1000, 500, 3, 2, 7, 0)
+	r, err := report.NewCounterReport(1000, 500, 3, 2, 7, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package params_test
+package report_test
 
 import (
 	"bufio"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/internal/report"
 )
 
 // cell names one printed entry of Tables 3–5 of Fan et al.: m/n and k.
@@ -94,7 +94,7 @@ func TestSeedTableCells(t *testing.T) {
 		t.Fatalf("testdata holds %d rates and %d ln2·m/n values, want 411 and 31", len(st.rates), len(st.optK))
 	}
 	computed := map[cell]float64{}
-	for _, row := range params.SeedTable(2, 32) {
+	for _, row := range report.SeedTable(2, 32) {
 		for i, f := range row.Rates {
 			computed[cell{row.BitsPerKey, i + 1}] = f
 		}
@@ -145,7 +145,7 @@ func checkCell(t *testing.T, c cell, printed string, f float64) {
 
 func TestSeedTableOptimalK(t *testing.T) {
 	st := readSeedTables(t)
-	rows := params.SeedTable(2, 32)
+	rows := report.SeedTable(2, 32)
 	if len(rows) != len(st.optK) {
 		t.Fatalf("SeedTable(2, 32) has %d rows, paper %d", len(rows), len(st.optK))
 	}
@@ -170,10 +170,10 @@ func TestSeedTableOptimalK(t *testing.T) {
 }
 
 func TestSeedTableRange(t *testing.T) {
-	if rows := params.SeedTable(5, 4); rows != nil {
+	if rows := report.SeedTable(5, 4); rows != nil {
 		t.Errorf("SeedTable(5, 4) = %v, want nil", rows)
 	}
-	rows := params.SeedTable(-3, 1)
+	rows := report.SeedTable(-3, 1)
 	if len(rows) != 1 || rows[0].BitsPerKey != 1 || len(rows[0].Rates) != 1 {
 		t.Errorf("SeedTable(-3, 1) = %+v, want the single row m/n = 1 with k = 1", rows)
 	}

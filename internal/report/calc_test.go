@@ -1,4 +1,4 @@
-package params_test
+package report_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -17,7 +18,7 @@ func ExampleNewSolveReport() {
 		fmt.Println(err)
 		return
 	}
-	r := params.NewSolveReport(q, sol)
+	r := report.NewSolveReport(q, sol)
 	s := r.Layouts[0]
 	fmt.Println(r.Given, r.Derived, r.Query.Layout, s.M, s.K, s.MeetsP)
 	// Output:
@@ -29,7 +30,7 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := params.NewSolveReport(params.Query{N: 100, M: 1000}, sol)
+	r := report.NewSolveReport(params.Query{N: 100, M: 1000}, sol)
 	if r.Query.Layout != "all" || len(r.Layouts) != 4 || r.Derived == nil || r.Layouts[0].SizeBytes != (r.Layouts[0].M+7)/8 {
 		t.Errorf("solve report %+v", r)
 	}
@@ -38,7 +39,7 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := params.NewTransmitReport(tq, res)
+	tr := report.NewTransmitReport(tq, res)
 	if tr.Question != "transmit" || tr.Budget != 8 || tr.Best.DeltaBits == nil || len(tr.PerK) == 0 || tr.Best.TransmitBitsPerKey > 8 {
 		t.Errorf("transmit report %+v", tr)
 	}
@@ -46,24 +47,24 @@ func TestReports(t *testing.T) {
 	if res, err = params.OptimizeTarget(gq); err != nil {
 		t.Fatal(err)
 	}
-	gr := params.NewTargetReport(gq, res)
+	gr := report.NewTargetReport(gq, res)
 	if b, _ := json.Marshal(gr); gr.Question != "target" || gr.Best.DeltaBits != nil || strings.Contains(string(b), "delta_bits") {
 		t.Errorf("target report %s", b)
 	}
-	for _, q := range []params.FingerprintQuery{{N: 1000}, {N: 1000, P: 0.001}, {N: 1000, Bits: 20}, {N: 1000, C: 3}} {
-		s, err := params.FingerprintSetOf(q)
+	for _, q := range []report.FingerprintQuery{{N: 1000}, {N: 1000, P: 0.001}, {N: 1000, Bits: 20}, {N: 1000, C: 3}} {
+		s, err := report.FingerprintSetOf(q)
 		if err != nil {
 			t.Fatal(q, err)
 		}
-		f, err := params.NewFingerprintReport(s, 4)
+		f, err := report.NewFingerprintReport(s, 4)
 		if err != nil || f.Bits != s.Bits || f.CountBits != 4 || f.SortedBitsPerKey != s.SortedBitsPerKey+4 {
 			t.Errorf("%+v: %+v, %v", q, f, err)
 		}
 	}
-	if s, _ := params.FingerprintSetOf(params.FingerprintQuery{N: 1 << 10}); s.Bits != 20 {
+	if s, _ := report.FingerprintSetOf(report.FingerprintQuery{N: 1 << 10}); s.Bits != 20 {
 		t.Errorf("c = 2 of 1024 keys: %d bits", s.Bits)
 	}
-	if _, err := params.FingerprintSetOf(params.FingerprintQuery{}); err == nil {
+	if _, err := report.FingerprintSetOf(report.FingerprintQuery{}); err == nil {
 		t.Error("N 0 sized")
 	}
 }

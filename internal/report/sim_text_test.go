@@ -1,17 +1,18 @@
-package sim_test
+package report_test
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/scalable"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
 // Grow a scalable filter from 100 to 10^4 keys and print its rate and
 // memory at each point.
-func ExampleGrowthResult_WriteText() {
+func ExampleWriteGrowthText() {
 	r, err := sim.ScalableGrowth(sim.GrowthConfig{
 		Filter: scalable.Config{Capacity: 100, P: 0.01, Expansion: 2, Tightening: 0.5, Seed: 1},
 		Keys:   10000, Probes: 10000,
@@ -19,7 +20,7 @@ func ExampleGrowthResult_WriteText() {
 	if err != nil {
 		panic(err)
 	}
-	if err := r.WriteText(os.Stdout); err != nil {
+	if err := report.WriteGrowthText(os.Stdout, r); err != nil {
 		panic(err)
 	}
 	// Output:
@@ -42,7 +43,7 @@ func TestLayoutTrialReportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := sim.NewLayoutTrialReport(cfg, res)
+	r := report.NewLayoutTrialReport(cfg, res)
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestLayoutTrialReportText(t *testing.T) {
 	if r.LargestEncoding() <= 0 {
 		t.Error("no encoding size")
 	}
-	var empty sim.LayoutTrialReport
+	var empty report.LayoutTrialReport
 	if _, ok := empty.BlockedCost(); ok || empty.LargestGap() != 0 || empty.LargestEncoding() != 0 {
 		t.Error("an empty report has figures")
 	}
@@ -75,14 +76,14 @@ func TestWriteCompressText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := sim.WriteCompressText(&b, []sim.CompressRow{r.Row()}); err != nil {
+	if err := report.WriteCompressText(&b, []report.CompressRow{report.CompressRowOf(r)}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
 	if !strings.HasPrefix(lines[0], "m/n  k     n") || !strings.HasPrefix(lines[1], "16   4  1000") || lines[3] != "sizes in bytes, whole digests (header, parameters, payload, CRC-32C)" {
 		t.Errorf("text:\n%s", b.String())
 	}
-	if sim.WriteCompressText(failWriter{}, nil) == nil {
+	if report.WriteCompressText(failWriter{}, nil) == nil {
 		t.Error("a failed write returned no error")
 	}
 }

@@ -1,4 +1,4 @@
-package sim_test
+package report_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/internal/report"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -19,7 +20,7 @@ func TestTracebackReportWriteText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := checkText(t, sim.NewTracebackReport(cfg, rs),
+	out := checkText(t, report.NewTracebackReport(cfg, rs),
 		"bloomcast sim traceback: 50 attacks per topology and rate, 2000 packets/s, ring of 4 one-second windows, seed 3\n",
 		"topology  routers", "\ntree ", "Measured and expected agree within sampling noise",
 		"hold 4 windows, so its memory is 4 times")
@@ -30,7 +31,7 @@ func TestTracebackReportWriteText(t *testing.T) {
 
 func TestLoopReportWriteText(t *testing.T) {
 	var b bytes.Buffer
-	if err := (&sim.LoopReport{}).WriteText(&b); err != nil || b.Len() != 0 {
+	if err := (&report.LoopReport{}).WriteText(&b); err != nil || b.Len() != 0 {
 		t.Errorf("empty report: %q, %v", b.String(), err)
 	}
 	var rs []sim.LoopResult
@@ -41,7 +42,7 @@ func TestLoopReportWriteText(t *testing.T) {
 		}
 		rs = append(rs, x)
 	}
-	checkText(t, sim.NewLoopReport(7, sim.DefaultLoopFraction, rs),
+	checkText(t, report.NewLoopReport(7, sim.DefaultLoopFraction, rs),
 		"bloomcast sim loops: 5000 packets per filter size over 8 routers, 10.0% with a loop, seed 7\n",
 		"routers passed", "64 bits", "128 bits", "every looped packet is caught")
 }
