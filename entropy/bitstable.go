@@ -17,7 +17,9 @@ import (
 // table of 2^7 buckets and a short search up the classes, and the symbol
 // inside its class by a multiply-shift division (Granlund and Montgomery
 // 1994, "Division by invariant integers using multiplication"). A
-// BitsTable is read-only once built and safe for concurrent use.
+// BitsTable is read-only once built and safe for concurrent use. The zero
+// BitsTable decodes no RANS stream (each is refused with an error
+// wrapping ErrCorrupt); [NewBitsTable] builds one.
 type BitsTable struct {
 	density uint32
 	bucket  [1 << classBucketBits]uint8 // the class of the bucket's first slot
@@ -91,6 +93,9 @@ func (t *BitsTable) start(src []byte) ([4]uint64, []byte, error) {
 	}
 	if len(src) < ransHeader {
 		return [4]uint64{}, nil, errTruncated("RANS density")
+	}
+	if t.cls[len(t.cls)-1].end != ransM {
+		return [4]uint64{}, nil, errCorrupt("the zero BitsTable decodes no stream: build one with NewBitsTable")
 	}
 	if binary.LittleEndian.Uint32(src[1:]) != t.density {
 		return [4]uint64{}, nil, errCorrupt("density differs from the table's")

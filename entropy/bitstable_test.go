@@ -117,3 +117,17 @@ func FuzzBitsTable(f *testing.F) {
 		}
 	})
 }
+
+// TestBitsTableZero: the zero BitsTable refuses a RANS stream, even one
+// that claims its density, rather than reading a table it does not have.
+func TestBitsTableZero(t *testing.T) {
+	var zero BitsTable
+	src := []byte{byte(RANS), 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	dst := make([]uint64, 1)
+	if err := zero.Decode(dst, src, 64); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Decode: %v", err)
+	}
+	if _, err := zero.Bit(src, 64, 3, nil); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Bit: %v", err)
+	}
+}
