@@ -1,9 +1,7 @@
-package replay_test
+package report_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -56,29 +54,3 @@ func TestClusterReportWriteText(t *testing.T) {
 		t.Errorf("digest or transport table for ICP alone:\n%s", b.String())
 	}
 }
-
-// checkText writes r's text and checks that it holds each of wants, in
-// the text as written or, for the wrapped notes, with its lines joined;
-// and that WriteText returns a failing writer's error.
-func checkText(t *testing.T, r interface{ WriteText(io.Writer) error }, wants ...string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range wants {
-		if !strings.Contains(out, want) && !strings.Contains(flat, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if err := r.WriteText(failWriter{}); err == nil || err.Error() != "disk full" {
-		t.Errorf("WriteText to a failing writer: %v", err)
-	}
-	return out
-}
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
