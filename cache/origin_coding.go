@@ -174,7 +174,7 @@ func codingTLSDialer(dial func(ctx context.Context, network, addr string) (net.C
 		hctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		if err := tc.HandshakeContext(hctx); err != nil {
-			raw.Close()
+			_ = raw.Close() // the handshake error is the one to report
 			return nil, err
 		}
 		if tc.ConnectionState().NegotiatedProtocol == "h2" {
@@ -579,7 +579,7 @@ func (c *codingConn) startDecode(h headInfo) {
 func (c *codingConn) readDecoded(p []byte) (int, error) {
 	if c.decDone {
 		c.dec = nil
-		c.out = append(c.head[:0], "0\r\n\r\n"...)
+		c.out = append(c.head[:0], "0\r\n\r\n"...) //nolint:gocritic // the head buffer's array is reused for the output
 		c.endBody()
 		n := copy(p, c.out)
 		c.out = c.out[n:]
@@ -591,7 +591,7 @@ func (c *codingConn) readDecoded(p []byte) (int, error) {
 	if len(p) < 64 {
 		var tmp [64]byte
 		n, err := c.readDecoded(tmp[:])
-		c.out = append(c.head[:0], tmp[:n]...)
+		c.out = append(c.head[:0], tmp[:n]...) //nolint:gocritic // the head buffer's array is reused for the output
 		m := copy(p, c.out)
 		c.out = c.out[m:]
 		return m, err
@@ -651,7 +651,7 @@ func (b *codedBody) Read(p []byte) (int, error) {
 				if c.scan.rem -= uint64(n); c.scan.rem == 0 {
 					c.scan.st = csDataCR
 				}
-				if err == io.EOF {
+				if errors.Is(err, io.EOF) {
 					err = io.ErrUnexpectedEOF
 				}
 			}
@@ -665,7 +665,7 @@ func (b *codedBody) Read(p []byte) (int, error) {
 		}
 		if c.buffered() == 0 {
 			if c.rerr != nil {
-				if c.rerr == io.EOF {
+				if errors.Is(c.rerr, io.EOF) {
 					return 0, io.ErrUnexpectedEOF
 				}
 				return 0, c.rerr
@@ -725,7 +725,7 @@ func (d *codingDecoder) Read(p []byte) (int, error) {
 	}
 	n, err := d.r.Read(p)
 	if err == io.EOF {
-		if _, e := d.src.ReadByte(); e != io.EOF {
+		if _, e := d.src.ReadByte(); !errors.Is(e, io.EOF) {
 			if e == nil {
 				e = errors.New("data after the end of the " + d.coding + " stream")
 			}

@@ -152,7 +152,7 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 	set := sortedKeys(keys)
 	if p.ribbon != nil {
 		added, removed := diffSorted(p.base, set)
-		if m := uint64(p.added.Bloom.M()); float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
+		if m := p.added.Bloom.M(); float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
 			a, r, err := p.filters(seq, added, removed, m)
 			if err != nil {
 				return nil, false, err

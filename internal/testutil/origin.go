@@ -32,7 +32,7 @@ func NewRawOrigin(t testing.TB, respond func(req *http.Request) (raw string, clo
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() })
 	o := &RawOrigin{URL: "http://" + ln.Addr().String(), respond: respond}
 	go o.serve(ln)
 	return o
@@ -50,7 +50,7 @@ func (o *RawOrigin) serve(ln net.Listener) {
 }
 
 func (o *RawOrigin) serveConn(c net.Conn) {
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	br := bufio.NewReader(c)
 	for {
 		req, err := http.ReadRequest(br)

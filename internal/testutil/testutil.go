@@ -118,7 +118,7 @@ func StallOrigin(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -126,8 +126,8 @@ func StallOrigin(t testing.TB) string {
 				return
 			}
 			go func() {
-				defer c.Close()
-				io.Copy(io.Discard, c) // until the proxy hangs up
+				defer func() { _ = c.Close() }()
+				_, _ = io.Copy(io.Discard, c) // until the proxy hangs up
 			}()
 		}
 	}()
