@@ -34,5 +34,6 @@
 //     requests collapsed onto it, as it arrives, a stalled one is cut at
 //     Config.ReadTimeout, and a stale response answers when the origin
 //     cannot be reached unless a directive forbids it (§4.2.4);
-//   - an [AccessLog] in Squid's native format, so existing tools read it.
+//   - an access log (Config.AccessLog) in Squid's native format, so
+//     existing tools read it.
 package cache

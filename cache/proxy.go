@@ -111,7 +111,7 @@ type Proxy struct {
 	store       Store
 	router      Router
 	log         *slog.Logger
-	access      *AccessLog
+	access      *accessLog
 	maxObject   int64
 	readTimeout time.Duration
 	via         string
@@ -221,7 +221,7 @@ func NewProxy(cfg Config) (*Proxy, error) {
 		p.log = slog.Default()
 	}
 	if cfg.AccessLog != nil {
-		p.access = NewAccessLog(cfg.AccessLog)
+		p.access = newAccessLog(cfg.AccessLog)
 	}
 	if p.maxObject == 0 {
 		p.maxObject = DefaultMaxObjectBytes
