@@ -135,25 +135,25 @@ func appendField(dst []byte, s string, limit int) []byte {
 	return dst
 }
 
-// AccessLog writes Records to an io.Writer, one line each, in Squid's
+// accessLog writes Records to an io.Writer, one line each, in Squid's
 // native format. It is safe for concurrent use; each record is written
 // with a single Write.
 //
-// The zero AccessLog is not usable: it has no writer; make one with
-// NewAccessLog.
-type AccessLog struct {
+// The zero accessLog is not usable: it has no writer; make one with
+// newAccessLog.
+type accessLog struct {
 	mu  sync.Mutex
 	w   io.Writer
 	buf []byte
 }
 
-// NewAccessLog returns an access log writing to w.
-func NewAccessLog(w io.Writer) *AccessLog { return &AccessLog{w: w} }
+// newAccessLog returns an access log writing to w.
+func newAccessLog(w io.Writer) *accessLog { return &accessLog{w: w} }
 
 // Log writes one record.
-func (l *AccessLog) Log(r Record) error {
+func (l *accessLog) Log(r Record) error {
 	if l.w == nil {
-		return fmt.Errorf("%w: zero AccessLog; use NewAccessLog", ErrConfig)
+		return fmt.Errorf("%w: zero accessLog; use newAccessLog", ErrConfig)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

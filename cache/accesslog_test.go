@@ -12,7 +12,7 @@ import (
 
 func TestAccessLogConcurrentLines(t *testing.T) {
 	var b bytes.Buffer
-	l := NewAccessLog(&b)
+	l := newAccessLog(&b)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)

@@ -10,37 +10,37 @@ import (
 	"time"
 )
 
-// CacheControl holds the directives of a message's Cache-Control field
+// cacheControl holds the directives of a message's Cache-Control field
 // lines (RFC 9111 §5.2): lower-cased directive names mapped to their
 // arguments, unquoted, or "" for a directive without one. When a directive
 // appears more than once the first occurrence is kept (RFC 9111 §4.2.1).
 //
-// The zero value, nil, holds no directive; ParseCacheControl returns it for
+// The zero value, nil, holds no directive; parseCacheControl returns it for
 // a message without any.
-type CacheControl map[string]string
+type cacheControl map[string]string
 
-// ParseCacheControl parses every Cache-Control field line of h. A request
+// parseCacheControl parses every Cache-Control field line of h. A request
 // without Cache-Control but with "Pragma: no-cache" is read as
 // "Cache-Control: no-cache" (RFC 9111 §5.4); the caller passes request
 // headers and response headers alike, since a response never carries a
 // meaningful Pragma. When h has neither field the map is nil: it reads
 // as empty and must not be written to.
-func ParseCacheControl(h http.Header) CacheControl {
+func parseCacheControl(h http.Header) cacheControl {
 	lines := h.Values("Cache-Control")
 	if len(lines) == 0 {
 		// Most requests have neither field: their (nil) map is never
 		// allocated.
-		var cc CacheControl
+		var cc cacheControl
 		for _, p := range h.Values("Pragma") {
 			for _, d := range strings.Split(p, ",") {
 				if strings.EqualFold(strings.TrimSpace(d), "no-cache") {
-					cc = CacheControl{"no-cache": ""}
+					cc = cacheControl{"no-cache": ""}
 				}
 			}
 		}
 		return cc
 	}
-	cc := CacheControl{}
+	cc := cacheControl{}
 	for _, line := range lines {
 		parseDirectives(cc, line)
 	}
@@ -49,7 +49,7 @@ func ParseCacheControl(h http.Header) CacheControl {
 
 // Parsed Cache-Control values, shared: a miss reads its response's
 // Cache-Control in several places (is it storable, which fields are kept,
-// its freshness lifetime) and each ParseCacheControl makes a map. Origins
+// its freshness lifetime) and each parseCacheControl makes a map. Origins
 // send few distinct values, so the proxy keeps the directives of the
 // values it saw last, one per slot of a small table, and hands the same
 // read-only map to each reader of the same value. A stored entry keeps a
@@ -61,7 +61,7 @@ const (
 
 type ccMemoEntry struct {
 	line string
-	cc   CacheControl
+	cc   cacheControl
 }
 
 var (
@@ -69,21 +69,21 @@ var (
 	ccMemoSeed = maphash.MakeSeed()
 )
 
-// sharedCacheControl is ParseCacheControl for a reader that does not
+// sharedCacheControl is parseCacheControl for a reader that does not
 // keep the result: a message with one Cache-Control field line seen
 // before gets the directives parsed then. The map must not be written
 // to.
-func sharedCacheControl(h http.Header) CacheControl {
+func sharedCacheControl(h http.Header) cacheControl {
 	lines := h["Cache-Control"]
 	if len(lines) != 1 || len(lines[0]) > ccMemoMaxLine {
-		return ParseCacheControl(h)
+		return parseCacheControl(h)
 	}
 	line := lines[0]
 	slot := &ccMemo[maphash.String(ccMemoSeed, line)%ccMemoSlots]
 	if e := slot.Load(); e != nil && e.line == line {
 		return e.cc
 	}
-	cc := CacheControl{}
+	cc := cacheControl{}
 	line = strings.Clone(line) // the directives' values are substrings: keep no message's field alive
 	parseDirectives(cc, line)
 	slot.Store(&ccMemoEntry{line: line, cc: cc})
@@ -93,7 +93,7 @@ func sharedCacheControl(h http.Header) CacheControl {
 // parseDirectives adds the directives of one field line: a comma-separated
 // list of token [ "=" ( token / quoted-string ) ] (RFC 9111 §5.2). Commas
 // inside quoted strings do not separate directives.
-func parseDirectives(cc CacheControl, s string) {
+func parseDirectives(cc cacheControl, s string) {
 	for s != "" {
 		s = strings.TrimLeft(s, " \t,")
 		if s == "" {
@@ -143,7 +143,7 @@ func parseDirectives(cc CacheControl, s string) {
 }
 
 // Has reports whether the directive is present.
-func (cc CacheControl) Has(name string) bool {
+func (cc cacheControl) Has(name string) bool {
 	_, ok := cc[name]
 	return ok
 }
@@ -152,7 +152,7 @@ func (cc CacheControl) Has(name string) bool {
 // private) is present in its unqualified form, which applies to the
 // whole response rather than to listed fields (RFC 9111 §5.2.2.4,
 // §5.2.2.7).
-func (cc CacheControl) whole(name string) bool {
+func (cc cacheControl) whole(name string) bool {
 	v, ok := cc[name]
 	return ok && strings.Trim(v, " \t,") == ""
 }
@@ -160,7 +160,7 @@ func (cc CacheControl) whole(name string) bool {
 // fields returns the canonical field names listed by the qualified form
 // of the response directive name (no-cache="a, b" or private="a"), nil
 // when it is absent or unqualified.
-func (cc CacheControl) fields(name string) []string {
+func (cc cacheControl) fields(name string) []string {
 	var names []string
 	for _, n := range strings.Split(cc[name], ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -178,7 +178,7 @@ const maxDelta = math.MaxInt32 + 1
 // §1.2.2) and whether the directive is present. A present directive with a
 // missing or invalid argument yields 0, so a malformed max-age makes a
 // response stale rather than fresh.
-func (cc CacheControl) Duration(name string) (time.Duration, bool) {
+func (cc cacheControl) Duration(name string) (time.Duration, bool) {
 	v, ok := cc[name]
 	if !ok {
 		return 0, false

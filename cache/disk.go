@@ -23,7 +23,7 @@ type DiskConfig struct {
 	Dir string // directory of the entry files; created if missing
 	// MaxBytes is the budget of the bytes on disk, as du counts them:
 	// each entry file rounded up to the file system's blocks, plus
-	// DirentBytes of directory entry; it must be positive.
+	// direntBytes of directory entry; it must be positive.
 	MaxBytes int64
 	// MaxIndexBytes, if positive, is the budget of the index the store
 	// keeps in memory, accounted as a Memory store accounts its own
@@ -33,10 +33,10 @@ type DiskConfig struct {
 	Logger        *slog.Logger // where failures and dropped entries are reported; nil for slog.Default()
 }
 
-// DirentBytes is what a [Disk] store charges for each file beyond its
+// direntBytes is what a [Disk] store charges for each file beyond its
 // blocks: its directory entry (a name of 36 bytes: about 44 in ext4, and
 // the directory's blocks grow with them) rounded up.
-const DirentBytes = 64
+const direntBytes = 64
 
 // Disk is a Store that keeps each entry in its own file under a directory,
 // so the cache survives a restart. A Put writes a temporary file, syncs it,
@@ -55,8 +55,9 @@ const DirentBytes = 64
 //
 // What it charges for an entry against MaxBytes is what du counts for its
 // file: the blocks the file system allocated for it (st_blocks, at least
-// its size rounded up to the block size statfs reports) plus DirentBytes,
-// so that a budget bounds the disk used and not just the bytes written.
+// its size rounded up to the block size statfs reports) plus 64 bytes
+// (direntBytes) for its directory entry, so that a budget bounds the disk
+// used and not just the bytes written.
 //
 // A file operation that fails (a full file system, the directory removed
 // or read-only, an I/O error) is counted by reason ([Disk.Failures]) and
@@ -195,7 +196,7 @@ func (d *Disk) load() error {
 // allocated blocks bytes (0: unknown), is charged: du's count of it and
 // its directory entry.
 func (d *Disk) charge(size, blocks int64) int64 {
-	return max((size+d.block-1)/d.block*d.block, blocks) + DirentBytes
+	return max((size+d.block-1)/d.block*d.block, blocks) + direntBytes
 }
 
 // drop deletes a bad entry file and logs why.

@@ -64,7 +64,7 @@ func TestDiskBudgetIsDu(t *testing.T) {
 	if d.Bytes() < budget*9/10 || d.Bytes() > budget {
 		t.Errorf("accounted %d B, want within 10%% under the budget %d B", d.Bytes(), budget)
 	}
-	if diff := du - d.Bytes(); diff < -int64(d.Len())*DirentBytes || diff > 64<<10 {
+	if diff := du - d.Bytes(); diff < -int64(d.Len())*direntBytes || diff > 64<<10 {
 		t.Errorf("du %d B, accounted %d B: more apart than the directory's own blocks", du, d.Bytes())
 	}
 	if d.IndexBytes() <= int64(d.Len())*100 {

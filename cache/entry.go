@@ -32,14 +32,14 @@ func (e *Entry) Lifetime() time.Duration {
 
 // Age is the entry's current age at now (RFC 9111 §4.2.3).
 func (e *Entry) Age(now time.Time) time.Duration {
-	return CurrentAge(e.Header, e.RequestTime, e.ResponseTime, now)
+	return currentAge(e.Header, e.RequestTime, e.ResponseTime, now)
 }
 
 // Fresh reports whether the entry is fresh at now: its freshness lifetime
 // exceeds its current age (RFC 9111 §4.2). A response with
 // "Cache-Control: no-cache" is never served without validation, so it is
 // not fresh here either (a qualified no-cache="field" only keeps its
-// fields out of the stored response, see [StoredHeader]).
+// fields out of the stored response, RFC 9111 §3.1).
 func (e *Entry) Fresh(now time.Time) bool {
 	if sharedCacheControl(e.Header).whole("no-cache") {
 		return false

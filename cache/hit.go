@@ -17,7 +17,7 @@ import (
 // for other stores the proxy works them out per request.
 type storedEntry struct {
 	*Entry
-	cc         CacheControl  // the response's Cache-Control
+	cc         cacheControl  // the response's Cache-Control
 	lifetime   time.Duration // Entry.Lifetime
 	initialAge time.Duration // corrected_initial_age (RFC 9111 §4.2.3): the age at ResponseTime
 	varyNames  []string      // canonical names listed in Vary
@@ -50,9 +50,9 @@ type servedAge struct {
 func newStored(e *Entry) *storedEntry {
 	s := &storedEntry{
 		Entry:         e,
-		cc:            ParseCacheControl(e.Header),
+		cc:            parseCacheControl(e.Header),
 		lifetime:      e.Lifetime(),
-		initialAge:    CurrentAge(e.Header, e.RequestTime, e.ResponseTime, e.ResponseTime),
+		initialAge:    currentAge(e.Header, e.RequestTime, e.ResponseTime, e.ResponseTime),
 		header:        make([]storedField, 0, len(e.Header)),
 		contentLength: []string{strconv.Itoa(len(e.Body))},
 	}

@@ -41,8 +41,8 @@ func TestStoredAgreesWithEntry(t *testing.T) {
 			if s.lifetime != e.Lifetime() {
 				t.Errorf("header %d status %d: lifetime %v, Entry says %v", i, status, s.lifetime, e.Lifetime())
 			}
-			if !reflect.DeepEqual(s.cc, ParseCacheControl(h)) {
-				t.Errorf("header %d: Cache-Control %v, parsed %v", i, s.cc, ParseCacheControl(h))
+			if !reflect.DeepEqual(s.cc, parseCacheControl(h)) {
+				t.Errorf("header %d: Cache-Control %v, parsed %v", i, s.cc, parseCacheControl(h))
 			}
 			for _, d := range []time.Duration{-time.Hour, 0, 1500 * time.Millisecond, 90 * time.Second, 1000 * time.Hour} {
 				if got, want := s.currentAge(t0.Add(d)), e.Age(t0.Add(d)); got != want {

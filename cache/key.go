@@ -35,11 +35,11 @@ func Key(rawURL string) (string, error) {
 	return k, nil
 }
 
-// RequestKey returns the cache key ([Key]) of a proxy request. It prefers
+// requestKey returns the cache key ([Key]) of a proxy request. It prefers
 // the request target exactly as received (r.RequestURI in absolute form),
 // which is what Squid hashes, and falls back to r.URL for requests built
 // in-process (client requests have no RequestURI).
-func RequestKey(r *http.Request) (string, error) {
+func requestKey(r *http.Request) (string, error) {
 	target := r.RequestURI
 	if !isAbsolute(target) {
 		if r.URL == nil || !r.URL.IsAbs() || r.URL.Host == "" {

@@ -23,7 +23,7 @@ var heuristicStatus = map[int]bool{
 	308: true, 404: true, 405: true, 410: true, 414: true, 501: true,
 }
 
-// Storable reports whether a shared cache may store the response with
+// storable reports whether a shared cache may store the response with
 // status and header fields resp to the request req (RFC 9111 §3):
 //
 //   - the request method is GET (HEAD requests are answered from stored GET
@@ -35,7 +35,7 @@ var heuristicStatus = map[int]bool{
 //   - neither request nor response has no-store (§5.2.1.5, §5.2.2.5);
 //   - the response has no unqualified private directive (§5.2.2.7); a
 //     qualified one (private="Set-Cookie") keeps only the listed fields
-//     out of the cache (see [StoredHeader]);
+//     out of the cache (see storedHeader);
 //   - a request with Authorization is stored only when the response has
 //     public, must-revalidate or s-maxage (§3.5);
 //   - Vary is not "*" (it can never be matched, §4.1);
@@ -47,7 +47,7 @@ var heuristicStatus = map[int]bool{
 // The stored response keeps it, and the proxy leaves it out of responses
 // served from the cache, as Squid does, so that one client's cookie is
 // never handed to another.
-func Storable(req *http.Request, status int, resp http.Header) bool {
+func storable(req *http.Request, status int, resp http.Header) bool {
 	if req.Method != http.MethodGet {
 		return false
 	}
@@ -70,14 +70,14 @@ func Storable(req *http.Request, status int, resp http.Header) bool {
 		len(resp.Values("Expires")) > 0 || heuristicStatus[status]
 }
 
-// StoredHeader returns the header fields of a response as a shared cache
+// storedHeader returns the header fields of a response as a shared cache
 // stores them (RFC 9111 §3.1): every field received, including unknown
 // ones, except the hop-by-hop fields and those the Connection field
 // names (RFC 9110 §7.6.1), the proxy authentication fields, and the
 // fields listed by a qualified no-cache (§5.2.2.4: they may not be sent
 // without revalidation, so the proxy does not keep them) or private
 // (§5.2.2.7: a shared cache must not store them). h is not modified.
-func StoredHeader(h http.Header) http.Header {
+func storedHeader(h http.Header) http.Header {
 	out := h.Clone()
 	stripHopByHop(out)
 	dropListedFields(out)
@@ -153,7 +153,7 @@ func dateValue(h http.Header, fallback time.Time) time.Time {
 	return fallback
 }
 
-// CurrentAge computes a stored response's current age at now (RFC 9111
+// currentAge computes a stored response's current age at now (RFC 9111
 // §4.2.3):
 //
 //	apparent_age = max(0, response_time - date_value)
@@ -164,7 +164,7 @@ func dateValue(h http.Header, fallback time.Time) time.Time {
 // age_value is the Age field (§5.1): of a list ("7200, 0", or several
 // field lines) the first member; 0 if absent or invalid ("abc", "-1",
 // "7200.0", "7200a").
-func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Duration {
+func currentAge(h http.Header, requestTime, responseTime, now time.Time) time.Duration {
 	apparent := max(responseTime.Sub(dateValue(h, responseTime)), 0)
 	ageValue := ageField(h)
 	corrected := ageValue + max(responseTime.Sub(requestTime), 0)
@@ -178,7 +178,7 @@ func CurrentAge(h http.Header, requestTime, responseTime, now time.Time) time.Du
 // at least min-fresh more, or, stale, within the request's max-stale when
 // the response allows serving stale (no must-revalidate, proxy-revalidate
 // or s-maxage, §5.2.2.2, §5.2.2.8, §5.2.2.10).
-func usable(e *storedEntry, qcc CacheControl, now time.Time) bool {
+func usable(e *storedEntry, qcc cacheControl, now time.Time) bool {
 	if qcc.Has("no-cache") {
 		return false
 	}
@@ -207,7 +207,7 @@ func usable(e *storedEntry, qcc CacheControl, now time.Time) bool {
 // much staleness (RFC 5861 §4), and nothing forbids serving it stale
 // (no-cache, must-revalidate, proxy-revalidate, s-maxage: RFC 9111
 // §4.2.4).
-func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
+func staleIfError(e *Entry, qcc cacheControl, now time.Time) bool {
 	rcc := sharedCacheControl(e.Header)
 	if qcc.Has("no-cache") || rcc.whole("no-cache") || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
 		return false
@@ -228,7 +228,7 @@ func staleIfError(e *Entry, qcc CacheControl, now time.Time) bool {
 // proxy-revalidate (§5.2.2.8) or s-maxage (§5.2.2.10, in a shared
 // cache), or the request's no-cache (§5.2.1.4: the client wants nothing
 // it has not validated).
-func staleIfUnreachable(e *Entry, qcc CacheControl) bool {
+func staleIfUnreachable(e *Entry, qcc cacheControl) bool {
 	rcc := sharedCacheControl(e.Header)
 	return !qcc.Has("no-cache") && !rcc.whole("no-cache") && !rcc.Has("must-revalidate") &&
 		!rcc.Has("proxy-revalidate") && !rcc.Has("s-maxage")

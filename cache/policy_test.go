@@ -23,7 +23,7 @@ func hdr(kv ...string) http.Header {
 func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
 
 func TestParseCacheControl(t *testing.T) {
-	cc := ParseCacheControl(hdr(
+	cc := parseCacheControl(hdr(
 		"Cache-Control", `Max-Age=60, private="Set-Cookie, X-A", no-cache`,
 		"Cache-Control", "max-age=5, s-maxage=\"7\"",
 	))
@@ -39,16 +39,16 @@ func TestParseCacheControl(t *testing.T) {
 	if d, ok := cc.Duration("max-age"); !ok || d != time.Minute {
 		t.Errorf("max-age %v %v", d, ok)
 	}
-	if d, ok := ParseCacheControl(hdr("Cache-Control", "max-age=abc")).Duration("max-age"); !ok || d != 0 {
+	if d, ok := parseCacheControl(hdr("Cache-Control", "max-age=abc")).Duration("max-age"); !ok || d != 0 {
 		t.Errorf("invalid max-age read as %v %v, want 0 true", d, ok)
 	}
-	if d, _ := ParseCacheControl(hdr("Cache-Control", "max-age=99999999999999999999")).Duration("max-age"); d != maxDelta*time.Second {
+	if d, _ := parseCacheControl(hdr("Cache-Control", "max-age=99999999999999999999")).Duration("max-age"); d != maxDelta*time.Second {
 		t.Errorf("huge max-age %v, want capped at 2^31 s", d)
 	}
-	if !ParseCacheControl(hdr("Pragma", "no-cache")).Has("no-cache") {
+	if !parseCacheControl(hdr("Pragma", "no-cache")).Has("no-cache") {
 		t.Error("Pragma: no-cache without Cache-Control not read as no-cache")
 	}
-	if ParseCacheControl(hdr("Pragma", "no-cache", "Cache-Control", "max-age=1")).Has("no-cache") {
+	if parseCacheControl(hdr("Pragma", "no-cache", "Cache-Control", "max-age=1")).Has("no-cache") {
 		t.Error("Pragma used although Cache-Control is present")
 	}
 }
@@ -97,8 +97,8 @@ func TestStorable(t *testing.T) {
 		if c.req != nil {
 			req.Header = c.req
 		}
-		if got := Storable(req, c.status, c.resp); got != c.want {
-			t.Errorf("%s: Storable = %v, want %v", c.name, got, c.want)
+		if got := storable(req, c.status, c.resp); got != c.want {
+			t.Errorf("%s: storable = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -159,7 +159,7 @@ func TestCurrentAge(t *testing.T) {
 		{"Age too large is 2^31", hdr("Age", "99999999999"), t0, t0, t0, (1 << 31) * time.Second},
 	}
 	for _, c := range cases {
-		if got := CurrentAge(c.h, c.req, c.resp, c.now); got != c.want {
+		if got := currentAge(c.h, c.req, c.resp, c.now); got != c.want {
 			t.Errorf("%s: age %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -197,7 +197,7 @@ func TestUsable(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := entry(c.resp)
-		qcc := ParseCacheControl(hdr("Cache-Control", c.req))
+		qcc := parseCacheControl(hdr("Cache-Control", c.req))
 		if got := usable(newStored(e), qcc, c.now); got != c.want {
 			t.Errorf("%s: usable %v, want %v", c.name, got, c.want)
 		}
@@ -290,11 +290,11 @@ func TestKey(t *testing.T) {
 		t.Error("relative URL accepted")
 	}
 	r, _ := http.NewRequest("HEAD", "http://EXAMPLE.com/x", nil)
-	if k, err := RequestKey(r); err != nil || k != "http://example.com/x" {
-		t.Errorf("RequestKey = %q, %v", k, err)
+	if k, err := requestKey(r); err != nil || k != "http://example.com/x" {
+		t.Errorf("requestKey = %q, %v", k, err)
 	}
 	r.URL.Scheme, r.URL.Host = "", ""
-	if _, err := RequestKey(r); !errors.Is(err, ErrNotAbsolute) {
+	if _, err := requestKey(r); !errors.Is(err, ErrNotAbsolute) {
 		t.Errorf("origin-form request: %v, want ErrNotAbsolute", err)
 	}
 }
@@ -310,7 +310,7 @@ func TestStoredHeader(t *testing.T) {
 		"Transfer-Encoding", "chunked", "Proxy-Authenticate", "Basic", "Proxy-Authentication-Info", "x",
 		"X-Nc", "n", "X-Priv", "p", "X-Priv2", "q", "Set-Cookie", "a=b", "Set-Cookie", "c=d",
 		"Clear-Site-Data", `"cookies"`, "X-Frame-Options", "deny", "Test-Header", "t", "Www-Authenticate", "Basic")
-	got := StoredHeader(in)
+	got := storedHeader(in)
 	for _, k := range []string{"Connection", "A", "B", "Keep-Alive", "Transfer-Encoding", "Proxy-Authenticate",
 		"Proxy-Authentication-Info", "X-Nc", "X-Priv", "X-Priv2"} {
 		if _, ok := got[k]; ok {
@@ -326,10 +326,10 @@ func TestStoredHeader(t *testing.T) {
 		t.Errorf("Set-Cookie stored as %q", sc)
 	}
 	if in.Get("Connection") == "" || in.Get("X-Nc") == "" {
-		t.Error("StoredHeader modified its argument")
+		t.Error("storedHeader modified its argument")
 	}
 	// An unqualified no-cache or private lists no field.
-	if got := StoredHeader(hdr("Cache-Control", "no-cache", "X-A", "1")); got.Get("X-A") != "1" {
+	if got := storedHeader(hdr("Cache-Control", "no-cache", "X-A", "1")); got.Get("X-A") != "1" {
 		t.Errorf("unqualified no-cache dropped a field: %v", got)
 	}
 }

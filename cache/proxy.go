@@ -48,7 +48,7 @@ type Config struct {
 // and HEAD requests are answered from the store when a stored response is
 // fresh and selected by Vary (RFC 9111 §4); otherwise they are forwarded
 // through the Router, stale responses with validators being revalidated
-// (§4.3), and storable responses (§3, [Storable]) up to MaxObjectBytes are
+// (§4.3), and storable responses (§3) up to MaxObjectBytes are
 // stored as they stream to the client. A request with only-if-cached that
 // the store cannot answer gets 504 (§5.2.1.7) and is never forwarded.
 //
@@ -111,7 +111,7 @@ type Proxy struct {
 	store       Store
 	router      Router
 	log         *slog.Logger
-	access      *AccessLog
+	access      *accessLog
 	maxObject   int64
 	readTimeout time.Duration
 	via         string
@@ -221,7 +221,7 @@ func NewProxy(cfg Config) (*Proxy, error) {
 		p.log = slog.Default()
 	}
 	if cfg.AccessLog != nil {
-		p.access = NewAccessLog(cfg.AccessLog)
+		p.access = newAccessLog(cfg.AccessLog)
 	}
 	if p.maxObject == 0 {
 		p.maxObject = DefaultMaxObjectBytes
@@ -317,7 +317,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveHit returns the stored response that r selects, if any, and
 // answers r from it when it is usable (a hit), filling rec.
-func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc CacheControl, rec *Record) (entry *storedEntry, hit bool) {
+func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc cacheControl, rec *Record) (entry *storedEntry, hit bool) {
 	if s, ok := p.getStored(key); ok && s.matchesVary(r.Header) {
 		entry = s
 	}
@@ -340,7 +340,7 @@ type exchange struct {
 	rec       *Record
 	cacheable bool // GET or HEAD: looked up, and stored when storable
 	key       string
-	qcc       CacheControl
+	qcc       cacheControl
 	stored    *storedEntry // the stored response selected for r, if any
 	entry     *Entry       // its entry, when it could not answer r
 	lead      *flight      // the flight this request leads, landed when it is done
@@ -396,14 +396,14 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool
 // answered; if not, x holds the key, the request's directives and the
 // stored entry forwarding may validate.
 func (p *Proxy) lookUp(x *exchange) (answered bool) {
-	key, err := RequestKey(x.r)
+	key, err := requestKey(x.r)
 	if err != nil {
 		x.rec.Code = CodeNone
 		p.fail(x.w, http.StatusBadRequest, err.Error())
 		return true
 	}
 	x.key, x.rec.Key = key, key
-	x.qcc = ParseCacheControl(x.r.Header)
+	x.qcc = parseCacheControl(x.r.Header)
 	stored, hit := p.serveHit(x.w, x.r, key, x.qcc, x.rec)
 	if hit {
 		return true
@@ -582,12 +582,12 @@ func (p *Proxy) serveRevalidated(x *exchange, h304 http.Header, requestTime, res
 func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, requestTime, responseTime time.Time) (aborted bool) {
 	r, key := x.r, x.key
 	var keep *Entry
-	if r.Method == http.MethodGet && Storable(r, resp.StatusCode, resp.Header) &&
+	if r.Method == http.MethodGet && storable(r, resp.StatusCode, resp.Header) &&
 		resp.ContentLength <= p.maxObject {
 		keep = &Entry{
 			URL:          key,
 			Status:       resp.StatusCode,
-			Header:       StoredHeader(resp.Header),
+			Header:       storedHeader(resp.Header),
 			ReqHeader:    varyHeader(resp.Header, r.Header),
 			RequestTime:  requestTime,
 			ResponseTime: responseTime,
@@ -687,9 +687,9 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntr
 
 // put stores e if the response is still storable, else removes the key.
 // It drops from e.Header, which must be e's own, the fields a qualified
-// no-cache or private lists (StoredHeader).
+// no-cache or private lists (storedHeader).
 func (p *Proxy) put(r *http.Request, e *Entry) {
-	if !Storable(r, e.Status, e.Header) {
+	if !storable(r, e.Status, e.Header) {
 		p.store.Delete(e.URL)
 		return
 	}

@@ -252,7 +252,7 @@ func (s *inflight) next(off int) ([]byte, int, <-chan struct{}) {
 // writes nothing, when the response cannot answer r (Vary selects
 // another, r's directives refuse it, the stream already failed); aborted
 // when the stream fails after r's response began.
-func (p *Proxy) follow(w *httpx.CountingWriter, r *http.Request, s *inflight, qcc CacheControl, rec *Record) (served, aborted bool) {
+func (p *Proxy) follow(w *httpx.CountingWriter, r *http.Request, s *inflight, qcc cacheControl, rec *Record) (served, aborted bool) {
 	se := s.entry
 	now := p.now()
 	if !se.matchesVary(r.Header) || !usable(se, qcc, now) || !s.attach() {

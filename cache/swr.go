@@ -20,7 +20,7 @@ const backgroundTimeout = 2 * time.Minute
 // (no-cache, must-revalidate, proxy-revalidate, s-maxage: RFC 9111
 // §4.2.4, §5.2.2); and the request accepts a stale response (no
 // no-cache, no min-fresh, an age within its max-age: §5.2.1).
-func staleWhileRevalidate(e *storedEntry, qcc CacheControl, now time.Time) bool {
+func staleWhileRevalidate(e *storedEntry, qcc cacheControl, now time.Time) bool {
 	rcc := e.cc
 	window, ok := rcc.Duration("stale-while-revalidate")
 	if !ok || qcc.Has("no-cache") || qcc.Has("min-fresh") || rcc.whole("no-cache") ||
@@ -127,10 +127,10 @@ func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool
 	case sc == 500 || sc == 502 || sc == 503 || sc == 504:
 		return
 	}
-	if Storable(out, resp.StatusCode, resp.Header) && resp.ContentLength <= p.maxObject {
+	if storable(out, resp.StatusCode, resp.Header) && resp.ContentLength <= p.maxObject {
 		b, err := io.ReadAll(io.LimitReader(resp.Body, p.maxObject+1))
 		if err == nil && int64(len(b)) <= p.maxObject {
-			ne := &Entry{URL: key, Status: resp.StatusCode, Header: StoredHeader(resp.Header), Body: b,
+			ne := &Entry{URL: key, Status: resp.StatusCode, Header: storedHeader(resp.Header), Body: b,
 				ReqHeader: varyHeader(resp.Header, out.Header), RequestTime: start, ResponseTime: responseTime}
 			ne.Header.Set("Content-Length", strconv.Itoa(len(b)))
 			p.put(out, ne)

@@ -145,7 +145,7 @@ func TestStaleWhileRevalidateRules(t *testing.T) {
 		{"max-age=60, stale-while-revalidate=60", "max-age=100", true},
 	}
 	for _, c := range cases {
-		if got := staleWhileRevalidate(entry(c.cc), ParseCacheControl(hdr("Cache-Control", c.qcc)), now); got != c.want {
+		if got := staleWhileRevalidate(entry(c.cc), parseCacheControl(hdr("Cache-Control", c.qcc)), now); got != c.want {
 			t.Errorf("%q, request %q: %v, want %v", c.cc, c.qcc, got, c.want)
 		}
 	}

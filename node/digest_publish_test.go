@@ -267,8 +267,8 @@ func TestDurationsHaveLowerBounds(t *testing.T) {
 			t.Errorf("MaxAge %v: %v, want ErrConfig", age, err)
 		}
 	}
-	for _, c := range []DirectoryConfig{{PollInterval: 1}, {Expiry: 2}, {PollInterval: -1}} {
-		if _, err := NewDirectory(c); !errors.Is(err, cache.ErrConfig) {
+	for _, c := range []directoryConfig{{PollInterval: 1}, {Expiry: 2}, {PollInterval: -1}} {
+		if _, err := newDirectory(c); !errors.Is(err, cache.ErrConfig) {
 			t.Errorf("%+v: %v, want ErrConfig", c, err)
 		}
 	}

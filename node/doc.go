@@ -25,8 +25,8 @@
 //
 // Each part has its configuration, named for it: [NodeConfig] (a node,
 // from which it builds the others and its [cache.Config]),
-// [PublisherConfig], [SquidDigestConfig], [DirectoryConfig] and
-// [PeerConfig] (one peer). The enumerations among their fields are typed
-// and parsed alike: [Route] ([ParseRoute]), [PeerViews]
-// ([ParsePeerViews]) and [Protocol] ([ParseProtocol]).
+// [PublisherConfig], [SquidDigestConfig] and [PeerConfig] (one peer).
+// The enumerations among their fields are typed and parsed alike:
+// [Route] ([ParseRoute]), [PeerViews] ([ParsePeerViews]) and [Protocol]
+// ([ParseProtocol]).
 package node

@@ -378,7 +378,7 @@ func (nf *NodeFlags) Check() error {
 	seen := map[string]bool{}
 	for i, p := range nf.peers {
 		where := nf.peerFrom[i]
-		if c.IsSelf(p) {
+		if c.isSelf(p) {
 			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: errors.New("this node itself (its --name or its --listen address)")}
 		}
 		if seen[p.Proxy] {

@@ -86,7 +86,7 @@ func TestHostilePeerMemoryBounded(t *testing.T) {
 	for _, c := range cases {
 		url := rawPeer(t, c.head, c.body)
 		for _, cl := range clients {
-			d, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "hostile", Proxy: url}},
+			d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "hostile", Proxy: url}},
 				MaxDigestBytes: limit, Client: cl.client})
 			if err != nil {
 				t.Fatal(err)

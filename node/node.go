@@ -121,7 +121,7 @@ type NodeConfig struct {
 	PollInterval   time.Duration // digest polling; 0 means 30 s
 	PeerExpiry     time.Duration // drop a silent peer's view; 0 means 4 poll intervals
 	MaxDigestBytes int64         // largest digest accepted from a peer; 0 means 64 MiB
-	NoDelta        bool          // always fetch peers' full digests, never deltas (DirectoryConfig.NoDelta)
+	NoDelta        bool          // always fetch peers' full digests, never deltas (directoryConfig.NoDelta)
 	PeerViews      PeerViews     // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
@@ -243,7 +243,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		BitsPerEntry: cfg.SquidBitsPerEntry, Lifetime: cfg.SquidDigestLifetime, Now: cfg.Now}); err != nil {
 		return nil, err
 	}
-	if n.directory, err = NewDirectory(DirectoryConfig{
+	if n.directory, err = newDirectory(directoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
 		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, Logger: n.log, Now: cfg.Now,
 		Client: digestClient(max(cfg.PeerTimeout, 10*time.Second)),

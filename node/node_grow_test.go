@@ -36,7 +36,7 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 	// delta history and only growths make it fetch a full digest.
 	a := startNode(t, ln, nil, NodeConfig{Capacity: capacity, MemoryBytes: 256 << 20, Threshold: 1,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	dir, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{
+	dir, err := newDirectory(directoryConfig{Peers: []PeerConfig{
 		{Name: "a", Proxy: a.url()},
 		{Name: "a-squid", Proxy: a.url(), Protocol: Squid},
 	}, PollInterval: time.Hour, MaxDigestBytes: 64 << 20})

@@ -61,7 +61,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peer, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "a", Proxy: "http://127.0.0.1:1"}},
+	peer, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "a", Proxy: "http://127.0.0.1:1"}},
 		PollInterval: time.Hour, Logger: slog.New(slog.DiscardHandler), Now: clock})
 	if err != nil {
 		t.Fatal(err)

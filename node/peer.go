@@ -54,8 +54,8 @@ func ParseProtocol(s string) (Protocol, error) {
 }
 
 // PeerViews is the form in which a node holds its peers' digests
-// (DirectoryConfig.PeerViews, NodeConfig.PeerViews, `bloomcast serve
-// --peer-views`). The zero value, "", means PeerViewsDecoded.
+// (NodeConfig.PeerViews, `bloomcast serve --peer-views`). The zero
+// value, "", means PeerViewsDecoded.
 type PeerViews string
 
 // Forms of the peers' views.
@@ -65,15 +65,15 @@ const (
 	PeerViewsDecoded PeerViews = "decoded"
 	// PeerViewsCompressed: a peer's digest kept coded in pieces
 	// (digest.Pieces), a few decoded pieces cached; a digest sent as one
-	// stream is coded again in pieces of PeerPieceBytes once, one piece
-	// at a time, and deltas recode only the pieces they change. Squid
-	// digests are always held decoded.
+	// stream is coded again in pieces of 1 KiB (peerPieceBytes) once, one
+	// piece at a time, and deltas recode only the pieces they change.
+	// Squid digests are always held decoded.
 	PeerViewsCompressed PeerViews = "compressed"
 )
 
-// PeerPieceBytes is the decoded size of the pieces a node codes a peer's
+// peerPieceBytes is the decoded size of the pieces a node codes a peer's
 // digest in when it holds it compressed.
-const PeerPieceBytes = 1024
+const peerPieceBytes = 1024
 
 // ParsePeerViews returns the form named s: decoded or compressed (""
 // is decoded).
@@ -98,7 +98,7 @@ const SquidDigestPath = "/squid-internal-periodic/store_digest"
 
 // PeerConfig describes one peer.
 //
-// The zero PeerConfig is not valid: NewDirectory reports ErrConfig, as Proxy
+// The zero PeerConfig is not valid: NewNode reports ErrConfig, as Proxy
 // is required.
 type PeerConfig struct {
 	// Name identifies the peer in logs, metrics and the access log;
@@ -115,10 +115,10 @@ type PeerConfig struct {
 	ICP string
 }
 
-// DirectoryConfig configures a [Directory].
+// directoryConfig configures a [Directory].
 //
 // The zero value is valid: a directory of no peers, with the defaults shown.
-type DirectoryConfig struct {
+type directoryConfig struct {
 	Peers []PeerConfig
 	// Client fetches digests; nil means a client with a 10-second
 	// timeout that does not ask for compressed responses. Every request
@@ -169,9 +169,9 @@ type DirectoryConfig struct {
 // (Fan et al., "Summary cache"), and answers which peers may hold a key.
 // Safe for concurrent use.
 //
-// The zero Directory is not usable; make one with NewDirectory.
+// The zero Directory is not usable; a [Node] makes one ([Node.Directory]).
 type Directory struct {
-	cfg     DirectoryConfig
+	cfg     directoryConfig
 	now     func() time.Time
 	log     *slog.Logger
 	peers   atomic.Pointer[[]*Peer] // replaced whole by SetPeers
@@ -180,7 +180,7 @@ type Directory struct {
 
 // Peer is one peer and its view.
 // The zero Peer is not usable: a Directory makes its peers from
-// DirectoryConfig.Peers.
+// directoryConfig.Peers.
 type Peer struct {
 	cfg   PeerConfig
 	proxy *url.URL
@@ -217,8 +217,8 @@ type peerView struct {
 	bytes   int
 }
 
-// NewDirectory validates cfg and returns a directory with no views yet.
-func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
+// newDirectory validates cfg and returns a directory with no views yet.
+func newDirectory(cfg directoryConfig) (*Directory, error) {
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 30 * time.Second
 	}
@@ -289,7 +289,7 @@ func (d *Directory) Peers() []*Peer {
 
 // errZeroDirectory is what the methods of a zero Directory that return an
 // error return.
-var errZeroDirectory = fmt.Errorf("%w: zero Directory; use NewDirectory", cache.ErrConfig)
+var errZeroDirectory = fmt.Errorf("%w: zero Directory; use newDirectory", cache.ErrConfig)
 
 // Name returns the peer's name.
 func (p *Peer) Name() string { return p.name }
@@ -641,7 +641,7 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 		}
 		return &peerView{pieces: old.pieces, seq: old.pieces.Sequence()}, true, nil
 	}
-	v, err := digest.PiecesOf(body, lim, digest.Fast, PeerPieceBytes, 0)
+	v, err := digest.PiecesOf(body, lim, digest.Fast, peerPieceBytes, 0)
 	if err != nil {
 		return nil, false, err
 	}

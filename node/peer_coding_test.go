@@ -20,7 +20,7 @@ func TestPeerTransferCoding(t *testing.T) {
 		}
 		return "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, text), 6), false
 	})
-	d, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.URL}}, Logger: quietLogger()})
+	d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.URL}}, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

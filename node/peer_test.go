@@ -40,7 +40,7 @@ func newDigestServer(t *testing.T, pub *Publisher) *digestServer {
 
 func newTestDirectory(t *testing.T, clock *fakeClock, peers ...PeerConfig) *Directory {
 	t.Helper()
-	d, err := NewDirectory(DirectoryConfig{Peers: peers, PollInterval: time.Second, Expiry: 10 * time.Second,
+	d, err := newDirectory(directoryConfig{Peers: peers, PollInterval: time.Second, Expiry: 10 * time.Second,
 		MaxDigestBytes: 1 << 20, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestDirectorySquidPeer(t *testing.T) {
 
 func TestDirectoryConfig(t *testing.T) {
 	for _, pc := range []PeerConfig{{Proxy: "ftp://x"}, {Proxy: "http://"}, {Proxy: "http://h:1", DigestURL: "::"}} {
-		if _, err := NewDirectory(DirectoryConfig{Peers: []PeerConfig{pc}}); err == nil {
+		if _, err := newDirectory(directoryConfig{Peers: []PeerConfig{pc}}); err == nil {
 			t.Errorf("%+v: no error", pc)
 		}
 	}

@@ -81,8 +81,8 @@ func TestPeerViewsConfig(t *testing.T) {
 	if _, err := NewNode(NodeConfig{PeerViews: "zipped"}); !errors.Is(err, cache.ErrConfig) || !strings.Contains(err.Error(), "peer views") {
 		t.Fatalf("PeerViews zipped: %v", err)
 	}
-	if _, err := NewDirectory(DirectoryConfig{PeerViews: "zipped"}); !errors.Is(err, cache.ErrConfig) {
-		t.Fatalf("DirectoryConfig.PeerViews zipped: %v", err)
+	if _, err := newDirectory(directoryConfig{PeerViews: "zipped"}); !errors.Is(err, cache.ErrConfig) {
+		t.Fatalf("directoryConfig.PeerViews zipped: %v", err)
 	}
 	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{})
 	restart, err := n.Reconfigure(NodeConfig{Listen: n.cfg.Listen, Name: n.cfg.Name, PeerViews: PeerViewsCompressed,
@@ -110,7 +110,7 @@ func peerViewBench(tb testing.TB, filter counting.Config, n int, form PeerViews)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	dir, err = NewDirectory(DirectoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
+	dir, err = newDirectory(directoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func testPeerViewsConcurrent(t *testing.T, form PeerViews) {
 	pub.Publish()
 	srv := httptest.NewServer(pub)
 	defer srv.Close()
-	dir, err := NewDirectory(DirectoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
+	dir, err := newDirectory(directoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}

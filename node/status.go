@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
 // Paths of the node's status page and of the same data as JSON. Like
@@ -17,173 +19,10 @@ const (
 // statusMinutes is how many minutes the status page's chart spans.
 const statusMinutes = 60
 
-// NodeStatus is what a node shows an operator: its status page
-// (StatusPath) renders it and StatusJSONPath serves it as JSON; `bloomcast
-// status` reads the JSON. Every figure comes from what the node counts
-// for its Prometheus metrics, read at one moment (each counter atomically,
-// the whole not). docs/STATUS.md describes each field. The zero value
-// is the status of a zero Node: nothing counted, no peers.
-type NodeStatus struct {
-	Time      time.Time        `json:"time"`
-	Node      StatusNode       `json:"node"`
-	Requests  StatusRequests   `json:"requests"`
-	Digest    StatusDigest     `json:"digest"`
-	Transport *StatusTransport `json:"transport,omitempty"`
-	Peers     []StatusPeer     `json:"peers"`
-}
-
-// StatusNode describes the node itself. The zero value describes a
-// zero Node.
-type StatusNode struct {
-	Name          string    `json:"name"`
-	Version       string    `json:"version"`
-	Started       time.Time `json:"started"`
-	UptimeSeconds float64   `json:"uptime_seconds"`
-	Listen        string    `json:"listen"`
-	Route         Route     `json:"route"`
-	// Healthy is what /healthz answers; Unhealthy its reason.
-	Healthy     bool   `json:"healthy"`
-	Unhealthy   string `json:"unhealthy,omitempty"`
-	Objects     int    `json:"cache_objects"`
-	Bytes       int64  `json:"cache_bytes"`
-	BudgetBytes int64  `json:"cache_budget_bytes"`
-}
-
-// StatusCounts are client requests by outcome, as
-// bloomcast_requests_total counts them, and those that met a false hit
-// (bloomcast_false_hit_requests_total). The zero value counts none.
-type StatusCounts struct {
-	LocalHits uint64 `json:"local_hits"`
-	PeerHits  uint64 `json:"peer_hits"`
-	Misses    uint64 `json:"misses"`
-	Other     uint64 `json:"other"`
-	FalseHits uint64 `json:"false_hit_requests"`
-}
-
-// Total returns the number of requests counted.
-func (c StatusCounts) Total() uint64 { return c.LocalHits + c.PeerHits + c.Misses + c.Other }
-
-// StatusRatios are shares of all client requests; 0 when there were
-// none, as in the zero value.
-type StatusRatios struct {
-	Local     float64 `json:"local_hit"`
-	Peer      float64 `json:"peer_hit"`
-	Miss      float64 `json:"miss"`
-	FalseHits float64 `json:"false_hit"`
-}
-
-// Ratios returns c's outcomes as shares of its requests.
-func (c StatusCounts) Ratios() StatusRatios {
-	t := float64(c.Total())
-	if t == 0 {
-		return StatusRatios{}
-	}
-	return StatusRatios{Local: float64(c.LocalHits) / t, Peer: float64(c.PeerHits) / t,
-		Miss: float64(c.Misses) / t, FalseHits: float64(c.FalseHits) / t}
-}
-
-// StatusMinute is one minute of client requests; the zero value is the
-// minute of the Unix epoch, with none.
-type StatusMinute struct {
-	Start time.Time `json:"start"`
-	StatusCounts
-}
-
-// StatusRequests are the node's client requests since it started, over
-// the last hour, and minute by minute over the last hour (oldest first;
-// the last minute is the current one, still counting). The zero value
-// counts none and charts no minutes.
-type StatusRequests struct {
-	Total         StatusCounts   `json:"total"`
-	LastHour      StatusCounts   `json:"last_hour"`
-	LastHourRatio StatusRatios   `json:"last_hour_ratio"`
-	Minutes       []StatusMinute `json:"minutes"`
-}
-
-// StatusDigest describes the digest the node publishes to its peers.
-// The zero value describes none published.
-type StatusDigest struct {
-	Sequence  uint64 `json:"sequence"`
-	Codec     string `json:"codec"`
-	WireBytes int    `json:"wire_bytes"`
-	Keys      uint64 `json:"keys"`
-	// BitsPerEntry is the configured m/n, HashFunctions its k (0: the
-	// best k for it).
-	BitsPerEntry      float64   `json:"bits_per_entry"`
-	HashFunctions     int       `json:"hash_functions"`
-	Fill              float64   `json:"fill_ratio"`
-	FalsePos          float64   `json:"false_positive_rate"`
-	PredictedFalsePos float64   `json:"predicted_false_positive_rate"`
-	TargetFalsePos    float64   `json:"target_false_positive_rate"`
-	Published         time.Time `json:"published"`
-	AgeSeconds        float64   `json:"age_seconds"`
-	MaxAgeSeconds     float64   `json:"max_age_seconds"`
-	Pending           uint64    `json:"pending_changes"`
-	Capacity          uint64    `json:"capacity"`
-	Resizes           uint64    `json:"resizes"`
-	// Full is set once Keys has reached Capacity: the next growth
-	// resizes the summary.
-	Full bool `json:"full"`
-}
-
-// StatusTransport describes the digest transport (NodeConfig.Transport).
-// The zero value is an unnamed transport, disconnected, that carried
-// nothing.
-type StatusTransport struct {
-	Name      string `json:"name"`
-	Connected bool   `json:"connected"`
-	Sent      uint64 `json:"messages_sent"`
-	Received  uint64 `json:"messages_received"`
-	Dropped   uint64 `json:"messages_dropped"`
-}
-
-// Peer states in StatusPeer.State.
-const (
-	PeerStateOK       = "ok"        // the last fetch succeeded and a view is held
-	PeerStateFailing  = "failing"   // the last fetch failed
-	PeerStateNoDigest = "no digest" // no view held: none fetched yet, or it expired
-)
-
-// StatusPeer describes one peer as this node sees it. The zero value is
-// an unnamed peer with no state, no view and no requests.
-type StatusPeer struct {
-	Name     string `json:"name"`
-	Protocol string `json:"protocol"`
-	// State is PeerStateOK, PeerStateFailing or PeerStateNoDigest.
-	State       string  `json:"state"`
-	HasView     bool    `json:"has_view"`
-	Sequence    uint64  `json:"sequence"`
-	AgeSeconds  float64 `json:"age_seconds"`
-	WireBytes   int     `json:"wire_bytes"`
-	HeldBytes   int     `json:"held_bytes"`
-	Form        string  `json:"form,omitempty"`
-	Fill        float64 `json:"fill_ratio"`
-	FalsePos    float64 `json:"predicted_false_hit_rate"`
-	Unreachable bool    `json:"unreachable"`
-	// Hits, FalseHits and Errors are the requests sent to the peer, by
-	// result (bloomcast_peer_requests_total); MeasuredFalseHitRate is
-	// FalseHits per local miss (the requests that consulted the peers'
-	// digests: misses and peer hits), the figure FalsePos predicts.
-	Hits                 uint64  `json:"hits"`
-	FalseHits            uint64  `json:"false_hits"`
-	Errors               uint64  `json:"errors"`
-	MeasuredFalseHitRate float64 `json:"measured_false_hit_rate"`
-	Failures             int     `json:"consecutive_failures"`
-	LastError            string  `json:"last_error,omitempty"`
-	SinceAnswerSeconds   float64 `json:"since_answer_seconds"`
-	// Transport is how the peer's digest last reached this node:
-	// "push" (the digest transport) or "http" (polling).
-	Transport   string `json:"transport"`
-	Full        uint64 `json:"full_fetches"`
-	Delta       uint64 `json:"delta_fetches"`
-	NotModified uint64 `json:"not_modified"`
-	Pushed      uint64 `json:"pushed"`
-}
-
-// Status returns the node's status: the data of its status page.
-func (n *Node) Status() NodeStatus {
+// status returns the node's status: the data of its status page.
+func (n *Node) status() nodestatus.Status {
 	now := n.now()
-	st := NodeStatus{Time: now}
+	st := nodestatus.Status{Time: now}
 	if n.metrics == nil { // a zero Node
 		return st
 	}
@@ -194,12 +33,12 @@ func (n *Node) Status() NodeStatus {
 		budget = n.cfg.DiskBytes
 	}
 	reason := n.unhealthy()
-	st.Node = StatusNode{Name: n.cfg.Name, Version: n.version(), Started: m.status.started,
-		UptimeSeconds: now.Sub(m.status.started).Seconds(), Listen: n.listenAddr(), Route: n.cfg.Route,
+	st.Node = nodestatus.Node{Name: n.cfg.Name, Version: n.version(), Started: m.status.started,
+		UptimeSeconds: now.Sub(m.status.started).Seconds(), Listen: n.listenAddr(), Route: string(n.cfg.Route),
 		Healthy: reason == "", Unhealthy: reason,
 		Objects: n.store.Len(), Bytes: n.store.Bytes(), BudgetBytes: budget}
 
-	st.Requests.Total = StatusCounts{LocalHits: s.LocalHits, PeerHits: s.PeerHits, Misses: s.Misses,
+	st.Requests.Total = nodestatus.Counts{LocalHits: s.LocalHits, PeerHits: s.PeerHits, Misses: s.Misses,
 		Other: s.Other, FalseHits: s.FalseHitRequests}
 	st.Requests.Minutes = m.status.minutes.last(now)
 	for _, mi := range st.Requests.Minutes {
@@ -213,7 +52,7 @@ func (n *Node) Status() NodeStatus {
 	st.Requests.LastHourRatio = st.Requests.LastHour.Ratios()
 
 	p := n.publisher.Stats()
-	st.Digest = StatusDigest{Sequence: p.Sequence, Codec: p.Codec, WireBytes: p.DigestBytes, Keys: p.Keys,
+	st.Digest = nodestatus.Digest{Sequence: p.Sequence, Codec: p.Codec, WireBytes: p.DigestBytes, Keys: p.Keys,
 		BitsPerEntry: n.cfg.BitsPerEntry, HashFunctions: n.cfg.HashFunctions, Fill: p.Fill, FalsePos: p.FalsePos,
 		PredictedFalsePos: p.PredictedFalsePos, TargetFalsePos: p.TargetFalsePos,
 		Published: p.Published, AgeSeconds: n.publisher.now().Sub(p.Published).Seconds(),
@@ -221,7 +60,7 @@ func (n *Node) Status() NodeStatus {
 		Resizes: p.Resizes, Full: p.Capacity > 0 && p.Keys >= p.Capacity}
 
 	if t := n.cfg.Transport; t != nil {
-		st.Transport = &StatusTransport{Name: t.Name(), Connected: t.Connected(),
+		st.Transport = &nodestatus.Transport{Name: t.Name(), Connected: t.Connected(),
 			Sent: s.TransportSent, Received: s.TransportReceived}
 		if dc, ok := t.(DropCounter); ok {
 			st.Transport.Dropped = dc.Dropped()
@@ -230,7 +69,7 @@ func (n *Node) Status() NodeStatus {
 
 	for _, ps := range n.directory.Status() {
 		hits, falseHits, errs := m.status.peerAsks(ps.Name)
-		sp := StatusPeer{Name: ps.Name, Protocol: ps.Protocol, HasView: ps.HasView, Sequence: ps.Sequence,
+		sp := nodestatus.Peer{Name: ps.Name, Protocol: ps.Protocol, HasView: ps.HasView, Sequence: ps.Sequence,
 			AgeSeconds: ps.Age.Seconds(), WireBytes: ps.Bytes, HeldBytes: ps.HeldBytes, Form: string(ps.Form),
 			Fill: ps.Fill, FalsePos: ps.FalsePos, Unreachable: ps.Unreachable,
 			Hits: hits, FalseHits: falseHits, Errors: errs,
@@ -244,11 +83,11 @@ func (n *Node) Status() NodeStatus {
 		}
 		switch {
 		case ps.Failures > 0 || ps.Unreachable:
-			sp.State = PeerStateFailing
+			sp.State = nodestatus.PeerStateFailing
 		case !ps.HasView:
-			sp.State = PeerStateNoDigest
+			sp.State = nodestatus.PeerStateNoDigest
 		default:
-			sp.State = PeerStateOK
+			sp.State = nodestatus.PeerStateOK
 		}
 		st.Peers = append(st.Peers, sp)
 	}
@@ -319,7 +158,7 @@ type minuteRing struct {
 
 type minuteSlot struct {
 	minute int64 // Unix minute
-	counts StatusCounts
+	counts nodestatus.Counts
 }
 
 // add counts one request that arrived at t.
@@ -353,16 +192,16 @@ func (r *minuteRing) add(t time.Time, outcome string, falseHit bool) {
 }
 
 // last returns the statusMinutes minutes up to now's, oldest first.
-func (r *minuteRing) last(now time.Time) []StatusMinute {
+func (r *minuteRing) last(now time.Time) []nodestatus.Minute {
 	cur := now.Unix() / 60
-	out := make([]StatusMinute, statusMinutes)
+	out := make([]nodestatus.Minute, statusMinutes)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range out {
 		m := cur - statusMinutes + 1 + int64(i)
 		out[i].Start = time.Unix(m*60, 0).UTC()
 		if s := r.slots[slot(m)]; s.minute == m {
-			out[i].StatusCounts = s.counts
+			out[i].Counts = s.counts
 		}
 	}
 	return out

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
 
 //go:embed status.html
 var statusHTML string
 
-// statusPage renders NodeStatus as one self-contained HTML page: inline
+// statusPage renders nodestatus.Status as one self-contained HTML page: inline
 // style, an inline SVG chart and one inline script that refreshes it; no
 // external script, font or style, so that it works offline and under
 // the Content-Security-Policy it is served with.
@@ -37,7 +38,7 @@ const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'un
 
 // statusView is what the page's template reads.
 type statusView struct {
-	S              NodeStatus
+	S              nodestatus.Status
 	JSONPath       string
 	RefreshSeconds int
 	CacheFill      float64
@@ -74,7 +75,7 @@ func (n *Node) serveStatus(w http.ResponseWriter, r *http.Request) {
 		}
 		refresh = time.Duration(s) * time.Second
 	}
-	v := newStatusView(n.Status(), refresh)
+	v := newStatusView(n.status(), refresh)
 	var b strings.Builder
 	if err := statusPage.Execute(&b, v); err != nil { // a template error is a bug; say so
 		http.Error(w, "status page: "+err.Error(), http.StatusInternalServerError)
@@ -94,7 +95,7 @@ func (n *Node) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, cache.CodeNone, http.StatusMethodNotAllowed, "method not allowed: the status answers GET")
 		return
 	}
-	b, err := json.MarshalIndent(n.Status(), "", "  ")
+	b, err := json.MarshalIndent(n.status(), "", "  ")
 	if err != nil {
 		http.Error(w, "status: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -106,13 +107,13 @@ func (n *Node) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-func newStatusView(s NodeStatus, refresh time.Duration) statusView {
+func newStatusView(s nodestatus.Status, refresh time.Duration) statusView {
 	v := statusView{S: s, JSONPath: StatusJSONPath, RefreshSeconds: int(refresh / time.Second), Chart: newStatusChart(s.Requests.Minutes)}
 	if s.Node.BudgetBytes > 0 {
 		v.CacheFill = float64(s.Node.Bytes) / float64(s.Node.BudgetBytes)
 	}
 	for _, p := range s.Peers {
-		if p.State == PeerStateFailing {
+		if p.State == nodestatus.PeerStateFailing {
 			v.Failing++
 			v.FailingNames = append(v.FailingNames, p.Name)
 		}
@@ -128,7 +129,7 @@ const (
 	colourOther = "#ddd"
 )
 
-func newStatusChart(minutes []StatusMinute) statusChart {
+func newStatusChart(minutes []nodestatus.Minute) statusChart {
 	const barW, gap, height = 9.0, 1.0, 120.0
 	c := statusChart{Width: int(float64(len(minutes))*(barW+gap)) + 1, Height: int(height)}
 	var line []string

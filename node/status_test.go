@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
 // TestStatusPage runs two nodes and an origin on loopback, makes a
@@ -42,7 +45,7 @@ func TestStatusPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("%s: %d %s", StatusJSONPath, code, body)
 	}
-	var st NodeStatus
+	var st nodestatus.Status
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,7 @@ func TestStatusPage(t *testing.T) {
 		st.Node.Objects != 2 || st.Node.BudgetBytes != 8<<20 || !st.Node.Healthy || st.Node.UptimeSeconds <= 0 {
 		t.Fatalf("node: %+v", st.Node)
 	}
-	want := StatusCounts{LocalHits: 1, PeerHits: 1, Misses: 1, FalseHits: 1}
+	want := nodestatus.Counts{LocalHits: 1, PeerHits: 1, Misses: 1, FalseHits: 1}
 	if st.Requests.Total != want || st.Requests.LastHour != want {
 		t.Fatalf("requests: total %+v, last hour %+v, want %+v", st.Requests.Total, st.Requests.LastHour, want)
 	}
@@ -69,7 +72,7 @@ func TestStatusPage(t *testing.T) {
 		t.Fatalf("peers: %+v", st.Peers)
 	}
 	p := st.Peers[0]
-	if p.Name != "b" || p.State != PeerStateOK || !p.HasView || p.Protocol != "bloomcast" || p.Hits != 1 ||
+	if p.Name != "b" || p.State != nodestatus.PeerStateOK || !p.HasView || p.Protocol != "bloomcast" || p.Hits != 1 ||
 		p.FalseHits != 1 || p.MeasuredFalseHitRate != 0.5 || p.FalsePos <= 0 || p.WireBytes == 0 || p.Transport != "http" {
 		t.Fatalf("peer b: %+v", p)
 	}
@@ -105,11 +108,11 @@ func TestStatusPage(t *testing.T) {
 		t.Fatal("refresh of a stopped peer succeeded")
 	}
 	_, body = getBody(t, a.url()+StatusJSONPath)
-	st = NodeStatus{}
+	st = nodestatus.Status{}
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatal(err)
 	}
-	if p := st.Peers[0]; p.State != PeerStateFailing || p.LastError == "" || p.Failures != 1 {
+	if p := st.Peers[0]; p.State != nodestatus.PeerStateFailing || p.LastError == "" || p.Failures != 1 {
 		t.Fatalf("stopped peer: %+v", p)
 	}
 	_, page = getBody(t, a.url()+StatusPath)
@@ -138,25 +141,54 @@ func TestMinuteRing(t *testing.T) {
 	r.add(t0.Add(time.Minute), OutcomeMiss, false)
 	got := r.last(t0.Add(time.Minute))
 	if len(got) != statusMinutes || got[statusMinutes-1].Misses != 1 ||
-		got[statusMinutes-2].StatusCounts != (StatusCounts{LocalHits: 1, PeerHits: 1, FalseHits: 1}) ||
+		got[statusMinutes-2].Counts != (nodestatus.Counts{LocalHits: 1, PeerHits: 1, FalseHits: 1}) ||
 		!got[statusMinutes-1].Start.Equal(t0.Truncate(time.Minute).Add(time.Minute)) {
 		t.Fatalf("last minutes: %+v", got[statusMinutes-2:])
 	}
 	// An hour on, the first minute's slot is reused.
 	r.add(t0.Add(time.Hour), OutcomeOther, false)
 	got = r.last(t0.Add(time.Hour))
-	var sum StatusCounts
+	var sum nodestatus.Counts
 	for _, m := range got {
 		sum.LocalHits += m.LocalHits
 		sum.Misses += m.Misses
 		sum.Other += m.Other
 	}
-	if sum != (StatusCounts{Misses: 1, Other: 1}) {
+	if sum != (nodestatus.Counts{Misses: 1, Other: 1}) {
 		t.Fatalf("an hour on: %+v", sum)
 	}
 	// A request older than the ring holds is not counted.
 	r.add(t0, OutcomeLocalHit, false)
 	if got := r.last(t0.Add(time.Hour)); got[0].LocalHits != 0 {
 		t.Fatalf("old request counted: %+v", got[0])
+	}
+}
+
+// TestStatusOfNewNode reads what a node's status page shows, without
+// serving it: a node with one peer it has not yet polled.
+func TestStatusOfNewNode(t *testing.T) {
+	n, err := NewNode(NodeConfig{
+		Name: "cache1", Version: "v1.0.0", Capacity: 1000,
+		Peers:  []PeerConfig{{Name: "cache2", Proxy: "http://127.0.0.1:3129"}},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := n.status()
+	var b strings.Builder
+	fmt.Fprintln(&b, st.Node.Name, st.Node.Version, st.Node.Healthy, st.Node.BudgetBytes>>20, "MiB")
+	fmt.Fprintln(&b, "digest capacity", st.Digest.Capacity, "bits per entry", st.Digest.BitsPerEntry)
+	fmt.Fprintln(&b, "minutes charted", len(st.Requests.Minutes))
+	for _, p := range st.Peers {
+		fmt.Fprintln(&b, "peer", p.Name, p.Protocol, p.State)
+	}
+	const want = `cache1 v1.0.0 true 256 MiB
+digest capacity 1000 bits per entry 16
+minutes charted 60
+peer cache2 bloomcast no digest
+`
+	if got := b.String(); got != want {
+		t.Errorf("status:\n%s\nwant:\n%s", got, want)
 	}
 }

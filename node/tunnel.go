@@ -19,8 +19,8 @@ import (
 	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
-// CodeTunnel is the result code of a CONNECT tunnel (Squid's TCP_TUNNEL).
-const CodeTunnel = "TCP_TUNNEL"
+// codeTunnel is the result code of a CONNECT tunnel (Squid's TCP_TUNNEL).
+const codeTunnel = "TCP_TUNNEL"
 
 // Tunnel defaults: the ports CONNECT may reach, and Squid's read_timeout
 // and client_lifetime.
@@ -123,7 +123,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	n.tunnels.tunnels.WithLabelValues("tunnelled").Inc()
 	rec.Hierarchy, rec.From = cache.HierDirect, httpx.ClientIP(server.RemoteAddr().String())
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		finish(CodeTunnel, http.StatusOK, "")
+		finish(codeTunnel, http.StatusOK, "")
 		return
 	}
 	up, down := n.splice(client, buffered.Reader, server, start)
@@ -131,7 +131,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	n.tunnels.bytes.WithLabelValues("server_to_client").Add(float64(down))
 	n.log.Debug("cache: CONNECT closed", "target", target, "client_to_server", up, "server_to_client", down)
 	rec.Bytes = down
-	finish(CodeTunnel, http.StatusOK, "")
+	finish(codeTunnel, http.StatusOK, "")
 }
 
 // splice copies client to server and server to client (the client's

@@ -99,7 +99,6 @@ func receivers(t *testing.T) []struct {
 		{"zero parquet.Fit", &parquet.Fit{}},
 		{"zero icp.Client", &icp.Client{}},
 		{"zero icp.Server", &icp.Server{}},
-		{"zero cache.AccessLog", &cache.AccessLog{}},
 		{"zero node.Directory", &node.Directory{}},
 		{"zero cache.Disk", &cache.Disk{}},
 		{"zero cache.Memory", &cache.Memory{}},

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 	"github.com/bloomcast/bloomcast/node"
 )
@@ -173,8 +174,8 @@ func statusURL(s string) (string, error) {
 }
 
 // fetchStatus reads a node's status JSON.
-func fetchStatus(c *http.Client, target string) ([]byte, node.NodeStatus, error) {
-	var st node.NodeStatus
+func fetchStatus(c *http.Client, target string) ([]byte, nodestatus.Status, error) {
+	var st nodestatus.Status
 	resp, err := c.Get(target)
 	if err != nil {
 		return nil, st, fmt.Errorf("status: %w", err)
@@ -201,7 +202,7 @@ func firstLine(s string) string {
 // writeStatus prints a node's status as the tables of its status page.
 // A failed write shows in the error of the tables' Flush, or in the
 // command's output writer, which keeps the first.
-func writeStatus(w io.Writer, st node.NodeStatus) error {
+func writeStatus(w io.Writer, st nodestatus.Status) error {
 	n := st.Node
 	health := "ok"
 	if !n.Healthy {
@@ -252,7 +253,7 @@ func writeStatus(w io.Writer, st node.NodeStatus) error {
 	fprintln(tw, "PEER\tSTATE\tPROTOCOL\tAGE\tSIZE\tFP PREDICTED\tHITS\tFALSE HITS\tTRANSPORT\tLAST FETCH")
 	for _, p := range st.Peers {
 		state := p.State
-		if state != node.PeerStateOK {
+		if state != nodestatus.PeerStateOK {
 			state = strings.ToUpper(state)
 		}
 		age, size, fp := "-", "-", "-"

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -92,7 +93,7 @@ func TestStatusCommand(t *testing.T) {
 	if code := run([]string{"status", "--json", url + node.StatusPath}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("status --json: exit %d: %s", code, stderr.String())
 	}
-	var st node.NodeStatus
+	var st nodestatus.Status
 	if err := json.Unmarshal(stdout.Bytes(), &st); err != nil {
 		t.Fatal(err)
 	}

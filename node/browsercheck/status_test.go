@@ -123,12 +123,12 @@ func TestStatusPageInChromium(t *testing.T) {
 	c.Publisher().Publish()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		st := a.Status()
-		if len(st.Peers) == 2 && st.Peers[0].Sequence == b.Publisher().Stats().Sequence && st.Peers[1].HasView {
+		st := a.Directory().Status()
+		if len(st) == 2 && st[0].Sequence == b.Publisher().Stats().Sequence && st[1].HasView {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a did not poll b's and c's digests: %+v", st.Peers)
+			t.Fatalf("a did not poll b's and c's digests: %+v", st)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
