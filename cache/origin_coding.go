@@ -20,14 +20,15 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/unixcompress"
 )
 
 // Net/http's client accepts a response body in no transfer coding but
 // chunked (it answers any other with an error, which the proxy turns into
 // 502). RFC 9112 §7 registers three more that a recipient can decode:
-// gzip (and its alias x-gzip), deflate and compress. A codingConn sits
-// between the origin's socket and the client's reader and decodes gzip
-// and deflate: it follows the framing of every response on the
+// gzip and compress (and their aliases x-gzip and x-compress) and
+// deflate. A codingConn sits between the origin's socket and the
+// client's reader and decodes all three: it follows the framing of every response on the
 // connection (RFC 9112 §6.3) and passes each byte through untouched,
 // except the head and body of a response whose Transfer-Encoding it can
 // decode, which it rewrites into the same response in the chunked coding
@@ -129,7 +130,7 @@ func ExpectResponse(req *http.Request) *http.Request {
 }
 
 // DecodingDialer wraps dial's connections in a response framer that
-// decodes the gzip and deflate transfer codings Go's HTTP client refuses
+// decodes the gzip, deflate and compress transfer codings Go's HTTP client refuses
 // (RFC 9112 §7), rewriting such a response as chunked; every other byte
 // passes untouched. It is for a Transport's DialContext, with each request
 // sent through [ExpectResponse]; the node's peer client uses it as the
@@ -471,14 +472,14 @@ func parseHead(head []byte) (h headInfo, ok bool) {
 	}
 	for i, t := range codings {
 		switch t {
-		case "gzip", "x-gzip", "deflate":
+		case "gzip", "x-gzip", "deflate", "compress", "x-compress":
 		case "chunked":
 			if i != len(codings)-1 {
 				return h, false // chunked must be the final coding (RFC 9112 §6.3)
 			}
 			h.last = true
 		default:
-			return h, false // compress, identity, anything else: refused as before
+			return h, false // identity, anything else: refused as before
 		}
 	}
 	if h.last {
@@ -688,7 +689,8 @@ func (b *codedBody) Read(p []byte) (int, error) {
 	}
 }
 
-// codingDecoder undoes one transfer coding: gzip (RFC 1952), x-gzip, or
+// codingDecoder undoes one transfer coding: gzip (RFC 1952), x-gzip,
+// compress and x-compress (Unix compress's LZW, [unixcompress]), or
 // deflate, which RFC 9110 §8.4.1.2 defines as the zlib format (RFC 1950)
 // but which some servers send as raw deflate (RFC 1951): as browsers do,
 // a body without a zlib header is read as raw deflate. An empty body
@@ -715,6 +717,12 @@ func (d *codingDecoder) Read(p []byte) (int, error) {
 			} else {
 				d.r = flate.NewReader(d.src)
 			}
+		case "compress", "x-compress":
+			z, err := unixcompress.NewReader(d.src)
+			if err != nil {
+				return 0, err
+			}
+			d.r = z
 		default:
 			z, err := gzip.NewReader(d.src)
 			if err != nil {

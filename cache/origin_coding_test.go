@@ -61,6 +61,9 @@ func TestOriginTransferCodings(t *testing.T) {
 		{"gzip close-delimited", head + "Transfer-Encoding: gzip\r\n\r\n" + testutil.Gzipped(t, text), true},
 		{"gzip over Content-Length", head + "Content-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n" + testutil.Gzipped(t, text), true},
 		{"gzip+deflate+chunked", head + "Transfer-Encoding: gzip\r\nTransfer-Encoding: deflate, chunked\r\n\r\n" + testutil.Chunked(zlibbed(t, testutil.Gzipped(t, text)), 9), false},
+		{"compress+chunked", head + "Transfer-Encoding: compress, chunked\r\n\r\n" + testutil.Chunked(string(testutil.UnixCompress([]byte(text), 16, true, false)), 6), false},
+		{"x-compress close-delimited", head + "Transfer-Encoding: x-compress\r\n\r\n" + string(testutil.UnixCompress([]byte(text), 9, false, false)), true},
+		{"compress+gzip+chunked", head + "Transfer-Encoding: compress, gzip, chunked\r\n\r\n" + testutil.Chunked(testutil.Gzipped(t, string(testutil.UnixCompress([]byte(text), 12, true, true))), 11), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := testutil.NewRawOrigin(t, func(*http.Request) (string, bool) { return c.raw, c.close })
@@ -152,23 +155,28 @@ func TestOriginFramingOneConnection(t *testing.T) {
 }
 
 // TestOriginCorruptCoding: a gzip body whose checksum is wrong, or that
-// is cut, or that has bytes after it, reaches the client cut short, is
-// logged and is not stored.
+// is cut, or that has bytes after it, and a compress body with a bad
+// header or a code no encoder writes, reach the client cut short, are
+// logged and are not stored.
 func TestOriginCorruptCoding(t *testing.T) {
 	const text = "a body whose coding breaks"
 	z := []byte(testutil.Gzipped(t, text))
 	bad := bytes.Clone(z)
 	bad[len(bad)-5] ^= 0xff // the CRC-32
-	for _, c := range []struct{ name, body string }{
-		{"checksum", testutil.Chunked(string(bad), 8)},
-		{"truncated", testutil.Chunked(string(z[:len(z)-6]), 8)},
-		{"trailing", testutil.Chunked(string(z)+"junk", 8)},
-		{"not gzip", testutil.Chunked("plain text, not gzip", 8)},
-		{"bad chunk", "zz\r\n" + string(z) + "\r\n0\r\n\r\n"},
+	lzw := testutil.UnixCompress([]byte(text), 16, true, false)
+	for _, c := range []struct{ name, coding, body string }{
+		{"checksum", "gzip", testutil.Chunked(string(bad), 8)},
+		{"truncated", "gzip", testutil.Chunked(string(z[:len(z)-6]), 8)},
+		{"trailing", "gzip", testutil.Chunked(string(z)+"junk", 8)},
+		{"not gzip", "gzip", testutil.Chunked("plain text, not gzip", 8)},
+		{"bad chunk", "gzip", "zz\r\n" + string(z) + "\r\n0\r\n\r\n"},
+		{"not compress", "compress", testutil.Chunked("plain text, not compress", 8)},
+		{"compress header", "compress", testutil.Chunked("\x1f\x9d\x91"+string(lzw[3:]), 8)},
+		{"compress code", "compress", testutil.Chunked(string(lzw)+"\xff\xff", 8)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := testutil.NewRawOrigin(t, func(*http.Request) (string, bool) {
-				return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" + c.body, false
+				return "HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nTransfer-Encoding: " + c.coding + ", chunked\r\n\r\n" + c.body, false
 			})
 			var logs syncBuffer
 			h := newHarness(t, nil, nil, func(cfg *Config) { cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
@@ -330,6 +338,7 @@ func FuzzCodingConn(f *testing.F) {
 	f.Add(uint16(3), []byte("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 304 Not Modified\r\n\r\nHTTP/1.0 200 OK\r\n\r\n"))
 	f.Add(uint16(100), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"+testutil.Chunked(testutil.Gzipped(f, "hello"), 4)+"HTTP/1.1 200 OK\r\nTransfer-Encoding: deflate\r\n\r\n"+zlibbed(f, "x")))
 	f.Add(uint16(1), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: compress, chunked\r\n\r\n0\r\n\r\n"))
+	f.Add(uint16(64), []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: x-compress\r\n\r\n"+string(testutil.UnixCompress([]byte("hello, hello, hello"), 9, true, true))))
 	f.Fuzz(func(t *testing.T, size uint16, in []byte) {
 		c := &codingConn{Conn: &feedConn{r: bytes.NewReader(in)}}
 		p := make([]byte, int(size%8192)+1)

@@ -80,9 +80,9 @@ const (
 // environment proxy, no redirect following, no transparent decompression
 // (the cache stores and forwards what the origin sent), and timeouts on
 // connecting, TLS handshakes and waiting for response headers. Response
-// bodies in the transfer codings gzip, x-gzip and deflate (RFC 9112 §7)
-// reach it decoded, as chunked bodies do, when the request came through
-// [Direct].
+// bodies in the transfer codings gzip, x-gzip, deflate, compress and
+// x-compress (RFC 9112 §7) reach it decoded, as chunked bodies do, when
+// the request came through [Direct].
 func NewClient() *http.Client { return newClient(nil) }
 
 // newClient is NewClient with a TLS configuration for origins (nil: the
