@@ -48,8 +48,15 @@ type StaticRow struct {
 // ([Size], each layout at its best k) for n keys at rate p. Errors wrap
 // [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
 func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
-	if n == 0 {
-		return nil, invalidf("n = 0: a static filter is sized for its keys")
+	// The Bloom sizes first: params.Size refuses n = 0, for which the
+	// static shapes are empty.
+	var blooms []StaticRow
+	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked} {
+		s, err := params.Size(l, n, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		blooms = append(blooms, StaticRow{Filter: fmt.Sprintf("Bloom %s (k = %d)", l, s.K), Bits: s.M, Rate: s.FalsePositive(n), Updates: "adds, unions, deltas"})
 	}
 	rs, err := params.RibbonSize(n, p)
 	if err != nil {
@@ -69,12 +76,8 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 		}
 		r.Rows = append(r.Rows, r.row(fmt.Sprintf("binary fuse (%s)", fs), fs.SizeBits(), fs.FalsePositiveRate(), "none: rebuilt from the keys"))
 	}
-	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked} {
-		s, err := params.Size(l, n, p, 0)
-		if err != nil {
-			return nil, err
-		}
-		r.Rows = append(r.Rows, r.row(fmt.Sprintf("Bloom %s (k = %d)", l, s.K), s.M, s.FalsePositive(n), "adds, unions, deltas"))
+	for _, b := range blooms {
+		r.Rows = append(r.Rows, r.row(b.Filter, b.Bits, b.Rate, b.Updates))
 	}
 	return r, nil
 }
