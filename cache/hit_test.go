@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestStoredAgreesWithEntry checks that what a stored entry works out once
@@ -107,10 +109,10 @@ func TestConcurrentHitsAge(t *testing.T) {
 				}
 				r, _ := http.NewRequest(http.MethodGet, key, nil)
 				r.RequestURI = key
-				w := &discardWriter{h: http.Header{}}
+				w := testutil.NewDiscardWriter()
 				p.ServeHTTP(w, r)
-				if w.status != 200 || w.h.Get("Age") == "" {
-					t.Errorf("request %d: status %d, Age %q", i, w.status, w.h.Get("Age"))
+				if w.Status != 200 || w.Hdr.Get("Age") == "" {
+					t.Errorf("request %d: status %d, Age %q", i, w.Status, w.Hdr.Get("Age"))
 					return
 				}
 			}

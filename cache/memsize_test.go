@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestMemoryAccountingMatchesHeap fills a Memory store through the proxy,
@@ -60,7 +62,7 @@ func fillAndMeasure(t *testing.T, size, count int) {
 			t.Fatal(err)
 		}
 		r.RemoteAddr = "127.0.0.1:1234"
-		p.ServeHTTP(&discardWriter{h: http.Header{}}, r)
+		p.ServeHTTP(testutil.NewDiscardWriter(), r)
 	}
 	req(-1) // the proxy's own lazily made state, outside the measurement
 	store.Delete("http://origin.test/objects/-000001")

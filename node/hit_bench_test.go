@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // hitBenchObjects and hitBenchBytes are the hit benchmarks' working set:
@@ -67,15 +68,15 @@ func BenchmarkNodeHit(b *testing.B) {
 		reqs[i] = r
 	}
 	h := n.Handler()
-	w := &discardWriter{h: http.Header{}}
+	w := testutil.NewDiscardWriter()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		clear(w.h)
-		w.status, w.n = 0, 0
+		clear(w.Hdr)
+		w.Status, w.N = 0, 0
 		h.ServeHTTP(w, reqs[i%hitBenchObjects])
-		if w.status != http.StatusOK || w.n != hitBenchBytes {
-			b.Fatalf("status %d, %d bytes", w.status, w.n)
+		if w.Status != http.StatusOK || w.N != hitBenchBytes {
+			b.Fatalf("status %d, %d bytes", w.Status, w.N)
 		}
 	}
 	if got := n.Stats().LocalHits; got < uint64(b.N) {
@@ -178,16 +179,3 @@ func readHitResponse(br *bufio.Reader) error {
 	}
 	return err
 }
-
-// discardWriter is a ResponseWriter that keeps the status and header and
-// drops the body, as cheaply as it can, so that a benchmark counts the
-// handler's own work.
-type discardWriter struct {
-	h      http.Header
-	status int
-	n      int
-}
-
-func (d *discardWriter) Header() http.Header         { return d.h }
-func (d *discardWriter) WriteHeader(status int)      { d.status = status }
-func (d *discardWriter) Write(p []byte) (int, error) { d.n += len(p); return len(p), nil }

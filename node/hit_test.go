@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestHitSharesNoWritableValue checks that a hit's response header,
@@ -21,14 +22,14 @@ func TestHitSharesNoWritableValue(t *testing.T) {
 	for range 2 {
 		r, _ := http.NewRequest(http.MethodGet, key, nil)
 		r.RequestURI, r.RemoteAddr = key, "127.0.0.1:1"
-		w := &discardWriter{h: http.Header{}}
+		w := testutil.NewDiscardWriter()
 		n.Handler().ServeHTTP(w, r)
-		if w.status != http.StatusOK || w.h.Get("X-Cache") != "HIT from bench" {
-			t.Fatalf("status %d, header %v", w.status, w.h)
+		if w.Status != http.StatusOK || w.Hdr.Get("X-Cache") != "HIT from bench" {
+			t.Fatalf("status %d, header %v", w.Status, w.Hdr)
 		}
-		for k := range maps.Clone(w.h) {
-			w.h.Add(k, "added")
-			w.h[k][0] = strings.ToUpper(w.h[k][0]) // a handler's own copy may be changed in place
+		for k := range maps.Clone(w.Hdr) {
+			w.Hdr.Add(k, "added")
+			w.Hdr[k][0] = strings.ToUpper(w.Hdr[k][0]) // a handler's own copy may be changed in place
 		}
 	}
 	if after := mustGetEntry(t, n.Store(), key).Header; !reflect.DeepEqual(after, before) {
@@ -53,15 +54,15 @@ func TestHitAllocations(t *testing.T) {
 	r, _ := http.NewRequest(http.MethodGet, target, nil)
 	r.RequestURI, r.RemoteAddr = target, "127.0.0.1:40000"
 	r.Header.Set("User-Agent", "test")
-	w := &discardWriter{h: http.Header{}}
+	w := testutil.NewDiscardWriter()
 	h := n.Handler()
 	allocs := testing.AllocsPerRun(200, func() {
-		clear(w.h)
-		w.n = 0
+		clear(w.Hdr)
+		w.N = 0
 		h.ServeHTTP(w, r)
 	})
-	if w.status != http.StatusOK || w.n != hitBenchBytes {
-		t.Fatalf("status %d, %d bytes", w.status, w.n)
+	if w.Status != http.StatusOK || w.N != hitBenchBytes {
+		t.Fatalf("status %d, %d bytes", w.Status, w.N)
 	}
 	if allocs > 1 {
 		t.Errorf("a hit allocates %v times, want 1", allocs)

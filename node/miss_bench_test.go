@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // missBenchBytes is the body of the miss benchmarks' objects: the small
@@ -110,18 +112,18 @@ func (o *fixedOrigin) serve(c net.Conn) {
 func BenchmarkNodeMiss(b *testing.B) {
 	n, origin := newMissBenchNode(b)
 	h := n.Handler()
-	w := &discardWriter{h: http.Header{}}
+	w := testutil.NewDiscardWriter()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		clear(w.h)
-		w.status, w.n = 0, 0
+		clear(w.Hdr)
+		w.Status, w.N = 0, 0
 		r := newMissRequest(origin, i)
 		b.StartTimer()
 		h.ServeHTTP(w, r)
-		if w.status != http.StatusOK || w.n != missBenchBytes {
-			b.Fatalf("status %d, %d bytes", w.status, w.n)
+		if w.Status != http.StatusOK || w.N != missBenchBytes {
+			b.Fatalf("status %d, %d bytes", w.Status, w.N)
 		}
 	}
 	b.StopTimer()
@@ -168,19 +170,19 @@ func TestAllocsPerMiss(t *testing.T) {
 	}
 	n, origin := newMissBenchNode(t)
 	h := n.Handler()
-	w := &discardWriter{h: http.Header{}}
+	w := testutil.NewDiscardWriter()
 	reqs := make([]*http.Request, 101) // AllocsPerRun calls once more than asked, to warm up
 	for i := range reqs {
 		reqs[i] = newMissRequest(origin, i)
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(len(reqs)-1, func() {
-		clear(w.h)
-		w.status, w.n = 0, 0
+		clear(w.Hdr)
+		w.Status, w.N = 0, 0
 		h.ServeHTTP(w, reqs[i])
 		i++
-		if w.status != http.StatusOK || w.n != missBenchBytes {
-			t.Fatalf("status %d, %d bytes", w.status, w.n)
+		if w.Status != http.StatusOK || w.N != missBenchBytes {
+			t.Fatalf("status %d, %d bytes", w.Status, w.N)
 		}
 	})
 	t.Logf("%.0f allocations per miss", allocs)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestNodeDiskFullHealth runs a node whose disk cache is on a 512 KiB
@@ -123,10 +124,10 @@ func TestNodeHeapWithinBudget(t *testing.T) {
 		}
 		r.RequestURI = r.URL.String()
 		r.RemoteAddr = "127.0.0.1:1234"
-		w := &discardWriter{h: http.Header{}}
+		w := testutil.NewDiscardWriter()
 		n.Handler().ServeHTTP(w, r)
-		if w.status != http.StatusOK {
-			t.Fatalf("object %d: status %d", i, w.status)
+		if w.Status != http.StatusOK {
+			t.Fatalf("object %d: status %d", i, w.Status)
 		}
 	}
 	after := liveHeap()

@@ -117,3 +117,24 @@ func Allocated(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// DiscardWriter is an http.ResponseWriter that keeps the status and
+// header and drops the body, as cheaply as it can, so that a benchmark
+// counts the handler's own work. Make one with NewDiscardWriter.
+type DiscardWriter struct {
+	Hdr    http.Header
+	Status int
+	N      int // body bytes written
+}
+
+// NewDiscardWriter returns a DiscardWriter with an empty header.
+func NewDiscardWriter() *DiscardWriter { return &DiscardWriter{Hdr: http.Header{}} }
+
+// Header returns the header the handler sets.
+func (d *DiscardWriter) Header() http.Header { return d.Hdr }
+
+// WriteHeader records the status.
+func (d *DiscardWriter) WriteHeader(status int) { d.Status = status }
+
+// Write counts p and drops it.
+func (d *DiscardWriter) Write(p []byte) (int, error) { d.N += len(p); return len(p), nil }
