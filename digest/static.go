@@ -12,7 +12,6 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
@@ -125,7 +124,7 @@ func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCodec, c.Codec)
 	}
 	if c.Rate != 0 {
-		if _, err := params.RibbonSize(1, c.Rate); err != nil {
+		if _, err := ribbon.Size(1, c.Rate); err != nil {
 			return nil, fmt.Errorf("%w: %w", ribbon.ErrConfig, err)
 		}
 	}
@@ -270,10 +269,10 @@ func (p *StaticPublisher) Whole() ([]byte, error) {
 
 // StaticFullSize returns the least length of a whole static digest of n
 // keys at rate p: the type-13 frame around a ribbon frame of the shape
-// params.RibbonSize gives, without the two filters' frames (MaxInt for a
+// ribbon.Size gives, without the two filters' frames (MaxInt for a
 // rate it refuses).
 func StaticFullSize(n uint64, p float64) int {
-	s, err := params.RibbonSize(n, p)
+	s, err := ribbon.Size(n, p)
 	if err != nil {
 		return math.MaxInt
 	}

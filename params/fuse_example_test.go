@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // A binary fuse filter of 10^5 keys at 1/256 beside a ribbon filter.
@@ -15,7 +16,7 @@ func ExampleFuseSize() {
 		}
 		fmt.Printf("%s: %.3f bits per key, %.3f × the bound\n", s, s.BitsPerKey(), s.TimesBound())
 	}
-	r, _ := params.RibbonSize(100000, 1.0/256)
+	r, _ := ribbon.Size(100000, 1.0/256)
 	fmt.Printf("ribbon: %.3f bits per key, %.3f × the bound\n", r.BitsPerKey(), r.TimesBound())
 	// Output:
 	// 3-wise, 58 segments of 2048 slots, r = 8: 9.503 bits per key, 1.188 × the bound

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // Build returns a filter of keys. A key given more than once is stored
@@ -48,7 +47,7 @@ func BuildHashes(c Config, hs []hashing.Hash128) (*Filter, error) {
 
 // build solves the system of hs for shape s, trying salts until one
 // works.
-func build(s params.RibbonShape, c Config, hs []hashing.Hash128) (*Filter, error) {
+func build(s Shape, c Config, hs []hashing.Hash128) (*Filter, error) {
 	f := newFilter(s, c.Seed)
 	if len(hs) == 0 {
 		return f, nil
@@ -189,7 +188,7 @@ func (b *band) insert(s, lo, hi uint64, res uint32) bool {
 // i's bit is its right-hand side XOR the parity of its row ANDed with
 // them, and a slot without a row (a free variable) gets 0.
 func (b *band) solve(words []uint64, r uint) {
-	var st [params.RibbonMaxBits][2]uint64 // per column: slots i..i+63, i+64..i+127
+	var st [MaxBits][2]uint64 // per column: slots i..i+63, i+64..i+127
 	cols := st[:r]
 	for i := len(b.lo) - 1; i >= 0; i-- {
 		lo, hi, res := b.lo[i], b.hi[i], b.res[i]

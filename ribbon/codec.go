@@ -7,7 +7,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // paramsSize is the size of the ribbon parameter block (docs/FORMAT.md,
@@ -17,7 +16,7 @@ const paramsSize = 40
 
 func (f *Filter) frameHeader() envelope.Header {
 	p := make([]byte, paramsSize)
-	p[0], p[1] = params.RibbonWidth, byte(f.shape.Bits)
+	p[0], p[1] = Width, byte(f.shape.Bits)
 	binary.LittleEndian.PutUint64(p[8:], f.shape.Blocks)
 	binary.LittleEndian.PutUint64(p[16:], f.shape.HiBlocks)
 	binary.LittleEndian.PutUint64(p[24:], f.shape.Keys)
@@ -121,8 +120,8 @@ func FromFrame(h envelope.Header, payload []byte) (*Filter, error) {
 	return f, nil
 }
 
-func parseParams(h envelope.Header) (params.RibbonShape, uint64, error) {
-	var s params.RibbonShape
+func parseParams(h envelope.Header) (Shape, uint64, error) {
+	var s Shape
 	switch {
 	case h.Type != envelope.TypeRibbon:
 		return s, 0, corruptf("frame carries %s, not a ribbon filter", h.Type)
@@ -134,15 +133,15 @@ func parseParams(h envelope.Header) (params.RibbonShape, uint64, error) {
 		return s, 0, corruptf("%d bytes of parameters, want %d", len(h.Params), paramsSize)
 	}
 	p := h.Params
-	s = params.RibbonShape{
+	s = Shape{
 		Bits:     int(p[1]),
 		Blocks:   binary.LittleEndian.Uint64(p[8:]),
 		HiBlocks: binary.LittleEndian.Uint64(p[16:]),
 		Keys:     binary.LittleEndian.Uint64(p[24:]),
 	}
 	switch err := s.Validate(); {
-	case p[0] != params.RibbonWidth:
-		return s, 0, corruptf("rows of %d bits; this build reads ribbons of %d", p[0], params.RibbonWidth)
+	case p[0] != Width:
+		return s, 0, corruptf("rows of %d bits; this build reads ribbons of %d", p[0], Width)
 	case p[2] != 0 || p[3] != 0 || binary.LittleEndian.Uint32(p[4:]) != 0:
 		return s, 0, corruptf("reserved bytes are not zero")
 	case s.Blocks == 0 && s.Bits != 0:

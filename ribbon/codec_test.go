@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/bloomcast/bloomcast/hashing"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/hashing"
 
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/internal/codectest"

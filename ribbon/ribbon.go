@@ -22,7 +22,7 @@
 // interleaved layout), which lets the width vary by block: the first h
 // blocks may have a column more than the rest, so that a rate that is
 // not a power of two costs a fraction of a bit per key, not a whole one
-// (params.RibbonSize chooses r and h; params.RibbonShape has the rate).
+// (Size chooses r and h; Shape has the rate).
 // The extra column is a system of its own, over the keys whose start
 // falls in those blocks.
 //
@@ -42,7 +42,6 @@ import (
 	"math/bits"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // Limits.
@@ -71,7 +70,7 @@ type Config struct {
 	// Rate is the false-positive rate asked for, in (0, 1) and at least
 	// 2^−32: the filter's rate is at most Rate, with r = ⌊log2(1/Rate)⌋
 	// bits and, unless Rate is a power of two, a column more in the
-	// first blocks (params.RibbonSize). 0 means Bits, or DefaultRate.
+	// first blocks (Size). 0 means Bits, or DefaultRate.
 	Rate float64
 	// Bits is r, a fingerprint width of 1 to 32 bits throughout (rate
 	// 2^−r), when Rate is 0. Rate and Bits are exclusive.
@@ -89,8 +88,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: Rate = %g and Bits = %d both given; give one", ErrConfig, c.Rate, c.Bits)
 	case c.Rate != 0 && !(c.Rate > 0 && c.Rate < 1):
 		return fmt.Errorf("%w: Rate = %g outside (0, 1)", ErrConfig, c.Rate)
-	case c.Bits < 0 || c.Bits > params.RibbonMaxBits:
-		return fmt.Errorf("%w: Bits = %d outside [1, %d]", ErrConfig, c.Bits, params.RibbonMaxBits)
+	case c.Bits < 0 || c.Bits > MaxBits:
+		return fmt.Errorf("%w: Bits = %d outside [1, %d]", ErrConfig, c.Bits, MaxBits)
 	case c.MaxAttempts < 0:
 		return fmt.Errorf("%w: MaxAttempts = %d is negative", ErrConfig, c.MaxAttempts)
 	}
@@ -98,18 +97,18 @@ func (c Config) validate() error {
 }
 
 // shape returns the filter shape for n keys.
-func (c Config) shape(n uint64) (params.RibbonShape, error) {
+func (c Config) shape(n uint64) (Shape, error) {
 	var (
-		s   params.RibbonShape
+		s   Shape
 		err error
 	)
 	switch {
 	case c.Bits != 0:
-		s, err = params.RibbonOfBits(n, c.Bits)
+		s, err = OfBits(n, c.Bits)
 	case c.Rate != 0:
-		s, err = params.RibbonSize(n, c.Rate)
+		s, err = Size(n, c.Rate)
 	default:
-		s, err = params.RibbonSize(n, DefaultRate)
+		s, err = Size(n, DefaultRate)
 	}
 	if err != nil {
 		return s, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -123,7 +122,7 @@ func (c Config) shape(n uint64) (params.RibbonShape, error) {
 // encoders return an error wrapping ErrConfig; make one with Build or a
 // decoder.
 type Filter struct {
-	shape params.RibbonShape
+	shape Shape
 	seed  uint64
 	salt  uint64   // the construction attempt's salt
 	main  []uint64 // Blocks·r words: block b's column j at b·r + j
@@ -133,7 +132,7 @@ type Filter struct {
 	built bool     // false in the zero Filter, which has no encoding
 }
 
-func newFilter(s params.RibbonShape, seed uint64) *Filter {
+func newFilter(s Shape, seed uint64) *Filter {
 	return &Filter{shape: s, seed: seed, r: uint(s.Bits), mask: uint32(1<<s.Bits - 1), built: true,
 		main: make([]uint64, s.Blocks*uint64(s.Bits)), hi: make([]uint64, s.HiWords())}
 }
@@ -234,7 +233,7 @@ func column(words []uint64, r uint, b uint64, o uint, lo, hi uint64) uint32 {
 func (f *Filter) Len() uint64 { return f.shape.Keys }
 
 // Shape returns the filter's shape: blocks, widths and keys.
-func (f *Filter) Shape() params.RibbonShape { return f.shape }
+func (f *Filter) Shape() Shape { return f.shape }
 
 // Seed returns the hashing seed.
 func (f *Filter) Seed() uint64 { return f.seed }
@@ -250,5 +249,5 @@ func (f *Filter) BitsPerKey() float64 { return f.shape.BitsPerKey() }
 
 // FalsePositiveRate returns the probability that Contains reports a key
 // outside the set: 2^−r, or the mixture of 2^−r and 2^−(r+1) when the
-// first blocks have a column more (params.RibbonShape.FalsePositiveRate).
+// first blocks have a column more (Shape.FalsePositiveRate).
 func (f *Filter) FalsePositiveRate() float64 { return f.shape.FalsePositiveRate() }

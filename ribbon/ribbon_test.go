@@ -103,7 +103,7 @@ func TestConfigErrors(t *testing.T) {
 // Build says so after MaxAttempts of them.
 func TestBuildGivesUp(t *testing.T) {
 	hs := hashes(0, 3000, 0)
-	s := params.RibbonShape{Keys: 3000, Blocks: 40, Bits: 8} // 2560 slots
+	s := Shape{Keys: 3000, Blocks: 40, Bits: 8} // 2560 slots
 	_, err := build(s, Config{MaxAttempts: 3}, hs)
 	if !errors.Is(err, ErrBuild) {
 		t.Fatalf("err = %v, want ErrBuild", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // A StaticReport sets a ribbon filter for N keys at rate P beside the
@@ -22,7 +23,7 @@ type StaticReport struct {
 	// Ribbon is the ribbon shape and the rows of the table, the ribbon
 	// first, then the binary fuse filters, then the Bloom layouts,
 	// smallest first.
-	Ribbon params.RibbonShape `json:"ribbon"`
+	Ribbon ribbon.Shape `json:"ribbon"`
 	// Fuse3 and Fuse4 are the binary fuse shapes at rate P or below
 	// (params.FuseSize).
 	Fuse3 params.FuseShape `json:"fuse3"`
@@ -43,7 +44,7 @@ type StaticRow struct {
 	Updates string `json:"updates"`
 }
 
-// NewStaticReport sizes the ribbon ([RibbonSize]), the binary fuse
+// NewStaticReport sizes the ribbon ([ribbon.Size]), the binary fuse
 // filters ([FuseSize]) and the Bloom filters
 // ([Size], each layout at its best k) for n keys at rate p. Errors wrap
 // [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
@@ -58,7 +59,7 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 		}
 		blooms = append(blooms, StaticRow{Filter: fmt.Sprintf("Bloom %s (k = %d)", l, s.K), Bits: s.M, Rate: s.FalsePositive(n), Updates: "adds, unions, deltas"})
 	}
-	rs, err := params.RibbonSize(n, p)
+	rs, err := ribbon.Size(n, p)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package params
+package ribbon
 
 import (
 	"errors"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-func TestRibbonSize(t *testing.T) {
+func TestSize(t *testing.T) {
 	for _, n := range []uint64{1, 4, 200, 1000, 100000, 10000000} {
 		for _, p := range []float64{0.5, 0.3, 0.1, 0.01, 1.0 / 256, 0.001, 1e-6, math.Ldexp(1, -32)} {
-			s, err := RibbonSize(n, p)
+			s, err := Size(n, p)
 			if err != nil {
 				t.Fatalf("n = %d, p = %g: %v", n, p, err)
 			}
@@ -22,7 +22,7 @@ func TestRibbonSize(t *testing.T) {
 			// No shape with fewer bits on the same blocks meets p.
 			for h := uint64(0); h < s.Blocks; h++ {
 				for _, r := range []int{s.Bits - 1, s.Bits} {
-					alt := RibbonShape{Keys: n, Blocks: s.Blocks, Bits: r, HiBlocks: h}
+					alt := Shape{Keys: n, Blocks: s.Blocks, Bits: r, HiBlocks: h}
 					if alt.Validate() == nil && alt.SizeBits() < s.SizeBits() && alt.FalsePositiveRate() <= p {
 						t.Errorf("n = %d, p = %g: %s (%d bits) beats %s (%d bits)", n, p, alt, alt.SizeBits(), s, s.SizeBits())
 					}
@@ -32,13 +32,13 @@ func TestRibbonSize(t *testing.T) {
 	}
 }
 
-func TestRibbonSizeAtScale(t *testing.T) {
+func TestSizeAtScale(t *testing.T) {
 	for _, c := range []struct {
 		n     uint64
 		p     float64
 		times float64 // at most, × the bound
 	}{{100000, 1.0 / 256, 1.05}, {100000, 0.01, 1.06}, {10000000, 1.0 / 256, 1.065}, {10000000, 0.01, 1.075}} {
-		s, _ := RibbonSize(c.n, c.p)
+		s, _ := Size(c.n, c.p)
 		if s.TimesBound() > c.times {
 			t.Errorf("n = %d, p = %g: %s is %.4f × the bound", c.n, c.p, s, s.TimesBound())
 		}
@@ -47,28 +47,28 @@ func TestRibbonSizeAtScale(t *testing.T) {
 
 func TestRibbonErrors(t *testing.T) {
 	for _, p := range []float64{0, 1, -0.1, math.NaN(), 1e-10} {
-		if _, err := RibbonSize(100, p); !errors.Is(err, ErrInvalid) {
+		if _, err := Size(100, p); !errors.Is(err, ErrConfig) {
 			t.Errorf("p = %g: %v", p, err)
 		}
 	}
 	for _, r := range []int{0, 33} {
-		if _, err := RibbonOfBits(100, r); !errors.Is(err, ErrInvalid) {
+		if _, err := OfBits(100, r); !errors.Is(err, ErrConfig) {
 			t.Errorf("r = %d: %v", r, err)
 		}
 	}
-	for _, s := range []RibbonShape{
+	for _, s := range []Shape{
 		{Keys: 1, Blocks: 1, Bits: 8}, {Keys: 1, Blocks: 3, Bits: 0}, {Keys: 1, Blocks: 3, Bits: 8, HiBlocks: 4},
 		{Keys: 1, Blocks: 3, Bits: 32, HiBlocks: 1}, {Keys: 193, Blocks: 3, Bits: 8}, {Keys: 1, Bits: 8},
-		{Keys: 1, Blocks: ribbonMaxBlocks + 1, Bits: 1},
+		{Keys: 1, Blocks: maxBlocks + 1, Bits: 1},
 	} {
-		if err := s.Validate(); !errors.Is(err, ErrInvalid) {
+		if err := s.Validate(); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v", s, err)
 		}
 	}
 }
 
-func TestRibbonShapeFormulas(t *testing.T) {
-	s := RibbonShape{Keys: 100, Blocks: 4, Bits: 6, HiBlocks: 1}
+func TestShapeFormulas(t *testing.T) {
+	s := Shape{Keys: 100, Blocks: 4, Bits: 6, HiBlocks: 1}
 	// 256 slots, 129 starts, 64 of them in the first block.
 	if s.Starts() != 129 || s.HiWords() != 3 || s.SizeBits() != 64*(24+3) {
 		t.Errorf("starts %d, hi words %d, bits %d", s.Starts(), s.HiWords(), s.SizeBits())
@@ -79,7 +79,7 @@ func TestRibbonShapeFormulas(t *testing.T) {
 	if got, want := s.Bound(), 100*math.Log2(1/s.FalsePositiveRate()); math.Abs(got-want) > 1e-9 {
 		t.Errorf("bound %g, want %g", got, want)
 	}
-	var z RibbonShape
+	var z Shape
 	if z.FalsePositiveRate() != 0 || z.SizeBits() != 0 || z.Validate() != nil {
 		t.Error("the zero shape")
 	}
