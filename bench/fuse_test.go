@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	xorfilter "github.com/FastFilter/xorfilter"
-	"github.com/bloomcast/bloomcast/params"
+
+	"github.com/bloomcast/bloomcast/internal/fuse"
 )
 
-// TestFuseSizesMatchFastFilter checks params' binary fuse sizes (Graf and
+// TestFuseSizesMatchFastFilter checks internal/fuse's binary fuse sizes (Graf and
 // Lemire 2022, section 5) against the fingerprint arrays FastFilter's Go
 // binary fuse filter allocates for the same keys, 8 and 16 bits, from
 // 10^3 to 2·10^6 keys, and the measured rate of the 8-bit filter at 10^5
@@ -33,7 +34,7 @@ func TestFuseSizesMatchFastFilter(t *testing.T) {
 			bits  int
 			slots int
 		}{{8, len(f8.Fingerprints)}, {16, len(f16.Fingerprints)}} {
-			s, err := params.FuseOfBits(uint64(n), 3, c.bits)
+			s, err := fuse.OfBits(uint64(n), 3, c.bits)
 			if err != nil {
 				t.Fatal(err)
 			}

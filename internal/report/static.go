@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bloomcast/bloomcast/internal/fuse"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/ribbon"
@@ -25,10 +26,10 @@ type StaticReport struct {
 	// smallest first.
 	Ribbon ribbon.Shape `json:"ribbon"`
 	// Fuse3 and Fuse4 are the binary fuse shapes at rate P or below
-	// (params.FuseSize).
-	Fuse3 params.FuseShape `json:"fuse3"`
-	Fuse4 params.FuseShape `json:"fuse4"`
-	Rows  []StaticRow      `json:"rows"`
+	// (fuse.Size).
+	Fuse3 fuse.Shape  `json:"fuse3"`
+	Fuse4 fuse.Shape  `json:"fuse4"`
+	Rows  []StaticRow `json:"rows"`
 }
 
 // A StaticRow is one filter of a StaticReport.
@@ -45,7 +46,7 @@ type StaticRow struct {
 }
 
 // NewStaticReport sizes the ribbon ([ribbon.Size]), the binary fuse
-// filters ([FuseSize]) and the Bloom filters
+// filters ([fuse.Size]) and the Bloom filters
 // ([Size], each layout at its best k) for n keys at rate p. Errors wrap
 // [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
 func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
@@ -66,7 +67,7 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 	r := &StaticReport{N: n, P: p, BoundBits: params.MinimumBits(n, p), Ribbon: rs}
 	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))
 	for _, a := range []int{3, 4} {
-		fs, err := params.FuseSize(n, a, p)
+		fs, err := fuse.Size(n, a, p)
 		if err != nil {
 			return nil, err
 		}

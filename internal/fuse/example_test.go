@@ -1,16 +1,16 @@
-package params_test
+package fuse_test
 
 import (
 	"fmt"
 
-	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/internal/fuse"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // A binary fuse filter of 10^5 keys at 1/256 beside a ribbon filter.
-func ExampleFuseSize() {
+func ExampleSize() {
 	for _, arity := range []int{3, 4} {
-		s, err := params.FuseSize(100000, arity, 1.0/256)
+		s, err := fuse.Size(100000, arity, 1.0/256)
 		if err != nil {
 			panic(err)
 		}
