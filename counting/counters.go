@@ -96,14 +96,7 @@ func (f *Filter) rebuildBits() {
 	}
 	f.sat = 0
 	for _, w := range f.counters {
-		if w == 0 {
-			continue
-		}
-		for sh := uint(0); sh < 64; sh += f.width {
-			if w>>sh&f.max == f.max {
-				f.sat++
-			}
-		}
+		f.sat += f.saturatedIn(w)
 	}
 }
 

@@ -3,6 +3,7 @@ package digest
 import (
 	"encoding/binary"
 
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
@@ -56,11 +57,9 @@ func crcShift(r uint32, n uint64) uint32 {
 	return r
 }
 
-// wordChange is a word a delta changes: its index and the XOR.
-type wordChange struct {
-	index uint64
-	xor   uint64
-}
+// wordChange is a word a delta changes: its index and the XOR, for a
+// Bloom filter's words as for a counting filter's counters.
+type wordChange = counting.WordXOR
 
 // zeroWords is a run of zero bytes fed to the CRC when that is cheaper
 // than a multiplication.
@@ -74,14 +73,14 @@ func patchedChecksum(crc uint32, nw uint64, changes []wordChange) uint32 {
 	next := uint64(0)
 	var b [8]byte
 	for _, c := range changes {
-		if gap := 8 * (c.index - next); gap <= uint64(len(zeroWords)) {
+		if gap := 8 * (c.Index - next); gap <= uint64(len(zeroWords)) {
 			r = ^envelope.UpdateChecksum(^r, zeroWords[:gap])
 		} else {
 			r = crcShift(r, gap)
 		}
-		binary.LittleEndian.PutUint64(b[:], c.xor)
+		binary.LittleEndian.PutUint64(b[:], c.XOR)
 		r = ^envelope.UpdateChecksum(^r, b[:])
-		next = c.index + 1
+		next = c.Index + 1
 	}
 	return crc ^ crcShift(r, 8*(nw-next))
 }

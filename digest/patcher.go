@@ -2,18 +2,20 @@ package digest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
-// Patcher applies deltas to a decoded Bloom filter digest in place: a
-// receiver that holds a peer's digest and applies each delta the peer
-// sends. Where [Patch] copies the base and checksums it for every delta,
+// Patcher applies deltas to a decoded Bloom or counting filter digest in
+// place: a receiver that holds a peer's digest and applies each delta the
+// peer sends. Where [Patch] copies the base and checksums it for every delta,
 // Patcher keeps the base's checksum and updates it from the words a delta
 // changes (CRC-32C is affine, see crc.go), so that a gap-coded delta
 // costs time and memory proportional to the bits it changes. A raw
@@ -32,14 +34,14 @@ type Patcher struct {
 	crc uint32
 }
 
-// NewPatcher returns a Patcher of d, a Bloom filter digest, which it then
-// owns: its filter's words are changed in place by Patch. It computes d's
-// checksum once.
+// NewPatcher returns a Patcher of d, a Bloom or counting filter digest,
+// which it then owns: its filter's words are changed in place by Patch.
+// It computes d's checksum once.
 func NewPatcher(d *Digest) (*Patcher, error) {
-	if d == nil || d.Bloom == nil || d.Counting != nil || d.Scalable != nil {
-		return nil, fmt.Errorf("%w: a Patcher holds a Bloom filter digest", ErrBase)
+	if d == nil || (d.Bloom == nil) == (d.Counting == nil) || d.Scalable != nil {
+		return nil, fmt.Errorf("%w: a Patcher holds a Bloom or counting filter digest", ErrBase)
 	}
-	if d.Bloom.ReadOnly() {
+	if d.Bloom != nil && d.Bloom.ReadOnly() {
 		return nil, fmt.Errorf("%w: a Patcher changes its filter, and this one is a read-only view", ErrBase)
 	}
 	crc, err := Checksum(d)
@@ -50,7 +52,8 @@ func NewPatcher(d *Digest) (*Patcher, error) {
 }
 
 // Digest returns the digest as last patched. Its Bloom field is replaced
-// by each Patch (a filter over the same words, with the delta's count).
+// by each Patch (a filter over the same words, with the delta's count);
+// its Counting field stays the same filter, patched.
 func (p *Patcher) Digest() *Digest {
 	if p == nil {
 		return nil
@@ -79,15 +82,23 @@ func (p *Patcher) Patch(delta []byte, lim envelope.Limits, lock sync.Locker) err
 	if err != nil {
 		return err
 	}
-	d, f := p.d, p.d.Bloom
+	d := p.d
+	want := envelope.TypeBloom
+	if d.Counting != nil {
+		want = envelope.TypeCounting
+	}
 	switch {
 	case dh.BaseSequence != d.Sequence:
 		return fmt.Errorf("%w: the delta is from sequence %d, the base is %d", ErrBase, dh.BaseSequence, d.Sequence)
-	case dh.Target != envelope.TypeBloom:
-		return fmt.Errorf("%w: the delta updates a %v, the base is a Bloom filter", ErrBase, dh.Target)
+	case dh.Target != want:
+		return fmt.Errorf("%w: the delta updates a %v, the base is a %v", ErrBase, dh.Target, want)
 	case dh.BaseChecksum != p.crc:
 		return fmt.Errorf("%w: base checksum %08x, the delta expects %08x", ErrBase, p.crc, dh.BaseChecksum)
 	}
+	if d.Counting != nil {
+		return p.patchCounting(dh, body, lim, lock)
+	}
+	f := d.Bloom
 	shape, err := bloom.FrameShape(dh.Header)
 	if err != nil || shape != f.Shape() || dh.Header.Seed != f.Seed() || dh.Header.Scheme != uint8(f.Scheme().ID()) {
 		return fmt.Errorf("%w: the delta's shape, seed or scheme differs from the base's", ErrBase)
@@ -109,9 +120,37 @@ func (p *Patcher) Patch(delta []byte, lim envelope.Limits, lock sync.Locker) err
 		defer lock.Unlock()
 	}
 	for _, c := range changes {
-		words[c.index] ^= c.xor
+		words[c.Index] ^= c.XOR
 	}
 	d.Sequence, d.Codec, d.Bloom = dh.Sequence, dh.Codec, next
+	p.crc = crc
+	return nil
+}
+
+// patchCounting is Patch for a counting filter digest: the delta's
+// payload is the XOR of the counter words.
+func (p *Patcher) patchCounting(dh DeltaHeader, body []byte, lim envelope.Limits, lock sync.Locker) error {
+	f := p.d.Counting
+	if _, width, err := counting.PayloadCounters(dh.Header); err != nil || width != uint(f.Width()) {
+		return fmt.Errorf("%w: the delta's counters differ from the base's", ErrBase)
+	}
+	changes, err := deltaChanges(dh.Codec, body, f.M()*uint64(f.Width()), lim)
+	if err != nil {
+		return err
+	}
+	crc := patchedChecksum(p.crc, uint64(len(f.Counters())), changes)
+	if lock != nil {
+		lock.Lock()
+		defer lock.Unlock()
+	}
+	// PatchWords checks everything before it changes a word.
+	if err := f.PatchWords(dh.Header, changes); err != nil {
+		if errors.Is(err, counting.ErrIncompatible) {
+			err = fmt.Errorf("%w: %w", ErrBase, err)
+		}
+		return err
+	}
+	p.d.Sequence, p.d.Codec = dh.Sequence, dh.Codec
 	p.crc = crc
 	return nil
 }
@@ -134,7 +173,7 @@ func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limi
 		var changes []wordChange
 		for i, w := range xor {
 			if w != 0 {
-				changes = append(changes, wordChange{uint64(i), w})
+				changes = append(changes, wordChange{Index: uint64(i), XOR: w})
 			}
 		}
 		return changes, nil
@@ -153,10 +192,10 @@ func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limi
 			break
 		}
 		i, bit := pos/64, uint64(1)<<(pos%64)
-		if n := len(changes); n > 0 && changes[n-1].index == i {
-			changes[n-1].xor |= bit
+		if n := len(changes); n > 0 && changes[n-1].Index == i {
+			changes[n-1].XOR |= bit
 		} else {
-			changes = append(changes, wordChange{i, bit})
+			changes = append(changes, wordChange{Index: i, XOR: bit})
 		}
 	}
 	if err := r.Close(); err != nil {
@@ -179,7 +218,7 @@ func rawChanges(body []byte, m uint64, lim envelope.Limits) ([]wordChange, error
 	var changes []wordChange
 	for i := range nw {
 		if w := binary.LittleEndian.Uint64(body[8*i:]); w != 0 {
-			changes = append(changes, wordChange{i, w})
+			changes = append(changes, wordChange{Index: i, XOR: w})
 		}
 	}
 	if tail := m % 64; tail != 0 && nw > 0 && binary.LittleEndian.Uint64(body[8*(nw-1):])>>tail != 0 {

@@ -3,6 +3,7 @@ package digest
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -26,11 +27,11 @@ func TestPatchedChecksum(t *testing.T) {
 			var changes []wordChange
 			for i := range nw {
 				if trial%5 == 0 || rng.IntN(nw) < 3 || i == nw-1 && trial%2 == 0 {
-					changes = append(changes, wordChange{uint64(i), rng.Uint64() | 1})
+					changes = append(changes, wordChange{Index: uint64(i), XOR: rng.Uint64() | 1})
 				}
 			}
 			for _, c := range changes {
-				words[c.index] ^= c.xor
+				words[c.Index] ^= c.XOR
 			}
 			if got, want := patchedChecksum(crc, uint64(nw), changes), wordsChecksum(words); got != want {
 				t.Fatalf("%d words, %d changes: checksum %08x, want %08x", nw, len(changes), got, want)
@@ -106,8 +107,130 @@ func TestPatcher(t *testing.T) {
 	if err := new(Patcher).Patch(nil, envelope.Limits{}, nil); !errors.Is(err, ErrEmpty) {
 		t.Fatalf("the zero Patcher: %v", err)
 	}
-	if _, err := NewPatcher(&Digest{Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}); !errors.Is(err, ErrBase) {
-		t.Fatalf("NewPatcher of a counting filter: %v", err)
+	both := &Digest{Bloom: bloomWith(t, bloom.Config{M: 1024, K: 3}, 0, 10), Counting: countingWith(t, counting.Config{M: 1024, K: 3}, 0, 10)}
+	for _, d := range []*Digest{nil, {}, both} {
+		if _, err := NewPatcher(d); !errors.Is(err, ErrBase) {
+			t.Fatalf("NewPatcher of %+v: %v", d, err)
+		}
+	}
+}
+
+// TestPatcherCounting: a chain of counting deltas of every codec, with
+// keys added and removed and counters saturating, applied in place gives
+// the counters, bit view, key count and saturation Patch gives, with the
+// checksum kept; a delta for another base or a corrupt one is refused and
+// leaves the digest as it was.
+func TestPatcherCounting(t *testing.T) {
+	for _, c := range []counting.Config{
+		{Layout: bloom.Blocked, M: 16 * 3000, K: 7, Width: 4, Seed: 1},
+		{Layout: bloom.Classic, M: 10007, K: 3, Width: 8, Seed: 2},
+		{Layout: bloom.Partitioned, M: 3 * 4001, K: 3, Width: 16, Seed: 3},
+	} {
+		base := &Digest{Sequence: 1, Counting: countingWith(t, c, 0, 1000)}
+		p, err := NewPatcher(&Digest{Sequence: 1, Counting: countingWith(t, c, 0, 1000)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := base
+		for step, codec := range []Codec{Auto, Raw, Arith, Fast, Auto, Auto} {
+			next := &Digest{Sequence: cur.Sequence + 1, Counting: cur.Counting.Clone()}
+			for i := 0; i < 5; i++ {
+				next.Counting.Add(key(1000 + 10*step + i))
+				next.Counting.Remove(key(5*step + i))
+			}
+			if step == 4 {
+				for range 20 { // saturates 4-bit counters
+					next.Counting.Add(key(-7))
+				}
+			}
+			delta, err := Diff(cur, next, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Patch(cur, delta, envelope.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			if err := p.Patch(delta, envelope.Limits{}, &mu); err != nil {
+				t.Fatalf("%v step %d: %v", c.Layout, step, err)
+			}
+			got, w := p.Digest().Counting, want.Counting
+			if !slices.Equal(got.Counters(), w.Counters()) || !slices.Equal(got.BitView().Words(), w.BitView().Words()) ||
+				got.Len() != w.Len() || got.Saturated() != w.Saturated() || p.Digest().Sequence != want.Sequence {
+				t.Fatalf("%v step %d: the patched digest differs from Patch's (len %d/%d, saturated %d/%d)",
+					c.Layout, step, got.Len(), w.Len(), got.Saturated(), w.Saturated())
+			}
+			if crc, _ := Checksum(p.Digest()); crc != p.Checksum() {
+				t.Fatalf("%v step %d: checksum %08x kept, %08x computed", c.Layout, step, p.Checksum(), crc)
+			}
+			if err := p.Patch(delta, envelope.Limits{}, nil); !errors.Is(err, ErrBase) {
+				t.Fatalf("a delta applied twice: %v", err)
+			}
+			cur = next
+		}
+		if c.Width == 4 && p.Digest().Counting.Saturated() == 0 {
+			t.Fatal("no counter saturated")
+		}
+		// A delta between filters of another width is refused.
+		oc := c
+		oc.Width = map[int]int{4: 8, 8: 16, 16: 4}[c.Width]
+		o1 := &Digest{Sequence: cur.Sequence, Counting: countingWith(t, oc, 0, 10)}
+		o2 := &Digest{Sequence: cur.Sequence + 1, Counting: countingWith(t, oc, 0, 11)}
+		other, _ := Diff(o1, o2, Auto)
+		before := slices.Clone(p.Digest().Counting.Counters())
+		if err := p.Patch(other, envelope.Limits{}, nil); !errors.Is(err, ErrBase) {
+			t.Fatalf("a delta of %d-bit counters to %d-bit ones: %v", oc.Width, c.Width, err)
+		}
+		next := &Digest{Sequence: cur.Sequence + 1, Counting: cur.Counting.Clone()}
+		next.Counting.Add(key(-1))
+		delta, _ := Diff(cur, next, Auto)
+		for i := len(delta) - 3; i < len(delta); i++ {
+			bad := append([]byte(nil), delta...)
+			bad[i] ^= 0x5a
+			if err := p.Patch(bad, envelope.Limits{}, nil); err == nil {
+				continue
+			}
+			if !slices.Equal(p.Digest().Counting.Counters(), before) || p.Digest().Sequence != cur.Sequence {
+				t.Fatalf("a refused delta changed the digest")
+			}
+		}
+	}
+}
+
+// TestPatcherCountingMemory: a gap-coded counting delta of 100 keys to a
+// filter of 10^5 applied in place allocates in proportion to the delta —
+// at most 32 bytes per counter it changes, and a few KiB — where Patch
+// allocates the counters again.
+func TestPatcherCountingMemory(t *testing.T) {
+	const n = 100000
+	c := counting.Config{Layout: bloom.Blocked, M: 16 * n, K: 11, Width: 4, Seed: 1}
+	base := &Digest{Sequence: 1, Counting: countingWith(t, c, 0, n)}
+	array := 8 * len(base.Counting.Counters())
+	next := &Digest{Sequence: 2, Counting: base.Counting.Clone()}
+	for i := n; i < n+100; i++ {
+		next.Counting.Add(key(i))
+	}
+	delta, _ := Diff(base, next, Auto)
+	if delta[7] != byte(envelope.CodecGaps) {
+		t.Fatalf("the delta is coded with %v, not gaps", envelope.Codec(delta[7]))
+	}
+	p, err := NewPatcher(&Digest{Sequence: 1, Counting: base.Counting.Clone()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patchErr error
+	inPlace := allocated(func() { patchErr = p.Patch(delta, envelope.Limits{}, nil) })
+	if patchErr != nil {
+		t.Fatal(patchErr)
+	}
+	copied := allocated(func() { _, patchErr = Patch(base, delta, envelope.Limits{}) })
+	if patchErr != nil {
+		t.Fatal(patchErr)
+	}
+	t.Logf("counters %d B; in place %d B, Patch %d B", array, inPlace, copied)
+	if bound := uint64(32*100*c.K + 4096); inPlace > bound || copied < uint64(array) {
+		t.Errorf("in place %d B, Patch %d B, for %d B of counters", inPlace, copied, array)
 	}
 }
 

@@ -831,14 +831,14 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 		}
 		wpp := st.x.pieceBytes / 8
 		for j := 0; j < len(changes); {
-			i := changes[j].index / wpp
+			i := changes[j].Index / wpp
 			k := j + 1
-			for k < len(changes) && changes[k].index/wpp == i {
+			for k < len(changes) && changes[k].Index/wpp == i {
 				k++
 			}
 			xor := func(words []uint64) {
 				for _, c := range changes[j:k] {
-					words[c.index-i*wpp] ^= c.xor
+					words[c.Index-i*wpp] ^= c.XOR
 				}
 			}
 			if err := pc.recode(i, xor); err != nil {

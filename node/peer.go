@@ -617,7 +617,7 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		return nil, false, err
 	}
 	v := &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}
-	if dg.Bloom != nil {
+	if dg.Bloom != nil || dg.Counting != nil {
 		// The one pass over the words for the checksum that every
 		// delta to this version is checked against.
 		if v.patcher, err = digest.NewPatcher(dg); err != nil {

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
@@ -214,5 +218,61 @@ func TestDirectoryConfig(t *testing.T) {
 	}
 	if _, err := ParseProtocol("icp"); err == nil {
 		t.Error("ParseProtocol(icp): no error")
+	}
+}
+
+// TestDirectoryPatchesCountingDigest: a peer that publishes counting
+// filter digests has each delta applied in place to the counters the
+// node already holds, and answers by the patched view.
+func TestDirectoryPatchesCountingDigest(t *testing.T) {
+	c := counting.Config{M: 1 << 14, K: 4, Seed: 5}
+	base := counting.MustNew(c)
+	for i := range 200 {
+		base.AddString(urlKey(i))
+	}
+	next := base.Clone()
+	for i := 200; i < 220; i++ {
+		next.AddString(urlKey(i))
+	}
+	next.RemoveString(urlKey(0))
+	full, err := digest.Encode(&digest.Digest{Sequence: 1, Counting: base}, digest.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta, err := digest.Diff(&digest.Digest{Sequence: 1, Counting: base}, &digest.Digest{Sequence: 2, Counting: next}, digest.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newDigestServer(t, nil)
+	var served atomic.Int32
+	srv.fixed = func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 1 {
+			w.Write(full)
+			return
+		}
+		w.Write(delta)
+	}
+	clock := testutil.NewClock(time.Unix(1e9, 0))
+	d := newTestDirectory(t, clock, PeerConfig{Name: "a", Proxy: srv.URL})
+	p := d.Peers()[0]
+	for range 2 {
+		if err := d.RefreshPeer(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.mu.RLock()
+	v := p.view
+	p.mu.RUnlock()
+	if v.patcher == nil || v.digest.Counting == nil || v.seq != 2 {
+		t.Fatalf("view %+v: not a counting digest patched in place", v)
+	}
+	if s := d.Status()[0]; s.Full != 1 || s.Delta != 1 {
+		t.Fatalf("status %+v", s)
+	}
+	if !slices.Equal(v.digest.Counting.Counters(), next.Counters()) {
+		t.Fatal("the patched counters differ from the peer's")
+	}
+	if len(d.Candidates(urlKey(210))) != 1 || len(d.Candidates(urlKey(5))) != 1 {
+		t.Fatal("a key the peer holds is not a candidate")
 	}
 }
