@@ -32,8 +32,10 @@
 // never decremented again, so a saturated filter loses precision but never
 // reports a false negative. Fan et al. bound the chance that any counter
 // reaches i by m·(e·ln2/i)^i for a filter sized at its optimum
-// ([params.OverflowBoundOptimal]): about 1.37e−15·m for i = 16, the first
-// value 4-bit counters cannot hold.
+// ([OverflowBoundOptimal]): about 1.37e−15·m for i = 16, the first
+// value 4-bit counters cannot hold. [SizeCounters] sizes the counters for
+// a load: the expected largest count ([ExpectedMaxCount]) and, for each
+// width, the overflow bounds as base-10 logarithms that never underflow.
 //
 // [DeletionFilter] is the other way to delete, from Tony Finch's notes on
 // Bloom filters: a pair of plain Bloom filters, cheaper, with false
@@ -385,7 +387,7 @@ func (f *Filter) Len() uint64 { return f.count }
 // Saturated returns how many counters are saturated: at Max, where they
 // stay. A saturated counter never decreases, which keeps the filter free of
 // false negatives at the price of precision; a few saturations in a filter
-// sized for its load are far outside what params.OverflowBound predicts and
+// sized for its load are far outside what [OverflowBound] predicts and
 // mean the filter is overloaded.
 func (f *Filter) Saturated() uint64 { return f.sat }
 

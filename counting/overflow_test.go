@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // overflowFrequency fills trials fresh filters of m 4-bit counters with n
@@ -49,7 +48,7 @@ func binomialTail(trials uint64, p float64, i int) float64 {
 
 // TestOverflowBound measures Pr(max counter ≥ i) over many small random
 // filters of 4-bit counters and compares it with Fan et al.'s bound
-// m·(e·n·k/(i·m))^i (params.OverflowBound). For each i the load is chosen
+// m·(e·n·k/(i·m))^i (OverflowBound). For each i the load is chosen
 // so that the bound is 0.3, where the event is frequent enough to measure.
 //
 // The measured frequency must stay below the bound. The bound is loose,
@@ -67,7 +66,7 @@ func TestOverflowBound(t *testing.T) {
 	for _, i := range []int{4, 5, 6, 7, 8, 15} {
 		// Solve m·(e·n·k/(i·m))^i = target for n.
 		n := uint64(math.Pow(target/m, 1/float64(i)) * float64(i) * m / (math.E * k))
-		bound := params.OverflowBound(m, n, k, i)
+		bound := OverflowBound(m, n, k, i)
 		model := 1 - math.Pow(1-binomialTail(n*k, 1.0/m, i), m)
 		measured := overflowFrequency(r, m, k, n, i, trials)
 		t.Logf("i = %2d, n = %3d (nk/m = %.2f): measured Pr(max ≥ i) = %.4f, binomial model %.4f, bound %.4f (%.0f× measured)",
@@ -88,13 +87,13 @@ func TestOverflowBound(t *testing.T) {
 // TestOverflowBoundOptimal checks the optimal-k form against the general
 // one and the seed's figure: 1.37e−15·m at i = 16 (4-bit counters).
 func TestOverflowBoundOptimal(t *testing.T) {
-	if got := params.OverflowBoundOptimal(1, 16); math.Abs(got-1.37e-15)/1.37e-15 > 0.01 {
+	if got := OverflowBoundOptimal(1, 16); math.Abs(got-1.37e-15)/1.37e-15 > 0.01 {
 		t.Errorf("OverflowBoundOptimal(1, 16) = %g, the seed says 1.37e-15", got)
 	}
 	const m, n = 1 << 20, 100000
 	k := int(math.Floor(math.Ln2 * m / n)) // at most the optimum
 	for i := 4; i <= 16; i++ {
-		if g, o := params.OverflowBound(m, n, k, i), params.OverflowBoundOptimal(m, i); g > o*(1+1e-12) {
+		if g, o := OverflowBound(m, n, k, i), OverflowBoundOptimal(m, i); g > o*(1+1e-12) {
 			t.Errorf("i = %d: bound %g above the optimal-k bound %g", i, g, o)
 		}
 	}

@@ -1,8 +1,8 @@
 // Package params holds the mathematics of Bloom filters: false-positive
 // models for the filter layouts bloomcast builds, sizing (the smallest filter
 // that meets a target rate), estimates read back from an observed filter,
-// counter-overflow bounds for counting filters, and the reference tables of
-// Fan et al.
+// and the reference tables of Fan et al. The sizing of a counting filter's
+// counters (the largest count, the overflow bounds) is package counting's.
 //
 // Notation: a filter has m bits, holds n distinct keys and probes k bits per
 // key. The models assume the k probes are independent and uniform over the

@@ -56,37 +56,9 @@ func ExampleEstimateCount() {
 	// 297578 bits set: about 50000 keys, rate now 1.48e-04
 }
 
-// Four-bit counters overflow with probability at most 1.37e−15 per counter
-// (Fan et al. 2000).
-func ExampleOverflowBoundOptimal() {
-	fmt.Printf("%.3g\n", params.OverflowBoundOptimal(1, 16))
-	fmt.Printf("%.3g\n", params.OverflowBoundOptimal(1<<30, 16))
-	// Output:
-	// 1.37e-15
-	// 1.47e-06
-}
-
 func ExampleParseLayout() {
 	l, err := params.ParseLayout("Blocked")
 	fmt.Println(l, err, params.Layout(9))
 	// Output:
 	// blocked <nil> layout(9)
-}
-
-// The survey's bound for 8-bit counters, 9.34·10⁻⁵⁴⁷ per counter, is far
-// below the smallest float64; its logarithm is not.
-func ExampleSurveyOverflowLog10() {
-	fmt.Printf("%.2f\n", params.SurveyOverflowLog10(1, 1<<4))
-	fmt.Printf("%.2f\n", params.SurveyOverflowLog10(1, 1<<8))
-	// Output:
-	// -14.86
-	// -546.03
-}
-
-// The largest count of a counting filter of 10^7 counters holding 10^6
-// keys with 6 probes each, by Fan et al.'s asymptote.
-func ExampleExpectedMaxCount() {
-	fmt.Printf("%.2f\n", params.ExpectedMaxCount(10_000_000, 1_000_000, 6))
-	// Output:
-	// 9.03
 }

@@ -240,28 +240,6 @@ func TestFalsePositiveFromFill(t *testing.T) {
 	}
 }
 
-func TestOverflowBound(t *testing.T) {
-	for _, m := range []uint64{1000, 1 << 20, 1 << 40} {
-		got := params.OverflowBoundOptimal(m, 16)
-		if relErr(got, 1.37e-15*float64(m)) > 0.004 {
-			t.Errorf("OverflowBoundOptimal(%d, 16) = %g, want about 1.37e-15·m", m, got)
-		}
-	}
-	// At k = ln2·m/n (n rounded down) the general bound is just below the
-	// optimal one; fewer probes, fewer increments, a smaller bound.
-	m := uint64(1 << 20)
-	n := uint64(math.Ln2 * float64(m) / 10)
-	if b, o := params.OverflowBound(m, n, 10, 16), params.OverflowBoundOptimal(m, 16); b > o || relErr(b, o) > 1e-3 {
-		t.Errorf("OverflowBound at the optimum %g, optimal bound %g", params.OverflowBound(m, n, 10, 16), params.OverflowBoundOptimal(m, 16))
-	}
-	if params.OverflowBound(m, n, 5, 16) >= params.OverflowBound(m, n, 10, 16) {
-		t.Error("OverflowBound should grow with k")
-	}
-	if params.OverflowBound(m, 0, 5, 16) != 0 || params.OverflowBound(m, n, 5, 0) != 1 || params.OverflowBoundOptimal(m, 0) != 1 {
-		t.Error("OverflowBound edge cases")
-	}
-}
-
 // Uneven block loads make a blocked filter worse than a classic one of the
 // same size (Putze et al. 2007), by Jensen's inequality where the per-block
 // rate is convex in the load. With k = 1 the two coincide up to O(n/m²).

@@ -13,7 +13,7 @@ import (
 // of M counters (classic layout, 16-bit counters, no bit view) each
 // receive N distinct keys with K probes, every filter with its own hashing
 // seed, and the largest count of each is recorded. It measures what Fan et
-// al.'s asymptote (params.ExpectedMaxCount) predicts.
+// al.'s asymptote (counting.ExpectedMaxCount) predicts.
 //
 // The zero MaxCountConfig is not valid: MaxCount reports an error, as M, N
 // and K must be positive.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/internal/report"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
 )
 
@@ -20,7 +20,7 @@ func TestCalcCounting(t *testing.T) {
 	if r.N != 2000 || r.M != 40000 || r.K != 7 || math.Abs(r.Load-0.35) > 1e-12 || !r.SurveyApplies {
 		t.Fatalf("calc --counting: %+v", r)
 	}
-	if want := params.ExpectedMaxCount(40000, 2000, 7); r.ExpectedMaxCount != want {
+	if want := counting.ExpectedMaxCount(40000, 2000, 7); r.ExpectedMaxCount != want {
 		t.Errorf("expected_max_count %g, want %g", r.ExpectedMaxCount, want)
 	}
 	res, err := sim.MaxCount(sim.MaxCountConfig{M: 40000, N: 2000, K: 7, Trials: 4, Seed: 1})
@@ -41,7 +41,7 @@ func TestCalcCounting(t *testing.T) {
 	}
 	for _, w := range r.Overflow {
 		j := 1 << w.Bits
-		if w.OverflowsAt != uint64(j) || w.Log10P != params.SurveyOverflowLog10(40000, j) || w.Log10AtLoad != params.OverflowLog10(40000, 2000, 7, j) {
+		if w.OverflowsAt != uint64(j) || w.Log10P != counting.SurveyOverflowLog10(40000, j) || w.Log10AtLoad != counting.OverflowLog10(40000, 2000, 7, j) {
 			t.Errorf("width %d: %+v", w.Bits, w)
 		}
 		if w.Bits == 8 && math.Abs(w.Log10P-math.Log10(40000)-(-546.03)) > 0.005 {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 func TestBuildCounting(t *testing.T) {
@@ -196,7 +195,7 @@ func TestInspectCounting(t *testing.T) {
 			t.Errorf("inspect text lacks %q:\n%s", want, text)
 		}
 	}
-	if want := params.OverflowLog10(r.M, 4000, r.K, 16); c.OverflowBoundLog10 != want || math.Abs(c.OverflowBoundLog10-math.Log10(c.OverflowBound)) > 1e-9 {
+	if want := counting.OverflowLog10(r.M, 4000, r.K, 16); c.OverflowBoundLog10 != want || math.Abs(c.OverflowBoundLog10-math.Log10(c.OverflowBound)) > 1e-9 {
 		t.Errorf("overflow_bound_log10 %g, want %g = log10 %g", c.OverflowBoundLog10, want, c.OverflowBound)
 	}
 	// With 16-bit counters the bound underflows a float64; its logarithm

@@ -10,7 +10,6 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
@@ -47,11 +46,11 @@ type CountingReport struct {
 	MaxCount        uint64 `json:"max_count"`
 	MinimalIncrease bool   `json:"minimal_increase"`
 	Saturated       uint64 `json:"saturated"`
-	// OverflowBound is params.OverflowBound at the recorded count: an
+	// OverflowBound is counting.OverflowBound at the recorded count: an
 	// upper bound on the chance that some counter had to saturate.
 	OverflowBound float64 `json:"overflow_bound"`
 	// OverflowBoundLog10 is its base-10 logarithm, computed as one
-	// (params.OverflowLog10): finite where the bound underflows to 0.
+	// (counting.OverflowLog10): finite where the bound underflows to 0.
 	OverflowBoundLog10 float64        `json:"overflow_bound_log10"`
 	Histogram          []HistogramBin `json:"histogram"` // values held by at least one counter
 }
@@ -70,8 +69,8 @@ func NewCountingReport(cf *counting.Filter) *CountingReport {
 		MaxCount:           cf.Max(),
 		MinimalIncrease:    cf.MinimalIncrease(),
 		Saturated:          cf.Saturated(),
-		OverflowBound:      min(1, params.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
-		OverflowBoundLog10: min(0, params.OverflowLog10(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
+		OverflowBound:      min(1, counting.OverflowBound(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
+		OverflowBoundLog10: min(0, counting.OverflowLog10(cf.M(), cf.Len(), cf.K(), int(cf.Max())+1)),
 		Histogram:          []HistogramBin{},
 	}
 	for v, n := range cf.Histogram() {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/sim"
@@ -42,12 +43,12 @@ func (r *CounterReport) WriteText(w io.Writer) error {
 	return tw.Err()
 }
 
-// A CounterReport is params.SizeCounters's sizing of the counters of a
+// A CounterReport is counting.SizeCounters's sizing of the counters of a
 // counting filter beside the mean largest count of real ones (sim.MaxCount),
 // in the JSON form "bloomcast calc --counting --json" prints. The zero
 // value is an empty report.
 type CounterReport struct {
-	params.CounterSizing
+	counting.Sizing
 	SimulatedMax    *float64 `json:"simulated_max_count"` // null without a simulation
 	SimulatedMaxima []uint64 `json:"simulated_maxima"`
 	Trials          int      `json:"trials"`
@@ -65,7 +66,7 @@ func NewCounterReport(m, n uint64, k, trials int, seed uint64, work float64) (*C
 	if work == 0 {
 		work = sim.MaxCountLimit
 	}
-	r := &CounterReport{CounterSizing: params.SizeCounters(m, n, k), SimulatedMaxima: []uint64{}}
+	r := &CounterReport{Sizing: counting.SizeCounters(m, n, k), SimulatedMaxima: []uint64{}}
 	if trials <= 0 || m > sim.MaxCountLimit || n == 0 {
 		return r, nil
 	}

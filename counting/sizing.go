@@ -1,8 +1,8 @@
-package params
+package counting
 
 import "math"
 
-// Counter sizing for counting Bloom filters: how large the counts grow
+// Counter sizing: how large the counts grow
 // (Fan, Cao, Almeida and Broder, "Summary cache", 2000) and how likely a
 // counter of a given width is to overflow (the same paper's bound, and the
 // form of Broder and Mitzenmacher's survey). Every probability here is
@@ -63,6 +63,37 @@ func ExpectedMaxCount(m, n uint64, k int) float64 {
 	return g * (1 + math.Log(load)/math.Log(g))
 }
 
+// OverflowBound bounds the probability that any of the m counters of a
+// counting Bloom filter reaches i after n insertions with k probes each
+// (Fan et al. 2000): a counter is a sum of n·k Bernoulli(1/m) trials, so
+// Pr(max count ≥ i) ≤ m·C(n·k, i)/m^i ≤ m·(e·n·k/(i·m))^i. The bound may
+// exceed 1, which means it says nothing. It returns 1 for i < 1 (every
+// count is at least 0) and 0 for m = 0, n = 0 or k < 1 (no counter is ever
+// incremented).
+func OverflowBound(m, n uint64, k, i int) float64 {
+	if i < 1 {
+		return 1
+	}
+	if m == 0 || n == 0 || k < 1 {
+		return 0
+	}
+	mf, fi := float64(m), float64(i)
+	ratio := math.E * float64(n) * float64(k) / (fi * mf)
+	return math.Exp(math.Log(mf) + fi*math.Log(ratio))
+}
+
+// OverflowBoundOptimal is [OverflowBound] for any k ≤ ln2·m/n, the regime
+// of a filter sized near its optimum (Fan et al. 2000): n·k/m ≤ ln 2, so
+// Pr(max count ≥ i) ≤ m·(e·ln2/i)^i. At i = 16, the first value 4-bit
+// counters cannot hold, it is about 1.37e−15·m. It returns 1 for i < 1.
+func OverflowBoundOptimal(m uint64, i int) float64 {
+	if i < 1 {
+		return 1
+	}
+	fi := float64(i)
+	return float64(m) * math.Exp(fi*math.Log(math.E*math.Ln2/fi))
+}
+
 // OverflowLog10 returns log10 of [OverflowBound](m, n, k, i),
 // log10 m + i·log10(e·n·k/(i·m)), which stays finite where the bound
 // itself underflows to 0. The result may be above 0 (a bound above 1 says
@@ -95,7 +126,7 @@ func SurveyOverflowLog10(q uint64, j int) float64 {
 	return math.Log10(float64(q)) + fj*math.Log10(SurveyOverflowBase/fj)
 }
 
-// CounterWidth is one counter width in a CounterSizing: a counter of Bits
+// CounterWidth is one counter width in a Sizing: a counter of Bits
 // bits overflows at OverflowsAt = 2^Bits, and the base-10 logarithms of
 // the two bounds on Pr(any counter ≥ OverflowsAt). The zero value is an
 // empty row.
@@ -106,12 +137,12 @@ type CounterWidth struct {
 	Log10AtLoad float64 `json:"log10_bound_at_load"` // OverflowLog10(m, n, k, 2^Bits)
 }
 
-// CounterSizing sizes the counters of a counting Bloom filter of M
+// Sizing sizes the counters of a counting Bloom filter of M
 // counters holding N keys with K probes each: the expected largest count,
 // and for each width of 2 to 16 bits the bounds on an overflow. The JSON
 // form is what "bloomcast calc --counting --json" prints. SizeCounters
 // computes one; the zero value describes no filter.
-type CounterSizing struct {
+type Sizing struct {
 	N    uint64  `json:"n"`
 	M    uint64  `json:"m"`
 	K    int     `json:"k"`
@@ -127,9 +158,9 @@ type CounterSizing struct {
 
 // SizeCounters returns the counter sizing of m counters holding n keys
 // with k probes each.
-func SizeCounters(m, n uint64, k int) CounterSizing {
+func SizeCounters(m, n uint64, k int) Sizing {
 	load := float64(k) * float64(n) / float64(m)
-	r := CounterSizing{N: n, M: m, K: k, Load: load, SurveyApplies: load <= math.Ln2,
+	r := Sizing{N: n, M: m, K: k, Load: load, SurveyApplies: load <= math.Ln2,
 		ExpectedMaxCount: ExpectedMaxCount(m, n, k)}
 	for t := 2; t <= 16; t++ {
 		j := 1 << t
