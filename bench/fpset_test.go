@@ -11,7 +11,6 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 	"github.com/zeebo/xxh3"
 )
 
@@ -38,7 +37,7 @@ func TestFPSetSpace(t *testing.T) {
 	fmt.Fprintln(&out, "| target f | bits b | fpset f measured | log2(1/f) | entropy | Rice model | Rice measured | sorted | Bloom (classic) | Bloom f measured | binary fuse 8 | fuse f measured |")
 	fmt.Fprintln(&out, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, target := range []float64{1.0 / 256, 1e-2, 1e-3, 1e-4, 1e-6, 1e-9} {
-		b, err := params.FingerprintBitsFor(fpsetN, target)
+		b, err := fpset.BitsFor(fpsetN, target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +52,7 @@ func TestFPSetSpace(t *testing.T) {
 			}
 		}
 		f := measured(others, set.ContainsString)
-		model, _ := params.FingerprintSetWithBits(fpsetN, b)
+		model, _ := fpset.OfBits(fpsetN, b)
 		if sigma := math.Sqrt(model.FalsePositive / fpsetQ); math.Abs(f-model.FalsePositive) > 5*sigma+1e-12 {
 			t.Errorf("b = %d: measured rate %.3g, model %.3g", b, f, model.FalsePositive)
 		}

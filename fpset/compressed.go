@@ -4,7 +4,6 @@ import (
 	"math/bits"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // sampleStride is the spacing of the in-memory index of a Compressed set:
@@ -69,13 +68,13 @@ func (t *Sorted) Compress() *Compressed {
 }
 
 // riceParameter returns the k that codes t's gaps in the fewest bits,
-// trying the model's best k (params.BestRiceParameter) and its
+// trying the model's best k ([BestRiceParameter]) and its
 // neighbours on the actual gaps.
 func (t *Sorted) riceParameter() uint {
 	if t.n == 0 {
 		return 0
 	}
-	k0, _ := params.BestRiceParameter(t.n, t.bits)
+	k0, _ := BestRiceParameter(t.n, t.bits)
 	lo, hi := max(k0-1, 0), min(k0+1, t.bits-1)
 	var cost [3]uint64 // Σ g>>k for k = lo, lo+1, lo+2
 	prev := uint64(0)

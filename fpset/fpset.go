@@ -5,7 +5,7 @@
 // idea goes back to Carter, Floyd, Gill, Markowsky and Wegman ("Exact and
 // approximate membership testers", STOC 1978). With b = c·log2 n bits the
 // false-positive rate is at most n/2^b = 1/n^(c−1) (see
-// params.FingerprintFalsePositive).
+// [FalsePositive]).
 //
 // Three forms hold the same fingerprints:
 //
@@ -39,6 +39,12 @@
 // which another key may share: that key then becomes a false negative. A
 // multiset counts fingerprints, so removing one of two colliding keys
 // leaves the other present.
+//
+// The mathematics of the sets is here too: [Size] and [OfBits] set a set
+// of n keys out as a [Sizing] (its rate, sorted and Rice-coded sizes, the
+// entropy bound, and the smallest Bloom filter of the same rate),
+// [BitsFor] and [BitsForC] choose the width, and [CrossoverFor] says from
+// which width on the set is smaller than a Bloom filter.
 package fpset
 
 import (
@@ -47,7 +53,6 @@ import (
 	"math"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // Limits on the parameters.
@@ -88,7 +93,7 @@ type Config struct {
 	Bits int
 	// P, if not 0, is a target false-positive rate in (0, 1): the width
 	// is the narrowest whose rate for N distinct keys is at most P
-	// (params.FingerprintBitsFor). It may not be given with Bits or C.
+	// ([BitsFor]). It may not be given with Bits or C.
 	P float64
 	// CountBits makes the set a multiset: each fingerprint carries a
 	// saturating count of this many bits (1..MaxCountBits). Zero makes a
@@ -113,7 +118,7 @@ func (c Config) width() (int, error) {
 		return 0, errorf(ErrConfig, "give N ≥ 1 (with C or P) or Bits")
 	}
 	if c.P != 0 {
-		b, err := params.FingerprintBitsFor(c.N, c.P)
+		b, err := BitsFor(c.N, c.P)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
@@ -126,7 +131,7 @@ func (c Config) width() (int, error) {
 	if !(f > 0) || math.IsInf(f, 1) {
 		return 0, errorf(ErrConfig, "C = %g, want a positive number of bits per log2 N", c.C)
 	}
-	b, err := params.FingerprintBits(c.N, f)
+	b, err := BitsForC(c.N, f)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -187,7 +192,7 @@ func (s shape) Fingerprint(h hashing.Hash128) uint64 { return fingerprint(h, s.u
 // falsePositive returns the probability that an absent key is reported
 // present by a form holding d distinct fingerprints: d/(2^Bits − 1), as
 // the key's fingerprint is uniform over the 2^Bits − 1 values. For n keys
-// added, E[d]/(2^Bits − 1) is params.FingerprintFalsePositive(n, Bits).
+// added, E[d]/(2^Bits − 1) is FalsePositive(n, Bits).
 func (s shape) falsePositive(d uint64) float64 {
 	if d == 0 { // also a zero value's, whose universe is empty
 		return 0

@@ -319,7 +319,7 @@ func (s *Set) SizeBits() uint64 { return s.slots * uint64(s.bits+s.countBits) }
 // FalsePositiveRate returns the probability that a key never added is
 // reported present, for the fingerprints now held: Len/(2^Bits − 1), as
 // its fingerprint is uniform over 2^Bits − 1 values. For n keys added this
-// is about params.FingerprintFalsePositive(n, Bits) ≤ n/(2^Bits − 1).
+// is about [FalsePositive](n, Bits) ≤ n/(2^Bits − 1).
 func (s *Set) FalsePositiveRate() float64 { return s.falsePositive(s.n) }
 
 // Clear removes every fingerprint, keeping the table's size.

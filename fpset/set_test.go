@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 func key(i int) string { return fmt.Sprintf("key-%d", i) }
@@ -251,7 +250,7 @@ func TestFalsePositiveRate(t *testing.T) {
 			}
 		}
 		p := s.FalsePositiveRate()
-		if pn := params.FingerprintFalsePositive(n, c.Bits); math.Abs(p-pn) > 0.02*pn || pn > n/float64(uint64(1)<<c.Bits-1) {
+		if pn := FalsePositive(n, c.Bits); math.Abs(p-pn) > 0.02*pn || pn > n/float64(uint64(1)<<c.Bits-1) {
 			t.Errorf("bits %d: rate of the fingerprints held %.5f, model for n keys %.5f", c.Bits, p, pn)
 		}
 		sigma := math.Sqrt(q * p * (1 - p))
@@ -272,8 +271,8 @@ func TestCompressedSize(t *testing.T) {
 			s.AddString(key(i))
 		}
 		c := s.Compress()
-		_, model := params.BestRiceParameter(s.Len(), b)
-		entropy := params.FingerprintSetEntropy(s.Len(), b)
+		_, model := BestRiceParameter(s.Len(), b)
+		entropy := Entropy(s.Len(), b)
 		got := c.BitsPerKey()
 		if math.Abs(got-model) > 0.05 || got < entropy {
 			t.Errorf("bits %d: %.3f bits/key, model %.3f, entropy %.3f", b, got, model, entropy)
@@ -369,7 +368,7 @@ func TestFromHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, _ := params.FingerprintBitsFor(3000, 0.001); s.Bits() != want {
+	if want, _ := BitsFor(3000, 0.001); s.Bits() != want {
 		t.Errorf("%d bits, want %d for 3000 distinct keys", s.Bits(), want)
 	}
 	for i := range 3000 {
@@ -387,7 +386,7 @@ func TestFromHashes(t *testing.T) {
 	if s, err := FromHashes(Config{}, nil); err != nil || s.Len() != 0 || s.Bits() != MinBits {
 		t.Errorf("no hashes: %v", err)
 	}
-	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) || !errors.Is(err, params.ErrInvalid) {
+	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) {
 		t.Errorf("P = 1e-30 for 3000 keys: %v", err)
 	}
 }

@@ -44,4 +44,7 @@
 // All formulas are evaluated with math.Log1p and math.Expm1 where a naive
 // form would cancel, so they stay accurate for m and n up to 2^40 and for
 // rates far below 1e−15. Errors wrap [ErrInvalid] and start with "params: ".
+//
+// The sizing of fingerprint sets (their width, rate, Rice-coded size and
+// where they beat a Bloom filter) lives with the sets, in package fpset.
 package params

@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // runBuildFPSet is build --fpset: a set of fingerprints of the keys,
@@ -48,7 +47,7 @@ func runBuildFPSet(e *env, args []string) error {
 	}
 	if !e.quiet && n != 0 && set.Len() > uint64(n) {
 		fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
-			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(params.FingerprintFalsePositive(uint64(n), set.Bits())))
+			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(fpset.FalsePositive(uint64(n), set.Bits())))
 	}
 	if rice {
 		return e.writeFilter(out, set.Compress())

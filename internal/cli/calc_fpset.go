@@ -3,8 +3,8 @@ package cli
 import (
 	"flag"
 
+	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/internal/report"
-	"github.com/bloomcast/bloomcast/params"
 )
 
 // calc --fpset: a fingerprint set next to a Bloom filter at the same rate.
@@ -65,7 +65,7 @@ func runCalcFPSet(e *env, args []string) error {
 }
 
 // fpsetFlags checks calc's and build's -p, --bits and -c: at most one of
-// them, and a --bits or -c that params refuses for any number of keys
+// them, and a --bits or -c that fpset refuses for any number of keys
 // (0 among them, which fpset.Config would take for the default).
 func fpsetFlags(fs *flag.FlagSet, b int, c float64) error {
 	hasP, hasBits, hasC := flagSet(fs, "p"), flagSet(fs, "bits"), flagSet(fs, "c")
@@ -74,9 +74,9 @@ func fpsetFlags(fs *flag.FlagSet, b int, c float64) error {
 	case hasP && (hasBits || hasC) || hasBits && hasC:
 		return usagef("give one of -p, --bits and -c")
 	case hasBits:
-		_, err = params.FingerprintSetWithBits(1, b)
+		_, err = fpset.OfBits(1, b)
 	case hasC:
-		_, err = params.FingerprintBits(1, c)
+		_, err = fpset.BitsForC(1, c)
 	}
 	return err
 }

@@ -56,9 +56,9 @@ func TestCalcFPSet(t *testing.T) {
 	failsWith(t, "p = 1e-30 is below", "calc", "--fpset", "-n", "1000000", "-p", "1e-30")
 }
 
-// TestParamsErrorsEndWithTheDetail: a params error prints its detail,
+// TestSizingErrorsEndWithTheDetail: a sizing error prints its detail,
 // without the sentinel's words after it.
-func TestParamsErrorsEndWithTheDetail(t *testing.T) {
+func TestSizingErrorsEndWithTheDetail(t *testing.T) {
 	const detail = "p = 1e-30 is below 1.0842021724855044e-19, the rate of 64-bit fingerprints for n = 2\n"
 	if got := failsWith(t, "", "calc", "--fpset", "-n", "2", "-p", "1e-30"); !strings.HasSuffix(got, detail) {
 		t.Errorf("calc --fpset: %q", got)

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/bloomcast/bloomcast/params"
+import (
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/params"
+)
 
 // Reports: the answers of Solve, OptimizeTransmit/OptimizeTarget and the
 // fingerprint-set sizing with their derived figures, in the JSON form
@@ -160,8 +163,8 @@ type FingerprintReport struct {
 
 // NewFingerprintReport sets out s, with countBits of count per
 // fingerprint, and the crossovers for s.N.
-func NewFingerprintReport(s params.FingerprintSet, countBits int) (*FingerprintReport, error) {
-	cross, err := params.FingerprintCrossoverFor(s.N)
+func NewFingerprintReport(s fpset.Sizing, countBits int) (*FingerprintReport, error) {
+	cross, err := fpset.CrossoverFor(s.N)
 	if err != nil {
 		return nil, err
 	}
@@ -189,22 +192,22 @@ type FingerprintQuery struct {
 	C    float64
 }
 
-// FingerprintSetOf solves q: FingerprintSetFor, FingerprintSetWithBits or
-// FingerprintBits with C.
-func FingerprintSetOf(q FingerprintQuery) (params.FingerprintSet, error) {
+// FingerprintSetOf solves q: fpset.Size, fpset.OfBits or fpset.BitsForC
+// with C.
+func FingerprintSetOf(q FingerprintQuery) (fpset.Sizing, error) {
 	switch {
 	case q.P != 0:
-		return params.FingerprintSetFor(q.N, q.P)
+		return fpset.Size(q.N, q.P)
 	case q.Bits != 0:
-		return params.FingerprintSetWithBits(q.N, q.Bits)
+		return fpset.OfBits(q.N, q.Bits)
 	}
 	c := q.C
 	if c == 0 {
 		c = 2
 	}
-	b, err := params.FingerprintBits(q.N, c)
+	b, err := fpset.BitsForC(q.N, c)
 	if err != nil {
-		return params.FingerprintSet{}, err
+		return fpset.Sizing{}, err
 	}
-	return params.FingerprintSetWithBits(q.N, b)
+	return fpset.OfBits(q.N, b)
 }

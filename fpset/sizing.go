@@ -1,8 +1,13 @@
-package params
+package fpset
 
-import "math"
+import (
+	"fmt"
+	"math"
 
-// Fingerprint sets.
+	"github.com/bloomcast/bloomcast/params"
+)
+
+// Sizing fingerprint sets.
 //
 // A hash set of fingerprints (the seed survey's "hash set" with its
 // elements replaced by short hashes; Carter, Floyd, Gill, Markowsky and
@@ -16,8 +21,8 @@ import "math"
 //
 // after n distinct keys were stored (their fingerprints may coincide; a
 // set holding d distinct fingerprints has rate exactly d/U, and E[d]/U is
-// the formula above). With b = c·log2 n bits, the width
-// the survey suggests (c usually 2 or 3), f ≤ n/2^(c·log2 n) = 1/n^(c−1).
+// the formula above). With b = c·log2 n bits, the width the survey
+// suggests (c usually 2 or 3), f ≤ n/2^(c·log2 n) = 1/n^(c−1).
 //
 // Kept sorted, the fingerprints cost b ≈ log2(n/f) bits per key, which
 // beats a Bloom filter's 1.44·log2(1/f) only when f is below about
@@ -26,26 +31,19 @@ import "math"
 // 1966; Rice, JPL 1979; applied to fingerprints by Putze, Sanders and
 // Singler, "Cache-, hash- and space-efficient Bloom filters", WEA 2007),
 // they cost about log2(1/f) + 1.5 bits per key: the entropy of the set of
-// fingerprints, about log2(1/f) + log2 e ([FingerprintSetEntropy]), plus
-// 0.03 to 0.13 bits for Rice coding; that is within about 1.5 bits of the
-// minimum log2(1/f) of any filter ([MinimumBits]), and below the Bloom
+// fingerprints, about log2(1/f) + log2 e ([Entropy]), plus 0.03 to 0.13
+// bits for Rice coding; that is within about 1.5 bits of the minimum
+// log2(1/f) of any filter ([params.MinimumBits]), and below the Bloom
 // filter's size once f is under about 0.1.
-
-// Fingerprint widths bloomcast supports.
-const (
-	MinFingerprintBits = 2
-	MaxFingerprintBits = 64
-)
 
 // fingerprintUniverse returns U = 2^bits − 1, the number of fingerprint
 // values (0 is reserved).
 func fingerprintUniverse(bits int) float64 { return math.Ldexp(1, bits) - 1 }
 
-// FingerprintBits returns ceil(c·log2 n), the fingerprint width of the
-// seed survey's hash set for n keys, clamped to [MinFingerprintBits,
-// MaxFingerprintBits]. Errors wrap [ErrInvalid]: n must be at least 1 and
-// c positive and finite.
-func FingerprintBits(n uint64, c float64) (int, error) {
+// BitsForC returns ceil(c·log2 n), the fingerprint width of the seed
+// survey's hash set for n keys, clamped to [MinBits, MaxBits]. Errors
+// wrap [ErrConfig]: n must be at least 1 and c positive and finite.
+func BitsForC(n uint64, c float64) (int, error) {
 	if n == 0 {
 		return 0, invalidf("n = 0: a fingerprint set needs at least one key")
 	}
@@ -53,16 +51,16 @@ func FingerprintBits(n uint64, c float64) (int, error) {
 		return 0, invalidf("c = %g, want a positive number of bits per log2 n", c)
 	}
 	b := math.Ceil(c * math.Log2(float64(n)))
-	return int(max(MinFingerprintBits, min(MaxFingerprintBits, b))), nil
+	return int(max(MinBits, min(MaxBits, b))), nil
 }
 
-// FingerprintFalsePositive returns 1 − (1 − 1/U)^n with U = 2^bits − 1: the
+// FalsePositive returns 1 − (1 − 1/U)^n with U = 2^bits − 1: the
 // probability that an absent key's fingerprint equals one of the
-// fingerprints of n distinct stored keys, uniform and independent. It is at most n/U, the union bound. It returns 0 for
-// n = 0 and NaN for a width outside [MinFingerprintBits,
-// MaxFingerprintBits].
-func FingerprintFalsePositive(n uint64, bits int) float64 {
-	if bits < MinFingerprintBits || bits > MaxFingerprintBits {
+// fingerprints of n distinct stored keys, uniform and independent. It is
+// at most n/U, the union bound. It returns 0 for n = 0 and NaN for a
+// width outside [MinBits, MaxBits].
+func FalsePositive(n uint64, bits int) float64 {
+	if bits < MinBits || bits > MaxBits {
 		return math.NaN()
 	}
 	u := fingerprintUniverse(bits)
@@ -72,23 +70,22 @@ func FingerprintFalsePositive(n uint64, bits int) float64 {
 	return -math.Expm1(float64(n) * math.Log1p(-1/u))
 }
 
-// FingerprintBitsFor returns the smallest fingerprint width whose rate
-// for n keys is at most p. Errors wrap [ErrInvalid]: n must be at least 1,
-// p in (0, 1), and p reachable with 64-bit fingerprints (p ≥ about
-// n/2^64).
-func FingerprintBitsFor(n uint64, p float64) (int, error) {
+// BitsFor returns the smallest fingerprint width whose rate for n keys
+// is at most p. Errors wrap [ErrConfig]: n must be at least 1, p in
+// (0, 1), and p reachable with 64-bit fingerprints (p ≥ about n/2^64).
+func BitsFor(n uint64, p float64) (int, error) {
 	if n == 0 {
 		return 0, invalidf("n = 0: a fingerprint set needs at least one key")
 	}
 	if !(p > 0 && p < 1) {
 		return 0, invalidf("p = %g outside (0, 1)", p)
 	}
-	for b := MinFingerprintBits; b <= MaxFingerprintBits; b++ {
-		if FingerprintFalsePositive(n, b) <= p {
+	for b := MinBits; b <= MaxBits; b++ {
+		if FalsePositive(n, b) <= p {
 			return b, nil
 		}
 	}
-	return 0, invalidf("p = %g is below %g, the rate of 64-bit fingerprints for n = %d", p, FingerprintFalsePositive(n, MaxFingerprintBits), n)
+	return 0, invalidf("p = %g is below %g, the rate of 64-bit fingerprints for n = %d", p, FalsePositive(n, MaxBits), n)
 }
 
 // RiceBitsPerKey returns the expected length per key of the Golomb–Rice
@@ -101,9 +98,9 @@ func FingerprintBitsFor(n uint64, p float64) (int, error) {
 //	k + 1 + t/(1 − t),  t = (1 − q)^(2^k).
 //
 // It returns NaN for invalid arguments (n = 0, a width outside
-// [MinFingerprintBits, MaxFingerprintBits], k outside [0, bits)).
+// [MinBits, MaxBits], k outside [0, bits)).
 func RiceBitsPerKey(n uint64, bits, k int) float64 {
-	if n == 0 || bits < MinFingerprintBits || bits > MaxFingerprintBits || k < 0 || k >= bits {
+	if n == 0 || bits < MinBits || bits > MaxBits || k < 0 || k >= bits {
 		return math.NaN()
 	}
 	q := min(1, float64(n)/fingerprintUniverse(bits))
@@ -122,7 +119,7 @@ func RiceBitsPerKey(n uint64, bits, k int) float64 {
 // Ties go to the smaller k. It returns (0, NaN) for invalid arguments.
 func BestRiceParameter(n uint64, bits int) (int, float64) {
 	best, bestLen := 0, math.NaN()
-	for k := 0; k < bits && k <= MaxFingerprintBits; k++ {
+	for k := 0; k < bits && k <= MaxBits; k++ {
 		if l := RiceBitsPerKey(n, bits, k); !(l >= bestLen) {
 			best, bestLen = k, l
 		}
@@ -130,13 +127,13 @@ func BestRiceParameter(n uint64, bits int) (int, float64) {
 	return best, bestLen
 }
 
-// FingerprintSetEntropy returns log2 C(U, n)/n with U = 2^bits − 1: the
-// bits per key that any encoding of a set of n distinct fingerprints of
-// that width needs, the limit for a compressed fingerprint set. It is
+// Entropy returns log2 C(U, n)/n with U = 2^bits − 1: the bits per key
+// that any encoding of a set of n distinct fingerprints of that width
+// needs, the limit for a compressed fingerprint set. It is
 // about log2(U/n) + log2 e for n ≪ U. It returns NaN for n = 0, n > U or a
-// width outside [MinFingerprintBits, MaxFingerprintBits].
-func FingerprintSetEntropy(n uint64, bits int) float64 {
-	if n == 0 || bits < MinFingerprintBits || bits > MaxFingerprintBits {
+// width outside [MinBits, MaxBits].
+func Entropy(n uint64, bits int) float64 {
+	if n == 0 || bits < MinBits || bits > MaxBits {
 		return math.NaN()
 	}
 	u, k := fingerprintUniverse(bits), float64(n)
@@ -155,16 +152,15 @@ func FingerprintSetEntropy(n uint64, bits int) float64 {
 	return (lu - lk - lr) / k / math.Ln2
 }
 
-// FingerprintSet describes a fingerprint set of n keys next to a classic
-// Bloom filter with the same false-positive rate.
-// The zero value describes no set; FingerprintSetFor and
-// FingerprintSetWithBits fill it.
-type FingerprintSet struct {
+// Sizing describes a fingerprint set of n keys next to a classic Bloom
+// filter with the same false-positive rate.
+// The zero value describes no set; Size and OfBits fill it.
+type Sizing struct {
 	// N is the number of distinct keys.
 	N uint64
 	// Bits is the fingerprint width b.
 	Bits int
-	// FalsePositive is [FingerprintFalsePositive](N, Bits).
+	// FalsePositive is [FalsePositive](N, Bits).
 	FalsePositive float64
 	// SortedBitsPerKey is the size of the sorted (interpolation-search)
 	// form: Bits per key.
@@ -173,69 +169,70 @@ type FingerprintSet struct {
 	// expected size of the gap-coded form ([BestRiceParameter]).
 	RiceK                int
 	CompressedBitsPerKey float64
-	// EntropyBitsPerKey is [FingerprintSetEntropy]: no encoding of the
-	// fingerprints is smaller.
+	// EntropyBitsPerKey is [Entropy]: no encoding of the fingerprints is
+	// smaller.
 	EntropyBitsPerKey float64
 	// MinimumBitsPerKey is log2(1/FalsePositive), the minimum of any
-	// filter with this rate ([MinimumBits]).
+	// filter with this rate ([params.MinimumBits]).
 	MinimumBitsPerKey float64
 	// Bloom is the smallest classic Bloom filter with a rate of at most
-	// FalsePositive ([Size]); M is 0 if no filter with k ≤ MaxK reaches it.
-	Bloom Shape
+	// FalsePositive ([params.Size]); M is 0 if no filter with
+	// k ≤ params.MaxK reaches it.
+	Bloom params.Shape
 	// BloomBitsPerKey is Bloom.M/N (+Inf when Bloom.M is 0).
 	BloomBitsPerKey float64
 }
 
 // TableBitsPerKey returns the memory per key of a dynamic table of
 // fingerprints (and countBits-wide counts) filled to the given load.
-func (s FingerprintSet) TableBitsPerKey(load float64, countBits int) float64 {
+func (s Sizing) TableBitsPerKey(load float64, countBits int) float64 {
 	return float64(s.Bits+countBits) / load
 }
 
-// FingerprintSetWithBits describes a fingerprint set of n keys with
-// fingerprints of the given width. Errors wrap [ErrInvalid].
-func FingerprintSetWithBits(n uint64, bits int) (FingerprintSet, error) {
+// OfBits describes a fingerprint set of n keys with fingerprints of the
+// given width. Errors wrap [ErrConfig].
+func OfBits(n uint64, bits int) (Sizing, error) {
 	if n == 0 {
-		return FingerprintSet{}, invalidf("n = 0: a fingerprint set needs at least one key")
+		return Sizing{}, invalidf("n = 0: a fingerprint set needs at least one key")
 	}
-	if bits < MinFingerprintBits || bits > MaxFingerprintBits {
-		return FingerprintSet{}, invalidf("fingerprint width %d outside [%d, %d]", bits, MinFingerprintBits, MaxFingerprintBits)
+	if bits < MinBits || bits > MaxBits {
+		return Sizing{}, invalidf("fingerprint width %d outside [%d, %d]", bits, MinBits, MaxBits)
 	}
-	f := FingerprintFalsePositive(n, bits)
+	f := FalsePositive(n, bits)
 	k, rice := BestRiceParameter(n, bits)
-	s := FingerprintSet{
+	s := Sizing{
 		N: n, Bits: bits, FalsePositive: f,
 		SortedBitsPerKey:     float64(bits),
 		RiceK:                k,
 		CompressedBitsPerKey: rice,
-		EntropyBitsPerKey:    FingerprintSetEntropy(n, bits),
+		EntropyBitsPerKey:    Entropy(n, bits),
 		MinimumBitsPerKey:    -math.Log2(f),
 		BloomBitsPerKey:      math.Inf(1),
 	}
 	if f < 1 {
-		if b, err := Size(Classic, n, f, 0); err == nil {
+		if b, err := params.Size(params.Classic, n, f, 0); err == nil {
 			s.Bloom, s.BloomBitsPerKey = b, b.BitsPerKey(n)
 		}
 	}
 	return s, nil
 }
 
-// FingerprintSetFor describes the fingerprint set of n keys with the
-// narrowest fingerprints whose rate is at most p ([FingerprintBitsFor]).
-func FingerprintSetFor(n uint64, p float64) (FingerprintSet, error) {
-	b, err := FingerprintBitsFor(n, p)
+// Size describes the fingerprint set of n keys with the narrowest
+// fingerprints whose rate is at most p ([BitsFor]).
+func Size(n uint64, p float64) (Sizing, error) {
+	b, err := BitsFor(n, p)
 	if err != nil {
-		return FingerprintSet{}, err
+		return Sizing{}, err
 	}
-	return FingerprintSetWithBits(n, b)
+	return OfBits(n, b)
 }
 
-// FingerprintCrossover says, for a number of keys, from which fingerprint
-// width on (and so below which false-positive rate) a fingerprint set is
-// smaller than a classic Bloom filter with the same rate.
+// Crossover says, for a number of keys, from which fingerprint width on
+// (and so below which false-positive rate) a fingerprint set is smaller
+// than a classic Bloom filter with the same rate.
 // The zero value means that the Bloom filter is the smaller at every width,
 // in memory and in transmission.
-type FingerprintCrossover struct {
+type Crossover struct {
 	// MemoryBits is the narrowest width from which on (for it and every
 	// wider width up to 64 bits) the sorted form, Bits per key, is no
 	// larger than the Bloom filter, and MemoryRate its rate; both 0 if the
@@ -248,23 +245,23 @@ type FingerprintCrossover struct {
 	TransmitRate float64
 }
 
-// FingerprintCrossoverFor returns where a fingerprint set of n keys
-// starts to beat a Bloom filter for good ([FingerprintCrossover]). A Bloom
-// filter costs about 1.44·log2(1/f) bits per key and sorted fingerprints
-// log2(n/f), so in memory the fingerprints win only below f ≈ n^(−2.27);
+// CrossoverFor returns where a fingerprint set of n keys starts to beat a
+// Bloom filter for good ([Crossover]). A Bloom filter costs about
+// 1.44·log2(1/f) bits per key and sorted fingerprints log2(n/f), so in
+// memory the fingerprints win only below f ≈ n^(−2.27);
 // Rice-coded they cost about log2(1/f) + 1.5 and win below f ≈ 0.1. (At
 // rates above 0.5 both take about a bit per key and the Rice code may win
 // again; those widths are not reported.) A width at which no Bloom filter
-// with k ≤ MaxK reaches the rate counts as a win for the fingerprints.
-// Errors wrap [ErrInvalid] (n = 0).
-func FingerprintCrossoverFor(n uint64) (FingerprintCrossover, error) {
-	var c FingerprintCrossover
+// with k ≤ params.MaxK reaches the rate counts as a win for the
+// fingerprints. Errors wrap [ErrConfig] (n = 0).
+func CrossoverFor(n uint64) (Crossover, error) {
+	var c Crossover
 	if n == 0 {
 		return c, invalidf("n = 0: a fingerprint set needs at least one key")
 	}
 	memory, transmit := true, true // the condition holds for every width above b
-	for b := MaxFingerprintBits; b >= MinFingerprintBits && (memory || transmit); b-- {
-		s, _ := FingerprintSetWithBits(n, b)
+	for b := MaxBits; b >= MinBits && (memory || transmit); b-- {
+		s, _ := OfBits(n, b)
 		if s.FalsePositive >= 1 {
 			break
 		}
@@ -276,4 +273,18 @@ func FingerprintCrossoverFor(n uint64) (FingerprintCrossover, error) {
 		}
 	}
 	return c, nil
+}
+
+// sizeError says what is wrong with the arguments of a sizing function
+// and unwraps to ErrConfig. It prints as "fpset: <detail>", without the
+// sentinel's words: the detail already says what is invalid.
+type sizeError struct{ detail string }
+
+func (e *sizeError) Error() string { return "fpset: " + e.detail }
+
+func (e *sizeError) Unwrap() error { return ErrConfig }
+
+// invalidf returns an error wrapping ErrConfig with a formatted detail.
+func invalidf(format string, args ...any) error {
+	return &sizeError{detail: fmt.Sprintf(format, args...)}
 }
