@@ -120,7 +120,7 @@ func (c Config) width() (int, error) {
 	if c.P != 0 {
 		b, err := BitsFor(c.N, c.P)
 		if err != nil {
-			return 0, fmt.Errorf("%w: %w", ErrConfig, err)
+			return 0, configError(err)
 		}
 		return b, nil
 	}
@@ -133,7 +133,7 @@ func (c Config) width() (int, error) {
 	}
 	b, err := BitsForC(c.N, f)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrConfig, err)
+		return 0, configError(err)
 	}
 	return b, nil
 }
@@ -209,6 +209,15 @@ var errZero = fmt.Errorf("%w: zero value (fingerprint width 0); make a set with 
 const zeroPanic = "fpset: zero value (fingerprint width 0); make a set with New or a decoder"
 
 // errorf wraps sentinel with a formatted detail: "fpset: …: detail".
+// configError is a sizing function's error as Config's: the detail after
+// ErrConfig's words, without a second "fpset:".
+func configError(err error) error {
+	if e := (*sizeError)(nil); errors.As(err, &e) {
+		return errorf(ErrConfig, "%s", e.detail)
+	}
+	return fmt.Errorf("%w: %w", ErrConfig, err)
+}
+
 func errorf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/fpset"
@@ -204,4 +205,13 @@ func ExampleSize() {
 	// Output:
 	// 27-bit fingerprints, rate 0.0074
 	// sorted 27, Rice-coded (k = 7) 8.62, Bloom 10.21, minimum 7.07 bits/key
+}
+
+// TestConfigSizingError: a Config whose rate no fingerprint reaches gets
+// the sizing function's detail once, after ErrConfig's words.
+func TestConfigSizingError(t *testing.T) {
+	_, err := fpset.New(fpset.Config{N: 3, P: 1e-30})
+	if !errors.Is(err, fpset.ErrConfig) || strings.Count(err.Error(), "fpset:") != 1 || !strings.Contains(err.Error(), "p = 1e-30 is below") {
+		t.Fatalf("%v", err)
+	}
 }
