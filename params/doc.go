@@ -45,6 +45,11 @@
 // form would cancel, so they stay accurate for m and n up to 2^40 and for
 // rates far below 1e−15. Errors wrap [ErrInvalid] and start with "params: ".
 //
-// The sizing of fingerprint sets (their width, rate, Rice-coded size and
-// where they beat a Bloom filter) lives with the sets, in package fpset.
+// The mathematics of the other structures lives with them: fingerprint
+// sets (their width, rate, Rice-coded size and where they beat a Bloom
+// filter) in package fpset, ribbon filters' shapes in package ribbon
+// (ribbon.Size), the multilevel hash table's in package mht. [MinimumBits]
+// is the information bound all of them are measured against, and
+// `bloomcast calc --static` prints the static filters' sizes beside the
+// Bloom layouts'.
 package params
