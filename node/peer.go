@@ -206,8 +206,9 @@ type Peer struct {
 type peerView struct {
 	filter *bloom.Filter  // decoded bloomcast: the digest's filter; squid: the mask
 	digest *digest.Digest // decoded bloomcast only
-	// patcher holds digest when it is a Bloom filter: deltas change its
-	// words in place, under the peer's mu (Candidates reads them so).
+	// patcher holds digest when it is a Bloom or counting filter: deltas
+	// change its words in place, under the peer's mu (Candidates reads
+	// them so).
 	patcher *digest.Patcher
 	pieces  *digest.Pieces // compressed bloomcast only; Patch updates it in place
 	squid   *squid.Digest  // squid only
