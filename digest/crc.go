@@ -69,18 +69,36 @@ var zeroWords [256]byte
 // checksum was crc, after the changes (in increasing index order) are
 // applied: work proportional to the changes, not to nw.
 func patchedChecksum(crc uint32, nw uint64, changes []wordChange) uint32 {
+	return checksumAfter(crc, nw, changes, func(c wordChange) (uint64, uint64) { return c.Index, c.XOR })
+}
+
+// ChecksumAfter returns the checksum ([Checksum]) of a Bloom filter
+// digest's nwords words after the changes, given crc, their checksum
+// before: work proportional to the changes, not to the words (CRC-32C is
+// affine, crc.go). The changes are in increasing Index order, Old and
+// New each word's value before and after, as [counting.Filter.ChangedWords]
+// reports them: a publisher that tracks its changed words so checksums
+// each version without reading it whole.
+func ChecksumAfter(crc uint32, nwords int, changes []counting.WordChange) uint32 {
+	return checksumAfter(crc, uint64(nwords), changes, func(c counting.WordChange) (uint64, uint64) { return c.Index, c.Old ^ c.New })
+}
+
+// checksumAfter is patchedChecksum for changes of any form, at giving
+// each change's word index and XOR.
+func checksumAfter[C any](crc uint32, nw uint64, changes []C, at func(C) (uint64, uint64)) uint32 {
 	var r uint32 // R of the XOR up to word next
 	next := uint64(0)
 	var b [8]byte
 	for _, c := range changes {
-		if gap := 8 * (c.Index - next); gap <= uint64(len(zeroWords)) {
+		i, x := at(c)
+		if gap := 8 * (i - next); gap <= uint64(len(zeroWords)) {
 			r = ^envelope.UpdateChecksum(^r, zeroWords[:gap])
 		} else {
 			r = crcShift(r, gap)
 		}
-		binary.LittleEndian.PutUint64(b[:], c.XOR)
+		binary.LittleEndian.PutUint64(b[:], x)
 		r = ^envelope.UpdateChecksum(^r, b[:])
-		next = c.Index + 1
+		next = i + 1
 	}
 	return crc ^ crcShift(r, 8*(nw-next))
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
-// TestPatchedChecksum: the checksum updated from the changed words is the
-// checksum of the changed array, for changes at the ends, in runs and far
+// TestPatchedChecksum: the checksum updated from the changed words (and
+// by ChecksumAfter, from the words before and after) is the checksum of
+// the changed array, for changes at the ends, in runs and far
 // apart.
 func TestPatchedChecksum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -30,11 +31,17 @@ func TestPatchedChecksum(t *testing.T) {
 					changes = append(changes, wordChange{Index: uint64(i), XOR: rng.Uint64() | 1})
 				}
 			}
+			var published []counting.WordChange // the same changes as a publisher tracks them
 			for _, c := range changes {
+				published = append(published, counting.WordChange{Index: c.Index, Old: words[c.Index], New: words[c.Index] ^ c.XOR})
 				words[c.Index] ^= c.XOR
 			}
-			if got, want := patchedChecksum(crc, uint64(nw), changes), wordsChecksum(words); got != want {
+			want := wordsChecksum(words)
+			if got := patchedChecksum(crc, uint64(nw), changes); got != want {
 				t.Fatalf("%d words, %d changes: checksum %08x, want %08x", nw, len(changes), got, want)
+			}
+			if got := ChecksumAfter(crc, nw, published); got != want {
+				t.Fatalf("ChecksumAfter, %d words, %d changes: %08x, want %08x", nw, len(changes), got, want)
 			}
 		}
 	}

@@ -115,8 +115,8 @@ type publication struct {
 	at       time.Time
 	keys     uint64                // keys held
 	changed  []counting.WordChange // words changed from the previous publication
-	full     []byte                // encoded digest (current only)
-	codec    envelope.Codec
+	full     []byte                // encoded digest (current only, once asked for: fullLocked)
+	codec    envelope.Codec        // full's codec
 }
 
 // defaultThreshold is the Threshold of a zero PublisherConfig and serve's
@@ -302,17 +302,12 @@ func (p *Publisher) publishLocked() error {
 	}
 	pub := publication{seq: p.current.seq + 1, at: p.now(), keys: p.filter.Len(), changed: changed}
 	p.view.SetCount(pub.keys)
-	d := &digest.Digest{Sequence: pub.seq, Bloom: p.view}
-	if pub.checksum, err = digest.Checksum(d); err != nil {
+	if len(p.history) > 0 {
+		// The words changed since the last publication (a Resize starts
+		// the history again): no pass over the whole snapshot.
+		pub.checksum = digest.ChecksumAfter(p.current.checksum, len(p.snapshot), changed)
+	} else if pub.checksum, err = digest.Checksum(&digest.Digest{Sequence: pub.seq, Bloom: p.view}); err != nil {
 		return err
-	}
-	if pub.full, err = digest.Encode(d, p.cfg.Codec); err != nil {
-		return err
-	}
-	h, _, _ := envelope.Parse(pub.full, envelope.Limits{MaxPayload: uint64(len(pub.full))})
-	pub.codec = h.Codec
-	if n := len(p.history); n > 0 {
-		p.history[n-1].full = nil
 	}
 	p.history = append(p.history, pub)
 	if len(p.history) > p.cfg.History {
@@ -355,6 +350,11 @@ func (p *Publisher) Stats() PublisherStats {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.current.seq > 0 {
+		// DigestBytes and Codec are the full digest's; an error leaves
+		// them zero, and a peer asking for the digest is told it.
+		_, _ = p.fullLocked()
+	}
 	return PublisherStats{
 		Sequence: p.current.seq, Published: p.current.at, Keys: p.filter.Len(), Pending: p.changes,
 		Missing: p.missing, DigestBytes: len(p.current.full), Codec: p.current.codec.String(),
@@ -512,9 +512,12 @@ func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) 
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r := Response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at, Codec: p.current.codec}
+	r := Response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at}
 	if etagMatches(ifNoneMatch, r.ETag) {
-		r.Status = http.StatusNotModified
+		if _, err := p.fullLocked(); err != nil { // for its codec
+			return r, err
+		}
+		r.Status, r.Codec = http.StatusNotModified, p.current.codec
 		return r, nil
 	}
 	if since != 0 && since < p.current.seq {
@@ -527,11 +530,30 @@ func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) 
 			return r, err
 		}
 	}
-	r.Body = p.current.full
+	full, err := p.fullLocked()
+	if err != nil {
+		return r, err
+	}
+	r.Body, r.Codec = full, p.current.codec
 	return r, nil
 }
 
 var errNoBase = errors.New("cache: delta base no longer kept")
+
+// fullLocked returns the current publication's full digest, encoding it
+// the first time it is asked for: most publications travel only as
+// deltas, and encoding every one would cost a pass over the whole filter
+// each time.
+func (p *Publisher) fullLocked() ([]byte, error) {
+	if p.current.full == nil {
+		b, err := digest.Encode(&digest.Digest{Sequence: p.current.seq, Bloom: p.view}, p.cfg.Codec)
+		if err != nil {
+			return nil, err
+		}
+		p.current.full, p.current.codec = b, codecOf(b)
+	}
+	return p.current.full, nil
+}
 
 // deltaLocked returns the delta from publication since to the current
 // one, coding it once per publication.

@@ -314,3 +314,47 @@ func TestPublisherDeltaChangedBack(t *testing.T) {
 		t.Fatalf("patched view differs from the full digest (%v)", err)
 	}
 }
+
+// TestPublisherWorkPerPublication: a publication encodes no full digest
+// until one is asked for, and its checksum, updated from the changed
+// words, is the checksum of the digest a peer decodes — through removals,
+// and again after a Resize, which starts the history anew.
+func TestPublisherWorkPerPublication(t *testing.T) {
+	p := newTestPublisher(t, 1, 8)
+	check := func(step string) {
+		t.Helper()
+		p.mu.Lock()
+		encoded := p.current.full != nil
+		p.mu.Unlock()
+		if encoded {
+			t.Fatalf("%s: a full digest encoded before it was asked for", step)
+		}
+		r, err := p.Respond("", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crc, err := digest.Checksum(peerCopy(t, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(`"%d-%08x"`, r.Sequence, crc); r.ETag != want {
+			t.Fatalf("%s: ETag %s, the digest's checksum gives %s", step, r.ETag, want)
+		}
+	}
+	for round := range 5 {
+		for i := range 100 {
+			p.Stored(urlKey(100*round + i))
+		}
+		for i := range 30 * round {
+			p.Evicted(urlKey(i))
+		}
+		p.Publish()
+		check(fmt.Sprintf("round %d", round))
+	}
+	if err := p.Resize(4000, func() []string { return []string{urlKey(1), urlKey(2)} }); err != nil {
+		t.Fatal(err)
+	}
+	p.Stored(urlKey(3))
+	p.Publish()
+	check("after a resize")
+}
