@@ -200,6 +200,9 @@ type Peer struct {
 	lastErr     error
 	pushedAt    time.Time // last message applied from the transport
 	fetches     struct{ full, delta, notModified, resync, refused, pushed uint64 }
+	// lookup, when set (Directory.SetLookup), answers for the peer in
+	// place of a fetched view.
+	lookup atomic.Pointer[func(key string) bool]
 }
 
 // peerView is a peer's summary as last fetched.
@@ -315,6 +318,15 @@ func (d *Directory) Candidates(key string) []*Peer {
 	haveSquidKey := false
 	now := d.now()
 	for _, p := range d.Peers() {
+		if l := p.lookup.Load(); l != nil {
+			p.mu.RLock()
+			down := p.unreachable
+			p.mu.RUnlock()
+			if !down && (*l)(key) {
+				out = append(out, p)
+			}
+			continue
+		}
 		p.mu.RLock()
 		v, contact, down := p.view, p.contact, p.unreachable
 		var maybe bool
@@ -354,6 +366,22 @@ func (d *Directory) Candidates(key string) []*Peer {
 		}
 	}
 	return out
+}
+
+// SetLookup makes Candidates ask contains whether key may be at p, in
+// place of a digest the directory fetched: for a summary that reaches
+// the node another way, such as a static digest (digest.StaticView)
+// that a simulation applies as the peer publishes it. Its caller keeps
+// it current: it does not expire. nil returns p to its fetched view.
+func (d *Directory) SetLookup(p *Peer, contains func(key string) bool) {
+	if p == nil {
+		return
+	}
+	if contains == nil {
+		p.lookup.Store(nil)
+		return
+	}
+	p.lookup.Store(&contains)
 }
 
 // expire drops the peer's view.

@@ -276,3 +276,33 @@ func TestDirectoryPatchesCountingDigest(t *testing.T) {
 		t.Fatal("a key the peer holds is not a candidate")
 	}
 }
+
+// TestSetLookup: a peer with a lookup is a candidate exactly when the
+// lookup says so, without a fetched view and without expiring; nil
+// returns it to its view, which it has not.
+func TestSetLookup(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "a", Proxy: "http://127.0.0.1:1"}, {Name: "b", Proxy: "http://127.0.0.1:2"}},
+		Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := d.Peers()[0], d.Peers()[1]
+	d.SetLookup(b, func(key string) bool { return key == "http://x/in" })
+	now = now.Add(24 * time.Hour) // past any expiry
+	if got := d.Candidates("http://x/in"); len(got) != 1 || got[0] != b {
+		t.Errorf("in: %v", got)
+	}
+	if got := d.Candidates("http://x/out"); len(got) != 0 {
+		t.Errorf("out: %v", got)
+	}
+	b.unreachableNow()
+	if got := d.Candidates("http://x/in"); len(got) != 0 {
+		t.Errorf("unreachable peer a candidate: %v", got)
+	}
+	d.SetLookup(b, nil)
+	d.SetLookup(nil, nil) // ignored
+	if got := d.Candidates("http://x/in"); len(got) != 0 || a.view != nil {
+		t.Errorf("after SetLookup(nil): %v", got)
+	}
+}

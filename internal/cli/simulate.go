@@ -73,6 +73,11 @@ func runSimulate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, m := range ms {
+		if m.Static && len(tlist) > 0 {
+			return usagef("--transport: mode %s: static digests travel only at once", m)
+		}
+	}
 	if nodes < 1 || nodes > replay.MaxProxies {
 		return usagef("--nodes must be 1 to %d", replay.MaxProxies)
 	}

@@ -57,11 +57,11 @@ func TestSimulate(t *testing.T) {
 	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = bc(t, "", "simulate", "--trace", log, "--nodes", "2", "--modes", "none,icp,sc-1%-8b-raw-delta")
+	r = bc(t, "", "simulate", "--trace", log, "--nodes", "2", "--modes", "none,icp,sc-1%-8b-raw-delta,sc-1%-8b-static")
 	if r.code != 0 {
 		t.Fatalf("--trace: exit %d, %s", r.code, r.stderr)
 	}
-	for _, s := range []string{log, "300 requests", "1 not GET", "hit loss", "query msgs", "icp", "sc-1%-8b-raw-delta", "bytes/update", "false hit"} {
+	for _, s := range []string{log, "300 requests", "1 not GET", "hit loss", "query msgs", "icp", "sc-1%-8b-raw-delta", "sc-1%-8b-static", "bytes/update", "false hit", "a ribbon filter"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, r.stdout)
 		}
@@ -69,6 +69,8 @@ func TestSimulate(t *testing.T) {
 
 	for _, bad := range [][]string{
 		{"simulate", "--modes", "carrier-pigeon"},
+		{"simulate", "--modes", "sc-1%-16b-static-delta"},
+		{"simulate", "--modes", "sc-1%-16b-static", "--transport", "http"},
 		{"simulate", "--nodes", "0"},
 		{"simulate", "--cache", "2"},
 		{"simulate", "--compressed-memory", "0.5"},

@@ -87,6 +87,13 @@ type ClusterRow struct {
 	PropagationMeanSeconds float64 `json:"propagation_mean_seconds,omitempty"`
 	PropagationMaxSeconds  float64 `json:"propagation_max_seconds,omitempty"`
 	PropagationLate        uint64  `json:"propagation_late,omitempty"`
+
+	// A static mode's views (ClusterResult.AbsentLookups, ...): lookups
+	// of keys absent from the peer's published set, those answered
+	// present, and the number expected from the views' predicted rates.
+	AbsentLookups           uint64  `json:"absent_lookups,omitempty"`
+	DigestFalsePositives    uint64  `json:"digest_false_positives,omitempty"`
+	PredictedFalsePositives float64 `json:"predicted_false_positives,omitempty"`
 }
 
 // NewClusterReport sets the results of ReplayCluster(cfg) side by side.
@@ -119,7 +126,8 @@ func NewClusterReport(cfg replay.ClusterConfig, results []replay.ClusterResult) 
 			Seconds: x.Elapsed.Seconds(), CPUSeconds: x.CPU.Seconds(), Transport: x.Transport,
 			PushIntervalSeconds: x.PushInterval.Seconds(),
 			Propagated:          x.Propagated, PropagationMeanSeconds: x.PropagationMean.Seconds(), PropagationMaxSeconds: x.PropagationMax.Seconds(),
-			PropagationLate: x.PropagationLate}
+			PropagationLate: x.PropagationLate, AbsentLookups: x.AbsentLookups, DigestFalsePositives: x.DigestFalsePositives,
+			PredictedFalsePositives: x.PredictedFalsePositives}
 		if x.Transport != "" && x.TraceSeconds > 0 {
 			row.DigestMessagesPerMin = float64(x.DigestMessages) * 60 / x.TraceSeconds
 			row.DigestBytesPerMin = float64(x.DigestMessageBytes) * 60 / x.TraceSeconds

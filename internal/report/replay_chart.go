@@ -28,9 +28,12 @@ func ClusterChart(results []replay.ClusterResult) sim.Chart {
 			if r.Mode.Compressed {
 				name = "summary comp."
 			}
-			if r.Mode.Deltas {
+			switch {
+			case r.Mode.Static:
+				name = "summary static"
+			case r.Mode.Deltas:
 				name += " deltas"
-			} else {
+			default:
 				name += " full"
 			}
 		}
@@ -41,7 +44,7 @@ func ClusterChart(results []replay.ClusterResult) sim.Chart {
 			// Full-digest series are rings: with raw digests a delta
 			// costs as much as a full digest, and the points coincide.
 			c.Series = append(c.Series, sim.Series{Name: name, Markers: true,
-				Hollow: r.Mode.Route == node.RouteDigest && !r.Mode.Deltas})
+				Hollow: r.Mode.Route == node.RouteDigest && !r.Mode.Deltas && !r.Mode.Static})
 		}
 		n := float64(r.Requests)
 		c.Series[i].X = append(c.Series[i].X, float64(r.QueryMessages())/n)

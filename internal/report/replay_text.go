@@ -14,6 +14,10 @@ import (
 // clusterNotes explains ClusterReport.WriteText's columns.
 const clusterNotes = `"hit" is the share of requests served from a cache, the node's own or a peer's ("remote"). A false hit is a request sent to a peer whose digest said maybe but which did not hold the object (it answers 504 to only-if-cached), so the node went on to the next peer or the origin. "query msgs" are the inter-node messages spent finding objects: ICP queries and replies; for the summary cache, each digest fetch and each false hit (request and response). "object msgs" carry objects from peers. Bytes: digests as served (HTTP header and body), ICP messages, objects fetched from peers; "control vs ICP" compares digests plus ICP bytes with ICP's, and "hit loss" is the relative loss of hit ratio against ICP. "CPU s" is the CPU time (user and system) of the process during the mode's replay: the nodes', plus the origin's and the replay's, which every mode shares; "CPU vs ICP" sets it against ICP's. In the digest table, m/n and k are the digest's shape (a compressed digest has the params optimiser's shape for the raw digest's false-positive rate), "est. fp" the rate estimated from its fill at the end, and each update is one peer fetching a new digest or delta.`
 
+// staticNotes explains the static modes' figures, printed when there is
+// one.
+const staticNotes = `A static mode (sc-T%-Bb-static) publishes at the same threshold a static digest at the raw B-bit digest's false-positive rate: a ribbon filter of the cache's keys, then Bloom-filter deltas of the keys added and removed since, or a new ribbon when that is smaller (digest.StaticPublisher). Each frame reaches every peer at once without HTTP, so its digest bytes are the frames alone; an update is one peer applying one; m/n is the whole frame's bits per key its ribbon holds, and "est. fp" the peers' views' predicted rate at the end.`
+
 // WriteText writes r as "bloomcast simulate" prints it: a line on the
 // trace and the nodes; a table of each mode's hit ratios, messages and
 // bytes against ICP's (Fan et al., "Summary cache"); for
@@ -43,6 +47,12 @@ func (r *ClusterReport) WriteText(w io.Writer) error {
 		tw.Write(t)
 	}
 	tw.Printf("\n%s\n", textfmt.Wrap(clusterNotes, 76))
+	for _, x := range r.Results {
+		if strings.HasSuffix(x.Mode, "-static") {
+			tw.Printf("\n%s\n", textfmt.Wrap(staticNotes, 76))
+			break
+		}
+	}
 	return tw.Err()
 }
 

@@ -43,13 +43,24 @@ type Mode struct {
 	// Deltas lets peers fetch deltas; otherwise every update is a full
 	// digest.
 	Deltas bool
+	// Static publishes static digests instead (digest.StaticPublisher,
+	// frame type 13): a ribbon filter of the cache's keys at the raw
+	// digest's false-positive rate, then Bloom-filter deltas of the keys
+	// added and removed since, or a new ribbon when that is smaller;
+	// peers answer through digest.StaticView. Compressed and Deltas are
+	// unused (the deltas are coded with the fast entropy coder).
+	Static bool
 }
 
 // String names the mode as ParseMode reads it: "none", "icp", or
-// "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ...
+// "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ..., "sc-10%-16b-static".
 func (m Mode) String() string {
 	if m.Route != node.RouteDigest {
 		return string(m.Route)
+	}
+	if m.Static {
+		return fmt.Sprintf("sc-%s%%-%sb-static", strconv.FormatFloat(100*m.Threshold, 'g', -1, 64),
+			strconv.FormatFloat(m.BitsPerEntry, 'g', -1, 64))
 	}
 	codec, updates := "raw", "full"
 	if m.Compressed {
@@ -69,14 +80,20 @@ func ParseMode(s string) (Mode, error) {
 		return Mode{Route: r}, nil
 	}
 	f := strings.Split(s, "-")
-	bad := fmt.Errorf("%w: mode %q (want none, icp or sc-T%%-Bb-raw|comp-full|delta, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
-	if len(f) != 5 || f[0] != "sc" || !strings.HasSuffix(f[1], "%") || !strings.HasSuffix(f[2], "b") {
+	bad := fmt.Errorf("%w: mode %q (want none, icp, sc-T%%-Bb-raw|comp-full|delta or sc-T%%-Bb-static, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
+	static := len(f) == 4 && f[3] == "static"
+	if !static && len(f) != 5 || f[0] != "sc" || !strings.HasSuffix(f[1], "%") || !strings.HasSuffix(f[2], "b") {
 		return Mode{}, bad
 	}
 	t, err1 := strconv.ParseFloat(strings.TrimSuffix(f[1], "%"), 64)
 	b, err2 := strconv.ParseFloat(strings.TrimSuffix(f[2], "b"), 64)
-	if err1 != nil || err2 != nil || !(t > 0 && t <= 100) || !(b >= 1 && b <= 64) ||
-		(f[3] != "raw" && f[3] != "comp") || (f[4] != "full" && f[4] != "delta") {
+	if err1 != nil || err2 != nil || !(t > 0 && t <= 100) || !(b >= 1 && b <= 64) {
+		return Mode{}, bad
+	}
+	if static {
+		return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Static: true}, nil
+	}
+	if (f[3] != "raw" && f[3] != "comp") || (f[4] != "full" && f[4] != "delta") {
 		return Mode{}, bad
 	}
 	return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Compressed: f[3] == "comp", Deltas: f[4] == "delta"}, nil
@@ -191,6 +208,14 @@ type ClusterResult struct {
 	// than an eviction). PeerErrors counts peers that did not answer
 	// usefully (should be 0).
 	FalseHits, PeerErrors uint64
+	// Static modes only: the lookups in a peer's view of keys absent
+	// from the peer's set at its last publication, those the view
+	// answered present (the digests' false positives, which the stale
+	// views' false hits come beside), and the sum of the views'
+	// predicted rates (digest.StaticView.FalsePositiveRate) over those
+	// lookups: the false positives expected.
+	AbsentLookups, DigestFalsePositives uint64
+	PredictedFalsePositives             float64
 	// ICP: queries sent and replies sent, and the bytes of both (ICP
 	// messages, without IP and UDP headers).
 	ICPQueries, ICPReplies, ICPBytes uint64
@@ -380,6 +405,11 @@ func replayCluster(cfg ClusterConfig) (out []ClusterResult, err error) {
 	if cfg.PushInterval < 0 || (cfg.PushInterval > 0 && cfg.Transport == nil) {
 		return nil, fmt.Errorf("%w: push interval %v without a transport", ErrTrace, cfg.PushInterval)
 	}
+	for _, m := range cfg.Modes {
+		if m.Static && (cfg.PollInterval > 0 || cfg.Transport != nil) {
+			return nil, fmt.Errorf("%w: mode %s: static digests travel only at once, not polled or through a transport", ErrTrace, m)
+		}
+	}
 	for i, m := range cfg.Modes {
 		r, err := replay(cfg, o, m, i)
 		if err != nil {
@@ -561,10 +591,15 @@ func replay(cfg ClusterConfig, o *origin, m Mode, index int) (res ClusterResult,
 	if err := waitConnected(nodes); err != nil {
 		return res, err
 	}
-	if err := drive(ctx, cfg, o, m, shape.prop, nodes); err != nil {
+	if err := drive(ctx, cfg, o, m, shape, nodes); err != nil {
 		return res, err
 	}
 	collect(&res, nodes)
+	if shape.static != nil {
+		if err := shape.static.collect(&res); err != nil {
+			return res, err
+		}
+	}
 	if prop := shape.prop; prop != nil {
 		res.Propagated, res.PropagationMax, res.PropagationLate = uint64(len(prop.delays)), prop.max, prop.late
 		if len(prop.delays) > 0 {
@@ -586,6 +621,7 @@ type nodeShape struct {
 	k        int
 	codec    bcdigest.Codec
 	prop     *propagation
+	static   *staticDigests // Mode.Static only
 }
 
 // replayShape sizes the nodes of mode m for the trace and returns the
@@ -620,7 +656,17 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 		}
 		res.DigestBitsPerEntry, res.DigestK = bpe, k
 	}
-	return res, nodeShape{budget: budget, capacity: capacity, bpe: bpe, k: k, codec: codec, prop: prop}, nil
+	shape := nodeShape{budget: budget, capacity: capacity, bpe: bpe, k: k, codec: codec, prop: prop}
+	if m.Static {
+		// The node keeps its counting filter, whose changes decide when
+		// to publish, as in the other modes; its Bloom digest, raw, goes
+		// to nobody.
+		var err error
+		if shape.static, err = newStaticDigests(n, staticRate(m, capacity)); err != nil {
+			return res, nodeShape{}, err
+		}
+	}
+	return res, shape, nil
 }
 
 // clusterSockets are the nodes' loopback sockets: a TCP listener each,
@@ -710,6 +756,9 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 		for _, p := range nd.Directory().Peers() {
 			j, _ := strconv.Atoi(strings.TrimPrefix(p.Name(), "node"))
 			cn.peers[j] = p
+			if shape.static != nil {
+				nd.Directory().SetLookup(p, shape.static.lookup(i, j))
+			}
 		}
 		var pc net.PacketConn
 		if udps[i] != nil {
@@ -725,8 +774,9 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 // after each, lets the nodes publish and their peers take the
 // publications: polled on schedule, pushed through the transport, or at
 // once.
-func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, prop *propagation, nodes []*clusterNode) error {
+func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, shape nodeShape, nodes []*clusterNode) error {
 	t := cfg.Trace
+	prop := shape.prop
 	var polls *pollSchedule
 	if prop != nil && cfg.Transport == nil {
 		polls = newPollSchedule(len(nodes), cfg.PollInterval)
@@ -753,7 +803,7 @@ func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, prop *prop
 				return err
 			}
 		default:
-			if err := propagate(ctx, nodes); err != nil {
+			if err := propagate(ctx, nodes, shape.static); err != nil {
 				return err
 			}
 		}
@@ -828,14 +878,21 @@ func settle(nodes []*clusterNode, sent uint64) error {
 }
 
 // propagate publishes each node's digest if due and has every other node
-// fetch it at once.
-func propagate(ctx context.Context, nodes []*clusterNode) error {
+// fetch it at once; in a static mode (static not nil) the node publishes
+// its cache's keys as a static digest, which the others apply at once.
+func propagate(ctx context.Context, nodes []*clusterNode, static *staticDigests) error {
 	for i, cn := range nodes {
 		published, err := cn.node.Publisher().PublishIfDue()
 		if err != nil {
 			return err
 		}
 		if !published {
+			continue
+		}
+		if static != nil {
+			if err := static.publish(i, cn.node.Publisher().Stats().Sequence, cn.node.Store().Keys()); err != nil {
+				return err
+			}
 			continue
 		}
 		for j, other := range nodes {

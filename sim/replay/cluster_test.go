@@ -25,7 +25,11 @@ func TestParseMode(t *testing.T) {
 	if m, err := replay.ParseMode("sc-0.1%-8b-comp-delta"); err != nil || m.Threshold != 0.001 || m.BitsPerEntry != 8 || !m.Compressed || !m.Deltas {
 		t.Errorf("sc-0.1%%-8b-comp-delta: %+v, %v", m, err)
 	}
-	for _, bad := range []string{"", "ICP", "sc", "sc-1-16b-raw-full", "sc-1%-16-raw-full", "sc-0%-16b-raw-full", "sc-1%-16b-zip-full", "sc-1%-16b-raw-some"} {
+	if m, err := replay.ParseMode("sc-10%-16b-static"); err != nil || m.Threshold != 0.1 || m.BitsPerEntry != 16 || !m.Static || m.Compressed || m.Deltas || m.String() != "sc-10%-16b-static" {
+		t.Errorf("sc-10%%-16b-static: %+v, %v", m, err)
+	}
+	for _, bad := range []string{"", "ICP", "sc", "sc-1-16b-raw-full", "sc-1%-16-raw-full", "sc-0%-16b-raw-full", "sc-1%-16b-zip-full", "sc-1%-16b-raw-some",
+		"sc-1%-16b-static-delta", "sc-1%-static", "sc-1%-16b-comp", "sc-0%-16b-static"} {
 		if _, err := replay.ParseMode(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

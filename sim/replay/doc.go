@@ -11,6 +11,9 @@
 //     proxy, one run per [Mode] (no cooperation, ICP, or the summary cache
 //     by threshold, digest size, codec and update kind), on virtual time,
 //     counting hits, false hits, messages and bytes from the nodes' stats;
+//   - cluster_static.go: the static modes' digests (Mode.Static): each
+//     node's digest.StaticPublisher and its peers' digest.StaticViews,
+//     which the nodes' directories route misses through;
 //   - cluster_propagation.go: how digests reach the peers: publication and
 //     propagation after each request, polling on a schedule of trace time
 //     (ClusterConfig.PollInterval), or a digest transport

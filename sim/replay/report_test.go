@@ -74,3 +74,21 @@ func TestNewClusterReport(t *testing.T) {
 		}
 	}
 }
+
+// TestNewClusterReportStatic: a static mode's row carries its views'
+// false positives and their prediction; another mode's JSON has none.
+func TestNewClusterReportStatic(t *testing.T) {
+	st := replay.ClusterResult{Mode: mustMode(t, "sc-10%-16b-static"), Requests: 10, AbsentLookups: 900, DigestFalsePositives: 7, PredictedFalsePositives: 8.5}
+	bl := replay.ClusterResult{Mode: mustMode(t, "sc-10%-16b-comp-delta"), Requests: 10}
+	r := report.NewClusterReport(replay.ClusterConfig{}, []replay.ClusterResult{st, bl})
+	if x := r.Results[0]; x.Mode != "sc-10%-16b-static" || x.AbsentLookups != 900 || x.DigestFalsePositives != 7 || x.PredictedFalsePositives != 8.5 {
+		t.Errorf("static row %+v", x)
+	}
+	b, err := json.Marshal(r.Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); strings.Count(s, `"absent_lookups":900,"digest_false_positives":7,"predicted_false_positives":8.5`) != 1 || strings.Count(s, "absent_lookups") != 1 {
+		t.Errorf("JSON: %s", s)
+	}
+}
