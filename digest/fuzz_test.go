@@ -3,9 +3,11 @@ package digest
 import (
 	"bytes"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
@@ -97,6 +99,54 @@ func FuzzPatch(f *testing.F) {
 		}
 		if d.Sequence <= base.Sequence || d.Bloom.M() != base.Bloom.M() {
 			t.Fatalf("patched to sequence %d, %d bits", d.Sequence, d.Bloom.M())
+		}
+	})
+}
+
+// FuzzPatchCounting is FuzzPatch for a counting filter digest: Patch
+// never modifies its base, and a Patcher applies in place what Patch
+// applies (counters, bit view, key count, saturation, checksum) and
+// refuses, unchanged, what it refuses.
+func FuzzPatchCounting(f *testing.F) {
+	c := counting.Config{M: 4096, K: 3, Width: 4, Seed: 11}
+	base := &Digest{Sequence: 1, Counting: countingWith(f, c, 0, 150)}
+	want := slices.Clone(base.Counting.Counters())
+	next := &Digest{Sequence: 2, Counting: countingWith(f, c, 3, 160)}
+	for range 20 {
+		next.Counting.Add(key(-3)) // a saturated counter
+	}
+	for _, codec := range allCodecs {
+		if b, err := Diff(base, next, codec); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, delta []byte) {
+		d, err := Patch(base, delta, fuzzLimits)
+		if !slices.Equal(base.Counting.Counters(), want) {
+			t.Fatal("Patch modified its base")
+		}
+		p, perr := NewPatcher(&Digest{Sequence: base.Sequence, Counting: base.Counting.Clone()})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		perr = p.Patch(delta, fuzzLimits, nil)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("Patch: %v, Patcher.Patch: %v", err, perr)
+		}
+		got := p.Digest().Counting
+		if err != nil {
+			if !slices.Equal(got.Counters(), want) || p.Digest().Sequence != base.Sequence {
+				t.Fatal("a refused delta changed the Patcher's digest")
+			}
+			return
+		}
+		w := d.Counting
+		if !slices.Equal(got.Counters(), w.Counters()) || !slices.Equal(got.BitView().Words(), w.BitView().Words()) ||
+			got.Len() != w.Len() || got.Saturated() != w.Saturated() || p.Digest().Sequence != d.Sequence {
+			t.Fatal("Patcher.Patch and Patch differ")
+		}
+		if crc, _ := Checksum(d); crc != p.Checksum() {
+			t.Fatal("the Patcher's checksum is not the patched digest's")
 		}
 	})
 }
