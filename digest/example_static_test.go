@@ -38,6 +38,6 @@ func ExampleStaticPublisher() {
 	fmt.Println(v.ContainsString("http://example.com/50"), v.ContainsString("http://example.com/10050"))
 	// Output:
 	// publication 1: whole true, 8.6 bits per key
-	// publication 2: whole false, 0.5 bits per key
+	// publication 2: whole false, 0.4 bits per key
 	// false true
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -227,7 +226,10 @@ func diffSorted(base, set []hashing.Hash128) (added, removed []hashing.Hash128) 
 
 // delta returns the delta frame from the published filters to a and r,
 // and the filters the receiver will hold: a filter whose bits did not
-// change is left out of the frame and kept as it was.
+// change is left out of the frame and kept as it was. Each part is the
+// XOR's payload as a type-5 delta codes it, without the type-5 frame
+// around it (docs/FORMAT.md): the outer frame already names the version
+// it follows and checks the bytes.
 func (p *StaticPublisher) delta(seq uint64, a, r *Digest) ([]byte, *Digest, *Digest, error) {
 	var body []byte
 	var parts byte
@@ -236,10 +238,18 @@ func (p *StaticPublisher) delta(seq uint64, a, r *Digest) ([]byte, *Digest, *Dig
 		if next[i].Bloom.Equal(d.Bloom) {
 			continue
 		}
-		var err error
-		if body, err = AppendDiff(body, next[i], d, p.cfg.Codec); err != nil {
+		inner, err := AppendDiff(nil, next[i], d, p.cfg.Codec)
+		if err != nil {
 			return nil, nil, nil, err
 		}
+		h, xor, err := envelope.Parse(inner, envelope.Limits{MaxPayload: uint64(len(inner))})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		body = append(body, byte(h.Codec))
+		body = binary.AppendUvarint(body, d.Bloom.Count())
+		body = binary.AppendUvarint(body, uint64(len(xor)))
+		body = append(body, xor...)
 		parts |= 1 << i
 		next[i] = d
 	}
@@ -346,22 +356,60 @@ func (v *StaticView) Apply(frame []byte, lim envelope.Limits) (*StaticView, erro
 		return nil, fmt.Errorf("%w: the delta follows %d, the view is at %d", ErrStatic, prev, v.seq)
 	}
 	present := h.Params[1]
-	parts, err := staticParts(body, lim, bits.OnesCount8(present))
-	if err != nil {
-		return nil, err
-	}
 	next := *v
 	next.seq = w.seq
 	for i, f := range []**Digest{&next.added, &next.removed} {
 		if present&(1<<i) == 0 {
 			continue
 		}
-		if *f, err = Patch(*f, parts[0], lim); err != nil {
-			return nil, fmt.Errorf("%w: %s filter: %w", ErrStatic, [2]string{"added", "removed"}[i], err)
+		if *f, body, err = applyStaticPart(*f, body, w.seq, lim); err != nil {
+			return nil, fmt.Errorf("%s filter: %w", [2]string{"added", "removed"}[i], err)
 		}
-		parts = parts[1:]
+	}
+	if len(body) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the static delta's parts", ErrCorrupt, len(body))
 	}
 	return &next, nil
+}
+
+// applyStaticPart reads one part of a static delta from body (codec,
+// key count, length, the XOR's payload) and returns base's filter with
+// the XOR applied, in new words, and the rest of body.
+func applyStaticPart(base *Digest, body []byte, seq uint64, lim envelope.Limits) (*Digest, []byte, error) {
+	if len(body) < 1 {
+		return nil, nil, fmt.Errorf("%w: a static delta part cut short", ErrCorrupt)
+	}
+	codec := envelope.Codec(body[0])
+	count, n := binary.Uvarint(body[1:])
+	if n <= 0 {
+		return nil, nil, fmt.Errorf("%w: a static delta part's key count", ErrCorrupt)
+	}
+	body = body[1+n:]
+	size, n := binary.Uvarint(body)
+	if n <= 0 || size > uint64(len(body)-n) {
+		return nil, nil, fmt.Errorf("%w: a static delta part's length", ErrCorrupt)
+	}
+	xor, rest := body[n:n+int(size)], body[n+int(size):]
+	switch codec {
+	case envelope.CodecRaw, envelope.CodecArith, envelope.CodecFast, envelope.CodecGaps:
+	default:
+		return nil, nil, fmt.Errorf("%w: a static delta part of codec %v", ErrCorrupt, codec)
+	}
+	f := base.Bloom
+	m := f.M()
+	words, err := decodeXOR(codec, xor, m, lim, f.Words())
+	if err != nil {
+		return nil, nil, err
+	}
+	if tail := m % 64; tail != 0 && words[len(words)-1]>>tail != 0 {
+		return nil, nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, m)
+	}
+	next, err := bloom.FromWords(f.FrameHeader(), words)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	next.SetCount(count)
+	return &Digest{Sequence: seq, Bloom: next}, rest, nil
 }
 
 // staticParts splits body into n whole frames.
