@@ -7,7 +7,7 @@ import (
 )
 
 // WordXOR is one counter word a delta changes: the word at Index (of
-// [Filter.Counters]) is XORed with XOR.
+// [Filter.Counters]) is XORed with XOR. The zero WordXOR changes nothing.
 type WordXOR struct {
 	Index, XOR uint64
 }
