@@ -119,17 +119,17 @@ type publication struct {
 	codec    envelope.Codec
 }
 
-// defaultThreshold is the Threshold of a zero PublisherConfig and serve's
-// --threshold: of the 1%, 5% and 10% measured in docs/SIMULATIONS.md
+// DefaultThreshold is the Threshold of a zero PublisherConfig and of
+// serve's --threshold: of the 1%, 5% and 10% measured in docs/SIMULATIONS.md
 // ("Choosing the threshold"), 5% keeps the hit ratio within a point of
 // ICP's for a small part of 1%'s messages and CPU.
-const defaultThreshold = 0.05
+const DefaultThreshold = 0.05
 
 // NewPublisher returns a publisher with an empty filter, published as
 // sequence 1.
 func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if cfg.Threshold == 0 {
-		cfg.Threshold = defaultThreshold
+		cfg.Threshold = DefaultThreshold
 	}
 	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) {
 		return nil, fmt.Errorf("%w: digest threshold %g, want (0, 1]", cache.ErrConfig, cfg.Threshold)

@@ -356,8 +356,8 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: push interval %v (want 0 to push every publication, or ≥ %v)", cache.ErrConfig, cfg.PushInterval, cache.MinInterval)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
 		return fmt.Errorf("%w: negative size", cache.ErrConfig)
-	case cfg.MaxRequestHeaderBytes < minRequestHeaderBytes:
-		return fmt.Errorf("%w: request header limit %d bytes (want 0 for the default, or ≥ %d)", cache.ErrConfig, cfg.MaxRequestHeaderBytes, minRequestHeaderBytes)
+	case cfg.MaxRequestHeaderBytes < MinRequestHeaderBytes:
+		return fmt.Errorf("%w: request header limit %d bytes (want 0 for the default, or ≥ %d)", cache.ErrConfig, cfg.MaxRequestHeaderBytes, MinRequestHeaderBytes)
 	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < cache.MinInterval,
 		cfg.ICPTimeout < 0 || cfg.ICPTimeout > 0 && cfg.ICPTimeout < cache.MinInterval:
 		return fmt.Errorf("%w: peer timeout %v, ICP timeout %v (want 0 for the default, or ≥ %v)",

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -31,7 +32,7 @@ func runServe(e *env, args []string) (err error) {
 		return checkOnly(e, sf)
 	}
 	level := new(slog.LevelVar)
-	logger, err := node.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
+	logger, err := nodeflags.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func (r *reloader) reload() {
 		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
 		return
 	}
-	restart := node.FlagNames(changed)
+	restart := nodeflags.FlagNames(changed)
 	if sf.LogFormat != r.sf.LogFormat {
 		restart = append(restart, "--log-format")
 	}
