@@ -22,13 +22,13 @@ import (
 
 // Content types of the digest endpoint.
 const (
-	DigestContentType = "application/x-bloomcast-digest"
-	DeltaContentType  = "application/x-bloomcast-delta"
+	digestContentType = "application/x-bloomcast-digest"
+	deltaContentType  = "application/x-bloomcast-delta"
 	// DigestPath is where a node serves its digest.
 	DigestPath = "/bloomcast/digest"
-	// SequenceHeader carries the sequence number of the state a digest
+	// sequenceHeader carries the sequence number of the state a digest
 	// response describes.
-	SequenceHeader = "X-Bloomcast-Sequence"
+	sequenceHeader = "X-Bloomcast-Sequence"
 	// codecHeader names the codec of a digest response (for logs and
 	// metrics; the frame itself says it too).
 	codecHeader = "X-Bloomcast-Codec"
@@ -633,16 +633,16 @@ func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("ETag", resp.ETag)
 	h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
 	h.Set("Cache-Control", "no-cache")
-	h.Set(SequenceHeader, strconv.FormatUint(resp.Sequence, 10))
+	h.Set(sequenceHeader, strconv.FormatUint(resp.Sequence, 10))
 	h.Set(codecHeader, resp.Codec.String())
 	if resp.Status == http.StatusNotModified {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	if resp.Delta {
-		h.Set("Content-Type", DeltaContentType)
+		h.Set("Content-Type", deltaContentType)
 	} else {
-		h.Set("Content-Type", DigestContentType)
+		h.Set("Content-Type", digestContentType)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(http.StatusOK)

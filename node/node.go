@@ -197,7 +197,7 @@ type Node struct {
 	publisher *Publisher
 	squid     *SquidDigest
 	directory *Directory
-	fetcher   *PeerFetcher
+	fetcher   *peerFetcher
 	icpServer *icp.Server
 	icpClient *icp.Client
 	metrics   *nodeMetrics
@@ -264,7 +264,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if err := n.openStore(); err != nil {
 		return nil, err
 	}
-	n.fetcher = &PeerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
+	n.fetcher = &peerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
 	n.metrics = newNodeMetrics(n)
 	n.tunnels = newTunnelMetrics(n.metrics.registry)
 	if n.proxy, err = cache.NewProxy(cache.Config{
@@ -413,11 +413,11 @@ func (n *Node) router() cache.Router {
 	origin := cache.Direct(n.cfg.Client)
 	switch n.cfg.Route {
 	case RouteDigest:
-		return &DigestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}
+		return &digestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}
 	case RouteICP:
 		return cache.RouterFunc(func(f *cache.Forward) (*http.Response, cache.Source, error) {
 			if c := n.icpClientOrNil(); c != nil {
-				r := &ICPRouter{Client: c, Directory: n.directory, Peers: n.fetcher, Origin: origin, Timeout: n.cfg.ICPTimeout}
+				r := &icpRouter{Client: c, Directory: n.directory, Peers: n.fetcher, Origin: origin, Timeout: n.cfg.ICPTimeout}
 				return r.Route(f)
 			}
 			return origin.Route(f)
@@ -459,7 +459,7 @@ func remoteAddr(r *http.Request) netip.Addr {
 	return ap.Addr()
 }
 
-func (n *Node) peerOutcome(peer string, o PeerOutcome) {
+func (n *Node) peerOutcome(peer string, o peerOutcome) {
 	n.metrics.counts.peer(o)
 	n.metrics.status.peer(peer, o)
 	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
@@ -558,9 +558,9 @@ func countOut(m *nodeMetrics, h http.Handler) http.Handler {
 		h.ServeHTTP(cw, r)
 		codec, kind := "squid", "squid"
 		switch cw.Header().Get("Content-Type") {
-		case DigestContentType:
+		case digestContentType:
 			codec, kind = cw.Header().Get(codecHeader), "full"
-		case DeltaContentType:
+		case deltaContentType:
 			codec, kind = cw.Header().Get(codecHeader), "delta"
 		}
 		if cw.Status == http.StatusOK || cw.Status == http.StatusNotModified {

@@ -125,13 +125,13 @@ type statusCounters struct {
 }
 
 // peer counts one request to the peer named name.
-func (c *statusCounters) peer(name string, o PeerOutcome) {
+func (c *statusCounters) peer(name string, o peerOutcome) {
 	v, _ := c.peers.LoadOrStore(name, new([3]atomic.Uint64))
 	a := v.(*[3]atomic.Uint64)
 	switch o {
-	case PeerHit:
+	case peerOutcomeHit:
 		a[0].Add(1)
-	case PeerFalseHit:
+	case peerOutcomeFalseHit:
 		a[1].Add(1)
 	default:
 		a[2].Add(1)
