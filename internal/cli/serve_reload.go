@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/logfile"
 	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
@@ -39,9 +39,9 @@ func runServe(e *env, args []string) (err error) {
 	cfg := sf.cfg
 	cfg.Logger = logger
 	warnSharedName(logger, cfg)
-	var alog *cache.LogFile
+	var alog *logfile.File
 	if sf.AccessLog != "" {
-		if alog, err = cache.OpenLogFile(sf.AccessLog, e.stdout, logger); err != nil {
+		if alog, err = logfile.Open(sf.AccessLog, e.stdout, logger); err != nil {
 			return fileErr(sf.AccessLog, err)
 		}
 		defer func() {
@@ -97,7 +97,7 @@ type reloader struct {
 	sf    *serveFlags // the configuration the node started with
 	level *slog.LevelVar
 	log   *slog.Logger
-	alog  *cache.LogFile // nil without an access log
+	alog  *logfile.File // nil without an access log
 	node  *node.Node
 }
 
