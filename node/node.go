@@ -21,6 +21,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
 // Route is how a node forwards a miss (NodeConfig.Route, `bloomcast
@@ -484,11 +485,11 @@ func (n *Node) routes() http.Handler {
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
-	local.Handle(StatusPath, n.peersOnly(http.HandlerFunc(n.serveStatus)))
-	local.Handle(StatusJSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
+	local.Handle(nodestatus.Path, n.peersOnly(http.HandlerFunc(n.serveStatus)))
+	local.Handle(nodestatus.JSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, cache.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
-			SquidDigestPath+", /metrics, /healthz, "+StatusPath+" and "+StatusJSONPath+", and proxies absolute http URLs")
+			SquidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !n.admit(w, r) {

@@ -9,13 +9,6 @@ import (
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
-// Paths of the node's status page and of the same data as JSON. Like
-// /metrics, they answer only clients in NodeConfig.AllowPeers.
-const (
-	StatusPath     = "/bloomcast/status"
-	StatusJSONPath = "/bloomcast/status.json"
-)
-
 // statusMinutes is how many minutes the status page's chart spans.
 const statusMinutes = 60
 
