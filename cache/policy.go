@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// HeuristicFraction and HeuristicMax bound heuristic freshness (RFC 9111
+// heuristicFraction and heuristicMax bound heuristic freshness (RFC 9111
 // §4.2.2): a response with Last-Modified but no explicit expiration is
-// fresh for HeuristicFraction of the time since it was last modified (the
-// 10% the RFC mentions as typical), at most HeuristicMax.
+// fresh for heuristicFraction of the time since it was last modified (the
+// 10% the RFC mentions as typical), at most heuristicMax.
 const (
-	HeuristicFraction = 0.1
-	HeuristicMax      = 24 * time.Hour
+	heuristicFraction = 0.1
+	heuristicMax      = 24 * time.Hour
 )
 
 // heuristicStatus lists the status codes that are heuristically cacheable
@@ -100,7 +100,7 @@ func dropListedFields(h http.Header) {
 // s-maxage; max-age; Expires minus Date (an Expires that is not an
 // HTTP-date in one of its three exact formats, or differs between field
 // lines, means already expired, §5.3); a heuristic lifetime (§4.2.2) of
-// HeuristicFraction of Date minus Last-Modified, capped at HeuristicMax,
+// heuristicFraction of Date minus Last-Modified, capped at heuristicMax,
 // for heuristically cacheable statuses and public responses; otherwise
 // zero. A missing or invalid Date is taken to be the response time.
 func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
@@ -129,7 +129,7 @@ func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.D
 	if !ok || !lm.Before(date) {
 		return 0
 	}
-	return min(time.Duration(float64(date.Sub(lm))*HeuristicFraction), HeuristicMax)
+	return min(time.Duration(float64(date.Sub(lm))*heuristicFraction), heuristicMax)
 }
 
 // ageField is the Age field's value (RFC 9111 §5.1): "a cache

@@ -119,7 +119,7 @@ func TestFreshnessLifetime(t *testing.T) {
 		{"invalid Expires", 200, hdr("Date", date, "Expires", "0", "Last-Modified", httpDate(t0.Add(-100*time.Hour))), 0},
 		{"Expires without Date uses response time", 200, hdr("Expires", httpDate(t0.Add(time.Hour))), time.Hour},
 		{"heuristic 10%", 200, hdr("Date", date, "Last-Modified", httpDate(t0.Add(-10*time.Hour))), time.Hour},
-		{"heuristic capped", 200, hdr("Date", date, "Last-Modified", httpDate(t0.Add(-1000*time.Hour))), HeuristicMax},
+		{"heuristic capped", 200, hdr("Date", date, "Last-Modified", httpDate(t0.Add(-1000*time.Hour))), heuristicMax},
 		{"heuristic needs cacheable status", 302, hdr("Date", date, "Last-Modified", httpDate(t0.Add(-10*time.Hour))), 0},
 		{"heuristic for public", 302, hdr("Cache-Control", "public", "Date", date, "Last-Modified", httpDate(t0.Add(-10*time.Hour))), time.Hour},
 		{"future Last-Modified", 200, hdr("Date", date, "Last-Modified", httpDate(t0.Add(time.Hour))), 0},

@@ -748,7 +748,7 @@ func (p *Proxy) fail(w http.ResponseWriter, status int, msg string) {
 
 // noteHeuristic logs, once per proxy, that a response it stores carries
 // no explicit freshness (no max-age, s-maxage or Expires): its lifetime
-// is then the heuristic one (RFC 9111 §4.2.2), HeuristicFraction of the
+// is then the heuristic one (RFC 9111 §4.2.2), heuristicFraction of the
 // time since Last-Modified, or none. A file served by a plain origin
 // (python3 -m http.server, a directory listing) was modified moments
 // ago, so its copy, here and in the peers that hold it, goes stale

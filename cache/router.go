@@ -71,8 +71,8 @@ func Direct(client *http.Client) Router {
 // exchange, so that large bodies can stream; the client's request context
 // ends an exchange the client abandons.
 const (
-	DialTimeout           = 10 * time.Second
-	ResponseHeaderTimeout = 30 * time.Second
+	dialTimeout           = 10 * time.Second
+	responseHeaderTimeout = 30 * time.Second
 	IdleConnTimeout       = 90 * time.Second
 )
 
@@ -88,12 +88,12 @@ func NewClient() *http.Client { return newClient(nil) }
 // newClient is NewClient with a TLS configuration for origins (nil: the
 // defaults).
 func newClient(tlsConfig *tls.Config) *http.Client {
-	dial := (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t := &http.Transport{
 		DialContext:           DecodingDialer(dial),
-		DialTLSContext:        codingTLSDialer(dial, tlsConfig, DialTimeout),
-		TLSHandshakeTimeout:   DialTimeout,
-		ResponseHeaderTimeout: ResponseHeaderTimeout,
+		DialTLSContext:        codingTLSDialer(dial, tlsConfig, dialTimeout),
+		TLSHandshakeTimeout:   dialTimeout,
+		ResponseHeaderTimeout: responseHeaderTimeout,
 		IdleConnTimeout:       IdleConnTimeout,
 		MaxIdleConnsPerHost:   16,
 		DisableCompression:    true,

@@ -22,13 +22,13 @@ import (
 
 // Content types of the digest endpoint.
 const (
-	DigestContentType = "application/x-bloomcast-digest"
-	DeltaContentType  = "application/x-bloomcast-delta"
+	digestContentType = "application/x-bloomcast-digest"
+	deltaContentType  = "application/x-bloomcast-delta"
 	// DigestPath is where a node serves its digest.
 	DigestPath = "/bloomcast/digest"
-	// SequenceHeader carries the sequence number of the state a digest
+	// sequenceHeader carries the sequence number of the state a digest
 	// response describes.
-	SequenceHeader = "X-Bloomcast-Sequence"
+	sequenceHeader = "X-Bloomcast-Sequence"
 	// codecHeader names the codec of a digest response (for logs and
 	// metrics; the frame itself says it too).
 	codecHeader = "X-Bloomcast-Codec"
@@ -119,17 +119,17 @@ type publication struct {
 	codec    envelope.Codec        // full's codec
 }
 
-// defaultThreshold is the Threshold of a zero PublisherConfig and serve's
-// --threshold: of the 1%, 5% and 10% measured in docs/SIMULATIONS.md
+// DefaultThreshold is the Threshold of a zero PublisherConfig and of
+// serve's --threshold: of the 1%, 5% and 10% measured in docs/SIMULATIONS.md
 // ("Choosing the threshold"), 5% keeps the hit ratio within a point of
 // ICP's for a small part of 1%'s messages and CPU.
-const defaultThreshold = 0.05
+const DefaultThreshold = 0.05
 
 // NewPublisher returns a publisher with an empty filter, published as
 // sequence 1.
 func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if cfg.Threshold == 0 {
-		cfg.Threshold = defaultThreshold
+		cfg.Threshold = DefaultThreshold
 	}
 	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) {
 		return nil, fmt.Errorf("%w: digest threshold %g, want (0, 1]", cache.ErrConfig, cfg.Threshold)
@@ -655,16 +655,16 @@ func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("ETag", resp.ETag)
 	h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
 	h.Set("Cache-Control", "no-cache")
-	h.Set(SequenceHeader, strconv.FormatUint(resp.Sequence, 10))
+	h.Set(sequenceHeader, strconv.FormatUint(resp.Sequence, 10))
 	h.Set(codecHeader, resp.Codec.String())
 	if resp.Status == http.StatusNotModified {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	if resp.Delta {
-		h.Set("Content-Type", DeltaContentType)
+		h.Set("Content-Type", deltaContentType)
 	} else {
-		h.Set("Content-Type", DigestContentType)
+		h.Set("Content-Type", digestContentType)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(http.StatusOK)

@@ -196,8 +196,8 @@ func TestPublisherHTTP(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	etag := resp.Header.Get("ETag")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != DigestContentType || etag == "" ||
-		resp.Header.Get(SequenceHeader) != fmt.Sprint(seq) || resp.Header.Get("Last-Modified") == "" {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != digestContentType || etag == "" ||
+		resp.Header.Get(sequenceHeader) != fmt.Sprint(seq) || resp.Header.Get("Last-Modified") == "" {
 		t.Fatalf("full: %d %v", resp.StatusCode, resp.Header)
 	}
 	if _, err := digest.Decode(body, envelope.Limits{}); err != nil {
@@ -209,7 +209,7 @@ func TestPublisherHTTP(t *testing.T) {
 	p.Stored(urlKey(100))
 	p.Publish()
 	resp = get(fmt.Sprintf("?since=%d", seq), etag)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != DeltaContentType {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != deltaContentType {
 		t.Fatalf("since=seq after a publication: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	resp.Body.Close()

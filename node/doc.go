@@ -17,11 +17,14 @@
 //     the same keys as a Squid Cache Digest;
 //   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
 //     or Squid's), expired when a peer stops answering;
-//   - [DigestRouter] and [ICPRouter]: a miss goes to the peer whose view
-//     holds the key, or to the peers that answer ICP, else direct;
+//   - the routers (unexported; [NodeConfig.Route] picks one): a miss goes
+//     to the peer whose view holds the key, or to the peers that answer
+//     ICP, else direct;
 //   - [Node]: all of it behind one listener, with CONNECT tunnels,
 //     Prometheus metrics, /healthz, reconfiguration ([Node.Reconfigure])
-//     and a graceful stop; `bloomcast serve` runs one.
+//     and a graceful stop; `bloomcast serve` runs one, with its flags
+//     from internal/nodeflags and its status page's model from
+//     internal/nodestatus.
 //
 // Each part has its configuration, named for it: [NodeConfig] (a node,
 // from which it builds the others and its [cache.Config]),

@@ -654,7 +654,7 @@ func TestFaultDroppedDeltas(t *testing.T) {
 				http.Error(w, "test server: no delta", http.StatusInternalServerError)
 				return
 			}
-			w.Header().Set("Content-Type", DeltaContentType)
+			w.Header().Set("Content-Type", deltaContentType)
 			w.Write(resp.Body)
 		}
 		srv.mu.Unlock()

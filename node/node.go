@@ -21,6 +21,7 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
 // Route is how a node forwards a miss (NodeConfig.Route, `bloomcast
@@ -197,7 +198,7 @@ type Node struct {
 	publisher *Publisher
 	squid     *SquidDigest
 	directory *Directory
-	fetcher   *PeerFetcher
+	fetcher   *peerFetcher
 	icpServer *icp.Server
 	icpClient *icp.Client
 	metrics   *nodeMetrics
@@ -264,7 +265,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if err := n.openStore(); err != nil {
 		return nil, err
 	}
-	n.fetcher = &PeerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
+	n.fetcher = &peerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
 	n.metrics = newNodeMetrics(n)
 	n.tunnels = newTunnelMetrics(n.metrics.registry)
 	if n.proxy, err = cache.NewProxy(cache.Config{
@@ -356,8 +357,8 @@ func (cfg *NodeConfig) defaults() error {
 		return fmt.Errorf("%w: push interval %v (want 0 to push every publication, or ≥ %v)", cache.ErrConfig, cfg.PushInterval, cache.MinInterval)
 	case cfg.MemoryBytes < 0 || cfg.DiskBytes < 0:
 		return fmt.Errorf("%w: negative size", cache.ErrConfig)
-	case cfg.MaxRequestHeaderBytes < minRequestHeaderBytes:
-		return fmt.Errorf("%w: request header limit %d bytes (want 0 for the default, or ≥ %d)", cache.ErrConfig, cfg.MaxRequestHeaderBytes, minRequestHeaderBytes)
+	case cfg.MaxRequestHeaderBytes < MinRequestHeaderBytes:
+		return fmt.Errorf("%w: request header limit %d bytes (want 0 for the default, or ≥ %d)", cache.ErrConfig, cfg.MaxRequestHeaderBytes, MinRequestHeaderBytes)
 	case cfg.PeerTimeout < 0 || cfg.PeerTimeout > 0 && cfg.PeerTimeout < cache.MinInterval,
 		cfg.ICPTimeout < 0 || cfg.ICPTimeout > 0 && cfg.ICPTimeout < cache.MinInterval:
 		return fmt.Errorf("%w: peer timeout %v, ICP timeout %v (want 0 for the default, or ≥ %v)",
@@ -413,11 +414,11 @@ func (n *Node) router() cache.Router {
 	origin := cache.Direct(n.cfg.Client)
 	switch n.cfg.Route {
 	case RouteDigest:
-		return &DigestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}
+		return &digestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}
 	case RouteICP:
 		return cache.RouterFunc(func(f *cache.Forward) (*http.Response, cache.Source, error) {
 			if c := n.icpClientOrNil(); c != nil {
-				r := &ICPRouter{Client: c, Directory: n.directory, Peers: n.fetcher, Origin: origin, Timeout: n.cfg.ICPTimeout}
+				r := &icpRouter{Client: c, Directory: n.directory, Peers: n.fetcher, Origin: origin, Timeout: n.cfg.ICPTimeout}
 				return r.Route(f)
 			}
 			return origin.Route(f)
@@ -459,7 +460,7 @@ func remoteAddr(r *http.Request) netip.Addr {
 	return ap.Addr()
 }
 
-func (n *Node) peerOutcome(peer string, o PeerOutcome) {
+func (n *Node) peerOutcome(peer string, o peerOutcome) {
 	n.metrics.counts.peer(o)
 	n.metrics.status.peer(peer, o)
 	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
@@ -484,11 +485,11 @@ func (n *Node) routes() http.Handler {
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
-	local.Handle(StatusPath, n.peersOnly(http.HandlerFunc(n.serveStatus)))
-	local.Handle(StatusJSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
+	local.Handle(nodestatus.Path, n.peersOnly(http.HandlerFunc(n.serveStatus)))
+	local.Handle(nodestatus.JSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, cache.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
-			SquidDigestPath+", /metrics, /healthz, "+StatusPath+" and "+StatusJSONPath+", and proxies absolute http URLs")
+			SquidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !n.admit(w, r) {
@@ -558,9 +559,9 @@ func countOut(m *nodeMetrics, h http.Handler) http.Handler {
 		h.ServeHTTP(cw, r)
 		codec, kind := "squid", "squid"
 		switch cw.Header().Get("Content-Type") {
-		case DigestContentType:
+		case digestContentType:
 			codec, kind = cw.Header().Get(codecHeader), "full"
-		case DeltaContentType:
+		case deltaContentType:
 			codec, kind = cw.Header().Get(codecHeader), "delta"
 		}
 		if cw.Status == http.StatusOK || cw.Status == http.StatusNotModified {

@@ -15,9 +15,9 @@ import (
 // left 0: Squid's request_header_max_size.
 const DefaultMaxRequestHeaderBytes = 64 << 10
 
-// minRequestHeaderBytes is the least MaxRequestHeaderBytes: room for a
+// MinRequestHeaderBytes is the least MaxRequestHeaderBytes: room for a
 // request line and the usual fields.
-const minRequestHeaderBytes = 1 << 10
+const MinRequestHeaderBytes = 1 << 10
 
 // headSize returns the sizes of r's request line and of its whole head
 // (request line and header fields) as they were sent, near enough: Go's

@@ -25,20 +25,20 @@ func hostName() string {
 // checkSelfPeers refuses a peer that is the node itself.
 func checkSelfPeers(cfg *NodeConfig) error {
 	for _, p := range cfg.Peers {
-		if cfg.isSelf(p) {
+		if cfg.IsSelf(p) {
 			return fmt.Errorf("%w: peer %q is this node (name %q, listening on %s)", cache.ErrConfig, p.Proxy, cfg.Name, cfg.Listen)
 		}
 	}
 	return nil
 }
 
-// isSelf reports whether the peer p is this node: it has the node's Name,
+// IsSelf reports whether the peer p is this node: it has the node's Name,
 // or its proxy URL names the Listen address (the same host and port; a
 // loopback address or "localhost" when the node listens on loopback or on
 // every interface; an address of this host's interfaces, or its host name,
 // when it listens on every interface). Host names other than these are not
 // resolved. Empty Name and Listen are taken as their defaults.
-func (cfg *NodeConfig) isSelf(p PeerConfig) bool {
+func (cfg *NodeConfig) IsSelf(p PeerConfig) bool {
 	name := cfg.Name
 	if name == "" {
 		name = hostName()

@@ -34,7 +34,7 @@ func TestNodeIsSelf(t *testing.T) {
 		{"", "", PeerConfig{Proxy: "http://10.0.0.1:3128", Name: hostName()}, true},
 	} {
 		cfg := NodeConfig{Listen: c.listen, Name: c.name}
-		if got := cfg.isSelf(c.peer); got != c.self {
+		if got := cfg.IsSelf(c.peer); got != c.self {
 			t.Errorf("listen %q name %q, peer %+v: self %v, want %v", c.listen, c.name, c.peer, got, c.self)
 		}
 	}

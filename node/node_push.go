@@ -211,9 +211,9 @@ func (n *Node) startTransport(ctx context.Context) error {
 	name := t.Name()
 	return t.Start(ctx, n.cfg.Name, func(m DigestMessage) {
 		n.metrics.received(name, len(m.Frame))
-		// Receive logs and counts a failure; the peer's view stays
+		// receive logs and counts a failure; the peer's view stays
 		// until it expires, and polling takes over.
-		_ = n.directory.Receive(ctx, m)
+		_ = n.directory.receive(ctx, m)
 	})
 }
 

@@ -109,7 +109,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 		t.Fatalf("%d messages %+v (want a full digest, then one delta to sequence %d covering %d publications)", len(msgs), msgs, newest, k)
 	}
 	for _, m := range msgs {
-		if err := peer.Receive(ctx, m); err != nil {
+		if err := peer.receive(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}

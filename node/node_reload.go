@@ -71,7 +71,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 // NewPublisher does.
 func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Duration, error) {
 	if threshold == 0 {
-		threshold = defaultThreshold
+		threshold = DefaultThreshold
 	}
 	if maxAge == 0 {
 		maxAge = 5 * time.Minute
@@ -148,32 +148,4 @@ func (d *Directory) setPeers(next []*Peer) {
 	case d.changed <- struct{}{}:
 	default:
 	}
-}
-
-// restartFlags names the flag of each NodeConfig field that
-// Node.Reconfigure cannot change while serving.
-var restartFlags = map[string]string{
-	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
-	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
-	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
-	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
-	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
-	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
-	"MaxRequestHeaderBytes": "max-request-header",
-}
-
-// FlagNames returns the flags ("--listen", …) of NodeConfig fields, as
-// Node.Reconfigure names those it kept: what a reload must tell the
-// operator changes only when the node starts again. A field without a
-// flag keeps its own name.
-func FlagNames(fields []string) []string {
-	var out []string
-	for _, f := range fields {
-		name, ok := restartFlags[f]
-		if !ok {
-			name = f
-		}
-		out = append(out, "--"+name)
-	}
-	return out
 }

@@ -16,38 +16,38 @@ import (
 	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
-// PeerOutcome is what asking one peer for an object gave.
-// The zero value is PeerHit.
-type PeerOutcome int
+// peerOutcome is what asking one peer for an object gave.
+// The zero value is peerOutcomeHit.
+type peerOutcome int
 
 // Peer outcomes.
 const (
-	PeerHit      PeerOutcome = iota // the peer served the object from its cache
-	PeerFalseHit                    // the summary said maybe; the peer answered 504
-	PeerError                       // the peer did not answer usefully (network error, timeout, other status)
+	peerOutcomeHit      peerOutcome = iota // the peer served the object from its cache
+	peerOutcomeFalseHit                    // the summary said maybe; the peer answered 504
+	peerOutcomeError                       // the peer did not answer usefully (network error, timeout, other status)
 )
 
-func (o PeerOutcome) String() string {
+func (o peerOutcome) String() string {
 	return [...]string{"hit", "false_hit", "error"}[o]
 }
 
-// PeerFetcher asks peers for objects through their proxies, with
+// peerFetcher asks peers for objects through their proxies, with
 // Cache-Control: only-if-cached so that a peer without the object answers
 // 504 at once instead of fetching it (RFC 9111 section 5.2.1.7).
 //
 // The zero value is ready to use: a 5-second timeout and no OnOutcome.
-type PeerFetcher struct {
+type peerFetcher struct {
 	// Timeout bounds the wait for a peer's response headers; 0 means 5 s.
 	Timeout time.Duration
 	// OnOutcome, if set, is called for every peer asked.
-	OnOutcome func(peer string, o PeerOutcome)
+	OnOutcome func(peer string, o peerOutcome)
 
 	mu         sync.Mutex
 	transports map[string]*http.Transport
 }
 
 // client returns the client that sends requests through p's proxy.
-func (pf *PeerFetcher) client(p *Peer) *http.Client {
+func (pf *peerFetcher) client(p *Peer) *http.Client {
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	if pf.transports == nil {
@@ -75,9 +75,9 @@ func (pf *PeerFetcher) client(p *Peer) *http.Client {
 
 // Fetch asks peer p for the object of f. It returns the response on a
 // hit; on a false hit or an error the response is nil.
-func (pf *PeerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, PeerOutcome, error) {
+func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOutcome, error) {
 	if p == nil || p.proxy == nil || f == nil || f.Request == nil {
-		return nil, PeerError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", cache.ErrConfig)
+		return nil, peerOutcomeError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", cache.ErrConfig)
 	}
 	req := f.Request.Clone(f.Request.Context())
 	cc := req.Header.Get("Cache-Control")
@@ -88,7 +88,7 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, PeerOut
 		req.Header.Set("Cache-Control", cc+"only-if-cached")
 	}
 	resp, err := pf.client(p).Do(cache.ExpectResponse(req))
-	outcome := PeerError
+	outcome := peerOutcomeError
 	switch {
 	case err != nil:
 		if connectFailed(err) {
@@ -96,40 +96,40 @@ func (pf *PeerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, PeerOut
 		}
 		err = fmt.Errorf("peer %s: %w", p.name, err)
 	case resp.StatusCode == http.StatusGatewayTimeout:
-		outcome = PeerFalseHit
+		outcome = peerOutcomeFalseHit
 	case resp.StatusCode >= 500:
 		err = fmt.Errorf("peer %s: %s", p.name, resp.Status)
 	default:
-		outcome = PeerHit
+		outcome = peerOutcomeHit
 	}
 	if pf.OnOutcome != nil {
 		pf.OnOutcome(p.name, outcome)
 	}
-	if outcome != PeerHit {
+	if outcome != peerOutcomeHit {
 		if resp != nil {
 			httpx.DiscardBody(resp.Body, 64<<10)
 		}
 		return nil, outcome, err
 	}
-	return resp, PeerHit, nil
+	return resp, peerOutcomeHit, nil
 }
 
-// DigestRouter routes a miss by the peers' summaries (Fan et al.,
+// digestRouter routes a miss by the peers' summaries (Fan et al.,
 // "Summary cache"): it asks, in order, each peer whose digest says the
 // key may be there, and goes to Origin when none has it. A peer that
 // answers 504 was a false hit of its digest; the next is tried.
 //
-// The zero DigestRouter is not usable: set Directory, Peers and Origin.
-type DigestRouter struct {
+// The zero digestRouter is not usable: set Directory, Peers and Origin.
+type digestRouter struct {
 	Directory *Directory
-	Peers     *PeerFetcher
+	Peers     *peerFetcher
 	Origin    cache.Router
 }
 
 // Route implements Router.
-func (r *DigestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
+func (r *digestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
 	if r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
-		return nil, cache.Source{}, fmt.Errorf("%w: DigestRouter needs Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
+		return nil, cache.Source{}, fmt.Errorf("%w: digestRouter needs Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
 	}
 	falseHits := 0
 	if f.Key != "" && !f.Revalidation {
@@ -138,7 +138,7 @@ func (r *DigestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, er
 			if resp != nil {
 				return resp, cache.Source{Hierarchy: cache.HierCDSiblingHit, Host: p.name, FalseHits: falseHits}, nil
 			}
-			if outcome == PeerFalseHit {
+			if outcome == peerOutcomeFalseHit {
 				falseHits++
 			}
 			if f.Request.Context().Err() != nil {
@@ -151,16 +151,16 @@ func (r *DigestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, er
 	return resp, src, err
 }
 
-// ICPRouter routes a miss the classic way (RFC 2187): it sends an ICP
+// icpRouter routes a miss the classic way (RFC 2187): it sends an ICP
 // query to every peer with an ICP address and waits up to Timeout for a
 // HIT; the first peer to answer HIT is asked for the object, and if none
 // does (or the object is gone by then) the request goes to Origin.
 //
-// The zero ICPRouter is not usable: set Client, Directory, Peers and Origin.
-type ICPRouter struct {
+// The zero icpRouter is not usable: set Client, Directory, Peers and Origin.
+type icpRouter struct {
 	Client    *icp.Client
 	Directory *Directory // the peers; those without an ICP address are skipped
-	Peers     *PeerFetcher
+	Peers     *peerFetcher
 	Origin    cache.Router
 	// Timeout is how long to wait for replies; 0 means 2 s (Squid's
 	// default icp_query_timeout is dynamic, at most 2 s).
@@ -171,7 +171,7 @@ type ICPRouter struct {
 	byICP map[netip.AddrPort]*Peer
 }
 
-func (r *ICPRouter) resolve() {
+func (r *icpRouter) resolve() {
 	r.byICP = map[netip.AddrPort]*Peer{}
 	for _, p := range r.Directory.Peers() {
 		if p.cfg.ICP == "" {
@@ -187,9 +187,9 @@ func (r *ICPRouter) resolve() {
 }
 
 // Route implements Router.
-func (r *ICPRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
+func (r *icpRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error) {
 	if r.Client == nil || r.Directory == nil || r.Peers == nil || r.Origin == nil || f == nil {
-		return nil, cache.Source{}, fmt.Errorf("%w: ICPRouter needs Client, Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
+		return nil, cache.Source{}, fmt.Errorf("%w: icpRouter needs Client, Directory, Peers and Origin, and Route a Forward", cache.ErrConfig)
 	}
 	r.once.Do(r.resolve)
 	if f.Key == "" || f.Revalidation || len(r.addrs) == 0 {
@@ -210,7 +210,7 @@ func (r *ICPRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error
 			if resp != nil {
 				return resp, cache.Source{Hierarchy: cache.HierSiblingHit, Host: p.name}, nil
 			}
-			if outcome == PeerFalseHit {
+			if outcome == peerOutcomeFalseHit {
 				falseHits++ // evicted between the ICP reply and the request
 			}
 		}

@@ -96,11 +96,11 @@ func (c *nodeCounters) request(o string, bytes int64) {
 }
 
 // peer counts one request to a peer.
-func (c *nodeCounters) peer(o PeerOutcome) {
+func (c *nodeCounters) peer(o peerOutcome) {
 	switch o {
-	case PeerHit:
+	case peerOutcomeHit:
 		c.peerHit.Add(1)
-	case PeerFalseHit:
+	case peerOutcomeFalseHit:
 		c.peerFalseHit.Add(1)
 	default:
 		c.peerError.Add(1)

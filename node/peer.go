@@ -151,14 +151,14 @@ type directoryConfig struct {
 	// (empty means it) or PeerViewsCompressed.
 	PeerViews PeerViews
 	// Transport, if set, is the digest transport whose messages reach
-	// Receive: Run does not poll a bloomcast peer whose view the
+	// receive: Run does not poll a bloomcast peer whose view the
 	// transport keeps current (it is connected and the peer pushed
 	// within the last PollInterval), nor any peer at its first round if
 	// the transport is connected then, since the transport delivers the
 	// peers' current digests at once. The Directory only asks it whether
 	// it is connected; the Node starts it.
 	Transport DigestTransport
-	// OnPush, if set, is called after every digest or delta that Receive
+	// OnPush, if set, is called after every digest or delta that receive
 	// applied, with its size, codec and kind, as OnFetch is for polled
 	// ones.
 	OnPush func(peer string, bytes int, codec string, delta bool)
@@ -725,7 +725,7 @@ type PeerStatus struct {
 	LastError                                 string
 	Full, Delta, NotModified, Resync, Refused uint64
 	// Pushed counts the digests and deltas applied from the digest
-	// transport (Directory.Receive); Full and Delta count polled ones.
+	// transport (Directory.receive); Full and Delta count polled ones.
 	Pushed uint64
 }
 

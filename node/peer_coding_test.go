@@ -24,11 +24,11 @@ func TestPeerTransferCoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pf PeerFetcher
+	var pf peerFetcher
 	for _, c := range []struct{ method, want string }{{"GET", text}, {"HEAD", ""}, {"GET", text}} {
 		req, _ := http.NewRequest(c.method, "http://origin.invalid/x", nil)
 		resp, outcome, err := pf.Fetch(d.Peers()[0], &cache.Forward{Request: req})
-		if err != nil || outcome != PeerHit {
+		if err != nil || outcome != peerOutcomeHit {
 			t.Fatalf("%s: %v %v", c.method, outcome, err)
 		}
 		b, err := io.ReadAll(resp.Body)

@@ -9,13 +9,6 @@ import (
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
-// Paths of the node's status page and of the same data as JSON. Like
-// /metrics, they answer only clients in NodeConfig.AllowPeers.
-const (
-	StatusPath     = "/bloomcast/status"
-	StatusJSONPath = "/bloomcast/status.json"
-)
-
 // statusMinutes is how many minutes the status page's chart spans.
 const statusMinutes = 60
 
@@ -125,13 +118,13 @@ type statusCounters struct {
 }
 
 // peer counts one request to the peer named name.
-func (c *statusCounters) peer(name string, o PeerOutcome) {
+func (c *statusCounters) peer(name string, o peerOutcome) {
 	v, _ := c.peers.LoadOrStore(name, new([3]atomic.Uint64))
 	a := v.(*[3]atomic.Uint64)
 	switch o {
-	case PeerHit:
+	case peerOutcomeHit:
 		a[0].Add(1)
-	case PeerFalseHit:
+	case peerOutcomeFalseHit:
 		a[1].Add(1)
 	default:
 		a[2].Add(1)

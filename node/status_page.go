@@ -108,7 +108,7 @@ func (n *Node) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
 }
 
 func newStatusView(s nodestatus.Status, refresh time.Duration) statusView {
-	v := statusView{S: s, JSONPath: StatusJSONPath, RefreshSeconds: int(refresh / time.Second), Chart: newStatusChart(s.Requests.Minutes)}
+	v := statusView{S: s, JSONPath: nodestatus.JSONPath, RefreshSeconds: int(refresh / time.Second), Chart: newStatusChart(s.Requests.Minutes)}
 	if s.Node.BudgetBytes > 0 {
 		v.CacheFill = float64(s.Node.Bytes) / float64(s.Node.BudgetBytes)
 	}

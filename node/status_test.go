@@ -41,9 +41,9 @@ func TestStatusPage(t *testing.T) {
 	a.get(t, origin.URL+"/obj/2") // false hit at b, then a miss
 	a.Publisher().Publish()
 
-	code, body := getBody(t, a.url()+StatusJSONPath)
+	code, body := getBody(t, a.url()+nodestatus.JSONPath)
 	if code != http.StatusOK {
-		t.Fatalf("%s: %d %s", StatusJSONPath, code, body)
+		t.Fatalf("%s: %d %s", nodestatus.JSONPath, code, body)
 	}
 	var st nodestatus.Status
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
@@ -80,7 +80,7 @@ func TestStatusPage(t *testing.T) {
 	if v := a.metric(t, `bloomcast_peer_view_false_positive_rate{peer="b"}`); v == "" || v == "0" {
 		t.Fatalf("bloomcast_peer_view_false_positive_rate of b: %q", v)
 	}
-	resp, err := http.Get(a.url() + StatusPath)
+	resp, err := http.Get(a.url() + nodestatus.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestStatusPage(t *testing.T) {
 		!strings.Contains(csp, "default-src 'none'") {
 		t.Fatalf("page headers: %q, %q", ct, csp)
 	}
-	_, page := getBody(t, a.url()+StatusPath)
+	_, page := getBody(t, a.url()+nodestatus.Path)
 	for _, s := range []string{"bloomcast node node-a", "v9.9.9-test", `data-peer="b"`, `<rect class="peer"`, `<rect class="local"`,
 		`<rect class="miss"`, `class="ok"`} {
 		if !strings.Contains(page, s) {
@@ -107,7 +107,7 @@ func TestStatusPage(t *testing.T) {
 	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err == nil {
 		t.Fatal("refresh of a stopped peer succeeded")
 	}
-	_, body = getBody(t, a.url()+StatusJSONPath)
+	_, body = getBody(t, a.url()+nodestatus.JSONPath)
 	st = nodestatus.Status{}
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestStatusPage(t *testing.T) {
 	if p := st.Peers[0]; p.State != nodestatus.PeerStateFailing || p.LastError == "" || p.Failures != 1 {
 		t.Fatalf("stopped peer: %+v", p)
 	}
-	_, page = getBody(t, a.url()+StatusPath)
+	_, page = getBody(t, a.url()+nodestatus.Path)
 	for _, s := range []string{`<tr class="failing" data-peer="b">`, "FAILING", "1 of 1 peers failing: b"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page with b stopped lacks %q", s)
@@ -124,7 +124,7 @@ func TestStatusPage(t *testing.T) {
 
 	// Outside AllowPeers: refused, as /metrics is.
 	a.allowPeers.Store(&[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
-	for _, path := range []string{StatusPath, StatusJSONPath, "/metrics"} {
+	for _, path := range []string{nodestatus.Path, nodestatus.JSONPath, "/metrics"} {
 		if code, _ := getBody(t, a.url()+path); code != http.StatusForbidden {
 			t.Errorf("%s outside AllowPeers: %d", path, code)
 		}

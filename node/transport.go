@@ -18,7 +18,7 @@ const TransportHTTP = "http"
 // DigestTransport carries digests between nodes besides HTTP polling: a
 // node publishes each of its publications through it once, and it
 // delivers the peers' publications to the node, which applies them to
-// its [Directory] as it applies polled ones ([Directory.Receive]). This
+// its [Directory] as it applies polled ones (its receive method). This
 // is the push half of the summary-cache protocol (Fan et al., "Summary
 // cache", section V, where a node sends its updates to its peers): one
 // message per update, fanned out by the transport, instead of N−1
@@ -110,7 +110,7 @@ func (d *Directory) peerNamed(name string) *Peer {
 	return nil
 }
 
-// Receive applies a message pushed by a peer through a [DigestTransport]
+// receive applies a message pushed by a peer through a [DigestTransport]
 // to that peer's view, as RefreshPeer applies a polled digest: the same
 // size limit, decoding and checks, a delta applied to the view it was
 // made from (and, when its base is not that view, the full digest fetched
@@ -120,7 +120,7 @@ func (d *Directory) peerNamed(name string) *Peer {
 // message from a node that is not a peer (or is a Squid peer) is ignored.
 // Errors are logged, counted and returned; the old view stays until it
 // expires.
-func (d *Directory) Receive(ctx context.Context, m DigestMessage) error {
+func (d *Directory) receive(ctx context.Context, m DigestMessage) error {
 	if d.changed == nil {
 		return errZeroDirectory
 	}

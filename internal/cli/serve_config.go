@@ -8,14 +8,15 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
 
-// serveFlags are serve's flags: the node's (node.NodeFlags, which
+// serveFlags are serve's flags: the node's (nodeflags.NodeFlags, which
 // also reads the config file and checks the values) and the command
 // line's own.
 type serveFlags struct {
-	*node.NodeFlags
+	*nodeflags.NodeFlags
 	cfg         node.NodeConfig // the checked configuration
 	config      string          // --config FILE
 	checkConfig bool
@@ -27,7 +28,7 @@ type serveFlags struct {
 // line starts "serve: --name value:"; one from the file names the file
 // and line.
 func parseServeFlags(args []string) (*serveFlags, error) {
-	sf := &serveFlags{NodeFlags: node.NewNodeFlags()}
+	sf := &serveFlags{NodeFlags: nodeflags.NewNodeFlags()}
 	sf.Help = "bloomcast serve -h"
 	fs := newFlagSet("serve")
 	fs.StringVar(&sf.config, "config", "", "")
@@ -52,7 +53,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 		return nil, err
 	}
 	if err := sf.Check(); err != nil {
-		var ce *node.ConfigError
+		var ce *nodeflags.ConfigError
 		if errors.As(err, &ce) && ce.Where == "" {
 			err = fmt.Errorf("serve: %w", err)
 		}

@@ -15,7 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/logfile"
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -31,16 +32,16 @@ func runServe(e *env, args []string) (err error) {
 		return checkOnly(e, sf)
 	}
 	level := new(slog.LevelVar)
-	logger, err := node.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
+	logger, err := nodeflags.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
 	if err != nil {
 		return err
 	}
 	cfg := sf.cfg
 	cfg.Logger = logger
 	warnSharedName(logger, cfg)
-	var alog *cache.LogFile
+	var alog *logfile.File
 	if sf.AccessLog != "" {
-		if alog, err = cache.OpenLogFile(sf.AccessLog, e.stdout, logger); err != nil {
+		if alog, err = logfile.Open(sf.AccessLog, e.stdout, logger); err != nil {
 			return fileErr(sf.AccessLog, err)
 		}
 		defer func() {
@@ -96,7 +97,7 @@ type reloader struct {
 	sf    *serveFlags // the configuration the node started with
 	level *slog.LevelVar
 	log   *slog.Logger
-	alog  *cache.LogFile // nil without an access log
+	alog  *logfile.File // nil without an access log
 	node  *node.Node
 }
 
@@ -118,7 +119,7 @@ func (r *reloader) reload() {
 		r.log.Error("configuration not reloaded: the running one is kept", "err", message(err))
 		return
 	}
-	restart := node.FlagNames(changed)
+	restart := nodeflags.FlagNames(changed)
 	if sf.LogFormat != r.sf.LogFormat {
 		restart = append(restart, "--log-format")
 	}

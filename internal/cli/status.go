@@ -18,7 +18,6 @@ import (
 
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
-	"github.com/bloomcast/bloomcast/node"
 )
 
 var statusCommand = &command{
@@ -165,8 +164,8 @@ func statusURL(s string) (string, error) {
 		return "", usagef("bad node URL %q: want http://HOST:PORT", s)
 	}
 	switch strings.TrimSuffix(u.Path, "/") {
-	case "", node.StatusPath, node.StatusJSONPath:
-		u.Path = node.StatusJSONPath
+	case "", nodestatus.Path, nodestatus.JSONPath:
+		u.Path = nodestatus.JSONPath
 	default:
 		return "", usagef("bad node URL %q: want http://HOST:PORT, without a path", s)
 	}

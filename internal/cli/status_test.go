@@ -90,7 +90,7 @@ func TestStatusCommand(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"status", "--json", url + node.StatusPath}, nil, &stdout, &stderr); code != 0 {
+	if code := run([]string{"status", "--json", url + nodestatus.Path}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("status --json: exit %d: %s", code, stderr.String())
 	}
 	var st nodestatus.Status

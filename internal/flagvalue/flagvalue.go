@@ -1,6 +1,7 @@
 // Package flagvalue holds flag.Value types that both the bloomcast command
-// and the cache package's NodeFlags parse their flags with, so that a flag
-// such as --capacity reads the same text the same way everywhere.
+// and internal/nodeflags (serve's node flags) parse their flags with, so
+// that a flag such as --capacity reads the same text the same way
+// everywhere.
 package flagvalue
 
 import (

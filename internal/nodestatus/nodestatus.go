@@ -7,8 +7,16 @@ package nodestatus
 
 import "time"
 
+// Paths of a node's status page and of the same data as JSON, which
+// `bloomcast status` reads. Like /metrics, they answer only clients in
+// node.NodeConfig.AllowPeers.
+const (
+	Path     = "/bloomcast/status"
+	JSONPath = "/bloomcast/status.json"
+)
+
 // Status is what a node shows an operator: its status page
-// (node.StatusPath) renders it and node.StatusJSONPath serves it as
+// (Path) renders it and JSONPath serves it as
 // JSON; `bloomcast status` reads the JSON. Every figure comes from what
 // the node counts for its Prometheus metrics, read at one moment (each
 // counter atomically, the whole not). The zero value is the status of a

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -144,7 +145,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	defer cancel()
-	page := a.url() + node.StatusPath + "?refresh=1"
+	page := a.url() + nodestatus.Path + "?refresh=1"
 	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
 		t.Fatal(err)
 	}

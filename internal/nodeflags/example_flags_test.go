@@ -1,4 +1,4 @@
-package node_test
+package nodeflags_test
 
 import (
 	"flag"
@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bloomcast/bloomcast/node"
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 )
 
 // A node configured as "bloomcast serve" is: its flags, a config file of
@@ -27,7 +27,7 @@ func ExampleNodeFlags() {
 		fmt.Println(err)
 		return
 	}
-	nf := node.NewNodeFlags()
+	nf := nodeflags.NewNodeFlags()
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
 	if err := nf.Register(fs); err != nil {
 		fmt.Println(err)

@@ -1,4 +1,10 @@
-package node
+// Package nodeflags is a summary-cache node's settings (node.NodeConfig)
+// as the command-line flags and config file of `bloomcast serve`: their
+// names, defaults and checks, the errors that name the flag and where it
+// was set, the names a reload reports, and the node's logger. The command
+// (internal/cli) is its one user; a Go program embedding a node fills a
+// node.NodeConfig itself.
+package nodeflags
 
 import (
 	"bufio"
@@ -18,13 +24,13 @@ import (
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/internal/flagvalue"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/params"
 )
 
-// NodeFlags are a Node's settings as command-line flags, the ones
+// NodeFlags are a node.Node's settings as command-line flags, the ones
 // "bloomcast serve" takes, and a config file of the same flags, one a
-// line; a program that embeds a node gets the same names, defaults and
-// checks. Register binds them to a flag.FlagSet, ReadConfigFile sets
+// line. Register binds them to a flag.FlagSet, ReadConfigFile sets
 // them from a file, the FlagSet's Parse from a command line (which comes
 // after the file and wins), and Check refuses values that mean nothing
 // and fills Config. An error about a value names the flag and, for a
@@ -34,7 +40,7 @@ import (
 // Check return an error).
 type NodeFlags struct {
 	// Config is the node's configuration, filled in by Check.
-	Config NodeConfig
+	Config node.NodeConfig
 	// AccessLog is the access log's path ("-": standard output; "":
 	// none); LogLevel (debug, info, warn, error) and LogFormat (text,
 	// json) configure NewLogger. Check checks the last two.
@@ -63,7 +69,7 @@ type NodeFlags struct {
 // 127.0.0.1:3128 with a 256 MiB memory cache.
 func NewNodeFlags() *NodeFlags {
 	return &NodeFlags{LogLevel: "info", LogFormat: "text", codec: "fast",
-		memory: 256 << 20, disk: 1 << 30, obj: cache.DefaultMaxObjectBytes, maxDig: 64 << 20, maxHead: DefaultMaxRequestHeaderBytes,
+		memory: 256 << 20, disk: 1 << 30, obj: cache.DefaultMaxObjectBytes, maxDig: 64 << 20, maxHead: node.DefaultMaxRequestHeaderBytes,
 		capacity: 100000, squidBits: 5, connectPorts: portList{443},
 		own: map[string]bool{}, from: map[string]string{}, raw: map[string]string{}}
 }
@@ -119,26 +125,26 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.Var((*flagvalue.Count)(&nf.capacity), "capacity", "")
 	fs.Float64Var(&c.BitsPerEntry, "bits-per-entry", 16, "")
 	fs.IntVar(&c.HashFunctions, "hash-functions", 0, "")
-	fs.Float64Var(&c.Threshold, "threshold", defaultThreshold, "")
+	fs.Float64Var(&c.Threshold, "threshold", node.DefaultThreshold, "")
 	fs.DurationVar(&c.MaxDigestAge, "max-digest-age", 5*time.Minute, "")
 	fs.StringVar(&nf.codec, "codec", "fast", "")
 	fs.Var((*flagvalue.Count)(&nf.squidBits), "squid-bits", "")
 	fs.Var(&nf.peers, "peer", "")
-	fs.StringVar((*string)(&c.Route), "route", string(RouteDigest), "")
+	fs.StringVar((*string)(&c.Route), "route", string(node.RouteDigest), "")
 	fs.DurationVar(&c.PollInterval, "poll", 30*time.Second, "")
 	fs.DurationVar(&c.PushInterval, "push-interval", 0, "")
 	fs.DurationVar(&c.PeerExpiry, "peer-expiry", 0, "")
 	fs.Var(&nf.maxDig, "max-digest", "")
 	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
-	fs.StringVar((*string)(&c.PeerViews), "peer-views", string(PeerViewsDecoded), "")
+	fs.StringVar((*string)(&c.PeerViews), "peer-views", string(node.PeerViewsDecoded), "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
 	fs.Var(&nf.maxHead, "max-request-header", "")
 	fs.Var(&nf.connectPorts, "connect-ports", "")
-	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", DefaultTunnelIdle, "")
-	fs.DurationVar(&c.TunnelLifetime, "tunnel-lifetime", DefaultTunnelLifetime, "")
+	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", node.DefaultTunnelIdle, "")
+	fs.DurationVar(&c.TunnelLifetime, "tunnel-lifetime", node.DefaultTunnelLifetime, "")
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", cache.DefaultReadTimeout, "")
 	fs.StringVar(&nf.AccessLog, "access-log", "", "")
 	fs.StringVar(&nf.LogLevel, "log-level", "info", "")
@@ -337,14 +343,14 @@ func (nf *NodeFlags) Check() error {
 			return nf.errf("icp", "%v", err)
 		}
 	}
-	route, err := ParseRoute(string(c.Route))
+	route, err := node.ParseRoute(string(c.Route))
 	if err != nil || c.Route == "" {
 		return nf.errf("route", "want digest, icp or none")
 	}
-	if route == RouteICP && c.ICPListen == "" {
+	if route == node.RouteICP && c.ICPListen == "" {
 		return nf.errf("route", "routing by ICP needs --icp, the address to send queries from")
 	}
-	if views, err := ParsePeerViews(string(c.PeerViews)); err != nil || views != c.PeerViews {
+	if views, err := node.ParsePeerViews(string(c.PeerViews)); err != nil || views != c.PeerViews {
 		return nf.errf("peer-views", "want compressed or decoded")
 	}
 	for _, a := range []struct {
@@ -355,8 +361,8 @@ func (nf *NodeFlags) Check() error {
 			return nf.errf(a.name, "want at least one range (leave it out for loopback only)")
 		}
 	}
-	if nf.maxHead < minRequestHeaderBytes || nf.maxHead > 1<<30 {
-		return nf.errf("max-request-header", "want a size from %d bytes to 1GiB, such as 64KiB", minRequestHeaderBytes)
+	if nf.maxHead < node.MinRequestHeaderBytes || nf.maxHead > 1<<30 {
+		return nf.errf("max-request-header", "want a size from %d bytes to 1GiB, such as 64KiB", node.MinRequestHeaderBytes)
 	}
 	if nf.IsSet("connect-ports") && len(nf.connectPorts) == 0 {
 		return nf.errf("connect-ports", "want at least one port")
@@ -378,7 +384,7 @@ func (nf *NodeFlags) Check() error {
 	seen := map[string]bool{}
 	for i, p := range nf.peers {
 		where := nf.peerFrom[i]
-		if c.isSelf(p) {
+		if c.IsSelf(p) {
 			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: errors.New("this node itself (its --name or its --listen address)")}
 		}
 		if seen[p.Proxy] {
@@ -387,6 +393,34 @@ func (nf *NodeFlags) Check() error {
 		seen[p.Proxy] = true
 	}
 	return nil
+}
+
+// restartFlags names the flag of each node.NodeConfig field that
+// node.Node.Reconfigure cannot change while serving.
+var restartFlags = map[string]string{
+	"Listen": "listen", "ICPListen": "icp", "Name": "name", "MemoryBytes": "memory", "DiskDir": "disk",
+	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
+	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
+	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
+	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
+	"MaxRequestHeaderBytes": "max-request-header",
+}
+
+// FlagNames returns the flags ("--listen", …) of node.NodeConfig fields,
+// as node.Node.Reconfigure names those it kept: what a reload must tell the
+// operator changes only when the node starts again. A field without a
+// flag keeps its own name.
+func FlagNames(fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		name, ok := restartFlags[f]
+		if !ok {
+			name = f
+		}
+		out = append(out, "--"+name)
+	}
+	return out
 }
 
 // NewLogger returns a slog logger on w at level (debug, info, warn or
@@ -454,12 +488,12 @@ func (b *byteSize) Set(s string) error {
 
 // peerList collects peer flags: a proxy URL, or comma-separated
 // key=value pairs.
-type peerList []PeerConfig
+type peerList []node.PeerConfig
 
 func (p *peerList) String() string { return fmt.Sprint(len(*p)) }
 
 func (p *peerList) Set(s string) error {
-	var pc PeerConfig
+	var pc node.PeerConfig
 	if !strings.Contains(s, "=") {
 		pc.Proxy = s
 	} else {
@@ -478,7 +512,7 @@ func (p *peerList) Set(s string) error {
 			case "icp":
 				pc.ICP = v
 			case "protocol":
-				proto, err := ParseProtocol(v)
+				proto, err := node.ParseProtocol(v)
 				if err != nil {
 					return err
 				}

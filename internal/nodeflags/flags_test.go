@@ -1,4 +1,4 @@
-package node_test
+package nodeflags_test
 
 import (
 	"errors"
@@ -12,15 +12,16 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
 
 // parse registers the node's flags and a command-line-only "check" flag
 // on a new FlagSet, reads the config file (if body is not empty) and
 // args, and checks.
-func parse(t *testing.T, body string, args ...string) (*node.NodeFlags, string, error) {
+func parse(t *testing.T, body string, args ...string) (*nodeflags.NodeFlags, string, error) {
 	t.Helper()
-	nf := node.NewNodeFlags()
+	nf := nodeflags.NewNodeFlags()
 	nf.Help = "the docs"
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -86,7 +87,7 @@ func TestNodeFlagsFileAndCommandLine(t *testing.T) {
 		{"log-format xml\n", nil, ":1", "log-format", "want text or json"},
 	} {
 		_, path, err := parse(t, c.body, c.args...)
-		var ce *node.ConfigError
+		var ce *nodeflags.ConfigError
 		if !errors.As(err, &ce) || ce.Name != c.name || !strings.Contains(ce.Err.Error(), c.msg) ||
 			(c.where == "") != (ce.Where == "") || c.where != "" && ce.Where != path+c.where {
 			t.Errorf("%q %q: %v; want %s at %q: %s", c.body, c.args, err, c.name, c.where, c.msg)
@@ -109,11 +110,11 @@ func TestNodeFlagsFileAndCommandLine(t *testing.T) {
 
 // TestNodeFlagsZero: NodeFlags not made by NewNodeFlags refuse to work.
 func TestNodeFlagsZero(t *testing.T) {
-	var nf node.NodeFlags
+	var nf nodeflags.NodeFlags
 	if nf.Register(flag.NewFlagSet("x", flag.ContinueOnError)) == nil || nf.Check() == nil || nf.ReadConfigFile("x") == nil {
 		t.Error("zero NodeFlags worked")
 	}
-	var ce node.ConfigError
+	var ce nodeflags.ConfigError
 	if ce.Error() != `-- "": <nil>` {
 		t.Errorf("zero ConfigError: %q", ce.Error())
 	}
@@ -122,7 +123,7 @@ func TestNodeFlagsZero(t *testing.T) {
 func TestNewLogger(t *testing.T) {
 	var b strings.Builder
 	lv := new(slog.LevelVar)
-	l, err := node.NewLogger(&b, lv, "warn", "json")
+	l, err := nodeflags.NewLogger(&b, lv, "warn", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestNewLogger(t *testing.T) {
 		t.Errorf("logged %q", b.String())
 	}
 	for _, c := range [][2]string{{"loud", "text"}, {"info", "xml"}} {
-		if _, err := node.NewLogger(io.Discard, lv, c[0], c[1]); !errors.Is(err, cache.ErrConfig) {
+		if _, err := nodeflags.NewLogger(io.Discard, lv, c[0], c[1]); !errors.Is(err, cache.ErrConfig) {
 			t.Errorf("level %q, format %q: %v", c[0], c[1], err)
 		}
 	}
@@ -142,7 +143,7 @@ func TestNewLogger(t *testing.T) {
 // config file once allowed, is tracked like the node's, and the command
 // line still wins.
 func TestNodeFlagsAllowInConfig(t *testing.T) {
-	nf := node.NewNodeFlags()
+	nf := nodeflags.NewNodeFlags()
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	transport := fs.String("transport", "", "")
@@ -174,7 +175,7 @@ func TestNodeFlagsAllowInConfig(t *testing.T) {
 	if *transport != "nats://10.0.0.2:4222" {
 		t.Errorf("the command line does not win: %q", *transport)
 	}
-	if err := new(node.NodeFlags).AllowInConfig("transport"); !errors.Is(err, cache.ErrConfig) {
+	if err := new(nodeflags.NodeFlags).AllowInConfig("transport"); !errors.Is(err, cache.ErrConfig) {
 		t.Errorf("zero NodeFlags: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package cache_test
+package logfile_test
 
 import (
 	"bytes"
@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/logfile"
 )
 
 // Reopen an access log after it was rotated away.
-func ExampleLogFile() {
+func ExampleFile() {
 	dir, err := os.MkdirTemp("", "logfile")
 	if err != nil {
 		fmt.Println(err)
@@ -19,7 +19,7 @@ func ExampleLogFile() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "access.log")
-	l, err := cache.OpenLogFile(path, nil, nil)
+	l, err := logfile.Open(path, nil, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,7 +48,7 @@ func ExampleLogFile() {
 
 func TestLogFileDestinations(t *testing.T) {
 	var out bytes.Buffer
-	l, err := cache.OpenLogFile("-", &out, nil)
+	l, err := logfile.Open("-", &out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,9 +64,9 @@ func TestLogFileDestinations(t *testing.T) {
 	if out.String() != "a" {
 		t.Errorf("stdout got %q", out.String())
 	}
-	var zero cache.LogFile
+	var zero logfile.File
 	if n, err := zero.Write([]byte("x")); n != 1 || err != nil {
-		t.Errorf("zero LogFile wrote %d, %v", n, err)
+		t.Errorf("zero File wrote %d, %v", n, err)
 	}
 	if err := zero.Close(); err != nil {
 		t.Error(err)

@@ -1,4 +1,7 @@
-package cache
+// Package logfile is the file `bloomcast serve` writes its access log
+// to (cache.Config.AccessLog): appended to, standard output or nowhere,
+// and reopened at its path after log rotation while writes go on.
+package logfile
 
 import (
 	"io"
@@ -7,12 +10,12 @@ import (
 	"sync"
 )
 
-// A LogFile is where a proxy writes its access log (Config.AccessLog):
+// A File is where a proxy writes its access log (cache.Config.AccessLog):
 // a file opened for appending, standard output ("-") or nowhere (""),
 // which Reopen points at a path again (after log rotation, on SIGHUP)
 // while writes go on; a write never goes to a closed file. Make one with
-// OpenLogFile; the zero value writes nowhere until Reopen.
-type LogFile struct {
+// Open; the zero value writes nowhere until Reopen.
+type File struct {
 	stdout io.Writer
 	log    *slog.Logger // where a failed close of a replaced file is reported
 
@@ -21,23 +24,23 @@ type LogFile struct {
 	f  *os.File // nil for standard output or nowhere
 }
 
-// OpenLogFile opens path for appending (creating it with mode 0644 less
+// Open opens path for appending (creating it with mode 0644 less
 // the umask): "-" is stdout, "" nowhere. A replaced file that fails to
 // close is reported to log (nil: slog.Default()).
-func OpenLogFile(path string, stdout io.Writer, log *slog.Logger) (*LogFile, error) {
+func Open(path string, stdout io.Writer, log *slog.Logger) (*File, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &LogFile{stdout: stdout, log: log}
+	l := &File{stdout: stdout, log: log}
 	if err := l.Reopen(path); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// Reopen points l at path, as OpenLogFile opens it, and closes the file
+// Reopen points l at path, as Open opens it, and closes the file
 // it wrote to. On error l goes on writing where it did.
-func (l *LogFile) Reopen(path string) error {
+func (l *File) Reopen(path string) error {
 	var w io.Writer
 	var f *os.File
 	switch path {
@@ -68,7 +71,7 @@ func (l *LogFile) Reopen(path string) error {
 }
 
 // Write writes p where l points.
-func (l *LogFile) Write(p []byte) (int, error) {
+func (l *File) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.w == nil {
@@ -78,7 +81,7 @@ func (l *LogFile) Write(p []byte) (int, error) {
 }
 
 // Close closes the file l writes to; later writes go nowhere.
-func (l *LogFile) Close() error {
+func (l *File) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var err error
