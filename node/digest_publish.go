@@ -478,7 +478,9 @@ func (p *Publisher) mustBeMade() {
 	}
 }
 
-// ETag returns the entity tag of the current publication.
+// ETag returns the entity tag of the current publication: for a program
+// that serves the digest through a handler of its own (Respond makes the
+// answer) and answers a peer's If-None-Match before asking for it.
 func (p *Publisher) ETag() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

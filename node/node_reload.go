@@ -110,7 +110,9 @@ func (p *Publisher) setTimes(threshold float64, maxAge time.Duration) {
 // SetPeers replaces the directory's peers. A peer whose configuration is
 // unchanged (after defaults) keeps its view and its counters; Run polls a
 // new one at once and stops polling one no longer listed. On an error
-// (a peer's configuration is invalid) nothing changes.
+// (a peer's configuration is invalid) nothing changes. It is for a
+// program that manages a directory's peers itself; Node.Reconfigure does
+// the same for a node's own.
 func (d *Directory) SetPeers(peers []PeerConfig) error {
 	if d.changed == nil {
 		return errZeroDirectory

@@ -298,7 +298,8 @@ var errZeroDirectory = fmt.Errorf("%w: zero Directory; use newDirectory", cache.
 // Name returns the peer's name.
 func (p *Peer) Name() string { return p.name }
 
-// Proxy returns the peer's proxy URL.
+// Proxy returns the peer's proxy URL: where a program that routes by
+// Candidates itself, rather than through a Node, sends the request.
 func (p *Peer) Proxy() *url.URL { return p.proxy }
 
 // Config returns the peer's configuration.
