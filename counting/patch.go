@@ -44,15 +44,15 @@ func (f *Filter) PatchWords(h envelope.Header, changes []WordXOR) error {
 			return fmt.Errorf("%w: counters set past counter %d", ErrCorrupt, f.m)
 		}
 	}
+	per := uint64(64) >> f.wShift // counters per word: bits of the view per word
+	mask := uint64(1)<<per - 1
 	for _, c := range changes {
 		old := f.counters[c.Index]
 		next := old ^ c.XOR
 		f.counters[c.Index] = next
 		f.sat += f.saturatedIn(next) - f.saturatedIn(old)
 		if f.bits != nil {
-			per := uint64(64) >> f.wShift
 			b := c.Index * per
-			mask := uint64(1)<<per - 1
 			f.bits[b>>6] = f.bits[b>>6]&^(mask<<(b&63)) | nonZero(next, f.width)<<(b&63)
 		}
 	}
