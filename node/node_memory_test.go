@@ -116,7 +116,7 @@ func TestNodeHeapWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects := 10000
+	objects := 16000
 	for i := range objects {
 		r, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/objects/%07d", origin.URL, i), nil)
 		if err != nil {
