@@ -55,7 +55,7 @@ type storedEntry struct {
 	age atomic.Pointer[servedAge]
 
 	// size is the heap the stored form holds (storedSize), which a
-	// Memory store charges against its budget.
+	// Memory store works out and charges against its budget.
 	size int64
 	// newer and older link a Memory store's recency list; nil in any
 	// other stored entry.
@@ -151,7 +151,6 @@ func newStored(e *Entry) *storedEntry {
 		return strings.Compare(a.name, b.name)
 	})
 	s.pack(e)
-	s.size = storedSize(s)
 	return s
 }
 

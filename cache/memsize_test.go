@@ -102,7 +102,7 @@ func TestMemoryTrimsSpareCapacity(t *testing.T) {
 	if string(got.Body) != string(e.Body) || cap(got.Body) > 32 || cap(e.Body) != 4096 {
 		t.Fatalf("stored body cap %d, caller's %d", cap(got.Body), cap(e.Body))
 	}
-	if m.Bytes() != newStored(got).size || m.Bytes() > e.Size() {
+	if m.Bytes() != storedSize(newStored(got)) || m.Bytes() > e.Size() {
 		t.Fatalf("charged %d, entry as stored %d, as given %d", m.Bytes(), got.Size(), e.Size())
 	}
 }
