@@ -52,8 +52,8 @@ func parseCacheControl(h http.Header) cacheControl {
 // its freshness lifetime) and each parseCacheControl makes a map. Origins
 // send few distinct values, so the proxy keeps the directives of the
 // values it saw last, one per slot of a small table, and hands the same
-// read-only map to each reader of the same value. A stored entry keeps a
-// map of its own (newStored), which its store charges for.
+// read-only map to each reader of the same value. A stored entry keeps
+// only the directives that decide its use (storedDirectives).
 const (
 	ccMemoSlots   = 256
 	ccMemoMaxLine = 256 // longer values are parsed each time

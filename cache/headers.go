@@ -73,11 +73,17 @@ func isConditional(h http.Header) bool {
 	return false
 }
 
+// fieldGetter reads a stored response's fields: an http.Header, or a
+// stored entry's fields.
+type fieldGetter interface {
+	Get(key string) string
+}
+
 // notModified evaluates a client's If-None-Match, or else
 // If-Modified-Since, against a stored response (RFC 9110 §13.1.2,
 // §13.1.3, §13.2.2; RFC 9111 §4.3.2): true when the client's copy is
 // current and a 304 is the answer.
-func notModified(req, stored http.Header) bool {
+func notModified(req http.Header, stored fieldGetter) bool {
 	if inm := req.Values("If-None-Match"); len(inm) > 0 {
 		etag := stored.Get("ETag")
 		for _, line := range inm {

@@ -43,8 +43,18 @@ func TestStoredAgreesWithEntry(t *testing.T) {
 			if s.lifetime != e.Lifetime() {
 				t.Errorf("header %d status %d: lifetime %v, Entry says %v", i, status, s.lifetime, e.Lifetime())
 			}
-			if !reflect.DeepEqual(s.cc, parseCacheControl(h)) {
-				t.Errorf("header %d: Cache-Control %v, parsed %v", i, s.cc, parseCacheControl(h))
+			if want := directivesOf(parseCacheControl(h)); s.dir != want {
+				t.Errorf("header %d: directives %+v, parsed %+v", i, s.dir, want)
+			}
+			if got := s.entry(); !reflect.DeepEqual(got.Header, h) || got.URL != e.URL || got.Status != e.Status ||
+				string(got.Body) != string(e.Body) || !reflect.DeepEqual(got.ReqHeader, e.ReqHeader) ||
+				!got.RequestTime.Equal(e.RequestTime) || !got.ResponseTime.Equal(e.ResponseTime) {
+				t.Errorf("header %d: rebuilt entry %+v, stored %+v", i, got, e)
+			}
+			for _, name := range []string{"Cache-Control", "ETag", "etag", "Age", "Vary", "Set-Cookie", "Absent"} {
+				if got, want := s.Get(name), h.Get(name); got != want {
+					t.Errorf("header %d: Get(%q) = %q, want %q", i, name, got, want)
+				}
 			}
 			for _, d := range []time.Duration{-time.Hour, 0, 1500 * time.Millisecond, 90 * time.Second, 1000 * time.Hour} {
 				if got, want := s.currentAge(t0.Add(d)), e.Age(t0.Add(d)); got != want {
@@ -72,7 +82,7 @@ func TestStoredAgreesWithEntry(t *testing.T) {
 
 func fieldsOf(s *storedEntry) map[string][]string {
 	m := map[string][]string{}
-	for _, f := range s.header {
+	for _, f := range s.fields[:s.served] {
 		m[f.name] = f.values
 	}
 	return m

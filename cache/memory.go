@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"container/list"
 	"fmt"
 	"slices"
 	"sync"
@@ -16,31 +15,28 @@ type MemoryConfig struct {
 }
 
 // Memory is an in-memory Store with least-recently-used eviction under a
-// byte budget. Get, Put and Delete are O(1) (a map and a doubly linked
-// list, most recently used at the front), plus the evictions a Put causes.
+// byte budget. Get, Put and Delete are O(1) (a map, and a doubly linked
+// list through the entries, most recently used first), plus the evictions
+// a Put causes.
 //
-// What it charges for an entry against the budget is the heap the entry
-// holds there ([Entry.Size]: struct, URL, header fields, body, each
-// allocation rounded up to the allocator's size class) plus the form it
-// serves hits from and its share of the index, so that the live heap of a
-// full store is its budget and not a multiple of it. A body with much
-// spare capacity is copied to one of its length when stored.
+// It holds each entry in the compact form hits are served from (its
+// fields' names and values in one string), and what it charges for an
+// entry against the budget is the heap that form holds: struct, text,
+// arrays, body and index slot, each allocation rounded up to the
+// allocator's size class, so that the live heap of a full store is its
+// budget and not a multiple of it. A body with much spare capacity is
+// copied to one of its length when stored. Get rebuilds an [Entry] from
+// the stored form.
 //
 // The zero Memory is not usable; make one with NewMemory.
 type Memory struct {
-	mu    sync.Mutex
-	max   int64
-	bytes int64
-	lru   *list.List // of memItem, most recently used first
-	index map[string]*list.Element
-	obs   Observer
-}
-
-// memItem is an entry in its stored form with the size it was accounted
-// for when stored.
-type memItem struct {
-	s    *storedEntry
-	size int64
+	mu     sync.Mutex
+	max    int64
+	bytes  int64
+	index  map[string]*storedEntry
+	newest *storedEntry // the recency list's ends, linked by storedEntry.older and .newer
+	oldest *storedEntry
+	obs    Observer
 }
 
 // NewMemory returns an empty in-memory store.
@@ -50,19 +46,19 @@ func NewMemory(cfg MemoryConfig) (*Memory, error) {
 	}
 	return &Memory{
 		max:   cfg.MaxBytes,
-		lru:   list.New(),
-		index: make(map[string]*list.Element),
+		index: make(map[string]*storedEntry),
 		obs:   observerOrNop(cfg.Observer),
 	}, nil
 }
 
-// Get implements Store.
+// Get implements Store. The Entry is rebuilt from the stored form; its
+// header shares the stored values, which must not be modified.
 func (m *Memory) Get(key string) (*Entry, bool) {
 	s, ok := m.getStored(key)
 	if !ok {
 		return nil, false
 	}
-	return s.Entry, true
+	return s.entry(), true
 }
 
 // getStored is Get returning the entry's stored form, worked out when
@@ -70,12 +66,15 @@ func (m *Memory) Get(key string) (*Entry, bool) {
 func (m *Memory) getStored(key string) (*storedEntry, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el, ok := m.index[key]
+	s, ok := m.index[key]
 	if !ok {
 		return nil, false
 	}
-	m.lru.MoveToFront(el)
-	return el.Value.(memItem).s, true
+	if s != m.newest {
+		m.unlink(s)
+		m.pushNewest(s)
+	}
+	return s, true
 }
 
 // Put implements Store.
@@ -93,39 +92,66 @@ func (m *Memory) Put(e *Entry) error {
 		e = &c
 	}
 	s := newStored(e)
-	size := e.Size() + memItemSize(s)
+	s.size = storedSize(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if el, ok := m.index[e.URL]; ok {
-		m.remove(el)
+	if old, ok := m.index[s.URL]; ok {
+		m.remove(old)
 	}
-	if size > m.max {
-		return fmt.Errorf("%w: %d bytes, budget %d", ErrTooLarge, size, m.max)
+	if s.size > m.max {
+		return fmt.Errorf("%w: %d bytes, budget %d", ErrTooLarge, s.size, m.max)
 	}
-	for m.bytes+size > m.max {
-		m.remove(m.lru.Back())
+	for m.bytes+s.size > m.max {
+		m.remove(m.oldest)
 	}
-	m.index[e.URL] = m.lru.PushFront(memItem{s, size})
-	m.bytes += size
-	m.obs.Stored(e.URL)
+	m.index[s.URL] = s
+	m.pushNewest(s)
+	m.bytes += s.size
+	m.obs.Stored(s.URL)
 	return nil
 }
 
-// remove drops an element and reports the eviction; m.mu is held.
-func (m *Memory) remove(el *list.Element) {
-	it := m.lru.Remove(el).(memItem)
-	delete(m.index, it.s.URL)
-	m.bytes -= it.size
-	m.obs.Evicted(it.s.URL)
+// pushNewest puts s at the front of the recency list; m.mu is held.
+func (m *Memory) pushNewest(s *storedEntry) {
+	s.older, s.newer = m.newest, nil
+	if m.newest != nil {
+		m.newest.newer = s
+	} else {
+		m.oldest = s
+	}
+	m.newest = s
+}
+
+// unlink takes s out of the recency list; m.mu is held.
+func (m *Memory) unlink(s *storedEntry) {
+	if s.newer != nil {
+		s.newer.older = s.older
+	} else {
+		m.newest = s.older
+	}
+	if s.older != nil {
+		s.older.newer = s.newer
+	} else {
+		m.oldest = s.newer
+	}
+	s.newer, s.older = nil, nil
+}
+
+// remove drops an entry and reports the eviction; m.mu is held.
+func (m *Memory) remove(s *storedEntry) {
+	m.unlink(s)
+	delete(m.index, s.URL)
+	m.bytes -= s.size
+	m.obs.Evicted(s.URL)
 }
 
 // Delete implements Store.
 func (m *Memory) Delete(key string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el, ok := m.index[key]
+	s, ok := m.index[key]
 	if ok {
-		m.remove(el)
+		m.remove(s)
 	}
 	return ok
 }

@@ -87,8 +87,8 @@ func headerHeapSize(h http.Header) int64 {
 // Size is the heap the entry holds: the Entry itself, its URL, its header
 // fields and request header fields (maps, names, values) and the capacity
 // of its body, each allocation rounded up to the allocator's size class.
-// A [Memory] store charges it, with its own index and the form it serves
-// hits from, against its budget.
+// A [Memory] store holds an entry in a more compact form, and charges
+// what that form holds against its budget.
 func (e *Entry) Size() int64 {
 	return allocSize(int(unsafe.Sizeof(*e))) + allocSize(len(e.URL)) + allocSize(cap(e.Body)) +
 		headerHeapSize(e.Header) + headerHeapSize(e.ReqHeader)
@@ -97,22 +97,6 @@ func (e *Entry) Size() int64 {
 // indexSlot is what an index record's map slot costs: a string key and a
 // pointer, in a map holding one slot and a half per entry (mapHeapSize).
 const indexSlot = (16 + 8 + 1) * 3 / 2
-
-// memItemSize is what a Memory store holds for an entry besides the
-// entry: its stored form (the struct, its header list, Vary names, the
-// parsed Cache-Control and Content-Length value), the list element and
-// record of the recency order, and the index slot.
-func memItemSize(s *storedEntry) int64 {
-	n := allocSize(int(unsafe.Sizeof(*s))) +
-		allocSize(cap(s.header)*int(unsafe.Sizeof(storedField{}))) +
-		allocSize(cap(s.varyNames)*int(unsafe.Sizeof(""))) +
-		allocSize(int(unsafe.Sizeof(""))) + allocSize(len(s.contentLength[0])) +
-		allocSize(int(unsafe.Sizeof(list.Element{}))) + allocSize(int(unsafe.Sizeof(memItem{}))) +
-		indexSlot
-	// The directives' names and values are mostly substrings of the
-	// field's value; the map is the Cache-Control's own.
-	return n + mapHeapSize(len(s.cc), 2*int(unsafe.Sizeof("")))
-}
 
 // diskItemSize is what a Disk store's index holds in memory for an
 // entry: the record, its list element, the key and the index slot.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ func TestMemoryTrimsSpareCapacity(t *testing.T) {
 	if string(got.Body) != string(e.Body) || cap(got.Body) > 32 || cap(e.Body) != 4096 {
 		t.Fatalf("stored body cap %d, caller's %d", cap(got.Body), cap(e.Body))
 	}
-	if m.Bytes() != got.Size()+memItemSize(newStored(got)) || m.Bytes() > e.Size() {
+	if m.Bytes() != storedSize(newStored(got)) || m.Bytes() > e.Size() {
 		t.Fatalf("charged %d, entry as stored %d, as given %d", m.Bytes(), got.Size(), e.Size())
 	}
 }
@@ -112,5 +113,51 @@ func TestAllocSize(t *testing.T) {
 		if got := allocSize(c.n); got != int64(c.want) {
 			t.Errorf("allocSize(%d) = %d, want %d", c.n, got, c.want)
 		}
+	}
+}
+
+// TestMemoryEntryAllocations: a Memory store holds a small entry in one
+// compact form, four allocations besides the body it keeps (the struct,
+// the text of URL, names and values, the values' array and the field
+// list), however many fields the entry has; and changing the caller's
+// entry afterwards does not change the stored one.
+func TestMemoryEntryAllocations(t *testing.T) {
+	m, err := NewMemory(MemoryConfig{MaxBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{
+		"Cache-Control":  {"max-age=3600"},
+		"Content-Type":   {"text/plain"},
+		"Date":           {"Sat, 28 Nov 2026 02:00:00 GMT"},
+		"Etag":           {`"abc"`},
+		"X-Origin-Trace": {"a", "b"},
+		"Set-Cookie":     {"id=1"},
+	}
+	const entries = 1000
+	es := make([]*Entry, entries+1)
+	for i := range es {
+		es[i] = &Entry{URL: keyN(i), Status: 200, Header: h, Body: []byte("body"), RequestTime: t0, ResponseTime: t0}
+	}
+	m.index = make(map[string]*storedEntry, 2*entries) // the index's growth is not the entry's
+	i := 0
+	allocs := testing.AllocsPerRun(entries, func() {
+		if err := m.Put(es[i]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs > 4 {
+		t.Errorf("a stored entry takes %v allocations, want at most 4", allocs)
+	}
+	e := &Entry{URL: keyN(-1), Status: 200, Header: h.Clone(), Body: []byte("body"), RequestTime: t0, ResponseTime: t0}
+	if err := m.Put(e); err != nil {
+		t.Fatal(err)
+	}
+	e.Header.Set("Etag", `"changed"`)
+	e.Header.Del("Date")
+	got, _ := m.Get(keyN(-1))
+	if !reflect.DeepEqual(got.Header, h) {
+		t.Errorf("stored header %v after the caller's changed, want %v", got.Header, h)
 	}
 }

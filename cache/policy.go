@@ -182,8 +182,7 @@ func usable(e *storedEntry, qcc cacheControl, now time.Time) bool {
 	if qcc.Has("no-cache") {
 		return false
 	}
-	rcc := e.cc
-	if rcc.whole("no-cache") {
+	if e.dir.noCache {
 		return false
 	}
 	age, life := e.currentAge(now), e.lifetime
@@ -195,7 +194,7 @@ func usable(e *storedEntry, qcc cacheControl, now time.Time) bool {
 		return !ok || life-age >= d
 	}
 	v, ok := qcc["max-stale"]
-	if !ok || rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
+	if !ok || e.dir.forbidStale() {
 		return false
 	}
 	return v == "" || age-life <= parseDelta(v)

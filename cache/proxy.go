@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -410,12 +409,12 @@ func (p *Proxy) lookUp(x *exchange) (answered bool) {
 	}
 	if now := p.now(); stored != nil && staleWhileRevalidate(stored, x.qcc, now) {
 		x.rec.Code = CodeStaleHit
-		p.revalidateInBackground(x.r, key, stored.Entry)
+		p.revalidateInBackground(x.r, key, stored)
 		p.serveEntry(x.w, x.r, stored, now, "STALE")
 		return true
 	}
 	if stored != nil {
-		x.stored, x.entry = stored, stored.Entry
+		x.stored, x.entry = stored, stored.entry()
 	}
 	if x.qcc.Has("only-if-cached") {
 		x.rec.Code = CodeMiss
@@ -609,7 +608,7 @@ func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, req
 		if body, whole := s.finish(true); whole {
 			keep.Body = body
 			if cl := strconv.Itoa(len(body)); keep.Header.Get("Content-Length") != cl {
-				keep.Header.Set("Content-Length", cl) // a header shared with followers is not written (newInflight)
+				keep.Header.Set("Content-Length", cl) // the followers read a copy (newInflight)
 			}
 			p.put(r, keep)
 			committed = true
@@ -641,17 +640,16 @@ func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, req
 // (clipped, so that an Add copies them), and those of Age, Via and
 // X-Cache shared when they can be: a hit copies no value.
 func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntry, now time.Time, xcache string) (notMod bool) {
-	e := s.Entry
 	h := w.Header()
-	if e.Status == http.StatusOK && notModified(r.Header, e.Header) {
+	if s.Status == http.StatusOK && notModified(r.Header, s) {
 		for _, k := range notModifiedFields {
-			if vs, ok := e.Header[k]; ok {
-				h[k] = slices.Clip(vs)
+			if vs, ok := s.values(k); ok {
+				h[k] = vs
 			}
 		}
 		notMod = true
 	} else {
-		for _, f := range s.header {
+		for _, f := range s.fields[:s.served] {
 			h[f.name] = f.values
 		}
 	}
@@ -670,17 +668,17 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntr
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
-	if writeRange(w, r, e, now) {
+	if writeRange(w, r, s, now) {
 		return false
 	}
-	if e.Status == http.StatusNoContent || e.Status == http.StatusNotModified {
+	if s.Status == http.StatusNoContent || s.Status == http.StatusNotModified {
 		h.Del("Content-Length")
 	} else {
 		h["Content-Length"] = s.contentLength
 	}
-	w.WriteHeader(e.Status)
+	w.WriteHeader(s.Status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(e.Body) // a failed write is a client gone away: no one to tell
+		_, _ = w.Write(s.Body) // a failed write is a client gone away: no one to tell
 	}
 	return false
 }

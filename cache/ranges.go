@@ -107,7 +107,7 @@ func parseDigits(s string) (int64, bool) {
 // validator, at least one second before the stored Date (§8.8.2.2).
 // Anything else does not hold, and the Range is then ignored. now
 // places two-digit years.
-func ifRangeHolds(v string, stored http.Header, now time.Time) bool {
+func ifRangeHolds(v string, stored fieldGetter, now time.Time) bool {
 	v = strings.Trim(v, " \t")
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, "W/") {
 		etag := stored.Get("ETag")
@@ -133,12 +133,12 @@ func ifRangeHolds(v string, stored http.Header, now time.Time) bool {
 // Range, several Range lines, an If-Range that does not hold, or a range
 // the proxy ignores (see parseRange); the caller then sends the whole
 // response.
-func writeRange(w http.ResponseWriter, r *http.Request, e *Entry, now time.Time) bool {
+func writeRange(w http.ResponseWriter, r *http.Request, e *storedEntry, now time.Time) bool {
 	vs := r.Header["Range"]
 	if len(vs) != 1 || r.Method != http.MethodGet || e.Status != http.StatusOK {
 		return false
 	}
-	if ir, ok := r.Header["If-Range"]; ok && (len(ir) != 1 || !ifRangeHolds(ir[0], e.Header, now)) {
+	if ir, ok := r.Header["If-Range"]; ok && (len(ir) != 1 || !ifRangeHolds(ir[0], e, now)) {
 		return false
 	}
 	size := int64(len(e.Body))

@@ -140,14 +140,9 @@ const (
 // keep will be (keep itself is not shared: the leader fills in its body
 // and stores it).
 func newInflight(keep *Entry, length int64, cancel context.CancelFunc) *inflight {
-	e := *keep
-	if length < 0 || keep.Header.Get("Content-Length") != strconv.FormatInt(length, 10) {
-		// The leader sets Content-Length on keep's header when the body
-		// is whole; where the field already says the length, it writes
-		// nothing and the followers may read the same map.
-		e.Header = keep.Header.Clone()
-	}
-	s := &inflight{entry: newStored(&e), length: length, grew: make(chan struct{}), cancel: cancel}
+	// The stored form copies keep's header, which the leader changes
+	// when the body is whole.
+	s := &inflight{entry: newStored(keep), length: length, grew: make(chan struct{}), cancel: cancel}
 	if length > 0 {
 		s.body = make([]byte, 0, length)
 	} else {
@@ -261,7 +256,7 @@ func (p *Proxy) follow(w *httpx.CountingWriter, r *http.Request, s *inflight, qc
 	defer s.detach()
 	rec.Code = p.hitCode()
 	h := w.Header()
-	for _, f := range se.header {
+	for _, f := range se.fields[:se.served] {
 		h[f.name] = f.values
 	}
 	h["Age"] = se.ageValues(now)

@@ -21,10 +21,8 @@ const backgroundTimeout = 2 * time.Minute
 // §4.2.4, §5.2.2); and the request accepts a stale response (no
 // no-cache, no min-fresh, an age within its max-age: §5.2.1).
 func staleWhileRevalidate(e *storedEntry, qcc cacheControl, now time.Time) bool {
-	rcc := e.cc
-	window, ok := rcc.Duration("stale-while-revalidate")
-	if !ok || qcc.Has("no-cache") || qcc.Has("min-fresh") || rcc.whole("no-cache") ||
-		rcc.Has("must-revalidate") || rcc.Has("proxy-revalidate") || rcc.Has("s-maxage") {
+	window, ok := e.dir.swr, e.dir.hasSWR
+	if !ok || qcc.Has("no-cache") || qcc.Has("min-fresh") || e.dir.forbidStale() {
 		return false
 	}
 	age, life := e.currentAge(now), e.lifetime
@@ -55,7 +53,7 @@ func (p *Proxy) tryLead(key string) (*flight, bool) {
 // collapsed-forwarding flight of the key makes it one revalidation
 // however many requests are served stale meanwhile, and a miss of the
 // key waits for it as for any flight. It returns at once.
-func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *Entry) {
+func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *storedEntry) {
 	f, ok := p.tryLead(key)
 	if !ok {
 		return
@@ -67,11 +65,11 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *Entry) {
 		out.Header.Del(name)
 	}
 	validators := false
-	if etag := e.Header.Get("ETag"); etag != "" {
+	if etag := e.Get("ETag"); etag != "" {
 		out.Header.Set("If-None-Match", etag)
 		validators = true
 	}
-	if lm := e.Header.Get("Last-Modified"); lm != "" {
+	if lm := e.Get("Last-Modified"); lm != "" {
 		out.Header.Set("If-Modified-Since", lm)
 		validators = true
 	}
@@ -81,7 +79,7 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *Entry) {
 		defer p.bg.Done()
 		defer cancel()
 		defer p.land(key, f)
-		p.refresh(out, key, e, validators, client)
+		p.refresh(out, key, e.entry(), validators, client)
 	}()
 }
 

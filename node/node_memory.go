@@ -68,38 +68,39 @@ func (n *Node) memoryBudget() int64 { return n.cfg.MemoryBytes }
 // at the size of its own until it arrives), plus headroom for what the
 // runtime holds beside the live heap and for the garbage of the requests
 // in flight: limitHeadroomPerObject for each object the cache holds, at
-// most three quarters of the rest and at least an eighth and 32 MiB. It grows as the cache fills:
-// "bloomcast serve" sets it, and sets it again as it changes, unless
-// GOMEMLIMIT is set.
+// most half the rest and at least an eighth and 16 MiB. It grows as the
+// cache fills: "bloomcast serve" sets it, and sets it again as it
+// changes, unless GOMEMLIMIT is set.
 //
-// The headroom is measured, not guessed (docs/BENCHMARKS.md, a fill of
-// 100-byte objects with GODEBUG=gctrace=1): in a node full of small
-// objects the runtime holds about 30% more than the live heap (size
-// classes left part-empty as eviction frees objects across spans, and its
-// own metadata), and a miss allocates about 9 KB (BenchmarkNodeMiss), so
-// with an eighth of headroom the heap goal sat within 3 MB of the live
-// heap and the collector ran back to back: ten times Squid's time for the
-// fill. Both the part-empty spans and the collector's marking grow with
-// the number of objects, not their bytes, so the room does too: a cache
-// of large objects needs little (The Go GC guide, "Memory limit": a limit
-// the live heap nearly reaches makes the collector run continuously).
+// The headroom is measured, not guessed (docs/BENCHMARKS.md, fills of
+// 100-byte objects): the runtime holds more than the live heap (size
+// classes left part-empty as eviction frees objects across spans, its
+// own metadata), and a miss allocates about 9 KB (BenchmarkNodeMiss) that
+// the collector needs room for; both the part-empty spans and the
+// collector's marking grow with the number of objects, not their bytes,
+// so the room does too, and a cache of large objects needs little (The
+// Go GC guide, "Memory limit": a limit the live heap nearly reaches makes
+// the collector run continuously).
 func (n *Node) MemoryLimit() int64 {
 	base := n.memoryBudget() + n.fixedBytes(true)
 	objects := int64(0)
 	if n.store != nil {
 		objects = int64(n.store.Len())
 	}
-	// At most three quarters of the base: the most the smallest objects
-	// need, and a bound for a disk cache, whose objects hold only an
-	// index record each in the heap.
-	return base + max(min(objects*limitHeadroomPerObject, base*3/4), base/8, 32<<20)
+	// At most half the base: more than the smallest objects need, and a
+	// bound for a disk cache, whose objects hold only an index record
+	// each in the heap.
+	return base + max(min(objects*limitHeadroomPerObject, base/2), base/8, 16<<20)
 }
 
-// limitHeadroomPerObject is MemoryLimit's headroom for each object held:
-// the room that kept a 64 MiB node full of 100-byte objects from
-// collecting back to back (three quarters of its budget, 49 MiB for its
-// 41 399 objects), per object.
-const limitHeadroomPerObject = 1200
+// limitHeadroomPerObject is MemoryLimit's headroom for each object held.
+// A 64 MiB node full of 100-byte objects (81 740 of them, each held in
+// one compact stored form) was resident at the same 94–96 MiB under
+// limits of 76 and 84 MiB, and at 128 MiB under one of 114 MiB: below
+// about 84 MiB a lower limit saves nothing and costs the collector's
+// CPU. 84 MiB is its budget and fixed parts plus 18.6 MiB, about 240
+// bytes per object.
+const limitHeadroomPerObject = 256
 
 // registerMemory adds the runtime's metrics (the Prometheus client's
 // process and Go collectors) and the node's budgets and fixed parts.

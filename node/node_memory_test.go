@@ -98,8 +98,8 @@ func TestNodeRuntimeMetrics(t *testing.T) {
 	}
 	// The limit counts the peer's view at this node's bit array.
 	base := 32<<20 + int64(fixed) + int64(n.Publisher().bitBytes())
-	// An empty cache: the headroom's floor, 32 MiB.
-	if l, want := n.MemoryLimit(), base+32<<20; l != want {
+	// An empty cache: the headroom's floor, 16 MiB.
+	if l, want := n.MemoryLimit(), base+16<<20; l != want {
 		t.Errorf("MemoryLimit %d for a budget of 32 MiB and fixed parts of %v, want %d", l, fixed, want)
 	}
 }
@@ -116,7 +116,7 @@ func TestNodeHeapWithinBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects := 10000
+	objects := 16000
 	for i := range objects {
 		r, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/objects/%07d", origin.URL, i), nil)
 		if err != nil {
@@ -151,10 +151,10 @@ func TestMemoryLimitGrowsWithObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := n.memoryBudget() + n.fixedBytes(true)
-	if l, want := n.MemoryLimit(), base+max(base/8, 32<<20); l != want {
+	if l, want := n.MemoryLimit(), base+max(base/8, 16<<20); l != want {
 		t.Fatalf("empty: MemoryLimit %d, want %d", l, want)
 	}
-	const objects = 40000
+	const objects = 100000
 	now := time.Now()
 	for i := range objects {
 		h := http.Header{"Cache-Control": {"max-age=3600"}}

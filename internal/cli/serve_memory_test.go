@@ -57,7 +57,7 @@ func TestServeMemoryLimitFollowsCache(t *testing.T) {
 	defer restore()
 	empty := debug.SetMemoryLimit(-1)
 	now := time.Now()
-	for i := range 40000 {
+	for i := range 100000 {
 		if err := n.Store().Put(&cache.Entry{URL: fmt.Sprintf("http://origin.test/%d", i), Status: http.StatusOK,
 			Header: http.Header{"Cache-Control": {"max-age=3600"}}, Body: []byte("x"), RequestTime: now, ResponseTime: now}); err != nil {
 			t.Fatal(err)
@@ -65,7 +65,7 @@ func TestServeMemoryLimitFollowsCache(t *testing.T) {
 	}
 	want := n.MemoryLimit()
 	if want <= empty {
-		t.Fatalf("the node's limit %d with 40000 objects, %d empty", want, empty)
+		t.Fatalf("the node's limit %d with 100000 objects, %d empty", want, empty)
 	}
 	deadline := time.Now().Add(3 * memoryLimitEvery)
 	for debug.SetMemoryLimit(-1) != want {
