@@ -66,10 +66,10 @@ type Pieces struct {
 	// sound marks (a bit per piece) the fast-coded pieces whose streams
 	// have been decoded whole and checked: a lookup in one of them decodes
 	// its stream only up to the bit it needs, from the last of the piece's
-	// marks before it (marks[i], taken as it was decoded, at most marksPer
-	// a piece; markCount in all).
+	// marks before it, with what read[i] kept as it was decoded (at most
+	// marksPer marks a piece; markCount in all).
 	sound     []uint64
-	marks     [][]entropy.BitsMark
+	read      []readPiece
 	marksPer  int
 	markCount int
 	// recent are the last pieces read in part and how often since: a
@@ -77,6 +77,15 @@ type Pieces struct {
 	// decoded whole into the cache.
 	recent   [recentPieces]recentPiece
 	recentAt int
+}
+
+// readPiece is what a lookup needs to read a sound piece in part, kept
+// when it was decoded whole: the decoding table of its density (nil for
+// a Raw or Const stream), and its marks and their spacing in bytes.
+type readPiece struct {
+	t     *entropy.BitsTable
+	marks []entropy.BitsMark
+	every uint64
 }
 
 // recentPiece is a piece read in part (piece+1; 0 is none) and the number
@@ -236,25 +245,25 @@ func (v *Pieces) marksFor(t *entropy.BitsTable, stream []byte) (int, uint64) {
 	return n, uint64(every)
 }
 
-// keepMarksLocked keeps marks as piece i's. The caller holds v.mu.
-func (v *Pieces) keepMarksLocked(i uint64, marks []entropy.BitsMark) {
-	if v.marks == nil {
-		if len(marks) == 0 {
-			return
-		}
-		v.marks = make([][]entropy.BitsMark, len(v.st.pieces))
+// keepReadLocked keeps piece i's table, marks and their spacing, once
+// it has been decoded whole. The caller holds v.mu.
+func (v *Pieces) keepReadLocked(i uint64, t *entropy.BitsTable, marks []entropy.BitsMark, every uint64) {
+	if v.read == nil {
+		v.read = make([]readPiece, len(v.st.pieces))
 	}
+	r := &v.read[i]
+	r.t, r.every = t, every
 	if len(marks) == 0 {
-		v.markCount -= cap(v.marks[i])
-		v.marks[i] = nil
+		v.markCount -= cap(r.marks)
+		r.marks = nil
 		return
 	}
-	if cap(v.marks[i]) < len(marks) {
-		v.markCount += len(marks) - cap(v.marks[i])
-		v.marks[i] = make([]entropy.BitsMark, len(marks))
+	if cap(r.marks) < len(marks) {
+		v.markCount += len(marks) - cap(r.marks)
+		r.marks = make([]entropy.BitsMark, len(marks))
 	}
-	v.marks[i] = v.marks[i][:len(marks)]
-	copy(v.marks[i], marks)
+	r.marks = r.marks[:len(marks)]
+	copy(r.marks, marks)
 }
 
 // newView checks a Bloom filter frame's header and returns Pieces of its
@@ -462,15 +471,15 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	nbits := pieceBits(v.m, st.x.pieceBytes, i)
 	var t *entropy.BitsTable // nil for the Raw and Const streams of fast
 	if st.x.inner == entropy.Fast {
-		t = v.tableLocked(stream)
 		if v.sound[i/64]>>(i%64)&1 != 0 && !v.hotLocked(i) {
 			// The mark before the bit's byte, copied: another lookup may
 			// be taking the piece's marks again.
+			r := &v.read[i]
+			t = r.t
 			var mark [1]entropy.BitsMark
 			n := 0
-			if _, every := v.marksFor(t, stream); every != 0 && q/8 >= every && v.marks != nil && len(v.marks[i]) > 0 {
-				all := v.marks[i]
-				n = copy(mark[:], all[min(q/8/every, uint64(len(all)))-1:])
+			if q/8 >= r.every && len(r.marks) > 0 {
+				n = copy(mark[:], r.marks[min(q/8/r.every, uint64(len(r.marks)))-1:])
 			}
 			v.mu.Unlock()
 			set, err := t.Bit(stream, nbits, q, mark[:n])
@@ -479,6 +488,7 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 			}
 			return set, nil
 		}
+		t = v.tableLocked(stream)
 	}
 	var words []uint64
 	if n := len(v.free); n > 0 {
@@ -520,7 +530,7 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	}
 	v.decoded++
 	if st.x.inner == entropy.Fast && v.sound[i/64]>>(i%64)&1 == 0 {
-		v.keepMarksLocked(i, marks)
+		v.keepReadLocked(i, t, marks, every)
 		v.sound[i/64] |= 1 << (i % 64)
 	}
 	if slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
@@ -556,7 +566,13 @@ func (v *Pieces) tableLocked(stream []byte) *entropy.BitsTable {
 		return t
 	}
 	if v.tables == nil || len(v.tables) >= len(v.sound)*64 {
+		// The pieces read with the tables dropped are decoded whole
+		// again when next read, and take the new ones.
 		v.tables = make(map[uint32]*entropy.BitsTable)
+		clear(v.sound)
+		for j := range v.read {
+			v.read[j].t = nil
+		}
 	}
 	t := entropy.NewBitsTable(d)
 	v.tables[d] = t
@@ -728,7 +744,7 @@ func (v *Pieces) MemoryBytes() int {
 	}
 	// The decoding tables, with about 40 bytes of map entry each, and the
 	// marks of sound pieces.
-	n += len(v.tables)*(entropy.BitsTableBytes+40) + 8*len(v.sound) + 24*len(v.marks) + entropy.BitsMarkBytes*v.markCount
+	n += len(v.tables)*(entropy.BitsTableBytes+40) + 8*len(v.sound) + 40*len(v.read) + entropy.BitsMarkBytes*v.markCount
 	return n
 }
 

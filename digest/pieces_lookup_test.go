@@ -220,3 +220,49 @@ func TestPiecesMarkSpacing(t *testing.T) {
 		}
 	}
 }
+
+// TestPiecesTablesDropped patches a view of two pieces again and again,
+// each patch changing both pieces' densities, reading it between patches:
+// once the decoding tables outnumber the pieces they are dropped, the
+// pieces read with them are decoded whole again with new ones, and every
+// answer stays the filter's.
+func TestPiecesTablesDropped(t *testing.T) {
+	const n = 300
+	cur := &Digest{Sequence: 1, Bloom: bloomWith(t, lookupShape(n), 0, n)}
+	whole, _ := Encode(cur, Fast)
+	v, err := PiecesOf(whole, envelope.Limits{}, Fast, 1<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Pieces() != 2 {
+		t.Fatalf("%d pieces, want 2", v.Pieces())
+	}
+	most, drops, held, added := 0, 0, 0, n
+	for step := range 80 {
+		next := &Digest{Sequence: cur.Sequence + 1, Bloom: cur.Bloom.Clone()}
+		for range 4 {
+			next.Bloom.Add(key(added))
+			added++
+		}
+		delta, err := Diff(cur, next, Fast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Patch(delta, envelope.Limits{}); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		cur = next
+		checkAnswers(t, v, cur.Bloom, added+50)
+		v.mu.Lock()
+		if len(v.tables) < held {
+			drops++
+		}
+		held = len(v.tables)
+		most = max(most, held)
+		v.mu.Unlock()
+	}
+	checkAnswers(t, v, cur.Bloom, added+50)
+	if most != 64 || drops == 0 {
+		t.Errorf("at most %d tables held, dropped %d times; want 64, then dropped", most, drops)
+	}
+}
