@@ -25,10 +25,12 @@ import (
 // A fast-coded piece is decoded whole the first time it is read, which
 // checks its stream; the view then keeps the decoding table of its
 // density ([entropy.BitsTable], one per distinct density) and the
-// decoder's state every 256 bytes of the piece ([entropy.BitsMark]), and
-// later lookups decode the stream only from the mark before the bit they
-// need, unless the piece is hot (read often lately) and is decoded whole
-// into the cache.
+// decoder's state every 128 bytes of the piece ([entropy.BitsMark]; every
+// 256 or 512 bytes, or none, when the piece compresses too little for
+// them), and later lookups decode the stream only from the mark before
+// the bit they need, unless the piece is hot (read often lately) and is
+// decoded whole into the cache. A lookup reads its probes nearest a mark
+// first, so that a key that is absent mostly stops at the cheapest.
 //
 // Pieces is safe for concurrent use: lookups share the cache (a piece is
 // decoded outside its lock), and Patch codes the changed pieces while
@@ -64,15 +66,26 @@ type Pieces struct {
 	// sound marks (a bit per piece) the fast-coded pieces whose streams
 	// have been decoded whole and checked: a lookup in one of them decodes
 	// its stream only up to the bit it needs, from the last of the piece's
-	// marks before it (marksPer a piece in marks, taken as it was decoded).
-	sound    []uint64
-	marks    []entropy.BitsMark
-	marksPer int
+	// marks before it, with what read[i] kept as it was decoded (at most
+	// marksPer marks a piece; markCount in all).
+	sound     []uint64
+	read      []readPiece
+	marksPer  int
+	markCount int
 	// recent are the last pieces read in part and how often since: a
 	// piece read hotReads times while still among them is hot, and is
 	// decoded whole into the cache.
 	recent   [recentPieces]recentPiece
 	recentAt int
+}
+
+// readPiece is what a lookup needs to read a sound piece in part, kept
+// when it was decoded whole: the decoding table of its density (nil for
+// a Raw or Const stream), and its marks and their spacing in bytes.
+type readPiece struct {
+	t     *entropy.BitsTable
+	marks []entropy.BitsMark
+	every uint64
 }
 
 // recentPiece is a piece read in part (piece+1; 0 is none) and the number
@@ -201,22 +214,56 @@ func NewPieces(h envelope.Header, body []byte, lim envelope.Limits, cache int) (
 	return v, nil
 }
 
-// markBytes is the spacing of a piece's marks in decoded bytes: a lookup
-// in a piece decodes at most this many bytes of it.
-const markBytes = 256
+// markBytes is the least spacing of a piece's marks in decoded bytes: a
+// lookup in a piece decodes at most this many bytes of it (twice or four
+// times as many in a piece whose stream leaves room for fewer marks).
+const markBytes = 128
 
-// marksFor returns the marks to keep of piece i, whose stream is coded
-// with t: none unless a RANS stream, and none when the stream and its
-// marks would come to more than 3/4 of the decoded piece, so that a view
-// stays well below its decoded array. The caller holds v.mu.
-func (v *Pieces) marksFor(t *entropy.BitsTable, stream []byte, i uint64) []entropy.BitsMark {
-	if t == nil || v.marksPer == 0 || len(stream)+v.marksPer*entropy.BitsMarkBytes > 3*v.pieceWords*8/4 {
-		return nil
+// maxStackMarks is the number of marks a piece's first whole decoding
+// takes into a buffer on the stack: all of a 2 KiB piece's.
+const maxStackMarks = 15
+
+// marksFor returns the number of marks to keep of a piece whose stream
+// is coded with t, and their spacing in decoded bytes: none unless a RANS
+// stream. The spacing is markBytes, doubled until the stream and its
+// marks come to at most 3/4 of the decoded piece (no marks when even one
+// would not fit), so that a view stays well below its decoded array; it
+// depends on the stream's length alone, so that the marks taken from a
+// stream are read with the spacing they were taken at.
+func (v *Pieces) marksFor(t *entropy.BitsTable, stream []byte) (int, uint64) {
+	if t == nil || v.marksPer == 0 {
+		return 0, 0
 	}
-	if v.marks == nil {
-		v.marks = make([]entropy.BitsMark, len(v.st.pieces)*v.marksPer)
+	limit := 3 * v.pieceWords * 8 / 4
+	every, n := markBytes, v.marksPer
+	for len(stream)+n*entropy.BitsMarkBytes > limit {
+		every *= 2
+		if n = v.pieceWords*8/every - 1; n <= 0 {
+			return 0, 0
+		}
 	}
-	return v.marks[int(i)*v.marksPer : int(i+1)*v.marksPer]
+	return n, uint64(every)
+}
+
+// keepReadLocked keeps piece i's table, marks and their spacing, once
+// it has been decoded whole. The caller holds v.mu.
+func (v *Pieces) keepReadLocked(i uint64, t *entropy.BitsTable, marks []entropy.BitsMark, every uint64) {
+	if v.read == nil {
+		v.read = make([]readPiece, len(v.st.pieces))
+	}
+	r := &v.read[i]
+	r.t, r.every = t, every
+	if len(marks) == 0 {
+		v.markCount -= cap(r.marks)
+		r.marks = nil
+		return
+	}
+	if cap(r.marks) < len(marks) {
+		v.markCount += len(marks) - cap(r.marks)
+		r.marks = make([]entropy.BitsMark, len(marks))
+	}
+	r.marks = r.marks[:len(marks)]
+	copy(r.marks, marks)
 }
 
 // newView checks a Bloom filter frame's header and returns Pieces of its
@@ -424,14 +471,15 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	nbits := pieceBits(v.m, st.x.pieceBytes, i)
 	var t *entropy.BitsTable // nil for the Raw and Const streams of fast
 	if st.x.inner == entropy.Fast {
-		t = v.tableLocked(stream)
 		if v.sound[i/64]>>(i%64)&1 != 0 && !v.hotLocked(i) {
 			// The mark before the bit's byte, copied: another lookup may
 			// be taking the piece's marks again.
+			r := &v.read[i]
+			t = r.t
 			var mark [1]entropy.BitsMark
 			n := 0
-			if all := v.marksFor(t, stream, i); q/8 >= markBytes && len(all) > 0 {
-				n = copy(mark[:], all[min(q/8/markBytes, uint64(len(all)))-1:])
+			if q/8 >= r.every && len(r.marks) > 0 {
+				n = copy(mark[:], r.marks[min(q/8/r.every, uint64(len(r.marks)))-1:])
 			}
 			v.mu.Unlock()
 			set, err := t.Bit(stream, nbits, q, mark[:n])
@@ -440,14 +488,24 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 			}
 			return set, nil
 		}
+		t = v.tableLocked(stream)
 	}
 	var words []uint64
 	if n := len(v.free); n > 0 {
 		words, v.free = v.free[n-1], v.free[:n-1]
 	}
+	// The marks are taken into a buffer of this lookup's, on the stack
+	// for pieces of up to 2 KiB, and copied under the lock.
+	var stackMarks [maxStackMarks]entropy.BitsMark
 	var marks []entropy.BitsMark
+	var every uint64
 	if t != nil && v.sound[i/64]>>(i%64)&1 == 0 {
-		marks = make([]entropy.BitsMark, len(v.marksFor(t, stream, i)))
+		var n int
+		n, every = v.marksFor(t, stream)
+		if marks = stackMarks[:0]; n > len(stackMarks) {
+			marks = make([]entropy.BitsMark, n)
+		}
+		marks = marks[:n]
 	}
 	v.mu.Unlock()
 	if words == nil {
@@ -456,7 +514,7 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	dst := words[:(nbits+63)/64]
 	var err error
 	if st.x.inner == entropy.Fast {
-		if err = t.DecodeMarks(dst, stream, nbits, markBytes, marks); err != nil {
+		if err = t.DecodeMarks(dst, stream, nbits, max(every, 8), marks); err != nil {
 			err = fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
 		}
 	} else {
@@ -472,7 +530,7 @@ func (v *Pieces) bit(st *viewState, i, q uint64) (bool, error) {
 	}
 	v.decoded++
 	if st.x.inner == entropy.Fast && v.sound[i/64]>>(i%64)&1 == 0 {
-		copy(v.marksFor(t, stream, i), marks)
+		v.keepReadLocked(i, t, marks, every)
 		v.sound[i/64] |= 1 << (i % 64)
 	}
 	if slices.ContainsFunc(v.cache, func(c cachedPiece) bool { return c.piece == i }) {
@@ -508,7 +566,13 @@ func (v *Pieces) tableLocked(stream []byte) *entropy.BitsTable {
 		return t
 	}
 	if v.tables == nil || len(v.tables) >= len(v.sound)*64 {
+		// The pieces read with the tables dropped are decoded whole
+		// again when next read, and take the new ones.
 		v.tables = make(map[uint32]*entropy.BitsTable)
+		clear(v.sound)
+		for j := range v.read {
+			v.read[j].t = nil
+		}
 	}
 	t := entropy.NewBitsTable(d)
 	v.tables[d] = t
@@ -569,7 +633,17 @@ func (v *Pieces) ContainsHash(h hashing.Hash128) (bool, error) {
 	defer v.rw.RUnlock()
 	var buf [params.MaxK]uint64
 	bitsPer := 8 * st.x.pieceBytes
-	for _, p := range v.geo.Positions(h, &buf) {
+	ps := v.geo.Positions(h, &buf)
+	// Most probes of a key that is absent find a clear bit, which ends
+	// the lookup: the probes are read nearest their piece's mark first
+	// (the fewest bytes to decode), so that a miss mostly decodes the
+	// least. The order changes no answer.
+	for j := 1; j < len(ps); j++ {
+		for l := j; l > 0 && markDistance(ps[l], bitsPer) < markDistance(ps[l-1], bitsPer); l-- {
+			ps[l], ps[l-1] = ps[l-1], ps[l]
+		}
+	}
+	for _, p := range ps {
 		i := p / bitsPer
 		set, err := v.bit(st, i, p-i*bitsPer)
 		if err != nil || !set {
@@ -578,6 +652,10 @@ func (v *Pieces) ContainsHash(h hashing.Hash128) (bool, error) {
 	}
 	return true, nil
 }
+
+// markDistance is the number of bytes a lookup of bit p decodes in a
+// piece read in part with marks every markBytes bytes.
+func markDistance(p, bitsPer uint64) uint64 { return p % bitsPer / 8 % markBytes }
 
 // Geometry returns the filter's shape, scheme and seed.
 func (v *Pieces) Geometry() *bloom.Geometry { return &v.geo }
@@ -666,7 +744,7 @@ func (v *Pieces) MemoryBytes() int {
 	}
 	// The decoding tables, with about 40 bytes of map entry each, and the
 	// marks of sound pieces.
-	n += len(v.tables)*(entropy.BitsTableBytes+40) + 8*len(v.sound) + entropy.BitsMarkBytes*len(v.marks)
+	n += len(v.tables)*(entropy.BitsTableBytes+40) + 8*len(v.sound) + 40*len(v.read) + entropy.BitsMarkBytes*v.markCount
 	return n
 }
 

@@ -138,3 +138,131 @@ func TestPiecesConcurrentLookupPatch(t *testing.T) {
 	wg.Wait()
 	checkAnswers(t, v, final.Bloom, 3*n)
 }
+
+// TestPiecesLookupAllocs: once every piece has been read (decoded whole,
+// its marks taken, its density's table built), lookups allocate nothing,
+// whether they read a piece in part, from the cache, or decode a hot
+// piece whole again.
+func TestPiecesLookupAllocs(t *testing.T) {
+	const n = 20000
+	f := bloomWith(t, lookupShape(n), 0, n)
+	msg, _ := Encode(&Digest{Bloom: f}, Fast)
+	v, err := PiecesOf(msg, envelope.Limits{}, Fast, 1<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswers(t, v, f, 2*n)
+	keys := make([][]byte, 2*n)
+	for i := range keys {
+		keys[i] = key(i)
+	}
+	decoded := v.Decoded()
+	i := 0
+	allocs := testing.AllocsPerRun(4000, func() {
+		// Half the lookups of one key (its pieces become hot), half
+		// spread over present and absent keys (read in part).
+		k := 0
+		if i%2 == 1 {
+			k = i * 7919 % (2 * n)
+		}
+		i++
+		if got, err := v.Contains(keys[k]); err != nil || !got && k < n {
+			t.Fatalf("key %d: %v %v", k, got, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a lookup made %v allocations", allocs)
+	}
+	if v.Decoded() == decoded {
+		t.Error("no hot piece decoded whole: the test misses that path")
+	}
+}
+
+// TestPiecesMarkSpacing reads views whose pieces code to different sizes,
+// so that they keep marks every 128, 256 or 512 bytes or none: once every
+// piece has been decoded whole, the answers are the filter's, read in
+// part, and a view of a digest that compresses (m/n 48 and up) holds less
+// than its decoded array. (Below that, a decoding table a piece, one per
+// density, already makes a view hold more than the array.)
+func TestPiecesMarkSpacing(t *testing.T) {
+	const n = 30000
+	for _, bitsPerKey := range []int{48, 24, 16, 12} {
+		f := bloomWith(t, bloom.Config{Layout: bloom.Classic, M: uint64(bitsPerKey * n), K: 3, Seed: 7}, 0, n)
+		msg, _ := Encode(&Digest{Bloom: f}, Fast)
+		v, err := PiecesOf(msg, envelope.Limits{}, Fast, 1<<10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; v.Decoded() < uint64(v.Pieces()); i++ {
+			if _, err := v.Contains(key(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		decoded := v.Decoded()
+		for i := n - 2000; i < n+2000; i++ { // half present, half absent
+			if got, err := v.Contains(key(i)); err != nil || got != f.Contains(key(i)) {
+				t.Fatalf("m/n %d, key %d: %v %v, the filter says %v", bitsPerKey, i, got, err, !got)
+			}
+		}
+		if d := v.Decoded() - decoded; d > uint64(v.Pieces()) {
+			t.Errorf("m/n %d: %d pieces of %d decoded whole again", bitsPerKey, d, v.Pieces())
+		}
+		v.mu.Lock()
+		spacing := map[uint64]int{}
+		for _, p := range v.st.pieces {
+			_, every := v.marksFor(v.tableLocked(p), p)
+			spacing[every]++
+		}
+		v.mu.Unlock()
+		t.Logf("m/n %d: %d coded bytes, pieces by mark spacing %v, held %d of %d bytes", bitsPerKey, v.CodedBytes(), spacing, v.MemoryBytes(), 8*v.Words())
+		if bitsPerKey >= 48 && v.MemoryBytes() >= 8*v.Words() {
+			t.Errorf("m/n %d: the view holds %d bytes, the decoded array %d", bitsPerKey, v.MemoryBytes(), 8*v.Words())
+		}
+	}
+}
+
+// TestPiecesTablesDropped patches a view of two pieces again and again,
+// each patch changing both pieces' densities, reading it between patches:
+// once the decoding tables outnumber the pieces they are dropped, the
+// pieces read with them are decoded whole again with new ones, and every
+// answer stays the filter's.
+func TestPiecesTablesDropped(t *testing.T) {
+	const n = 300
+	cur := &Digest{Sequence: 1, Bloom: bloomWith(t, lookupShape(n), 0, n)}
+	whole, _ := Encode(cur, Fast)
+	v, err := PiecesOf(whole, envelope.Limits{}, Fast, 1<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Pieces() != 2 {
+		t.Fatalf("%d pieces, want 2", v.Pieces())
+	}
+	most, drops, held, added := 0, 0, 0, n
+	for step := range 80 {
+		next := &Digest{Sequence: cur.Sequence + 1, Bloom: cur.Bloom.Clone()}
+		for range 4 {
+			next.Bloom.Add(key(added))
+			added++
+		}
+		delta, err := Diff(cur, next, Fast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Patch(delta, envelope.Limits{}); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		cur = next
+		checkAnswers(t, v, cur.Bloom, added+50)
+		v.mu.Lock()
+		if len(v.tables) < held {
+			drops++
+		}
+		held = len(v.tables)
+		most = max(most, held)
+		v.mu.Unlock()
+	}
+	checkAnswers(t, v, cur.Bloom, added+50)
+	if most != 64 || drops == 0 {
+		t.Errorf("at most %d tables held, dropped %d times; want 64, then dropped", most, drops)
+	}
+}

@@ -223,20 +223,19 @@ func (t *BitsTable) Bit(src []byte, m, i uint64, marks []BitsMark) (bool, error)
 			break
 		}
 	}
-	// Decode in chunks of 8 words (a multiple of 4 symbols, so the state
-	// schedule carries over) into a buffer on the stack.
-	const chunk = 64
-	var buf [chunk / 8]uint64
-	for nsym > chunk {
-		if pos, err = t.decode(buf[:], body, pos, chunk, &xs); err != nil {
+	// Skip the whole words before the bit's (a multiple of 4 symbols, so
+	// the state schedule carries over), then decode its word.
+	if n := (nsym - 1) / 8 * 8; n > 0 {
+		if pos, err = t.skip(body, pos, n, &xs); err != nil {
 			return false, err
 		}
-		nsym -= chunk
+		nsym -= n
 	}
-	if _, err = t.decode(buf[:(nsym+7)/8], body, pos, nsym, &xs); err != nil {
+	var buf [1]uint64
+	if _, err = t.decode(buf[:], body, pos, nsym, &xs); err != nil {
 		return false, err
 	}
-	return buf[(nsym-1)/8]>>((nsym-1)%8*8+i%8)&1 != 0, nil
+	return buf[0]>>((nsym-1)*8+i%8)&1 != 0, nil
 }
 
 // decode decodes nsym byte symbols from src at pos into dst (⌈nsym/8⌉
@@ -397,6 +396,93 @@ func (t *BitsTable) decode(dst []uint64, src []byte, pos int, nsym uint64, xs *[
 		if i%8 == 7 || i == nsym-1 {
 			dst[i/8] = v
 			v = 0
+		}
+	}
+	return pos, nil
+}
+
+// skip advances the states xs over nsym byte symbols from src at pos,
+// the first with state 0, and returns where it stopped reading: decode
+// without the symbols, which Bit does not need for the bytes before the
+// one it reads (a step then loads no symbol and stores nothing, and
+// fewer values compete for registers). Each step is written out, as in
+// decode.
+func (t *BitsTable) skip(src []byte, pos int, nsym uint64, xs *[4]uint64) (int, error) {
+	x0, x1, x2, x3 := xs[0], xs[1], xs[2], xs[3]
+	lim := len(src) - 16 // four steps read at most 16 bytes
+	n := nsym / 4
+	for ; n > 0 && pos <= lim; n-- {
+		{
+			s := uint32(x0) & (ransM - 1)
+			c := t.bucket[s>>classBucketShift]
+			for s >= t.cls[c].end {
+				c++
+			}
+			k := &t.cls[c]
+			d := s - k.start
+			q := uint32((uint64(d) * k.mag) >> k.sh)
+			x0 = uint64(k.freq)*(x0>>ransScale) + uint64(d-q*k.freq)
+			if x0 < ransL {
+				x0 = x0<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
+				pos += 4
+			}
+		}
+		{
+			s := uint32(x1) & (ransM - 1)
+			c := t.bucket[s>>classBucketShift]
+			for s >= t.cls[c].end {
+				c++
+			}
+			k := &t.cls[c]
+			d := s - k.start
+			q := uint32((uint64(d) * k.mag) >> k.sh)
+			x1 = uint64(k.freq)*(x1>>ransScale) + uint64(d-q*k.freq)
+			if x1 < ransL {
+				x1 = x1<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
+				pos += 4
+			}
+		}
+		{
+			s := uint32(x2) & (ransM - 1)
+			c := t.bucket[s>>classBucketShift]
+			for s >= t.cls[c].end {
+				c++
+			}
+			k := &t.cls[c]
+			d := s - k.start
+			q := uint32((uint64(d) * k.mag) >> k.sh)
+			x2 = uint64(k.freq)*(x2>>ransScale) + uint64(d-q*k.freq)
+			if x2 < ransL {
+				x2 = x2<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
+				pos += 4
+			}
+		}
+		{
+			s := uint32(x3) & (ransM - 1)
+			c := t.bucket[s>>classBucketShift]
+			for s >= t.cls[c].end {
+				c++
+			}
+			k := &t.cls[c]
+			d := s - k.start
+			q := uint32((uint64(d) * k.mag) >> k.sh)
+			x3 = uint64(k.freq)*(x3>>ransScale) + uint64(d-q*k.freq)
+			if x3 < ransL {
+				x3 = x3<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
+				pos += 4
+			}
+		}
+	}
+	xs[0], xs[1], xs[2], xs[3] = x0, x1, x2, x3
+	for i := range 4*n + nsym%4 {
+		x := &xs[i&3]
+		*x, _ = t.get(*x)
+		if *x < ransL {
+			if len(src)-pos < 4 {
+				return pos, errTruncated("rANS words")
+			}
+			*x = *x<<32 | uint64(binary.LittleEndian.Uint32(src[pos:]))
+			pos += 4
 		}
 	}
 	return pos, nil
