@@ -12,6 +12,8 @@ import (
 // in the one it was read in.
 type bitsAndBloomsKind struct{ none }
 
+func (bitsAndBloomsKind) structures(f *File) []any { return []any{f.BitsAndBlooms} }
+
 func decodeBitsAndBlooms(f *File, data []byte) (err error) {
 	f.BitsAndBlooms, err = bitsandblooms.Decode(data)
 	return err

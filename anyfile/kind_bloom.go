@@ -13,6 +13,17 @@ import (
 // File.Pieces and decoded as queries and changes need it.
 type bloomKind struct{ none }
 
+func (bloomKind) structures(f *File) []any {
+	var ss []any
+	if f.Bloom != nil {
+		ss = append(ss, f.Bloom)
+	}
+	if f.Pieces != nil {
+		ss = append(ss, f.Pieces)
+	}
+	return ss
+}
+
 // decodeBloom decodes a Bloom or counting filter's frame; a counting
 // filter's bit view is copied into File.Bloom.
 func decodeBloom(f *File, payload []byte, opt Options) error {

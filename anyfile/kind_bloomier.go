@@ -6,6 +6,8 @@ import "github.com/bloomcast/bloomcast/bloomier"
 // function from keys to values.
 type bloomierKind struct{ none }
 
+func (bloomierKind) structures(f *File) []any { return []any{f.Bloomier} }
+
 func decodeBloomier(f *File, payload []byte, _ Options) (err error) {
 	f.Bloomier, err = bloomier.FromFrame(f.Header, payload)
 	return err

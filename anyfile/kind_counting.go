@@ -11,6 +11,8 @@ import (
 // File.Bloom.
 type countingKind struct{ none }
 
+func (countingKind) structures(f *File) []any { return []any{f.Counting, f.Bloom} }
+
 func (countingKind) contains(f *File, key []byte) (bool, error) { return bloomKind{}.contains(f, key) }
 
 // add adds to the counters, not to the copy of the bit view.

@@ -11,6 +11,8 @@ import (
 // of the keys added and one of those removed, written raw.
 type deletionKind struct{ none }
 
+func (deletionKind) structures(f *File) []any { return []any{f.Deletion} }
+
 func decodeDeletion(f *File, payload []byte, _ Options) (err error) {
 	f.Deletion, err = counting.DeletionFromFrame(f.Header, payload)
 	return err

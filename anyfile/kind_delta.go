@@ -6,6 +6,8 @@ import "github.com/bloomcast/bloomcast/digest"
 // version of a filter to the next, which answers nothing by itself.
 type deltaKind struct{ none }
 
+func (deltaKind) structures(f *File) []any { return []any{f.Delta} }
+
 func decodeDelta(f *File, payload []byte, opt Options) (err error) {
 	f.Delta, err = digest.DeltaFromFrame(f.Header, payload, opt.Limits)
 	return err

@@ -6,6 +6,13 @@ import "github.com/bloomcast/bloomcast/fpset"
 // form (File.FPSet) or Golomb–Rice coded (File.FPSetRice, parameter 2).
 type fpsetKind struct{ none }
 
+func (fpsetKind) structures(f *File) []any {
+	if f.FPSet != nil {
+		return []any{f.FPSet}
+	}
+	return []any{f.FPSetRice}
+}
+
 func decodeFPSet(f *File, payload []byte, _ Options) (err error) {
 	if h := f.Header; len(h.Params) > 0 && h.Params[0] == 2 {
 		f.FPSetRice, err = fpset.CompressedFromFrame(h, payload)

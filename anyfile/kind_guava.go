@@ -13,6 +13,8 @@ import (
 // keys funnelled as strings or, with KeyLong, as longs.
 type guavaKind struct{ none }
 
+func (guavaKind) structures(f *File) []any { return []any{f.Guava} }
+
 func decodeGuava(f *File, data []byte) (err error) {
 	f.Guava, err = guava.Decode(data)
 	return err

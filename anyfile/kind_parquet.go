@@ -16,6 +16,8 @@ import (
 // is never written.
 type parquetKind struct{ none }
 
+func (parquetKind) structures(f *File) []any { return []any{f.Parquet} }
+
 func decodeParquet(f *File, data []byte) (err error) {
 	f.Parquet, err = parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	return err

@@ -11,6 +11,8 @@ import (
 // information bound, written back raw.
 type ribbonKind struct{ none }
 
+func (ribbonKind) structures(f *File) []any { return []any{f.Ribbon} }
+
 func decodeRibbon(f *File, payload []byte, _ Options) (err error) {
 	f.Ribbon, err = ribbon.FromFrame(f.Header, payload)
 	return err

@@ -14,6 +14,8 @@ import (
 // physical type (File.Keys), hashed in their plain encoding.
 type sbbfKind struct{ none }
 
+func (sbbfKind) structures(f *File) []any { return []any{f.SBBF} }
+
 func decodeSBBF(f *File, data []byte) (err error) {
 	f.SBBF, err = parquet.Decode(data)
 	return err

@@ -13,6 +13,8 @@ import (
 // shared.
 type scalableKind struct{ none }
 
+func (scalableKind) structures(f *File) []any { return []any{f.Scalable} }
+
 func decodeScalable(f *File, payload []byte, opt Options) error {
 	d, err := digest.FromFrame(f.Header, payload, opt.Limits)
 	if err != nil {

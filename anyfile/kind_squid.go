@@ -16,6 +16,8 @@ import (
 // store keys of URLs requested with GET.
 type squidKind struct{ none }
 
+func (squidKind) structures(f *File) []any { return []any{f.Squid, f.Bloom} }
+
 // readSquid reads a Squid Cache Digest body (what a Squid serves at
 // /squid-internal-periodic/store_digest).
 func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {

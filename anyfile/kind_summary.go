@@ -9,6 +9,8 @@ import (
 // (envelope.TypeMHTInterp, TypeMHTFilter, TypeMHTMBF).
 type summaryKind struct{ none }
 
+func (summaryKind) structures(f *File) []any { return []any{f.Summary} }
+
 func decodeSummary(f *File, payload []byte, _ Options) (err error) {
 	f.Summary, err = mht.SummaryFromFrame(f.Header, payload)
 	return err

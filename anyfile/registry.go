@@ -159,6 +159,8 @@ type kind interface {
 	stats(f *File) Stats
 	// checkKeys refuses a key type the kind does not hash.
 	checkKeys(f *File) error
+	// structures are what As finds in f, the kind's own first.
+	structures(f *File) []any
 }
 
 // none is a File that holds nothing, and the refusals the kinds embed.
@@ -187,6 +189,8 @@ func (none) foldable(f *File) error { return errorf("%s cannot be folded", artic
 func (n none) fold(f *File, _ uint64) error { return n.foldable(f) }
 
 func (none) stats(*File) Stats { return Stats{} }
+
+func (none) structures(*File) []any { return nil }
 
 func (none) checkKeys(f *File) error {
 	if f.Keys == KeyString {
