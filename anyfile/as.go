@@ -24,7 +24,7 @@ package anyfile
 // and writes back.
 func As[T any](f *File) (T, bool) {
 	if f != nil {
-		for _, s := range f.kind().structures(f) {
+		for _, s := range f.kind().structures() {
 			if t, ok := s.(T); ok {
 				return t, true
 			}

@@ -106,3 +106,9 @@ func ExampleAs() {
 	// counting filter count: 2
 	// a Squid digest: false
 }
+
+// as is the T that f holds, or T's zero value (anyfile.As).
+func as[T any](f *anyfile.File) T {
+	t, _ := anyfile.As[T](f)
+	return t
+}

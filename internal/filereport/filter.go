@@ -137,7 +137,7 @@ func Filter(f *anyfile.File, name string) (*FilterReport, error) {
 	r := &FilterReport{
 		FrameReport: frameReport(f, name), HashSchemeID: h.Scheme, Seed: h.Seed,
 		Layout: b.Layout().String(), M: b.M(), K: b.K(), BlockBits: b.BlockBits(),
-		SizeBytes: b.SizeBytes(), EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(), EntropyBytes: f.EntropyBits / 8,
+		SizeBytes: b.SizeBytes(), EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(), EntropyBytes: f.EntropyBits() / 8,
 		Count: b.Count(), CountEstimated: b.CountEstimated(), Saturated: b.Saturated(),
 		SetBits: b.SetBits(), FillRatio: b.FillRatio(), EstimatedCount: b.EstimateCount(),
 		FalsePositiveRate: b.FalsePositiveRate(), PredictedFalsePositiveRate: b.Shape().FalsePositive(b.Count()),
@@ -333,7 +333,7 @@ func Scalable(f *anyfile.File, name string) (*ScalableReport, error) {
 	c := s.Config()
 	r := &ScalableReport{FrameReport: frameReport(f, name), Seed: f.Header.Seed, Layout: c.Layout.String(),
 		Capacity: c.Capacity, P: c.P, Expansion: c.Expansion, Tightening: c.Tightening, NonScaling: c.NonScaling,
-		Count: s.Count(), SizeBytes: s.SizeBytes(), EncodedBytes: f.Size, EntropyBytes: f.EntropyBits / 8,
+		Count: s.Count(), SizeBytes: s.SizeBytes(), EncodedBytes: f.Size, EntropyBytes: f.EntropyBits() / 8,
 		Rate: s.FalsePositiveRate(), PredictedRate: s.PredictedRate(), Layers: s.Stats()}
 	r.Codec = f.Codec().String()
 	return r, nil
