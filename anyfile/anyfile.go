@@ -1,8 +1,8 @@
 // Package anyfile reads any file bloomcast writes and says what it holds:
 // a Bloom filter, a counting filter, a Squid Cache Digest, a delta digest,
 // a deletion filter, a fingerprint set, a Bloomier filter, a ribbon
-// filter, a multilevel hash table or one of its summaries, or a scalable
-// Bloom filter. Bloomcast files are framed by
+// filter, a multilevel hash table or one of its summaries, a scalable
+// Bloom filter, or a static digest. Bloomcast files are framed by
 // package envelope, whose header names the structure; a Squid digest is
 // recognised by its own header. Raw, compressed and piecewise-coded
 // digests are all read (package digest).

@@ -14,7 +14,7 @@ package anyfile
 //     coded;
 //   - a Bloomier filter: *bloomier.Filter; a ribbon filter:
 //     *ribbon.Filter; a multilevel hash table: *mht.Table; one of its
-//     summaries: mht.Summary;
+//     summaries: mht.Summary; a static digest: *digest.StaticView;
 //   - another program's filter: *guava.Filter, *bitsandblooms.Filter,
 //     *parquet.Filter (a split block filter), or *parquet.File.
 //

@@ -243,6 +243,13 @@ func FuzzRead(f *testing.F) {
 	for _, b := range foreignFiles(f) {
 		f.Add(b, uint8(0))
 	}
+	for _, name := range []string{"golden-static-full.bin", "golden-static-delta.bin"} {
+		b, err := os.ReadFile(filepath.Join("..", "digest", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(0))
+	}
 	f.Add([]byte{1, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(0))
 	f.Add([]byte(`{"m":64,"k":3,"b":"AAAAAAAAAEAAAAAAAAAAAA=="}`), uint8(5))
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {

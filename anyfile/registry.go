@@ -35,6 +35,7 @@ const (
 	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
 	Scalable                      // a scalable Bloom filter: layers that grow
 	Ribbon                        // a ribbon filter: static, near the information bound
+	Static                        // a static digest: a ribbon filter and the keys added and removed since
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
@@ -42,7 +43,7 @@ var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", 
 	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
 	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
 	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
-	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter"}
+	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter", Static: "static digest"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -63,6 +64,7 @@ var frameDecoders = map[envelope.Type]func(f *File, payload []byte, opt Options)
 	envelope.TypeFPSet:     decodeFPSet,
 	envelope.TypeBloomier:  decodeBloomier,
 	envelope.TypeRibbon:    decodeRibbon,
+	envelope.TypeStatic:    decodeStatic,
 	envelope.TypeMHT:       decodeTable,
 	envelope.TypeMHTInterp: decodeSummary,
 	envelope.TypeMHTFilter: decodeSummary,
