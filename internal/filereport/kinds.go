@@ -30,6 +30,7 @@ var reports = map[anyfile.Kind]func(f *anyfile.File, name string) (Report, error
 	anyfile.BitsAndBlooms: report(Foreign),
 	anyfile.SBBF:          report(Foreign),
 	anyfile.ParquetFile:   report(Parquet),
+	anyfile.Static:        report(Static),
 }
 
 // report adapts the constructor of one report type to the table.

@@ -1,6 +1,7 @@
 package filereport_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
@@ -31,5 +32,23 @@ func TestOf(t *testing.T) {
 	}
 	if r, err := filereport.Of(&anyfile.File{}, "x"); err == nil {
 		t.Errorf("a File that holds nothing: %T", r)
+	}
+}
+
+// TestStatic: a static digest's report gives the view's figures; the
+// other kinds have none.
+func TestStatic(t *testing.T) {
+	f, err := anyfile.ReadFile(filepath.Join("..", "..", "digest", "testdata", "golden-static-full.bin"), anyfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := filereport.Of(f, "s")
+	sr, ok := r.(*filereport.StaticReport)
+	if err != nil || !ok || sr.Sequence != 1 || sr.BaseSequence != 1 || sr.RibbonKeys != 200 || sr.FilterBits != 51100 ||
+		sr.FalsePositiveRate <= 0 || sr.FalsePositiveRate > 2.0/256 || sr.Type != "static" {
+		t.Errorf("report %+v, %v", r, err)
+	}
+	if _, err := filereport.Static(build(t, anyfile.Bloom, "a"), "x"); err == nil {
+		t.Error("a Bloom filter has a StaticReport")
 	}
 }
