@@ -20,8 +20,9 @@ package anyfile
 //
 // It is how a caller reaches what only one kind has (a counting
 // filter's counters, a Squid digest's header); what every kind does is a
-// method of File. Changes made through the structure are what f holds
-// and writes back.
+// method of File. The structure is f's own, not a copy: what is changed
+// through it, f holds and writes back (a counting filter's bit view
+// excepted, which is a copy kept as read).
 func As[T any](f *File) (T, bool) {
 	if f != nil {
 		for _, s := range f.kind().structures() {
