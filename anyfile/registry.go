@@ -12,7 +12,8 @@ import (
 // format decodes into. Every kind has its own file (kind_*.go) with its
 // type, which holds the structure and answers File's methods for it;
 // adding a kind takes that file, its constant and name here, and its
-// decoder's line in the table of frames or formats.
+// decoder's line in the table of frames or formats (and for "bloomcast
+// inspect", a report in internal/filereport's table).
 
 // A Kind is what a File holds. The zero value names no kind: a File
 // that holds nothing.
