@@ -1,8 +1,8 @@
 // Package anyfile reads any file bloomcast writes and says what it holds:
 // a Bloom filter, a counting filter, a Squid Cache Digest, a delta digest,
 // a deletion filter, a fingerprint set, a Bloomier filter, a ribbon
-// filter, a multilevel hash table or one of its summaries, or a scalable
-// Bloom filter. Bloomcast files are framed by
+// filter, a multilevel hash table or one of its summaries, a scalable
+// Bloom filter, or a static digest. Bloomcast files are framed by
 // package envelope, whose header names the structure; a Squid digest is
 // recognised by its own header. Raw, compressed and piecewise-coded
 // digests are all read (package digest).
@@ -36,19 +36,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/bloomcast/bloomcast/bloom"
-	"github.com/bloomcast/bloomcast/bloomier"
-	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
-	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
-	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
 	"github.com/bloomcast/bloomcast/formats/squid"
-	"github.com/bloomcast/bloomcast/fpset"
-	"github.com/bloomcast/bloomcast/mht"
-	"github.com/bloomcast/bloomcast/ribbon"
-	"github.com/bloomcast/bloomcast/scalable"
 )
 
 // An Error is a problem anyfile found with a file's content or with
@@ -71,59 +62,25 @@ var (
 	ErrTrailing = errors.New("unexpected bytes after the filter")
 )
 
-// A File is what a bloomcast file (or a Squid digest) holds, with what
-// its frame said. Exactly one of the structure fields is set, as Kind
-// says, except that Bloom is also set for a counting filter (a copy of
-// its bit view as read) and for a Squid digest (its mask), so that what reads
-// Bloom filters reads those too. Read makes Files; the zero value holds
-// nothing (Kind 0) and its methods return errors.
+// A File is what a bloomcast file (or a Squid digest, or another
+// program's filter) holds, with what its frame said: one structure, of
+// the kind Kind says, which File's methods query, change and write back
+// as that kind does, and which As returns for what only that kind has.
+// Read makes Files; the zero value holds nothing (Kind 0) and its
+// methods return errors.
 type File struct {
 	// Header is the frame's header; for a Squid digest, only its
-	// version and hashing scheme (hashing.SquidMD5).
+	// version and hashing scheme (hashing.SquidMD5); zero for another
+	// program's filter.
 	Header envelope.Header
 	// Size is the bytes of the encoding.
 	Size int64
-
-	Bloom     *bloom.Filter
-	Counting  *counting.Filter
-	Squid     *squid.Digest
-	Delta     *digest.Delta
-	Deletion  *counting.DeletionFilter
-	FPSet     *fpset.Sorted     // a fingerprint set in its sorted form
-	FPSetRice *fpset.Compressed // a fingerprint set, Golomb–Rice coded
-	Bloomier  *bloomier.Filter
-	Ribbon    *ribbon.Filter
-	Table     *mht.Table
-	Summary   mht.Summary
-	// Scalable is a scalable Bloom filter, its layers decoded whatever
-	// their codecs.
-	Scalable *scalable.Filter
-
-	// Guava and BitsAndBlooms hold the filters of other programs; Header
-	// is then zero.
-	Guava         *guava.Filter
-	BitsAndBlooms *bitsandblooms.Filter
-	SBBF          *parquet.Filter
-	// Parquet is a Parquet file, its footer and filters read into
-	// memory: File.Parquet.Probe answers by column and row group.
-	Parquet *parquet.File
 	// Keys is how Contains and Add hash the keys of a Guava or Parquet
 	// filter (Options.Keys); the other kinds take KeyString only.
 	Keys KeyType
 
-	// Pieces is set for a Bloom filter coded in pieces (codec 3); with
-	// Options.LazyPieces Bloom is then nil, and Contains decodes only
-	// the pieces a key's probes fall in.
-	Pieces *digest.Pieces
-	// EntropyBits is the structure's m·H(p̂) (for counters their
-	// order-0 entropy): what no coder of the model beats. Set for Bloom
-	// and counting filters read whole.
-	EntropyBits float64
-
+	k      kind   // what f holds, as its kind's type; nil: nothing
 	format Format // as read; see Format
-	// layerCodec is the codec a scalable filter's layers were read with
-	// (Auto when they differ), which writing it back keeps.
-	layerCodec digest.Codec
 }
 
 // Options says how to read a file. The zero value reads every kind
@@ -133,7 +90,7 @@ type Options struct {
 	// larger regular file.
 	Limits envelope.Limits
 	// LazyPieces keeps a Bloom filter coded in pieces as digest.Pieces
-	// (File.Pieces), decoding pieces only as queries need them.
+	// (As), decoding pieces only as queries need them.
 	LazyPieces bool
 	// Format, if not 0, is the format the file must be in; 0 detects it.
 	Format Format
@@ -247,20 +204,10 @@ func expectEOF(br *bufio.Reader) error {
 // another program's; 0 for a File that holds nothing.
 func (f *File) Format() Format {
 	switch {
-	case f == nil || f.Kind() == 0:
+	case f.Kind() == 0:
 		return 0
 	case f.format != 0:
 		return f.format
-	case f.Squid != nil:
-		return FormatSquid
-	case f.Guava != nil:
-		return FormatGuava
-	case f.BitsAndBlooms != nil:
-		return FormatBitsAndBlooms
-	case f.SBBF != nil:
-		return FormatParquetSBBF
-	case f.Parquet != nil:
-		return FormatParquet
 	}
 	return FormatBloomcast
 }
@@ -300,7 +247,7 @@ var errEmptyFile = errorf("the File holds nothing (not made by Read)")
 func (f *File) Contains(key []byte) (bool, error) { return f.kind().contains(f, key) }
 
 // Add adds key: to a Bloom, counting or scalable filter (not to the copy of a
-// counting filter's bit view in f.Bloom, which stays as read; a scalable
+// counting filter's bit view that As gives, which stays as read; a scalable
 // filter grows a layer when its newest is full), to a deletion filter's added keys, or for a Squid
 // digest the store key of the URL requested with GET (canonicalised as
 // Squid does; a key that is not an absolute URL is an error), or to a
@@ -308,16 +255,6 @@ func (f *File) Contains(key []byte) (bool, error) { return f.kind().contains(f, 
 // The other kinds take no keys. A Bloom filter read lazily in pieces is
 // decoded first.
 func (f *File) Add(key []byte) error { return f.kind().add(f, key) }
-
-// decodeView decodes a lazily read piecewise digest whole.
-func (f *File) decodeView() error {
-	if f.Bloom != nil || f.Pieces == nil {
-		return nil
-	}
-	b, err := f.Pieces.Filter()
-	f.Bloom = b
-	return err
-}
 
 // article is "a " and the kind's name.
 func article(k Kind) string { return "a " + k.String() }
@@ -330,14 +267,13 @@ func (f *File) Codec() digest.Codec {
 	if f == nil {
 		return digest.Raw
 	}
-	if f.Pieces != nil {
-		return f.Pieces.Codec()
-	}
-	if f.Scalable != nil {
-		return f.layerCodec
-	}
-	return codecOf(f.Header.Codec)
+	return f.kind().codec(f)
 }
+
+// EntropyBits is the structure's m·H(p̂) (for counters their order-0
+// entropy): what no coder of the model beats. It is set for Bloom,
+// counting and scalable filters read whole, and 0 for the others.
+func (f *File) EntropyBits() float64 { return f.kind().entropyBits() }
 
 // Digest returns a Bloom, counting or scalable filter as a
 // digest.Digest, with the sequence and codec it was read with; nil for
@@ -377,8 +313,8 @@ func (f *File) Encoding(codec digest.Codec) (io.WriterTo, error) {
 // filter, say), with codec: in pieces of f's size when f was read in
 // pieces and codec is theirs, else as one stream.
 func (f *File) EncodeDigest(d *digest.Digest, codec digest.Codec) (Frame, error) {
-	if f != nil && f.Pieces != nil && codec == f.Codec() {
-		return digest.EncodePieces(d, codec, f.Pieces.PieceBytes())
+	if p, ok := As[*digest.Pieces](f); ok && codec == f.Codec() {
+		return digest.EncodePieces(d, codec, p.PieceBytes())
 	}
 	return digest.Encode(d, codec)
 }

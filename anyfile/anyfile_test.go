@@ -173,18 +173,18 @@ func TestPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Bloom != nil || f.Pieces == nil || f.Kind() != anyfile.Bloom || f.Codec() != digest.Arith {
-		t.Fatalf("lazy pieces: Bloom %v, View %v, kind %v, codec %v", f.Bloom != nil, f.Pieces != nil, f.Kind(), f.Codec())
+	if as[*bloom.Filter](f) != nil || as[*digest.Pieces](f) == nil || f.Kind() != anyfile.Bloom || f.Codec() != digest.Arith {
+		t.Fatalf("lazy pieces: Bloom %v, View %v, kind %v, codec %v", as[*bloom.Filter](f) != nil, as[*digest.Pieces](f) != nil, f.Kind(), f.Codec())
 	}
 	if in, err := f.Contains([]byte(url)); !in || err != nil {
 		t.Errorf("Contains: %t, %v", in, err)
 	}
-	if err := f.Add([]byte("new")); err != nil || f.Bloom == nil {
+	if err := f.Add([]byte("new")); err != nil || as[*bloom.Filter](f) == nil {
 		t.Fatalf("Add: %v", err)
 	}
 	out := bytesOf(t, f)
 	g, err := anyfile.Read(bytes.NewReader(out), anyfile.Options{})
-	if err != nil || g.Pieces == nil || g.Pieces.PieceBytes() != f.Pieces.PieceBytes() {
+	if err != nil || as[*digest.Pieces](g) == nil || as[*digest.Pieces](g).PieceBytes() != as[*digest.Pieces](f).PieceBytes() {
 		t.Fatalf("written back: err %v, not in pieces of the same size", err)
 	}
 	if in, _ := g.Contains([]byte("new")); !in {
@@ -221,15 +221,15 @@ func TestCombine(t *testing.T) {
 		t.Error("a Bloom filter combined with a counting filter")
 	}
 	cf := read(fs[anyfile.Counting])
-	if err := cf.Union(read(fs[anyfile.Counting])); err != nil || cf.Counting.Count([]byte(url)) != 2 {
-		t.Errorf("counting union: %v, count %d", err, cf.Counting.Count([]byte(url)))
+	if err := cf.Union(read(fs[anyfile.Counting])); err != nil || as[*counting.Filter](cf).Count([]byte(url)) != 2 {
+		t.Errorf("counting union: %v, count %d", err, as[*counting.Filter](cf).Count([]byte(url)))
 	}
 	if cf.Intersect(read(fs[anyfile.Counting])) == nil {
 		t.Error("counting filters intersected")
 	}
 	sq := read(fs[anyfile.Squid])
-	if err := sq.Union(read(fs[anyfile.Squid])); err != nil || sq.Squid.Header.Count != 1 {
-		t.Errorf("squid union: %v, count %d", err, sq.Squid.Header.Count)
+	if err := sq.Union(read(fs[anyfile.Squid])); err != nil || as[*squid.Digest](sq).Header.Count != 1 {
+		t.Errorf("squid union: %v, count %d", err, as[*squid.Digest](sq).Header.Count)
 	}
 	if read(fs[anyfile.FPSet]).Union(read(fs[anyfile.FPSet])) == nil {
 		t.Error("fingerprint sets combined")
@@ -251,9 +251,9 @@ func TestFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := f.Bloom.M()
-	if err := f.Fold(0); err != nil || f.Bloom.M() != m/2 {
-		t.Fatalf("fold: %v, m %d of %d", err, f.Bloom.M(), m)
+	m := as[*bloom.Filter](f).M()
+	if err := f.Fold(0); err != nil || as[*bloom.Filter](f).M() != m/2 {
+		t.Fatalf("fold: %v, m %d of %d", err, as[*bloom.Filter](f).M(), m)
 	}
 	if in, _ := f.Contains([]byte(url)); !in {
 		t.Error("folding lost the key")
@@ -349,8 +349,8 @@ func TestUpdateConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Kind() != anyfile.Counting || f.Counting.Len() != 17 {
-		t.Errorf("after 16 updates: %v with %d keys, want a counting filter with 17", f.Kind(), f.Counting.Len())
+	if f.Kind() != anyfile.Counting || as[*counting.Filter](f).Len() != 17 {
+		t.Errorf("after 16 updates: %v with %d keys, want a counting filter with 17", f.Kind(), as[*counting.Filter](f).Len())
 	}
 	if fi, err := os.Stat(path); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode after updates: %v, %v", fi.Mode(), err)

@@ -71,8 +71,12 @@ type BuildResult struct {
 // as "bloomcast build" does. Make one with NewBuilder; the zero value
 // is not usable (Add panics and Finish returns an error).
 type Builder struct {
-	cfg      BuildConfig
-	f        *File
+	cfg BuildConfig
+	// The filter: counters, or bits (a Bloom filter, or a deletion
+	// filter's added keys, with deletion set).
+	counters *counting.Filter
+	bits     *bloom.Filter
+	deletion *counting.DeletionFilter
 	solved   params.Solved
 	deferred bool              // sized at Finish from the hashes held
 	hs       []hashing.Hash128 // deferred: every key's hash; else a batch
@@ -122,7 +126,7 @@ func (b *Builder) size(q params.Query) error {
 	if c.Kind == Counting {
 		cf, err := counting.New(counting.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits,
 			Width: c.Width, MinimalIncrease: c.MinimalIncrease, Seed: c.Seed})
-		b.f = &File{Counting: cf}
+		b.counters = cf
 		return err
 	}
 	bf, err := bloom.New(bloom.Config{Layout: s.Shape.Layout, M: s.Shape.M, K: s.Shape.K, BlockBits: s.Shape.BlockBits, Seed: c.Seed, Folds: c.Folds})
@@ -131,10 +135,13 @@ func (b *Builder) size(q params.Query) error {
 	}
 	if c.Kind == Deletion {
 		d, err := counting.NewDeletion(bloom.Config{Layout: bf.Layout(), M: bf.M(), K: bf.K(), BlockBits: bf.BlockBits(), Seed: c.Seed})
-		b.f = &File{Deletion: d}
-		return err
+		if err != nil {
+			return err
+		}
+		b.deletion, b.bits = d, d.Added()
+		return nil
 	}
-	b.f = &File{Bloom: bf}
+	b.bits = bf
 	return nil
 }
 
@@ -153,14 +160,11 @@ func (b *Builder) Add(key []byte) {
 }
 
 func (b *Builder) addBatch(hs []hashing.Hash128) {
-	switch {
-	case b.f.Counting != nil:
-		b.f.Counting.AddBatch(hs)
-	case b.f.Deletion != nil:
-		b.f.Deletion.Added().AddBatch(hs)
-	default:
-		b.f.Bloom.AddBatch(hs)
+	if b.counters != nil {
+		b.counters.AddBatch(hs)
+		return
 	}
+	b.bits.AddBatch(hs)
 }
 
 // Finish sizes the filter if it waited for the keys, adds what is held,
@@ -169,7 +173,7 @@ func (b *Builder) addBatch(hs []hashing.Hash128) {
 // every add) and returns the filter with what was read. The Builder is
 // not used again.
 func (b *Builder) Finish() (*File, BuildResult, error) {
-	if b == nil || (b.f == nil && !b.deferred) {
+	if b == nil || (b.counters == nil && b.bits == nil && !b.deferred) {
 		return nil, BuildResult{}, errorf("a Builder not made by NewBuilder")
 	}
 	var r BuildResult
@@ -186,11 +190,7 @@ func (b *Builder) Finish() (*File, BuildResult, error) {
 	}
 	b.addBatch(b.hs)
 	b.hs = nil
-	f := b.f
-	bf := f.Bloom
-	if f.Deletion != nil {
-		bf = f.Deletion.Added()
-	}
+	bf := b.bits
 	switch {
 	case bf != nil && r.Exact:
 		bf.SetCount(r.Distinct)
@@ -200,10 +200,15 @@ func (b *Builder) Finish() (*File, BuildResult, error) {
 	case !r.Exact:
 		r.Distinct = r.Read
 	}
-	if f.Counting != nil {
-		r.Shape, r.Fill = f.Counting.Shape(), f.Counting.FillRatio()
-		f.Bloom = f.Counting.BitView().Clone()
-	} else {
+	f := &File{k: &bloomKind{bits: bf}}
+	switch {
+	case b.counters != nil:
+		r.Shape, r.Fill = b.counters.Shape(), b.counters.FillRatio()
+		f.k = newCountingKind(b.counters, 0)
+	case b.deletion != nil:
+		r.Shape, r.Fill = bf.Shape(), bf.FillRatio()
+		f.k = &deletionKind{d: b.deletion}
+	default:
 		r.Shape, r.Fill = bf.Shape(), bf.FillRatio()
 	}
 	r.Solved = b.solved

@@ -102,7 +102,7 @@ func (b *ForeignBuilder) Finish() (*File, ForeignResult, error) {
 	switch {
 	case b.fit != nil:
 		r.Distinct = b.fit.Distinct()
-		return &File{SBBF: b.fit.Filter(), Keys: b.spec.Keys}, r, nil
+		return &File{k: &sbbfKind{p: b.fit.Filter()}, Keys: b.spec.Keys, format: FormatParquetSBBF}, r, nil
 	case b.f != nil:
 		return b.f, r, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // Build a Guava filter sized for the distinct keys read, as "bloomcast
@@ -62,7 +63,7 @@ func TestForeignBuilderModes(t *testing.T) {
 	if err != nil || r.Read != 1000 || r.Distinct != 1000 {
 		t.Fatalf("fitted: %+v %v", r, err)
 	}
-	if blocks := f.SBBF.Blocks(); blocks > 1<<10 {
+	if blocks := as[*parquet.Filter](f).Blocks(); blocks > 1<<10 {
 		t.Errorf("fitted filter of 1000 keys has %d blocks", blocks)
 	}
 	if ok, _ := f.Contains([]byte("999")); !ok {

@@ -39,7 +39,8 @@ func ExampleBuilder() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("read back:", g.Kind(), g.Bloom.Count())
+	bf, _ := anyfile.As[*bloom.Filter](g)
+	fmt.Println("read back:", g.Kind(), bf.Count())
 	// Output:
 	// Bloom filter 4 keys read, 3 distinct
 	// blocked m = 512 k = 2
@@ -101,11 +102,11 @@ func TestBuilderEstimatedCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Exact || !f.Bloom.CountEstimated() || r.Distinct != f.Bloom.Count() || r.Read != 500 {
-		t.Errorf("got %+v, count %d estimated %v", r, f.Bloom.Count(), f.Bloom.CountEstimated())
+	if r.Exact || !as[*bloom.Filter](f).CountEstimated() || r.Distinct != as[*bloom.Filter](f).Count() || r.Read != 500 {
+		t.Errorf("got %+v, count %d estimated %v", r, as[*bloom.Filter](f).Count(), as[*bloom.Filter](f).CountEstimated())
 	}
-	if f.Bloom.Folds() < bloom.DefaultFolds {
-		t.Errorf("folds %d", f.Bloom.Folds())
+	if as[*bloom.Filter](f).Folds() < bloom.DefaultFolds {
+		t.Errorf("folds %d", as[*bloom.Filter](f).Folds())
 	}
 }
 

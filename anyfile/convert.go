@@ -66,14 +66,7 @@ func (f *File) Convert(to Format, codec digest.Codec) (io.WriterTo, error) {
 	case to == from:
 		return f.Encoding(f.Codec())
 	case to.family() == from.family() && from.family() == FormatBitsAndBlooms:
-		var b []byte
-		var err error
-		if to == FormatBitsAndBloomsJSON {
-			b, err = f.BitsAndBlooms.MarshalJSON()
-		} else {
-			b, err = f.BitsAndBlooms.MarshalBinary()
-		}
-		return Frame(b), err
+		return kindOf[*bitsAndBloomsKind](f).marshal(to == FormatBitsAndBloomsJSON)
 	}
 	return nil, &Error{fmt.Errorf("%w from %s to %v: %s", ErrLossy, article(f.Kind()), to, lossReason(from, to))}
 }
@@ -93,12 +86,13 @@ func (f *File) ColumnFilter(column string, rowGroup int) (*File, error) {
 	if f.Format() != FormatParquet {
 		return nil, errorf("%s has no column chunks: only a Parquet file does", article(f.Kind()))
 	}
-	if !slices.Contains(f.Parquet.Columns(), column) {
-		return nil, errorf("no column %q in the Parquet file (columns: %s)", column, strings.Join(f.Parquet.Columns(), ", "))
+	pf := kindOf[*parquetKind](f).p
+	if !slices.Contains(pf.Columns(), column) {
+		return nil, errorf("no column %q in the Parquet file (columns: %s)", column, strings.Join(pf.Columns(), ", "))
 	}
 	var chunks []parquet.Chunk
 	var groups []string
-	for _, c := range f.Parquet.Filters() {
+	for _, c := range pf.Filters() {
 		if c.Column == column {
 			chunks = append(chunks, c)
 			groups = append(groups, strconv.Itoa(c.RowGroup))
@@ -106,7 +100,7 @@ func (f *File) ColumnFilter(column string, rowGroup int) (*File, error) {
 	}
 	switch {
 	case len(chunks) == 0:
-		return nil, errorf("column %s carries no bloom filter in any of the file's %d row groups", column, f.Parquet.RowGroups())
+		return nil, errorf("column %s carries no bloom filter in any of the file's %d row groups", column, pf.RowGroups())
 	case rowGroup < 0 && len(chunks) > 1:
 		return nil, errorf("column %s has a bloom filter in each of row groups %s: choose one", column, strings.Join(groups, ", "))
 	case rowGroup < 0:
@@ -114,13 +108,13 @@ func (f *File) ColumnFilter(column string, rowGroup int) (*File, error) {
 	}
 	i := slices.IndexFunc(chunks, func(c parquet.Chunk) bool { return c.RowGroup == rowGroup })
 	if i < 0 {
-		return nil, errorf("row group %d of the file's %d has no bloom filter for column %s (row groups with one: %s)", rowGroup, f.Parquet.RowGroups(), column, strings.Join(groups, ", "))
+		return nil, errorf("row group %d of the file's %d has no bloom filter for column %s (row groups with one: %s)", rowGroup, pf.RowGroups(), column, strings.Join(groups, ", "))
 	}
-	flt, err := f.Parquet.ReadFilter(chunks[i])
+	flt, err := pf.ReadFilter(chunks[i])
 	if err != nil {
 		return nil, err
 	}
-	g := &File{SBBF: flt, format: FormatParquetSBBF}
+	g := &File{k: &sbbfKind{p: flt}, format: FormatParquetSBBF}
 	if k := slices.Index(parquetTypes[:], chunks[i].Type); k >= 0 {
 		g.Keys = KeyType(k)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/params"
@@ -66,7 +67,8 @@ func ExampleDiff() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("sequence", next.Sequence, "c:", next.Bloom.Contains([]byte("c")), "equal:", next.Bloom.Equal(v2.Bloom))
+	b2, _ := anyfile.As[*bloom.Filter](v2)
+	fmt.Println("sequence", next.Sequence, "c:", next.Bloom.Contains([]byte("c")), "equal:", next.Bloom.Equal(b2))
 	// Output:
 	// sequence 1 c: true equal: true
 }
@@ -82,8 +84,8 @@ func TestRecodeDiffPatch(t *testing.T) {
 			t.Fatal(c, err)
 		}
 		g := reread(t, b)
-		if g.Header.Sequence != 7 || !g.Bloom.Equal(f.Bloom) || (c.pieces > 0) != (g.Pieces != nil) {
-			t.Errorf("%v: sequence %d, equal %v, view %v", c, g.Header.Sequence, g.Bloom.Equal(f.Bloom), g.Pieces != nil)
+		if g.Header.Sequence != 7 || !as[*bloom.Filter](g).Equal(as[*bloom.Filter](f)) || (c.pieces > 0) != (as[*digest.Pieces](g) != nil) {
+			t.Errorf("%v: sequence %d, equal %v, view %v", c, g.Header.Sequence, as[*bloom.Filter](g).Equal(as[*bloom.Filter](f)), as[*digest.Pieces](g) != nil)
 		}
 	}
 	cf := built(t, anyfile.Counting, "x")

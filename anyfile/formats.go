@@ -3,9 +3,10 @@ package anyfile
 import (
 	"bufio"
 	"fmt"
-	"github.com/bloomcast/bloomcast/params"
 	"io"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/params"
 
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"

@@ -10,8 +10,12 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
+	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // golden reads a golden file of a format package.
@@ -105,7 +109,7 @@ func TestGuavaKeys(t *testing.T) {
 	if err := f.Add([]byte("-42")); err != nil {
 		t.Fatal(err)
 	}
-	if !f.Guava.TestLong(-42) {
+	if !as[*guava.Filter](f).TestLong(-42) {
 		t.Error("Add with KeyLong did not add the long")
 	}
 	for format, b := range foreignFiles(t) {
@@ -179,11 +183,11 @@ func TestForeignOperations(t *testing.T) {
 		t.Error("New made a bloomcast filter")
 	}
 	g, err := anyfile.New(anyfile.Spec{Format: anyfile.FormatGuava, N: 1000, P: 0.01})
-	if err != nil || g.Guava.Bits() != 9600 || g.Guava.K() != 7 {
+	if err != nil || as[*guava.Filter](g).Bits() != 9600 || as[*guava.Filter](g).K() != 7 {
 		t.Fatalf("Guava sized for 1000 keys at 0.01: %v", err)
 	}
 	bb, err := anyfile.New(anyfile.Spec{Format: anyfile.FormatBitsAndBlooms, N: 1000, P: 0.01})
-	if err != nil || bb.BitsAndBlooms.M() != 9586 || bb.BitsAndBlooms.K() != 7 {
+	if err != nil || as[*bitsandblooms.Filter](bb).M() != 9586 || as[*bitsandblooms.Filter](bb).K() != 7 {
 		t.Fatalf("bits-and-blooms sized for 1000 keys at 0.01: %v", err)
 	}
 }
@@ -209,7 +213,7 @@ func TestConvert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raw := read(t, bytesOf(t, w), anyfile.Options{}); raw.Codec() != digest.Raw || !raw.Bloom.Equal(bf.Bloom) {
+	if raw := read(t, bytesOf(t, w), anyfile.Options{}); raw.Codec() != digest.Raw || !as[*bloom.Filter](raw).Equal(as[*bloom.Filter](bf)) {
 		t.Fatalf("fast to raw: codec %v", raw.Codec())
 	}
 	all := map[anyfile.Format]*anyfile.File{
@@ -237,6 +241,13 @@ func TestConvert(t *testing.T) {
 // error or a File, never a panic, and what is read is written back.
 func FuzzRead(f *testing.F) {
 	for _, b := range foreignFiles(f) {
+		f.Add(b, uint8(0))
+	}
+	for _, name := range []string{"golden-static-full.bin", "golden-static-delta.bin"} {
+		b, err := os.ReadFile(filepath.Join("..", "digest", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b, uint8(0))
 	}
 	f.Add([]byte{1, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(0))
@@ -277,14 +288,14 @@ func TestParquetFile(t *testing.T) {
 		if f.Kind() != anyfile.ParquetFile || f.Format() != anyfile.FormatParquet {
 			t.Fatalf("read as %v, %v", f.Kind(), f.Format())
 		}
-		answers, err := f.Parquet.Probe("s", []string{"k1100", "k5000"})
+		answers, err := as[*parquet.File](f).Probe("s", []string{"k1100", "k5000"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(answers[0].RowGroups) != 1 || answers[0].RowGroups[0] != 1 || len(answers[1].RowGroups) != 0 {
 			t.Fatalf("Probe: %+v", answers)
 		}
-		if reports, err := f.Parquet.Reports(); err != nil || len(reports) != 12 {
+		if reports, err := as[*parquet.File](f).Reports(); err != nil || len(reports) != 12 {
 			t.Fatalf("Reports: %d, %v", len(reports), err)
 		}
 		if _, err := f.Contains([]byte("k1")); err == nil {
@@ -315,7 +326,7 @@ func TestColumnFilter(t *testing.T) {
 	for _, name := range []string{"duckdb.parquet", "parquetgo.parquet"} {
 		data := golden(t, "parquet", name)
 		f := read(t, data, anyfile.Options{})
-		for _, c := range f.Parquet.Filters() {
+		for _, c := range as[*parquet.File](f).Filters() {
 			g, err := f.ColumnFilter(c.Column, c.RowGroup)
 			if err != nil {
 				t.Fatal(err)
@@ -348,7 +359,7 @@ func TestColumnFilter(t *testing.T) {
 			if g.Keys != want {
 				t.Errorf("%s column %s: keys %v, want %v", name, c.Column, g.Keys, want)
 			}
-			answers, err := f.Parquet.Probe(c.Column, values)
+			answers, err := as[*parquet.File](f).Probe(c.Column, values)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,113 +2,150 @@ package anyfile
 
 import (
 	"io"
-	"math"
 
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
-// bloomKind is a Bloom filter (envelope.TypeBloom), read whole into
-// File.Bloom or, coded in pieces with Options.LazyPieces, kept as
-// File.Pieces and decoded as queries and changes need it.
-type bloomKind struct{ none }
+// bloomKind is a Bloom filter (envelope.TypeBloom), read whole or, coded
+// in pieces with Options.LazyPieces, kept as its pieces and decoded as
+// queries and changes need it.
+type bloomKind struct {
+	none
+	bits    *bloom.Filter  // nil while read lazily and not yet decoded
+	pieces  *digest.Pieces // set when coded in pieces (codec 3)
+	entropy float64
+}
 
-// decodeBloom decodes a Bloom or counting filter's frame; a counting
-// filter's bit view is copied into File.Bloom.
+// decodeBloom decodes a Bloom or counting filter's frame.
 func decodeBloom(f *File, payload []byte, opt Options) error {
 	h, lim := f.Header, opt.Limits
+	k := &bloomKind{}
 	if h.Type == envelope.TypeBloom && h.Codec == envelope.CodecPieces {
 		var err error
-		if f.Pieces, err = digest.NewPieces(h, payload, lim, 0); err != nil || opt.LazyPieces {
+		if k.pieces, err = digest.NewPieces(h, payload, lim, 0); err != nil {
 			return err
+		}
+		if opt.LazyPieces {
+			f.k = k
+			return nil
 		}
 	}
 	d, err := digest.FromFrame(h, payload, lim)
 	if err != nil {
 		return err
 	}
-	f.Bloom, f.Counting, f.EntropyBits = d.Bloom, d.Counting, d.EntropyBits()
 	if d.Counting != nil {
-		f.Bloom = d.Counting.BitView().Clone()
+		f.k = newCountingKind(d.Counting, d.EntropyBits())
+		return nil
 	}
+	k.bits, k.entropy = d.Bloom, d.EntropyBits()
+	f.k = k
 	return nil
 }
 
-func (bloomKind) contains(f *File, key []byte) (bool, error) {
-	if f.Bloom == nil {
-		return f.Pieces.Contains(key)
+func (*bloomKind) Kind() Kind { return Bloom }
+
+// decoded decodes a filter read lazily in pieces whole.
+func (k *bloomKind) decoded() error {
+	if k.bits != nil || k.pieces == nil {
+		return nil
 	}
-	return f.Bloom.Contains(key), nil
+	b, err := k.pieces.Filter()
+	k.bits = b
+	return err
 }
 
-func (bloomKind) add(f *File, key []byte) error {
-	if err := f.decodeView(); err != nil {
+func (k *bloomKind) contains(_ *File, key []byte) (bool, error) {
+	if k.bits == nil {
+		return k.pieces.Contains(key)
+	}
+	return k.bits.Contains(key), nil
+}
+
+func (k *bloomKind) add(_ *File, key []byte) error {
+	if err := k.decoded(); err != nil {
 		return err
 	}
-	f.Bloom.Add(key)
+	k.bits.Add(key)
 	return nil
 }
 
-func (k bloomKind) encoding(f *File, codec digest.Codec) (io.WriterTo, error) {
-	if codec == digest.Raw && f.Header.Sequence == 0 && f.Pieces == nil {
+func (k *bloomKind) encoding(f *File, codec digest.Codec) (io.WriterTo, error) {
+	if codec == digest.Raw && f.Header.Sequence == 0 && k.pieces == nil {
 		// What digest.Encode writes, streamed from the array.
-		return f.Bloom, nil
+		return k.bits, nil
 	}
 	d := k.digest(f)
 	if d == nil {
-		return nil, f.decodeView()
+		return nil, k.decoded()
 	}
 	return f.EncodeDigest(d, codec)
 }
 
-func (k bloomKind) convertFrame(f *File, codec digest.Codec) (io.WriterTo, error) {
+func (k *bloomKind) convertFrame(f *File, codec digest.Codec) (io.WriterTo, error) {
 	return k.encoding(f, codec)
 }
 
-func (bloomKind) digest(f *File) *digest.Digest {
-	if f.decodeView() != nil {
+func (k *bloomKind) digest(f *File) *digest.Digest {
+	if k.decoded() != nil {
 		return nil
 	}
-	return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Bloom: f.Bloom}
+	return &digest.Digest{Sequence: f.Header.Sequence, Codec: f.Header.Codec, Bloom: k.bits}
 }
 
-func (bloomKind) combine(f, g *File, intersect bool) error { return combineBits(f, g, intersect) }
+func (k *bloomKind) combine(_, g *File, intersect bool) error {
+	o := kindOf[*bloomKind](g)
+	if err := k.decoded(); err != nil {
+		return err
+	}
+	if err := o.decoded(); err != nil {
+		return err
+	}
+	return combineBits(k.bits, o.bits, intersect)
+}
 
-func (bloomKind) foldable(*File) error { return nil }
+func (*bloomKind) foldable(*File) error { return nil }
 
-func (bloomKind) fold(f *File, toBits uint64) error {
-	if err := f.decodeView(); err != nil {
+func (k *bloomKind) fold(_ *File, toBits uint64) error {
+	if err := k.decoded(); err != nil {
 		return err
 	}
 	if toBits == 0 {
-		return f.Bloom.Fold()
+		return k.bits.Fold()
 	}
-	return f.Bloom.FoldTo(toBits)
+	return k.bits.FoldTo(toBits)
 }
 
-// combineBits ORs (or ANDs) g's bits into f's, two Bloom filters or
-// Squid digests of one shape; a Squid digest's header then sums the
-// deletions and takes the count estimated from the bits.
-func combineBits(f, g *File, intersect bool) error {
-	if err := f.decodeView(); err != nil {
+func (k *bloomKind) structures() []any {
+	var ss []any
+	if k.bits != nil {
+		ss = append(ss, k.bits)
+	}
+	if k.pieces != nil {
+		ss = append(ss, k.pieces)
+	}
+	return ss
+}
+
+func (k *bloomKind) codec(f *File) digest.Codec {
+	if k.pieces != nil {
+		return k.pieces.Codec()
+	}
+	return codecOf(f.Header.Codec)
+}
+
+func (k *bloomKind) entropyBits() float64 { return k.entropy }
+
+// combineBits ORs (or ANDs) b's bits into a's, two Bloom filters (or
+// Squid digests' masks) of one shape.
+func combineBits(a, b *bloom.Filter, intersect bool) error {
+	if err := a.Compatible(b); err != nil {
 		return err
 	}
-	if err := g.decodeView(); err != nil {
-		return err
-	}
-	if err := f.Bloom.Compatible(g.Bloom); err != nil {
-		return err
-	}
-	op := f.Bloom.Union
 	if intersect {
-		op = f.Bloom.Intersect
+		return a.Intersect(b)
 	}
-	if err := op(g.Bloom); err != nil {
-		return err
-	}
-	if d := f.Squid; d != nil {
-		d.Header.DelCount = uint32(min(uint64(d.Header.DelCount)+uint64(g.Squid.Header.DelCount), math.MaxInt32))
-		d.Header.Count = uint32(min(math.Round(f.Bloom.EstimateCount()), math.MaxInt32))
-	}
-	return nil
+	return a.Union(b)
 }

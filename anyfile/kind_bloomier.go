@@ -4,15 +4,26 @@ import "github.com/bloomcast/bloomcast/bloomier"
 
 // bloomierKind is a Bloomier filter (envelope.TypeBloomier): a static
 // function from keys to values.
-type bloomierKind struct{ none }
-
-func decodeBloomier(f *File, payload []byte, _ Options) (err error) {
-	f.Bloomier, err = bloomier.FromFrame(f.Header, payload)
-	return err
+type bloomierKind struct {
+	none
+	b *bloomier.Filter
 }
+
+func decodeBloomier(f *File, payload []byte, _ Options) error {
+	b, err := bloomier.FromFrame(f.Header, payload)
+	if err != nil {
+		return err
+	}
+	f.k = &bloomierKind{b: b}
+	return nil
+}
+
+func (*bloomierKind) Kind() Kind { return Bloomier }
 
 // contains: the key has a value.
-func (bloomierKind) contains(f *File, key []byte) (bool, error) {
-	_, ok := f.Bloomier.Get(key)
+func (k *bloomierKind) contains(_ *File, key []byte) (bool, error) {
+	_, ok := k.b.Get(key)
 	return ok, nil
 }
+
+func (k *bloomierKind) structures() []any { return []any{k.b} }

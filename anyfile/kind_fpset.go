@@ -3,22 +3,40 @@ package anyfile
 import "github.com/bloomcast/bloomcast/fpset"
 
 // fpsetKind is a fingerprint set (envelope.TypeFPSet), in its sorted
-// form (File.FPSet) or Golomb–Rice coded (File.FPSetRice, parameter 2).
-type fpsetKind struct{ none }
-
-func decodeFPSet(f *File, payload []byte, _ Options) (err error) {
-	if h := f.Header; len(h.Params) > 0 && h.Params[0] == 2 {
-		f.FPSetRice, err = fpset.CompressedFromFrame(h, payload)
-	} else {
-		f.FPSet, err = fpset.FromFrame(h, payload)
-	}
-	return err
+// form or Golomb–Rice coded (parameter 2): exactly one of the two is set.
+type fpsetKind struct {
+	none
+	sorted *fpset.Sorted
+	rice   *fpset.Compressed
 }
 
-// contains: the key's fingerprint is in the set.
-func (fpsetKind) contains(f *File, key []byte) (bool, error) {
-	if f.FPSet != nil {
-		return f.FPSet.Contains(key), nil
+func decodeFPSet(f *File, payload []byte, _ Options) (err error) {
+	k := &fpsetKind{}
+	if h := f.Header; len(h.Params) > 0 && h.Params[0] == 2 {
+		k.rice, err = fpset.CompressedFromFrame(h, payload)
+	} else {
+		k.sorted, err = fpset.FromFrame(h, payload)
 	}
-	return f.FPSetRice.Contains(key), nil
+	if err != nil {
+		return err
+	}
+	f.k = k
+	return nil
+}
+
+func (*fpsetKind) Kind() Kind { return FPSet }
+
+// contains: the key's fingerprint is in the set.
+func (k *fpsetKind) contains(_ *File, key []byte) (bool, error) {
+	if k.sorted != nil {
+		return k.sorted.Contains(key), nil
+	}
+	return k.rice.Contains(key), nil
+}
+
+func (k *fpsetKind) structures() []any {
+	if k.sorted != nil {
+		return []any{k.sorted}
+	}
+	return []any{k.rice}
 }

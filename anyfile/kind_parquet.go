@@ -12,44 +12,55 @@ import (
 
 // parquetKind is a Parquet file (formats/parquet): its footer and every
 // split block filter its column chunks carry, read into memory. It
-// answers by column and row group (File.Parquet.Probe, ColumnFilter) and
+// answers by column and row group (parquet.File.Probe through As, ColumnFilter) and
 // is never written.
-type parquetKind struct{ none }
-
-func decodeParquet(f *File, data []byte) (err error) {
-	f.Parquet, err = parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
-	return err
+type parquetKind struct {
+	none
+	p *parquet.File
 }
+
+func decodeParquet(f *File, data []byte) error {
+	p, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return err
+	}
+	f.k = &parquetKind{p: p}
+	return nil
+}
+
+func (*parquetKind) Kind() Kind { return ParquetFile }
+
+func (k *parquetKind) structures() []any { return []any{k.p} }
 
 // errParquetFile is the error of what a Parquet file does not do.
 func errParquetFile(what string) error {
 	return errorf("a Parquet file holds one filter per column chunk: it %s", what)
 }
 
-func (parquetKind) contains(*File, []byte) (bool, error) {
-	return false, errParquetFile("answers by column and row group (File.Parquet.Probe)")
+func (*parquetKind) contains(*File, []byte) (bool, error) {
+	return false, errParquetFile("answers by column and row group (parquet.File.Probe, ColumnFilter)")
 }
 
-func (parquetKind) add(*File, []byte) error {
+func (*parquetKind) add(*File, []byte) error {
 	return errParquetFile("takes no keys: its filters describe the values in its row groups, which bloomcast does not rewrite")
 }
 
-func (parquetKind) encoding(*File, digest.Codec) (io.WriterTo, error) {
+func (*parquetKind) encoding(*File, digest.Codec) (io.WriterTo, error) {
 	return Frame(nil), errParquetFile("is not written back: bloomcast does not rewrite Parquet files")
 }
 
-func (parquetKind) combine(*File, *File, bool) error {
+func (*parquetKind) combine(*File, *File, bool) error {
 	return errParquetFile("does not combine: bloomcast does not rewrite Parquet files")
 }
 
-func (parquetKind) foldable(*File) error {
+func (*parquetKind) foldable(*File) error {
 	return errParquetFile("is not folded: bloomcast does not rewrite Parquet files")
 }
 
-func (k parquetKind) fold(f *File, _ uint64) error { return k.foldable(f) }
+func (k *parquetKind) fold(f *File, _ uint64) error { return k.foldable(f) }
 
 // checkKeys: the column's type says how its values hash (ColumnFilter).
-func (parquetKind) checkKeys(*File) error { return nil }
+func (*parquetKind) checkKeys(*File) error { return nil }
 
 // readParquet reads a Parquet file: its footer, and every split block
 // filter its column chunks carry, into memory, so that the File answers
@@ -80,7 +91,7 @@ func readParquet(r io.Reader, br *bufio.Reader, opt Options) (*File, error) {
 		}
 	}
 	rec.r = nil // from now on, only what was read
-	return &File{Size: fi.Size(), Parquet: pf, format: FormatParquet}, nil
+	return &File{Size: fi.Size(), k: &parquetKind{p: pf}, format: FormatParquet}, nil
 }
 
 // recordingReaderAt reads through r and keeps what it read; once r is

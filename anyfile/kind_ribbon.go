@@ -9,21 +9,32 @@ import (
 
 // ribbonKind is a ribbon filter (envelope.TypeRibbon): static, near the
 // information bound, written back raw.
-type ribbonKind struct{ none }
-
-func decodeRibbon(f *File, payload []byte, _ Options) (err error) {
-	f.Ribbon, err = ribbon.FromFrame(f.Header, payload)
-	return err
+type ribbonKind struct {
+	none
+	r *ribbon.Filter
 }
 
+func decodeRibbon(f *File, payload []byte, _ Options) error {
+	r, err := ribbon.FromFrame(f.Header, payload)
+	if err != nil {
+		return err
+	}
+	f.k = &ribbonKind{r: r}
+	return nil
+}
+
+func (*ribbonKind) Kind() Kind { return Ribbon }
+
 // contains: the key's row gives its fingerprint.
-func (ribbonKind) contains(f *File, key []byte) (bool, error) { return f.Ribbon.Contains(key), nil }
+func (k *ribbonKind) contains(_ *File, key []byte) (bool, error) { return k.r.Contains(key), nil }
 
-func (ribbonKind) encoding(f *File, _ digest.Codec) (io.WriterTo, error) { return f.Ribbon, nil }
+func (k *ribbonKind) encoding(*File, digest.Codec) (io.WriterTo, error) { return k.r, nil }
 
-func (ribbonKind) convertFrame(f *File, codec digest.Codec) (io.WriterTo, error) {
+func (k *ribbonKind) convertFrame(_ *File, codec digest.Codec) (io.WriterTo, error) {
 	if codec != digest.Raw && codec != digest.Auto {
 		return nil, errorf("a ribbon filter is written raw only, not %v: its solution is as dense as random bits", codec)
 	}
-	return f.Ribbon, nil
+	return k.r, nil
 }
+
+func (k *ribbonKind) structures() []any { return []any{k.r} }

@@ -12,74 +12,89 @@ import (
 // sbbfKind is a Parquet split block Bloom filter alone: its thrift
 // header and bitset (formats/parquet). Its keys are values of a Parquet
 // physical type (File.Keys), hashed in their plain encoding.
-type sbbfKind struct{ none }
+type sbbfKind struct {
+	none
+	p *parquet.Filter
+}
 
-func decodeSBBF(f *File, data []byte) (err error) {
-	f.SBBF, err = parquet.Decode(data)
-	return err
+func decodeSBBF(f *File, data []byte) error {
+	p, err := parquet.Decode(data)
+	if err != nil {
+		return err
+	}
+	f.k = &sbbfKind{p: p}
+	return nil
 }
 
 // newSBBF makes a filter of M bits in whole blocks, or sized for N
 // distinct values at rate P.
-func newSBBF(f *File, s Spec, _ bool) (err error) {
+func newSBBF(f *File, s Spec, _ bool) error {
+	var p *parquet.Filter
+	var err error
 	if s.M > 0 {
-		f.SBBF, err = parquet.NewBlocks(int(min((s.M+255)/256, parquet.MaxBytes/parquet.BlockBytes+1)))
+		p, err = parquet.NewBlocks(int(min((s.M+255)/256, parquet.MaxBytes/parquet.BlockBytes+1)))
 	} else {
-		f.SBBF, err = parquet.NewNDV(max(s.N, 1), s.P)
+		p, err = parquet.NewNDV(max(s.N, 1), s.P)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	f.k = &sbbfKind{p: p}
+	return nil
 }
 
-func (sbbfKind) contains(f *File, key []byte) (bool, error) {
+func (*sbbfKind) Kind() Kind { return SBBF }
+
+func (k *sbbfKind) contains(f *File, key []byte) (bool, error) {
 	p, err := f.Keys.Plain(key)
 	if err != nil {
 		return false, err
 	}
-	return f.SBBF.Check(p), nil
+	return k.p.Check(p), nil
 }
 
-func (sbbfKind) add(f *File, key []byte) error {
+func (k *sbbfKind) add(f *File, key []byte) error {
 	p, err := f.Keys.Plain(key)
 	if err != nil {
 		return err
 	}
-	f.SBBF.Insert(p)
+	k.p.Insert(p)
 	return nil
 }
 
-func (sbbfKind) encoding(f *File, _ digest.Codec) (io.WriterTo, error) {
-	b, err := f.SBBF.MarshalBinary()
+func (k *sbbfKind) encoding(*File, digest.Codec) (io.WriterTo, error) {
+	b, err := k.p.MarshalBinary()
 	return Frame(b), err
 }
 
-func (sbbfKind) combine(f, g *File, intersect bool) error {
+func (k *sbbfKind) combine(_, g *File, intersect bool) error {
+	o := kindOf[*sbbfKind](g).p
 	if intersect {
-		return f.intersectSBBF(g.SBBF)
+		return k.intersect(o)
 	}
-	return f.SBBF.Union(g.SBBF)
+	return k.p.Union(o)
 }
 
-// intersectSBBF ANDs g's bits into f's split block filter, of the same
-// size.
-func (f *File) intersectSBBF(g *parquet.Filter) error {
-	a, b := f.SBBF.Bitset(), g.Bitset()
+// intersect ANDs g's bits into the filter's, of the same size.
+func (k *sbbfKind) intersect(g *parquet.Filter) error {
+	a, b := k.p.Bitset(), g.Bitset()
 	if len(a) != len(b) {
-		return fmt.Errorf("split block filters of %d and %d blocks do not combine", f.SBBF.Blocks(), g.Blocks())
+		return fmt.Errorf("split block filters of %d and %d blocks do not combine", k.p.Blocks(), g.Blocks())
 	}
 	for i := range a {
 		a[i] &= b[i]
 	}
 	h, err := parquet.FromBitset(a)
 	if err == nil {
-		f.SBBF = h
+		k.p = h
 	}
 	return err
 }
 
-func (sbbfKind) foldable(*File) error { return nil }
+func (*sbbfKind) foldable(*File) error { return nil }
 
-func (sbbfKind) fold(f *File, toBits uint64) error {
-	return foldHalver(f, sbbfHalver{f.SBBF}, func() uint64 { return 8 * uint64(f.SBBF.Bytes()) }, toBits)
+func (k *sbbfKind) fold(f *File, toBits uint64) error {
+	return foldHalver(f, sbbfHalver{k.p}, func() uint64 { return 8 * uint64(k.p.Bytes()) }, toBits)
 }
 
 // sbbfHalver is a split block filter as a halver.
@@ -91,8 +106,8 @@ func (s sbbfHalver) Folds() int { return bits.TrailingZeros(uint(s.Blocks())) }
 // block, so the rate from the bits is the mean over the blocks of the
 // product of the words' fills, and the count is the filter's own
 // estimate (parquet.Filter.EstimateNDV).
-func (sbbfKind) stats(f *File) Stats {
-	p := f.SBBF
+func (k *sbbfKind) stats(*File) Stats {
+	p := k.p
 	s := Stats{Format: FormatParquetSBBF, Bits: 8 * uint64(p.Bytes()), K: 8, SizeBytes: uint64(p.Bytes()),
 		SetBits: p.Ones(), FillRatio: p.Fill(), EstimatedCount: p.EstimateNDV(), Blocks: p.Blocks(),
 		Folds: sbbfHalver{p}.Folds()}
@@ -112,4 +127,6 @@ func (sbbfKind) stats(f *File) Stats {
 }
 
 // checkKeys: a split block filter hashes any key type.
-func (sbbfKind) checkKeys(*File) error { return nil }
+func (*sbbfKind) checkKeys(*File) error { return nil }
+
+func (k *sbbfKind) structures() []any { return []any{k.p} }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
@@ -12,9 +13,17 @@ import (
 )
 
 // squidKind is a Squid Cache Digest (formats/squid), recognised by its
-// own header: File.Squid, its mask also in File.Bloom. Its keys are
-// store keys of URLs requested with GET.
-type squidKind struct{ none }
+// own header. Its keys are store keys of URLs requested with GET.
+type squidKind struct {
+	none
+	d *squid.Digest
+}
+
+func (*squidKind) Kind() Kind { return Squid }
+
+// structures: the digest, and its mask, which what reads Bloom filters
+// reads too.
+func (k *squidKind) structures() []any { return []any{k.d, k.d.Filter} }
 
 // readSquid reads a Squid Cache Digest body (what a Squid serves at
 // /squid-internal-periodic/store_digest).
@@ -27,32 +36,43 @@ func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
 		return nil, err
 	}
 	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
-	return &File{Header: h, Size: int64(d.EncodedSize()), Bloom: d.Filter, Squid: d, format: FormatSquid}, nil
+	return &File{Header: h, Size: int64(d.EncodedSize()), k: &squidKind{d: d}, format: FormatSquid}, nil
 }
 
 // contains canonicalises key as Squid does; a key that is not an
 // absolute URL is hashed as given.
-func (squidKind) contains(f *File, key []byte) (bool, error) {
+func (k *squidKind) contains(_ *File, key []byte) (bool, error) {
 	u, err := squid.CanonicalURL(string(key))
 	if err != nil {
 		u = string(key)
 	}
-	return f.Squid.ContainsKey(squid.StoreKeyCanonical(squid.GET, u)), nil
+	return k.d.ContainsKey(squid.StoreKeyCanonical(squid.GET, u)), nil
 }
 
-func (squidKind) add(f *File, key []byte) error {
-	if err := f.Squid.Add(squid.GET, string(key)); err != nil {
+func (k *squidKind) add(_ *File, key []byte) error {
+	if err := k.d.Add(squid.GET, string(key)); err != nil {
 		return fmt.Errorf("key %q: %w (a Squid digest holds URLs)", key, err)
 	}
 	return nil
 }
 
-func (squidKind) encoding(f *File, _ digest.Codec) (io.WriterTo, error) { return f.Squid, nil }
+func (k *squidKind) encoding(*File, digest.Codec) (io.WriterTo, error) { return k.d, nil }
 
-func (squidKind) combine(f, g *File, intersect bool) error { return combineBits(f, g, intersect) }
+// combine ORs (or ANDs) the masks; the header then sums the deletions
+// and takes the count estimated from the bits.
+func (k *squidKind) combine(_, g *File, intersect bool) error {
+	o := kindOf[*squidKind](g)
+	if err := combineBits(k.d.Filter, o.d.Filter, intersect); err != nil {
+		return err
+	}
+	h := &k.d.Header
+	h.DelCount = uint32(min(uint64(h.DelCount)+uint64(o.d.Header.DelCount), math.MaxInt32))
+	h.Count = uint32(min(math.Round(k.d.Filter.EstimateCount()), math.MaxInt32))
+	return nil
+}
 
-func (squidKind) foldable(*File) error {
+func (*squidKind) foldable(*File) error {
 	return errorf("a Squid cache digest cannot be folded: Squid takes its bit positions modulo the mask size, so halving the mask moves them")
 }
 
-func (k squidKind) fold(f *File, _ uint64) error { return k.foldable(f) }
+func (k *squidKind) fold(f *File, _ uint64) error { return k.foldable(f) }

@@ -8,10 +8,12 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 )
 
-// The registry: which kinds there are, what a frame's type or a format
-// decodes into, and which implementation answers for each. Every kind
-// has its own file (kind_*.go) with its implementation; adding a kind
-// takes that file and a line in each table here.
+// The registry: which kinds there are, and what a frame's type or a
+// format decodes into. Every kind has its own file (kind_*.go) with its
+// type, which holds the structure and answers File's methods for it;
+// adding a kind takes that file, its constant and name here, and its
+// decoder's line in the table of frames or formats (and for "bloomcast
+// inspect", a report in internal/filereport's table).
 
 // A Kind is what a File holds. The zero value names no kind: a File
 // that holds nothing.
@@ -34,6 +36,7 @@ const (
 	ParquetFile                   // a Parquet file, with a split block Bloom filter per column chunk
 	Scalable                      // a scalable Bloom filter: layers that grow
 	Ribbon                        // a ribbon filter: static, near the information bound
+	Static                        // a static digest: a ribbon filter and the keys added and removed since
 )
 
 var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", Squid: "Squid cache digest",
@@ -41,7 +44,7 @@ var kindNames = [...]string{Bloom: "Bloom filter", Counting: "counting filter", 
 	MHT: "multilevel hash table", MHTSummary: "multilevel-hash-table summary",
 	Guava: "Guava Bloom filter", BitsAndBlooms: "bits-and-blooms Bloom filter",
 	SBBF: "Parquet split block Bloom filter", ParquetFile: "Parquet file",
-	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter"}
+	Scalable: "scalable Bloom filter", Ribbon: "ribbon filter", Static: "static digest"}
 
 // String names the kind: "Bloom filter", "Squid cache digest", ….
 func (k Kind) String() string {
@@ -50,13 +53,6 @@ func (k Kind) String() string {
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
-
-// kinds are the implementations, by kind; a File that holds nothing is
-// answered by none.
-var kinds = [...]kind{0: none{}, Bloom: bloomKind{}, Counting: countingKind{}, Squid: squidKind{},
-	Delta: deltaKind{}, Deletion: deletionKind{}, FPSet: fpsetKind{}, Bloomier: bloomierKind{},
-	MHT: tableKind{}, MHTSummary: summaryKind{}, Guava: guavaKind{}, BitsAndBlooms: bitsAndBloomsKind{},
-	SBBF: sbbfKind{}, ParquetFile: parquetKind{}, Scalable: scalableKind{}, Ribbon: ribbonKind{}}
 
 // frameDecoders decode a bloomcast frame's payload into a File, by the
 // frame's type.
@@ -69,6 +65,7 @@ var frameDecoders = map[envelope.Type]func(f *File, payload []byte, opt Options)
 	envelope.TypeFPSet:     decodeFPSet,
 	envelope.TypeBloomier:  decodeBloomier,
 	envelope.TypeRibbon:    decodeRibbon,
+	envelope.TypeStatic:    decodeStatic,
 	envelope.TypeMHT:       decodeTable,
 	envelope.TypeMHTInterp: decodeSummary,
 	envelope.TypeMHTFilter: decodeSummary,
@@ -95,51 +92,24 @@ var newForeign = map[Format]func(f *File, s Spec, shaped bool) error{
 }
 
 // Kind says what f holds; 0 for a File that holds nothing.
-func (f *File) Kind() Kind {
-	switch {
-	case f == nil:
-		return 0
-	case f.Squid != nil:
-		return Squid
-	case f.Counting != nil:
-		return Counting
-	case f.Bloom != nil, f.Pieces != nil:
-		return Bloom
-	case f.Delta != nil:
-		return Delta
-	case f.Deletion != nil:
-		return Deletion
-	case f.FPSet != nil, f.FPSetRice != nil:
-		return FPSet
-	case f.Bloomier != nil:
-		return Bloomier
-	case f.Ribbon != nil:
-		return Ribbon
-	case f.Table != nil:
-		return MHT
-	case f.Summary != nil:
-		return MHTSummary
-	case f.Guava != nil:
-		return Guava
-	case f.BitsAndBlooms != nil:
-		return BitsAndBlooms
-	case f.SBBF != nil:
-		return SBBF
-	case f.Parquet != nil:
-		return ParquetFile
-	case f.Scalable != nil:
-		return Scalable
+func (f *File) Kind() Kind { return f.kind().Kind() }
+
+// kind is the implementation of what f holds: none for a File that
+// holds nothing.
+func (f *File) kind() kind {
+	if f == nil || f.k == nil {
+		return none{}
 	}
-	return 0
+	return f.k
 }
 
-// kind is the implementation of what f holds.
-func (f *File) kind() kind { return kinds[f.Kind()] }
-
-// A kind is what anyfile does with one kind of file: the operations of
-// File, each given the File that holds the structure. Embedding none
-// gives the refusals of a kind that does not do something.
+// A kind is one kind of file: the structure it holds and the operations
+// of File on it, each given the File for its header, format and key
+// type. Every kind is a type of its own (kind_*.go); embedding none
+// gives the refusals and zeros of a kind that does not do something.
 type kind interface {
+	// Kind is File.Kind.
+	Kind() Kind
 	// contains is File.Contains.
 	contains(f *File, key []byte) (bool, error)
 	// add is File.Add.
@@ -159,7 +129,16 @@ type kind interface {
 	stats(f *File) Stats
 	// checkKeys refuses a key type the kind does not hash.
 	checkKeys(f *File) error
+	// structures are what As finds, the kind's own first.
+	structures() []any
+	// codec is File.Codec; entropyBits File.EntropyBits.
+	codec(f *File) digest.Codec
+	entropyBits() float64
 }
+
+// kindOf is g's kind as a K, the type of f's: for combining two files
+// that File.combine found of one kind.
+func kindOf[K kind](g *File) K { return g.k.(K) }
 
 // none is a File that holds nothing, and the refusals the kinds embed.
 type none struct{}
@@ -187,6 +166,14 @@ func (none) foldable(f *File) error { return errorf("%s cannot be folded", artic
 func (n none) fold(f *File, _ uint64) error { return n.foldable(f) }
 
 func (none) stats(*File) Stats { return Stats{} }
+
+func (none) Kind() Kind { return 0 }
+
+func (none) structures() []any { return nil }
+
+func (none) codec(f *File) digest.Codec { return codecOf(f.Header.Codec) }
+
+func (none) entropyBits() float64 { return 0 }
 
 func (none) checkKeys(f *File) error {
 	if f.Keys == KeyString {

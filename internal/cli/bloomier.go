@@ -142,12 +142,14 @@ func (e *env) openBloomier(path string) (*bloomier.Filter, error) {
 		return nil, fileErr(path, errors.New("not a bloomcast file (bad magic)"))
 	case err != nil:
 		return nil, err
-	case lf.Squid != nil:
-		return nil, fileErr(path, errors.New("holds a Squid cache digest, not a Bloomier filter"))
-	case lf.Bloomier == nil:
-		return nil, fileErr(path, fmt.Errorf("holds a %v, not a Bloomier filter", lf.Header.Type))
 	}
-	return lf.Bloomier, nil
+	if b, ok := anyfile.As[*bloomier.Filter](lf.File); ok {
+		return b, nil
+	}
+	if lf.Format() == anyfile.FormatSquid {
+		return nil, fileErr(path, errors.New("holds a Squid cache digest, not a Bloomier filter"))
+	}
+	return nil, fileErr(path, fmt.Errorf("holds a %v, not a Bloomier filter", lf.Header.Type))
 }
 
 func (e *env) bloomierGet(args []string) error {

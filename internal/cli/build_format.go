@@ -122,10 +122,10 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	if read == 0 {
 		w.add("%s: no keys read: the filter is empty", name)
 	}
-	if fit && parquet.FalsePositive(f.SBBF.Blocks(), distinct) > float64(p) {
+	if sb, _ := anyfile.As[*parquet.Filter](f); fit && parquet.FalsePositive(sb.Blocks(), distinct) > float64(p) {
 		// The Fit's distinct count misses keys that found all their bits
 		// set: the rate from the bits is then the higher.
-		r := max(parquet.FalsePositive(f.SBBF.Blocks(), distinct), s.FalsePositiveRate)
+		r := max(parquet.FalsePositive(sb.Blocks(), distinct), s.FalsePositiveRate)
 		w.add("%s: the filter for -n %d misses -p %s for the keys read even unfolded (%s): raise -n", name, cmp.Or(uint64(n), anyfile.FitMaxNDV), rate(float64(p)), rate(r))
 	} else if s.FillRatio > 0.9 {
 		w.add("%s: %.1f%% of the bits are set: the filter is nearly full (size it for more keys)", name, 100*s.FillRatio)

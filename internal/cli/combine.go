@@ -97,8 +97,8 @@ func runFold(e *env, args []string) error {
 	}
 	var before params.Shape
 	var folds int
-	if lf.Bloom != nil && !lf.Foreign() {
-		before, folds = lf.Bloom.Shape(), lf.Bloom.Folds()
+	if b := lf.bits(); b != nil {
+		before, folds = b.Shape(), b.Folds()
 	}
 	if err := lf.Fold(uint64(to)); err != nil {
 		if errors.Is(err, bloom.ErrFold) {

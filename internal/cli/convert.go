@@ -8,6 +8,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 var convertCommand = &command{
@@ -61,9 +62,9 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if column != "" && rowGroup < 0 && lf.Parquet != nil {
+	if pf, ok := anyfile.As[*parquet.File](lf.File); column != "" && rowGroup < 0 && ok {
 		var groups []string
-		for _, c := range lf.Parquet.Filters() {
+		for _, c := range pf.Filters() {
 			if c.Column == column {
 				groups = append(groups, strconv.Itoa(c.RowGroup))
 			}

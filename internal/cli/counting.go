@@ -110,7 +110,7 @@ func (e *env) openInPlace(name string, args []string) (lf *loadedFilter, keys []
 		return nil, nil, nil, err
 	}
 	lf, err = e.openAny(args[0])
-	if err == nil && lf.other != nil && lf.other.deletion == nil {
+	if err == nil && lf.other && lf.deletion() == nil {
 		err = errNotChangeable(lf)
 	}
 	if err != nil {
@@ -130,10 +130,10 @@ func runAdd(e *env, args []string) error {
 	var w warnings
 	var removed int
 	var firstRemoved string
-	if lf.other != nil && lf.other.deletion != nil {
+	if d := lf.deletion(); d != nil {
 		// A deletion filter removes a key for good: adding it again sets
 		// bits it already has, and the key stays absent.
-		d, plain := lf.other.deletion, add
+		plain := add
 		add = func(key []byte) error {
 			if d.Removed().Contains(key) {
 				if removed == 0 {
@@ -163,11 +163,11 @@ func runRemove(e *env, args []string) error {
 		return err
 	}
 	defer release()
-	if lf.other != nil {
+	if lf.other {
 		return e.removeFromDeletion(lf, keys)
 	}
-	cf := lf.Counting
-	if cf == nil {
+	cf, ok := anyfile.As[*counting.Filter](lf.File)
+	if !ok {
 		return fileErr(lf.path, fmt.Errorf("holds %s, which cannot remove keys; build a counting filter (--counting)", lf.kind()))
 	}
 	if cf.MinimalIncrease() {
@@ -204,8 +204,8 @@ func runCount(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cf := lf.Counting
-	if cf == nil {
+	cf, ok := anyfile.As[*counting.Filter](lf.File)
+	if !ok {
 		return fileErr(lf.path, fmt.Errorf("holds %s, which does not count; build it with --counting", lf.kind()))
 	}
 	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {

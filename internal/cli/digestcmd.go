@@ -55,7 +55,7 @@ func recode(e *env, name string, codec digest.Codec, args []string) error {
 	if err != nil {
 		return err
 	}
-	if lf.Squid != nil {
+	if lf.Format() == anyfile.FormatSquid {
 		return fileErr(args[0], errors.New("a Squid cache digest: compress and decompress read bloomcast filters"))
 	}
 	sequence := lf.Header.Sequence
@@ -109,7 +109,7 @@ func runDiff(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if lf.Squid != nil {
+		if lf.Format() == anyfile.FormatSquid {
 			return fileErr(path, errors.New("a Squid cache digest: diff reads bloomcast filters"))
 		}
 		files[i] = lf.File
@@ -158,7 +158,7 @@ func runPatch(e *env, args []string) error {
 	if codecName == "" {
 		codec = base.Codec()
 	}
-	if base.Squid != nil {
+	if base.Format() == anyfile.FormatSquid {
 		return fileErr(args[0], errors.New("a Squid cache digest: patch applies bloomcast deltas"))
 	}
 	delta, lim, err := e.readAll(args[1])

@@ -6,6 +6,10 @@ import (
 
 	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/formats/parquet"
+	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -61,33 +65,33 @@ type health struct {
 // fingerprint sets and Bloomier filters are not bit arrays with a rate).
 func healthOf(lf *loadedFilter) (health, bool) {
 	if lf.Foreign() {
-		if lf.Parquet != nil {
+		if _, ok := anyfile.As[*parquet.File](lf.File); ok {
 			return health{}, false
 		}
 		s := lf.Stats()
 		return health{fill: s.FillRatio, rate: s.FalsePositiveRate, keys: uint64(s.EstimatedCount + 0.5)}, true
 	}
-	switch lf.Kind() {
-	case anyfile.Bloom, anyfile.Counting, anyfile.Squid:
-	default:
-		return health{}, false
-	}
-	if d := lf.Digest(); lf.Kind() == anyfile.Bloom && d == nil {
+	if _, ok := anyfile.As[*digest.Pieces](lf.File); ok && lf.Digest() == nil {
 		return health{}, false // a piece that does not decode: the write reports it
 	}
-	b := lf.Bloom
+	b := lf.bits()
+	if b == nil {
+		return health{}, false
+	}
+	cf, counts := anyfile.As[*counting.Filter](lf.File)
+	sd, isSquid := anyfile.As[*squid.Digest](lf.File)
 	keys := b.Count()
 	switch {
-	case lf.Counting != nil:
-		keys = lf.Counting.Len()
-	case lf.Squid != nil:
-		keys = uint64(lf.Squid.Header.Count)
+	case counts:
+		keys = cf.Len()
+	case isSquid:
+		keys = uint64(sd.Header.Count)
 	}
 	h := bloomHealth(b, keys)
-	if lf.Squid != nil {
-		h.capacityRate = b.Shape().FalsePositive(uint64(lf.Squid.Header.Capacity))
+	if isSquid {
+		h.capacityRate = b.Shape().FalsePositive(uint64(sd.Header.Capacity))
 	}
-	if lf.Counting == nil && lf.Squid == nil {
+	if !counts && !isSquid {
 		h.bloom = b
 	}
 	return h, true

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"io"
-
 	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
@@ -30,26 +28,14 @@ func runInspect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var r interface{ WriteText(io.Writer) error }
-	switch path := args[0]; {
-	case lf.Delta != nil:
-		r, err = filereport.Delta(lf.File, path)
-	case lf.Parquet != nil:
-		r, err = filereport.Parquet(lf.File, path)
-		if msg := unfilteredColumns(lf, ""); msg != "" && err == nil {
-			defer e.warnf("%s: %s", displayName(path), msg)
-		}
-	case lf.Foreign():
-		r, err = filereport.Foreign(lf.File, path)
-	case lf.other != nil:
-		r, err = filereport.Structure(lf.File, path)
-	case lf.Scalable != nil:
-		r, err = filereport.Scalable(lf.File, path)
-	default:
-		r, err = filereport.Filter(lf.File, path)
-	}
+	r, err := filereport.Of(lf.File, args[0])
 	if err != nil {
 		return fileErr(args[0], err)
+	}
+	if _, ok := r.(*filereport.ParquetReport); ok {
+		if msg := unfilteredColumns(lf, ""); msg != "" {
+			defer e.warnf("%s: %s", displayName(args[0]), msg)
+		}
 	}
 	if asJSON {
 		return writeJSON(e.stdout, r)

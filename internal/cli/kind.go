@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/internal/filereport"
 )
 
@@ -17,6 +19,13 @@ import (
 
 // kind names what lf holds, for messages: "a Bloom filter", ….
 func (lf *loadedFilter) kind() string { return "a " + lf.Kind().String() }
+
+// bits is the bit array of a Bloom or counting filter or a Squid digest
+// (anyfile.As); nil for the other kinds.
+func (lf *loadedFilter) bits() *bloom.Filter {
+	b, _ := anyfile.As[*bloom.Filter](lf.File)
+	return b
+}
 
 // writeBack writes lf to out as the kind, codec and sequence it was read
 // with.
@@ -52,8 +61,8 @@ func (lf *loadedFilter) combineWith(next *loadedFilter, intersect bool) error {
 	if lf.Foreign() {
 		return combineForeign(lf, next, intersect)
 	}
-	if lf.Counting == nil && lf.Scalable == nil {
-		if err := lf.Bloom.Compatible(next.Bloom); err != nil {
+	if _, counts := anyfile.As[*counting.Filter](lf.File); lf.bits() != nil && !counts {
+		if err := lf.bits().Compatible(next.bits()); err != nil {
 			if m := describeMismatch(lf, next); m != nil {
 				return m
 			}
@@ -77,7 +86,8 @@ func (m *mismatch) Error() string { return m.msg }
 // do: fold the larger to the smaller's size when size alone differs and
 // it folds that far; else build both alike.
 func describeMismatch(a, b *loadedFilter) error {
-	as, bs := a.Bloom.Shape(), b.Bloom.Shape()
+	ab, bb := a.bits(), b.bits()
+	as, bs := ab.Shape(), bb.Shape()
 	an, bn := displayName(a.path), displayName(b.path)
 	var diffs []string
 	if as.Layout != bs.Layout {
@@ -92,8 +102,8 @@ func describeMismatch(a, b *loadedFilter) error {
 	if as.BlockBits != bs.BlockBits && as.Layout == bs.Layout {
 		diffs = append(diffs, fmt.Sprintf("%s has pages of %d bits, %s %d", an, as.BlockBits, bn, bs.BlockBits))
 	}
-	if a.Bloom.Seed() != b.Bloom.Seed() {
-		diffs = append(diffs, fmt.Sprintf("%s has seed %#x, %s %#x", an, a.Bloom.Seed(), bn, b.Bloom.Seed()))
+	if ab.Seed() != bb.Seed() {
+		diffs = append(diffs, fmt.Sprintf("%s has seed %#x, %s %#x", an, ab.Seed(), bn, bb.Seed()))
 	}
 	if a.Header.Scheme != b.Header.Scheme {
 		diffs = append(diffs, fmt.Sprintf("%s hashes with %s, %s %s", an, filereport.SchemeName(a.Header.Scheme), bn, filereport.SchemeName(b.Header.Scheme)))
@@ -107,8 +117,8 @@ func describeMismatch(a, b *loadedFilter) error {
 		if as.M > bs.M {
 			large, small = a, b
 		}
-		m, target := large.Bloom.M(), small.Bloom.M()
-		for i := 0; i < large.Bloom.Folds() && m > target; i++ {
+		m, target := large.bits().M(), small.bits().M()
+		for i := 0; i < large.bits().Folds() && m > target; i++ {
 			m /= 2
 		}
 		if m == target {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/mht"
 )
 
@@ -62,10 +63,10 @@ func (e *env) mhtGet(args []string) error {
 	if err != nil {
 		return err
 	}
-	if lf.other == nil || lf.other.table == nil {
+	t, ok := anyfile.As[*mht.Table](lf.File)
+	if !ok {
 		return fileErr(lf.path, fmt.Errorf("holds %s, not a multilevel hash table (build one with \"bloomcast mht build\")", lf.kind()))
 	}
-	t := lf.other.table
 	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
 		if v, ok := t.Get(t.Hash(key)); ok {
 			return strconv.FormatUint(v, 10), true

@@ -7,6 +7,9 @@ import (
 	"io"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/scalable"
 )
 
 // loadedFilter is a file read by package anyfile (what it holds, with
@@ -16,11 +19,12 @@ import (
 type loadedFilter struct {
 	*anyfile.File
 	path string // as given; "-" is standard input
-	// other is set for a structure that is not a Bloom, counting or
-	// Squid filter or a delta: a deletion filter, a fingerprint set, a
-	// Bloomier filter, a multilevel hash table or summary (structs.go;
-	// openFilter refuses those).
-	other *structure
+	// other is set for a structure that is not a Bloom, counting,
+	// scalable or Squid filter, a delta or another program's filter: a
+	// deletion filter, a fingerprint set, a Bloomier or ribbon filter, a
+	// multilevel hash table or summary (structs.go; openFilter refuses
+	// those).
+	other bool
 	// viewErr is the first piece of a digest read lazily in pieces
 	// (query) that did not decode.
 	viewErr error
@@ -55,7 +59,7 @@ func (e *env) openFilter(path string) (*loadedFilter, error) {
 // take other programs' filters.
 func (e *env) openCombinable(path string) (*loadedFilter, error) {
 	lf, err := e.openAny(path)
-	if err == nil && lf.other != nil {
+	if err == nil && lf.other {
 		err = refuseStructure(lf)
 	}
 	if err != nil {
@@ -86,12 +90,18 @@ func (e *env) openWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	if err != nil {
 		return nil, fileErr(path, err)
 	}
-	lf := &loadedFilter{File: f, path: path}
-	if k := f.Kind(); k != anyfile.Bloom && k != anyfile.Counting && k != anyfile.Squid && k != anyfile.Delta && k != anyfile.Scalable && !f.Foreign() {
-		lf.other = &structure{deletion: f.Deletion, sorted: f.FPSet, rice: f.FPSetRice,
-			bloomier: f.Bloomier, ribbon: f.Ribbon, table: f.Table, summary: f.Summary}
-	}
-	return lf, nil
+	return &loadedFilter{File: f, path: path, other: isStructure(f)}, nil
+}
+
+// isStructure reports whether f holds a structure that only some
+// commands read (loadedFilter.other): what is not a Bloom, counting or
+// scalable filter, a Squid digest, a delta or another program's filter.
+func isStructure(f *anyfile.File) bool {
+	_, bits := anyfile.As[*bloom.Filter](f)
+	_, pieces := anyfile.As[*digest.Pieces](f)
+	_, layers := anyfile.As[*scalable.Filter](f)
+	_, delta := anyfile.As[*digest.Delta](f)
+	return !bits && !pieces && !layers && !delta && !f.Foreign()
 }
 
 // openAny reads the file at path as open does, and refuses a delta
@@ -101,13 +111,12 @@ func (e *env) openAny(path string) (*loadedFilter, error) { return e.openAnyWith
 // openAnyWith is openAny, with openWith's lazyPieces.
 func (e *env) openAnyWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	lf, err := e.openWith(path, lazyPieces)
-	if err == nil && lf.Delta != nil {
-		d := lf.Delta
-		err = fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
-			d.BaseSequence, d.Sequence))
-	}
 	if err != nil {
 		return nil, err
+	}
+	if d, ok := anyfile.As[*digest.Delta](lf.File); ok {
+		return nil, fileErr(path, fmt.Errorf("a delta digest (sequence %d to %d), not a filter: apply it to its base with \"bloomcast patch\"",
+			d.BaseSequence, d.Sequence))
 	}
 	return lf, nil
 }

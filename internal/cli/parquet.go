@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 // Parquet files hold one split block filter per column chunk: query
@@ -29,7 +32,8 @@ func (e *env) queryParquet(lf *loadedFilter, column string, values []string, asJ
 			return err
 		}
 	}
-	answers, err := lf.Parquet.Probe(column, values)
+	pf, _ := anyfile.As[*parquet.File](lf.File)
+	answers, err := pf.Probe(column, values)
 	if err != nil {
 		return fileErr(lf.path, err)
 	}
@@ -81,7 +85,7 @@ const whyUnfiltered = "its writer wrote none there (DuckDB writes filters only f
 // groups, so that a query on them cannot skip those row groups; empty if
 // every one has a filter in every row group.
 func unfilteredColumns(lf *loadedFilter, column string) string {
-	pf := lf.Parquet
+	pf, _ := anyfile.As[*parquet.File](lf.File)
 	groups := pf.RowGroups()
 	if groups == 0 {
 		return ""

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/formats/guava"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 )
 
 var queryCommand = &command{
@@ -29,16 +31,17 @@ func runQuery(e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	switch parquetFile := lf.Parquet != nil; {
+	pf, parquetFile := anyfile.As[*parquet.File](lf.File)
+	switch {
 	case parquetFile && column == "":
 		return usagef("%s is a Parquet file, with a filter per column chunk: name the column with --column (one of %s)",
-			displayName(file), strings.Join(lf.Parquet.Columns(), ", "))
+			displayName(file), strings.Join(pf.Columns(), ", "))
 	case parquetFile:
 		return e.queryParquet(lf, column, keys, asJSON)
 	case column != "" || asJSON:
 		return usagef("--column and --json apply to Parquet files; %s holds %s", displayName(file), lf.kind())
 	}
-	if lf.Kind() == anyfile.Guava && !flagSet(fs, "key-type") {
+	if _, ok := anyfile.As[*guava.Filter](lf.File); ok && !flagSet(fs, "key-type") {
 		// A Guava file records no funnel: a key typed in the wrong one
 		// answers "no" for a member.
 		e.warnf("%s: a Guava filter does not record how its keys were put: taken as strings (Funnels.stringFunnel(UTF_8)); give --key-type long for one built with Funnels.longFunnel()", displayName(file))

@@ -4,64 +4,49 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bloomcast/bloomcast/bloomier"
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/fpset"
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/bloomcast/bloomcast/mht"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
-// structure is a file that holds no Bloom or counting filter: a
-// deletion filter, a fingerprint set, a Bloomier filter, a multilevel
-// hash table or one of its summaries. query and inspect read every one;
-// add and remove change a deletion filter; the other commands refuse
-// them (openFilter).
-type structure struct {
-	deletion *counting.DeletionFilter
-	sorted   *fpset.Sorted     // a fingerprint set in form 1
-	rice     *fpset.Compressed // a fingerprint set in form 2
-	bloomier *bloomier.Filter
-	ribbon   *ribbon.Filter
-	table    *mht.Table
-	summary  mht.Summary
+// The structures that are not filters of a set the filter commands
+// read (loadedFilter.other): a deletion filter, a fingerprint set, a
+// Bloomier or ribbon filter, a multilevel hash table or one of its
+// summaries. query and inspect read every one; add and remove change a
+// deletion filter; the other commands refuse them (openFilter).
+
+// deletion is the deletion filter lf holds; nil for the other kinds.
+func (lf *loadedFilter) deletion() *counting.DeletionFilter {
+	d, _ := anyfile.As[*counting.DeletionFilter](lf.File)
+	return d
 }
 
-// kind names what s holds, for messages.
-func (s *structure) kind() string {
-	switch {
-	case s.deletion != nil:
-		return "a deletion filter"
-	case s.sorted != nil, s.rice != nil:
-		return "a fingerprint set"
-	case s.bloomier != nil:
-		return "a Bloomier filter"
-	case s.ribbon != nil:
-		return "a ribbon filter"
-	case s.table != nil:
-		return "a multilevel hash table"
-	}
-	return "a multilevel-hash-table summary"
+// static reports whether lf holds a ribbon filter, which only a rebuild
+// changes.
+func (lf *loadedFilter) static() bool {
+	_, ok := anyfile.As[*ribbon.Filter](lf.File)
+	return ok
 }
 
 // refuseStructure is openFilter's answer to a structure that is not a
 // Bloom or counting filter.
 func refuseStructure(lf *loadedFilter) error {
 	what := "only query and inspect read it"
-	if lf.other.ribbon != nil {
+	if lf.static() {
 		return fileErr(lf.path, errors.New(staticRefusal))
 	}
-	if lf.other.deletion != nil {
+	if lf.deletion() != nil {
 		what = "only query, inspect, add and remove read it"
 	}
-	return fileErr(lf.path, fmt.Errorf("holds %s, not a Bloom filter: %s", lf.other.kind(), what))
+	return fileErr(lf.path, fmt.Errorf("holds %s, not a Bloom filter: %s", lf.kind(), what))
 }
 
 // removeFromDeletion is remove for a deletion filter: every key goes to
 // the removed filter, all or nothing: a key the added filter does not
 // hold is refused (it was never added), and then nothing is written.
 func (e *env) removeFromDeletion(lf *loadedFilter, keys []string) error {
-	d := lf.other.deletion
+	d := lf.deletion()
 	var refused, total int
 	var first string
 	var hs []hashing.Hash128
@@ -97,8 +82,8 @@ const staticRefusal = "holds a ribbon filter, a static filter: it is the solutio
 
 // errNotChangeable refuses add or remove on a structure they cannot change.
 func errNotChangeable(lf *loadedFilter) error {
-	if lf.other.ribbon != nil {
+	if lf.static() {
 		return fileErr(lf.path, errors.New(staticRefusal))
 	}
-	return fileErr(lf.path, errors.New("holds "+lf.other.kind()+", which add and remove cannot change"))
+	return fileErr(lf.path, errors.New("holds "+lf.kind()+", which add and remove cannot change"))
 }

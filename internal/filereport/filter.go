@@ -2,9 +2,13 @@ package filereport
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/anyfile"
 	"io"
 	"strconv"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/digest"
 
 	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/formats/squid"
@@ -125,16 +129,15 @@ type SquidReport struct {
 // FilterReport describes f, a Bloom, counting or Squid filter read from
 // the file named name. The other kinds are an error.
 func Filter(f *anyfile.File, name string) (*FilterReport, error) {
-	switch f.Kind() {
-	case anyfile.Bloom, anyfile.Counting, anyfile.Squid:
-	default:
+	b, ok := anyfile.As[*bloom.Filter](f)
+	if !ok {
 		return nil, errorf("%s has a report of its own, not a FilterReport", article(f))
 	}
-	b, h := f.Bloom, f.Header
+	h := f.Header
 	r := &FilterReport{
 		FrameReport: frameReport(f, name), HashSchemeID: h.Scheme, Seed: h.Seed,
 		Layout: b.Layout().String(), M: b.M(), K: b.K(), BlockBits: b.BlockBits(),
-		SizeBytes: b.SizeBytes(), EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(), EntropyBytes: f.EntropyBits / 8,
+		SizeBytes: b.SizeBytes(), EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes(), EntropyBytes: f.EntropyBits() / 8,
 		Count: b.Count(), CountEstimated: b.CountEstimated(), Saturated: b.Saturated(),
 		SetBits: b.SetBits(), FillRatio: b.FillRatio(), EstimatedCount: b.EstimateCount(),
 		FalsePositiveRate: b.FalsePositiveRate(), PredictedFalsePositiveRate: b.Shape().FalsePositive(b.Count()),
@@ -142,12 +145,12 @@ func Filter(f *anyfile.File, name string) (*FilterReport, error) {
 	if f.Foldable() == nil {
 		r.Folds = b.Folds()
 	}
-	if cf := f.Counting; cf != nil {
+	if cf, ok := anyfile.As[*counting.Filter](f); ok {
 		r.SizeBytes, r.Count = cf.SizeBytes(), cf.Len()
 		r.PredictedFalsePositiveRate = b.Shape().FalsePositive(cf.Len())
 		r.Counting = NewCountingReport(cf)
 	}
-	if d := f.Squid; d != nil {
+	if d, ok := anyfile.As[*squid.Digest](f); ok {
 		r.Type, r.Codec, r.Count = "squid cache digest", "raw", uint64(d.Header.Count)
 		r.PayloadBytes, r.EntropyBytes = int64(d.Header.MaskSize), float64(b.M())*entropy.Entropy(b.FillRatio())/8
 		r.PredictedFalsePositiveRate = b.Shape().FalsePositive(r.Count)
@@ -161,7 +164,9 @@ func Filter(f *anyfile.File, name string) (*FilterReport, error) {
 		r.BitsPerKey = &bpk
 	}
 	r.EntropyRatio = EntropyRatio(r.PayloadBytes, r.EntropyBytes)
-	r.Pieces = NewPiecesReport(f.Pieces)
+	if p, ok := anyfile.As[*digest.Pieces](f); ok {
+		r.Pieces = NewPiecesReport(p)
+	}
 	return r, nil
 }
 
@@ -321,14 +326,14 @@ type ScalableReport struct {
 // ScalableReport describes f, a scalable filter read from the file named
 // name. The other kinds are an error.
 func Scalable(f *anyfile.File, name string) (*ScalableReport, error) {
-	s := f.Scalable
-	if s == nil {
+	s, ok := anyfile.As[*scalable.Filter](f)
+	if !ok {
 		return nil, errorf("%s is not a scalable filter", article(f))
 	}
 	c := s.Config()
 	r := &ScalableReport{FrameReport: frameReport(f, name), Seed: f.Header.Seed, Layout: c.Layout.String(),
 		Capacity: c.Capacity, P: c.P, Expansion: c.Expansion, Tightening: c.Tightening, NonScaling: c.NonScaling,
-		Count: s.Count(), SizeBytes: s.SizeBytes(), EncodedBytes: f.Size, EntropyBytes: f.EntropyBits / 8,
+		Count: s.Count(), SizeBytes: s.SizeBytes(), EncodedBytes: f.Size, EntropyBytes: f.EntropyBits() / 8,
 		Rate: s.FalsePositiveRate(), PredictedRate: s.PredictedRate(), Layers: s.Stats()}
 	r.Codec = f.Codec().String()
 	return r, nil

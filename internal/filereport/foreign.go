@@ -2,9 +2,11 @@ package filereport
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/anyfile"
 	"io"
 	"strconv"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/formats/parquet"
 
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
@@ -36,7 +38,7 @@ type ForeignReport struct {
 // ForeignReport describes f, another program's filter read from the
 // file named name. Bloomcast's own kinds and Parquet files are an error.
 func Foreign(f *anyfile.File, name string) (*ForeignReport, error) {
-	if !f.Foreign() || f.Parquet != nil {
+	if _, whole := anyfile.As[*parquet.File](f); !f.Foreign() || whole {
 		return nil, errorf("%s is not another program's filter", article(f))
 	}
 	s := f.Stats()
@@ -100,8 +102,8 @@ type ParquetFilterReport struct {
 // ParquetReport lists the filters of f, a Parquet file read from the
 // file named name (parquet.File.Reports). Other kinds are an error.
 func Parquet(f *anyfile.File, name string) (*ParquetReport, error) {
-	p := f.Parquet
-	if p == nil {
+	p, ok := anyfile.As[*parquet.File](f)
+	if !ok {
 		return nil, errorf("%s is not a Parquet file", article(f))
 	}
 	reports, err := p.Reports()

@@ -2,8 +2,11 @@ package filereport
 
 import (
 	"fmt"
-	"github.com/bloomcast/bloomcast/anyfile"
 	"strconv"
+
+	"github.com/bloomcast/bloomcast/anyfile"
+	"github.com/bloomcast/bloomcast/fpset"
+	"github.com/bloomcast/bloomcast/mht"
 
 	"github.com/bloomcast/bloomcast/bloomier"
 	"github.com/bloomcast/bloomcast/counting"
@@ -123,10 +126,10 @@ type DeltaReport struct {
 
 // DeltaReport describes f, a delta digest read from the file named name.
 func Delta(f *anyfile.File, name string) (*DeltaReport, error) {
-	if f.Kind() != anyfile.Delta {
+	d, ok := anyfile.As[*digest.Delta](f)
+	if !ok {
 		return nil, errorf("%s is not a delta digest", article(f))
 	}
-	d := f.Delta
 	r := &DeltaReport{
 		File: name, Format: f.Format().String(), FormatVersion: f.Header.Version, Type: envelope.TypeDelta.String(),
 		Target: d.Target.String(), Codec: d.Codec.String(), Sequence: d.Sequence,
@@ -290,40 +293,71 @@ func Structure(f *anyfile.File, name string) (*StructureReport, error) {
 	h := f.Header
 	r := &StructureReport{FrameReport: frameReport(f, name), HashSchemeID: h.Scheme, Seed: h.Seed,
 		EncodedBytes: f.Size, PayloadBytes: f.PayloadBytes()}
-	switch f.Kind() {
-	case anyfile.Deletion:
-		a, rm := f.Deletion.Added(), f.Deletion.Removed()
-		r.Deletion = &DeletionReport{
-			Layout: a.Layout().String(), M: a.M(), K: a.K(), BlockBits: a.BlockBits(),
-			Added: a.Count(), Removed: rm.Count(), AddedSetBits: a.SetBits(), RemovedSetBits: rm.SetBits(),
-			AddedFill: a.FillRatio(), RemovedFill: rm.FillRatio(),
-			FalsePositiveRate: a.FalsePositiveRate(), FalseDeletionRate: f.Deletion.FalseDeletionRate(),
-		}
-	case anyfile.FPSet:
-		if t := f.FPSet; t != nil {
-			r.FPSet = &FPSetReport{Form: "sorted", Bits: t.Bits(), CountBits: t.CountBits(), Fingerprints: t.Len(),
-				Total: t.Total(), FalsePositiveRate: t.FalsePositiveRate()}
-			if t.Len() > 0 {
-				r.FPSet.BitsPerKey = float64(t.SizeBits()) / float64(t.Len())
-			}
-			break
-		}
-		t := f.FPSetRice
-		r.FPSet = &FPSetReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
-			Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
-	case anyfile.Bloomier:
-		r.Bloomier = NewBloomierReport(f.Bloomier)
-	case anyfile.Ribbon:
-		r.Ribbon = NewRibbonReport(f.Ribbon)
-	case anyfile.MHT:
-		t := f.Table
-		r.MHT = &MHTReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
-			Deleted: t.Deleted(), Occupancy: t.Occupancy()}
-	case anyfile.MHTSummary:
-		m := f.Summary
-		r.Summary = &SummaryReport{Kind: m.Kind().String(), Levels: m.Levels(), Items: m.Count(), Bits: m.Bits(), CanRemove: m.CanRemove()}
-	default:
+	part := structureParts[f.Kind()]
+	if part == nil {
 		return nil, errorf("%s has a report of its own, not a StructureReport", article(f))
 	}
+	part(f, r)
 	return r, nil
+}
+
+// structureParts fill, for each kind with a StructureReport, its part of
+// the report.
+var structureParts = map[anyfile.Kind]func(f *anyfile.File, r *StructureReport){
+	anyfile.Deletion:   deletionPart,
+	anyfile.FPSet:      fpsetPart,
+	anyfile.Bloomier:   bloomierPart,
+	anyfile.Ribbon:     ribbonPart,
+	anyfile.MHT:        tablePart,
+	anyfile.MHTSummary: summaryPart,
+}
+
+// structure is the T that f holds, its kind's own (anyfile.As).
+func structure[T any](f *anyfile.File) T {
+	t, _ := anyfile.As[T](f)
+	return t
+}
+
+func deletionPart(f *anyfile.File, r *StructureReport) {
+	d := structure[*counting.DeletionFilter](f)
+	a, rm := d.Added(), d.Removed()
+	r.Deletion = &DeletionReport{
+		Layout: a.Layout().String(), M: a.M(), K: a.K(), BlockBits: a.BlockBits(),
+		Added: a.Count(), Removed: rm.Count(), AddedSetBits: a.SetBits(), RemovedSetBits: rm.SetBits(),
+		AddedFill: a.FillRatio(), RemovedFill: rm.FillRatio(),
+		FalsePositiveRate: a.FalsePositiveRate(), FalseDeletionRate: d.FalseDeletionRate(),
+	}
+}
+
+func fpsetPart(f *anyfile.File, r *StructureReport) {
+	if t, ok := anyfile.As[*fpset.Sorted](f); ok {
+		r.FPSet = &FPSetReport{Form: "sorted", Bits: t.Bits(), CountBits: t.CountBits(), Fingerprints: t.Len(),
+			Total: t.Total(), FalsePositiveRate: t.FalsePositiveRate()}
+		if t.Len() > 0 {
+			r.FPSet.BitsPerKey = float64(t.SizeBits()) / float64(t.Len())
+		}
+		return
+	}
+	t := structure[*fpset.Compressed](f)
+	r.FPSet = &FPSetReport{Form: "rice", Bits: t.Bits(), CountBits: t.CountBits(), RiceK: t.RiceParameter(),
+		Fingerprints: t.Len(), Total: t.Total(), BitsPerKey: t.BitsPerKey(), FalsePositiveRate: t.FalsePositiveRate()}
+}
+
+func bloomierPart(f *anyfile.File, r *StructureReport) {
+	r.Bloomier = NewBloomierReport(structure[*bloomier.Filter](f))
+}
+
+func ribbonPart(f *anyfile.File, r *StructureReport) {
+	r.Ribbon = NewRibbonReport(structure[*ribbon.Filter](f))
+}
+
+func tablePart(f *anyfile.File, r *StructureReport) {
+	t := structure[*mht.Table](f)
+	r.MHT = &MHTReport{Levels: t.Levels(), Sizes: t.Sizes(), Buckets: t.Buckets(), Items: t.Len(),
+		Deleted: t.Deleted(), Occupancy: t.Occupancy()}
+}
+
+func summaryPart(f *anyfile.File, r *StructureReport) {
+	m := structure[mht.Summary](f)
+	r.Summary = &SummaryReport{Kind: m.Kind().String(), Levels: m.Levels(), Items: m.Count(), Bits: m.Bits(), CanRemove: m.CanRemove()}
 }

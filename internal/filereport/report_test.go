@@ -30,7 +30,9 @@ func ExampleStructure() {
 		fmt.Println(err)
 		return
 	}
-	f.Deletion.Remove([]byte("a"))
+	if d, ok := anyfile.As[*counting.DeletionFilter](f); ok {
+		d.Remove([]byte("a"))
+	}
 	var buf bytes.Buffer
 	if _, err := f.WriteTo(&buf); err != nil {
 		fmt.Println(err)
@@ -96,7 +98,8 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := filereport.NewPiecesReport(pf.Pieces); p == nil || p.Count != 4 || p.PieceBytes != 512 || p.IndexBytes != 8+4*4 {
+	pv, _ := anyfile.As[*digest.Pieces](pf)
+	if p := filereport.NewPiecesReport(pv); p == nil || p.Count != 4 || p.PieceBytes != 512 || p.IndexBytes != 8+4*4 {
 		t.Errorf("pieces report %+v", p)
 	}
 	if filereport.NewPiecesReport(nil) != nil {

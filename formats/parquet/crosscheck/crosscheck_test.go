@@ -404,7 +404,8 @@ func TestColumnFilterOneRowGroup(t *testing.T) {
 	if len(theirs.RowGroups()) != 1 {
 		t.Fatalf("%d row groups", len(theirs.RowGroups()))
 	}
-	chunks := af.Parquet.Filters()
+	pf, _ := anyfile.As[*parquet.File](af)
+	chunks := pf.Filters()
 	for i, c := range chunks {
 		g, err := af.ColumnFilter(c.Column, -1)
 		if err != nil {
@@ -417,6 +418,7 @@ func TestColumnFilterOneRowGroup(t *testing.T) {
 		if !bytes.Equal(out.Bytes(), data[c.Offset:c.Offset+int64(c.Length)]) {
 			t.Errorf("column %s: the filter written differs from the file's bytes", c.Column)
 		}
+		ours, _ := anyfile.As[*parquet.Filter](g)
 		bf := theirs.RowGroups()[0].ColumnChunks()[i].BloomFilter()
 		if bf == nil {
 			t.Fatalf("column %s: parquet-go finds no filter", c.Column)
@@ -426,7 +428,7 @@ func TestColumnFilterOneRowGroup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := ourCheck(g.SBBF, c.Column, v); got != want {
+			if got := ourCheck(ours, c.Column, v); got != want {
 				t.Fatalf("column %s key %d: the filter taken out says %v, parquet-go's %v", c.Column, v, got, want)
 			}
 		}
