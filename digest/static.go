@@ -564,3 +564,13 @@ func (v *StaticView) Seed() uint64 {
 	}
 	return v.static.Seed()
 }
+
+// MemoryBytes returns the bytes the view's filters hold: the ribbon's
+// solution and the added and removed filters' words (0 for the zero
+// view).
+func (v *StaticView) MemoryBytes() int {
+	if v == nil || v.static == nil {
+		return 0
+	}
+	return int(v.static.SizeBits()/8) + 8*(len(v.added.Bloom.Words())+len(v.removed.Bloom.Words()))
+}
