@@ -461,7 +461,8 @@ func TestStaticHostileParts(t *testing.T) {
 
 func binaryUvarint(x uint64) []byte { return binary.AppendUvarint(nil, x) }
 
-// TestStaticViewMemoryBytes: a view holds its ribbon's solution and its
+// TestStaticViewMemoryBytes: a publisher holds its ribbon's keys and
+// frame and its filters; a view holds its ribbon's solution and its
 // two filters' words, and no more after a delta.
 func TestStaticViewMemoryBytes(t *testing.T) {
 	if (*StaticView)(nil).MemoryBytes() != 0 || new(StaticView).MemoryBytes() != 0 {
@@ -474,6 +475,9 @@ func TestStaticViewMemoryBytes(t *testing.T) {
 	}
 	v := mustApply(t, nil, frame)
 	keys, bits := v.Sizes()
+	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+2*int((bits+63)/64*8); got != want || new(StaticPublisher).MemoryBytes() != 0 {
+		t.Fatalf("publisher MemoryBytes %d, want %d", got, want)
+	}
 	want := int(v.static.SizeBits()/8) + 2*int((bits+63)/64*8)
 	// About log2(256)·1.05 bits a key for the ribbon beside the filters.
 	if got := v.MemoryBytes(); got != want || keys != 10000 || v.static.SizeBits() < 8*10000 || v.static.SizeBits() > 9*10000 {

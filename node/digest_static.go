@@ -208,6 +208,18 @@ func (s *staticServer) chainLocked(since uint64) int {
 	return -1
 }
 
+// heldBytes is the memory the static publications hold: the
+// publisher's, the whole frame and the delta frames kept.
+func (s *staticServer) heldBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.sp.MemoryBytes() + len(s.whole)
+	for _, f := range s.history {
+		n += len(f.frame)
+	}
+	return int64(n)
+}
+
 // stats returns the static publications made: with a new ribbon, and
 // as deltas.
 func (s *staticServer) stats() (full, deltas uint64) {

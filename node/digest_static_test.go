@@ -94,6 +94,13 @@ func TestNodesStaticDigests(t *testing.T) {
 	if full, deltas := b.static.stats(); full != 1 || deltas != 1 {
 		t.Fatalf("b's static publications: %d whole, %d deltas", full, deltas)
 	}
+	// The node's memory counts its static publications and its peers'
+	// static views.
+	held := b.static.heldBytes()
+	if views := int64(b.Directory().Status()[0].HeldBytes); held < 16*209 ||
+		b.fixedBytes(false) != b.publisher.heldBytes()+b.squid.heldBytes()+held+views {
+		t.Fatalf("b's fixed bytes %d: static publications %d, view of a %d", b.fixedBytes(false), held, views)
+	}
 	if got := b.metric(t, `bloomcast_digest_out_bytes_total{codec="static",kind="delta"}`); got == "" {
 		t.Fatal("b counted no static delta served")
 	}
