@@ -375,3 +375,51 @@ func TestFullDigestsConfig(t *testing.T) {
 		t.Errorf("NewNode of static digests and a transport: %v", err)
 	}
 }
+
+// FuzzApplyStatic: a response body of static frames, applied to no view
+// and to a view of a whole frame, is refused or gives a view; it never
+// panics, and a refused body leaves nothing changed.
+func FuzzApplyStatic(f *testing.F) {
+	sp, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 16, Seed: 3})
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys := make([]hashing.Hash128, 100)
+	for i := range keys {
+		keys[i] = hashing.SumStringSeed(fmt.Sprint(i), 3)
+	}
+	whole, _, err := sp.Publish(1, keys)
+	if err != nil {
+		f.Fatal(err)
+	}
+	d1, _, err := sp.Publish(2, keys[:95])
+	if err != nil {
+		f.Fatal(err)
+	}
+	d2, _, err := sp.Publish(3, keys[:90])
+	if err != nil {
+		f.Fatal(err)
+	}
+	lim := envelope.Limits{MaxPayload: 1 << 20}
+	base, _, err := applyStatic(nil, whole, lim)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(whole)
+	f.Add(append(append([]byte(nil), d1...), d2...))
+	f.Add(append(append([]byte(nil), whole...), d1...))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, old := range []*digest.StaticView{nil, base} {
+			v, _, err := applyStatic(old, body, lim)
+			if (err == nil) == (v == nil) {
+				t.Fatalf("view %v, error %v", v != nil, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a multi-line error: %q", err)
+			}
+		}
+		if base.Sequence() != 1 || !base.ContainsHash(keys[99]) {
+			t.Fatal("the base view changed")
+		}
+	})
+}
