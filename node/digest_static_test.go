@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -422,4 +424,68 @@ func FuzzApplyStatic(f *testing.F) {
 			t.Fatal("the base view changed")
 		}
 	})
+}
+
+// TestStaticResyncOnGap: a delta that does not follow the view (a
+// publication missed) is answered with a full fetch, counted as a
+// resync, and the view reaches the peer's state.
+func TestStaticResyncOnGap(t *testing.T) {
+	sp, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]hashing.Hash128, 1000)
+	for i := range keys {
+		keys[i] = hashing.SumStringSeed(fmt.Sprint(i), 9)
+	}
+	whole1, _, err := sp.Publish(1, keys[:900])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sp.Publish(2, keys[:950]); err != nil {
+		t.Fatal(err)
+	}
+	gap, full, err := sp.Publish(3, keys)
+	if err != nil || full {
+		t.Fatal(full, err)
+	}
+	whole3, err := sp.Whole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	body, asked := whole1, []string{}
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.URL.RawQuery)
+		b := body
+		if r.URL.Query().Get("since") != "" {
+			b = gap // follows 2, not the view's 1
+		}
+		w.Header().Set("Content-Type", staticContentType)
+		_, _ = w.Write(b)
+	}))
+	defer peer.Close()
+	d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.URL}}, FullDigests: FullDigestsStatic, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Peers()[0]
+	if err := d.RefreshPeer(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	body = whole3
+	mu.Unlock()
+	if err := d.RefreshPeer(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	st := d.Status()[0]
+	if st.Full != 2 || st.Delta != 0 || st.Resync != 1 || st.Sequence != 3 || st.Form != PeerViewsStatic {
+		t.Fatalf("status %+v (asked %q)", st, asked)
+	}
+	if len(d.Candidates("999")) != 1 || len(asked) != 3 || asked[1] != "since=1" || asked[2] != "" {
+		t.Fatalf("asked %q", asked)
+	}
 }
