@@ -489,3 +489,39 @@ func TestStaticResyncOnGap(t *testing.T) {
 		t.Fatalf("asked %q", asked)
 	}
 }
+
+// TestStaticTooLargeFallsBack: a peer's static digest whose filters
+// would decode past MaxDigestBytes is refused, and the node asks that
+// peer for Bloom digests from then on, at once.
+func TestStaticTooLargeFallsBack(t *testing.T) {
+	origin := newTestOrigin(t)
+	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+	// b's static filters at 1000 objects and ε = 4.6·10^-4: 2·1000/ε bits,
+	// 545 KB; its Bloom digest 2 KB.
+	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 256 << 10,
+		Peers: []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
+	b := startNode(t, lnB, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true})
+	putObjects(t, b, origin.URL, 0, 1000)
+	if err := b.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	st := a.Directory().Status()[0]
+	if st.Form != PeerViewsDecoded || st.Full != 1 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().Stats().Sequence {
+		t.Fatalf("a's view of b: %+v", st)
+	}
+	if body, _ := a.get(t, origin.URL+"/obj/500"); body != "object /obj/500" || origin.count("/obj/500") != 0 {
+		t.Fatal("a does not route to b through its Bloom digest")
+	}
+	putObjects(t, b, origin.URL, 1000, 1010)
+	if err := b.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	a.Directory().Refresh(ctx)
+	if st := a.Directory().Status()[0]; st.Form != PeerViewsDecoded || st.Delta != 1 || st.Resync != 1 {
+		t.Fatalf("a's view of b after a publication: %+v", st)
+	}
+}

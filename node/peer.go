@@ -212,6 +212,10 @@ type Peer struct {
 	// lookup, when set (Directory.SetLookup), answers for the peer in
 	// place of a fetched view.
 	lookup atomic.Pointer[func(key string) bool]
+	// bloomOnly is set once a static digest of the peer's was too large
+	// to hold (MaxDigestBytes): the peer is asked for Bloom digests from
+	// then on.
+	bloomOnly atomic.Bool
 }
 
 // peerView is a peer's summary as last fetched.
@@ -303,6 +307,10 @@ func (d *Directory) Peers() []*Peer {
 	}
 	return *ps
 }
+
+// errStaticTooLarge: a peer's static digest decodes past
+// MaxDigestBytes; the directory asks it for Bloom digests instead.
+var errStaticTooLarge = errors.New("cache: static digest too large")
 
 // errZeroDirectory is what the methods of a zero Directory that return an
 // error return.
@@ -509,10 +517,12 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 
 // resyncIfBase returns err, the outcome of applying a digest to p's view,
 // unless it is a delta made for another base (a restarted peer, a missed
-// publication or message): then it fetches the full digest over HTTP, a
-// resync, and returns that fetch's outcome.
+// publication or message), or a static digest too large to hold: then it
+// fetches the full digest over HTTP (a Bloom one after a static digest
+// too large), a resync, and returns that fetch's outcome.
 func (d *Directory) resyncIfBase(ctx context.Context, p *Peer, err error) error {
-	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) && !errors.Is(err, digest.ErrStatic) {
+	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) && !errors.Is(err, digest.ErrStatic) &&
+		!errors.Is(err, errStaticTooLarge) {
 		return err
 	}
 	p.mu.Lock()
@@ -570,7 +580,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	if err != nil {
 		return err
 	}
-	if p.cfg.Protocol == Bloomcast && d.cfg.FullDigests == FullDigestsStatic {
+	if p.cfg.Protocol == Bloomcast && d.cfg.FullDigests == FullDigestsStatic && !p.bloomOnly.Load() {
 		req.Header.Set("Accept", staticAccept)
 	}
 	if conditional && old != nil {
@@ -647,6 +657,12 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 			prev = old.static
 		}
 		sv, delta, err := applyStatic(prev, body, lim)
+		if errors.Is(err, digest.ErrTooLarge) && !p.bloomOnly.Swap(true) {
+			// Its filters, n/ε bits each, outgrew the limit: a Bloom
+			// digest of the same peer is smaller held.
+			d.log.Warn("peer static digest too large to hold; asking for Bloom digests", "peer", p.name, "err", err)
+			return nil, false, fmt.Errorf("%w: %w", errStaticTooLarge, err)
+		}
 		if err != nil {
 			return nil, delta, err
 		}
