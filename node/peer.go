@@ -729,8 +729,9 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 	return &peerView{pieces: v, seq: v.Sequence()}, false, nil
 }
 
-// form returns how the view is held, PeerViewsCompressed or
-// PeerViewsDecoded, the bytes it holds, and the fraction of its bits set.
+// form returns how the view is held, PeerViewsCompressed,
+// PeerViewsDecoded or PeerViewsStatic, the bytes it holds, and the
+// fraction of its bits set (0 for a static view).
 func (v *peerView) form() (form PeerViews, held int, fill float64) {
 	if v.static != nil {
 		return PeerViewsStatic, v.static.MemoryBytes(), 0
