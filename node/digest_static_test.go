@@ -106,6 +106,11 @@ func TestNodesStaticDigests(t *testing.T) {
 	if got := b.metric(t, `bloomcast_digest_out_bytes_total{codec="static",kind="delta"}`); got == "" {
 		t.Fatal("b counted no static delta served")
 	}
+	for kind, want := range map[string]string{"full": "1", "delta": "1"} {
+		if got := b.metric(t, `bloomcast_static_digest_publications_total{kind="`+kind+`"}`); got != want {
+			t.Fatalf("bloomcast_static_digest_publications_total{kind=%q}: %q", kind, got)
+		}
+	}
 	if body, _ := a.get(t, obj(205)); body != "object /obj/205" || origin.count("/obj/205") != 0 {
 		t.Fatal("an object published in a delta was not fetched from b")
 	}
