@@ -41,3 +41,32 @@ func ExampleStaticPublisher() {
 	// publication 2: whole false, 0.4 bits per key
 	// false true
 }
+
+// What a static digest holds at each end: the receiver's view holds the
+// ribbon and the two filters of one hash function decoded, each of
+// n/−ln(1 − ε) bits for n the ribbon's keys; the publisher holds the
+// ribbon's keys besides.
+func ExampleStaticView_MemoryBytes() {
+	const seed = 7
+	var set []hashing.Hash128
+	for i := range 10000 {
+		set = append(set, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
+	}
+	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed})
+	if err != nil {
+		panic(err)
+	}
+	frame, _, err := p.Publish(1, set)
+	if err != nil {
+		panic(err)
+	}
+	v, err := (*digest.StaticView)(nil).Apply(frame, envelope.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	keys, bits := v.Sizes()
+	fmt.Printf("%d keys sent in %d bytes; view %d bytes (filters of %d bits each); publisher %d bytes\n",
+		keys, len(frame), v.MemoryBytes(), bits, p.MemoryBytes())
+	// Output:
+	// 10000 keys sent in 10772 bytes; view 649248 bytes (filters of 2554997 bits each); publisher 809328 bytes
+}

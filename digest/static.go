@@ -180,6 +180,16 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 	return frame, true, err
 }
 
+// MemoryBytes returns the bytes the publisher holds between
+// publications: the ribbon's keys (16 bytes each) and frame, and the
+// added and removed filters as last published (0 before the first).
+func (p *StaticPublisher) MemoryBytes() int {
+	if p == nil || p.ribbon == nil {
+		return 0
+	}
+	return 16*len(p.base) + len(p.ribbon) + 8*(len(p.added.Bloom.Words())+len(p.removed.Bloom.Words()))
+}
+
 // capacity is the changes since the ribbon the filters are sized for.
 func (p *StaticPublisher) capacity() float64 {
 	return max(64, p.cfg.share()*float64(len(p.base)))
@@ -563,4 +573,14 @@ func (v *StaticView) Seed() uint64 {
 		return 0
 	}
 	return v.static.Seed()
+}
+
+// MemoryBytes returns the bytes the view's filters hold: the ribbon's
+// solution and the added and removed filters' words (0 for the zero
+// view).
+func (v *StaticView) MemoryBytes() int {
+	if v == nil || v.static == nil {
+		return 0
+	}
+	return int(v.static.SizeBits()/8) + 8*(len(v.added.Bloom.Words())+len(v.removed.Bloom.Words()))
 }

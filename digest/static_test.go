@@ -460,3 +460,33 @@ func TestStaticHostileParts(t *testing.T) {
 }
 
 func binaryUvarint(x uint64) []byte { return binary.AppendUvarint(nil, x) }
+
+// TestStaticViewMemoryBytes: a publisher holds its ribbon's keys and
+// frame and its filters; a view holds its ribbon's solution and its
+// two filters' words, and no more after a delta.
+func TestStaticViewMemoryBytes(t *testing.T) {
+	if (*StaticView)(nil).MemoryBytes() != 0 || new(StaticView).MemoryBytes() != 0 {
+		t.Fatal("the zero view holds bytes")
+	}
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Rate: 1.0 / 256})
+	frame, _, err := p.Publish(1, staticKeys("m", 0, 10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := mustApply(t, nil, frame)
+	keys, bits := v.Sizes()
+	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+2*int((bits+63)/64*8); got != want || new(StaticPublisher).MemoryBytes() != 0 {
+		t.Fatalf("publisher MemoryBytes %d, want %d", got, want)
+	}
+	want := int(v.static.SizeBits()/8) + 2*int((bits+63)/64*8)
+	// About log2(256)·1.05 bits a key for the ribbon beside the filters.
+	if got := v.MemoryBytes(); got != want || keys != 10000 || v.static.SizeBits() < 8*10000 || v.static.SizeBits() > 9*10000 {
+		t.Fatalf("MemoryBytes %d, want %d (ribbon %d bits for %d keys, filters of %d bits)", got, want, v.static.SizeBits(), keys, bits)
+	}
+	if frame, _, err = p.Publish(2, staticKeys("m", 0, 10100)); err != nil {
+		t.Fatal(err)
+	}
+	if w := mustApply(t, v, frame); w.MemoryBytes() != want {
+		t.Fatalf("after a delta: %d bytes, want %d", w.MemoryBytes(), want)
+	}
+}

@@ -22,6 +22,18 @@ func ExampleParseRoute() {
 	// cache: invalid configuration: route "dns" (want digest, icp or none)
 }
 
+// Parse the kinds `bloomcast serve --full-digests` takes.
+func ExampleParseFullDigests() {
+	f, _ := node.ParseFullDigests("static")
+	d, _ := node.ParseFullDigests("")
+	_, err := node.ParseFullDigests("xor")
+	fmt.Println(f, d)
+	fmt.Println(err)
+	// Output:
+	// static bloom
+	// cache: invalid configuration: full digests "xor" (want bloom or static)
+}
+
 func TestParseEnumerations(t *testing.T) {
 	for _, r := range []node.Route{node.RouteDigest, node.RouteICP, node.RouteNone} {
 		if got, err := node.ParseRoute(string(r)); got != r || err != nil {
@@ -41,5 +53,9 @@ func TestParseEnumerations(t *testing.T) {
 	}
 	if _, err := node.ParsePeerViews("pieces"); !errors.Is(err, cache.ErrConfig) {
 		t.Errorf("ParsePeerViews(pieces): %v", err)
+	}
+	// A static view is a form a status reports, not one to configure.
+	if _, err := node.ParsePeerViews(string(node.PeerViewsStatic)); !errors.Is(err, cache.ErrConfig) {
+		t.Errorf("ParsePeerViews(static): %v", err)
 	}
 }

@@ -76,6 +76,16 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
 		func() float64 { return float64(n.publisher.Stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory}, &peerFalsePosCollector{dir: n.directory})
+	if s := n.static; s != nil {
+		for i, kind := range []string{"full", "delta"} {
+			m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "bloomcast_static_digest_publications_total",
+				Help:        "Static digest publications (--full-digests static), by kind: full (a new ribbon) or delta.",
+				ConstLabels: prometheus.Labels{"kind": kind}}, func() float64 {
+				full, deltas := s.stats()
+				return float64([2]uint64{full, deltas}[i])
+			}))
+		}
+	}
 	m.registerHealth(n)
 	m.registerMemory(n)
 	m.registerTransport(n.cfg.Transport)

@@ -126,6 +126,14 @@ type NodeConfig struct {
 	PeerViews      PeerViews     // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
+	// FullDigests, when FullDigestsStatic, serves static digests (a
+	// ribbon filter of the cache's keys and Bloom filters of the keys
+	// added and removed since, digest.StaticPublisher) to bloomcast peers
+	// that ask for them, beside the Bloom digest for those that do not,
+	// and asks bloomcast peers for theirs. Empty means FullDigestsBloom.
+	// Static digests travel over HTTP only: it cannot be combined with a
+	// Transport.
+	FullDigests FullDigests
 
 	// ConnectPorts are the ports an allowed client may open a CONNECT
 	// tunnel to (HTTPS through the proxy); empty means
@@ -196,6 +204,7 @@ type Node struct {
 	store     cache.Store
 	proxy     *cache.Proxy
 	publisher *Publisher
+	static    *staticServer // FullDigestsStatic only
 	squid     *SquidDigest
 	directory *Directory
 	fetcher   *peerFetcher
@@ -246,7 +255,8 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	if n.directory, err = newDirectory(directoryConfig{
 		Peers: cfg.Peers, PollInterval: cfg.PollInterval, Expiry: cfg.PeerExpiry,
-		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, Logger: n.log, Now: cfg.Now,
+		MaxDigestBytes: cfg.MaxDigestBytes, NoDelta: cfg.NoDelta, PeerViews: cfg.PeerViews, FullDigests: cfg.FullDigests,
+		Logger: n.log, Now: cfg.Now,
 		Client: digestClient(max(cfg.PeerTimeout, 10*time.Second)),
 		OnFetch: func(peer string, status, bytes int, codec string, delta bool) {
 			n.metrics.counts.fetched(status, bytes, delta)
@@ -264,6 +274,12 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	if err := n.openStore(); err != nil {
 		return nil, err
+	}
+	if cfg.FullDigests == FullDigestsStatic {
+		// At the Bloom digest's rate at capacity, the target of its shape.
+		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, n.now); err != nil {
+			return nil, errors.Join(err, n.store.Close())
+		}
 	}
 	n.fetcher = &peerFetcher{Timeout: cfg.PeerTimeout, OnOutcome: n.peerOutcome}
 	n.metrics = newNodeMetrics(n)
@@ -318,6 +334,9 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.PeerViews == "" {
 		cfg.PeerViews = PeerViewsDecoded
 	}
+	if cfg.FullDigests == "" {
+		cfg.FullDigests = FullDigestsBloom
+	}
 	if cfg.MaxRequestHeaderBytes == 0 {
 		cfg.MaxRequestHeaderBytes = DefaultMaxRequestHeaderBytes
 	}
@@ -346,6 +365,10 @@ func (cfg *NodeConfig) defaults() error {
 		return checkRoute(cfg.Route)
 	case checkPeerViews(cfg.PeerViews) != nil:
 		return checkPeerViews(cfg.PeerViews)
+	case checkFullDigests(cfg.FullDigests) != nil:
+		return checkFullDigests(cfg.FullDigests)
+	case cfg.FullDigests == FullDigestsStatic && cfg.Transport != nil:
+		return fmt.Errorf("%w: static full digests travel over HTTP only, not through the %s transport", cache.ErrConfig, cfg.Transport.Name())
 	case cfg.ReadTimeout < cache.MinInterval:
 		return fmt.Errorf("%w: read timeout %v (want 0 for the default, or ≥ %v)", cache.ErrConfig, cfg.ReadTimeout, cache.MinInterval)
 	case cfg.TunnelIdle < cache.MinInterval || cfg.TunnelLifetime < cache.MinInterval:
@@ -481,7 +504,7 @@ func (n *Node) digestFetched(codec string, bytes int, delta bool) {
 // addressed to it, the proxy for everything else.
 func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
-	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.publisher)))
+	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.digestHandler())))
 	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
@@ -563,6 +586,10 @@ func countOut(m *nodeMetrics, h http.Handler) http.Handler {
 			codec, kind = cw.Header().Get(codecHeader), "full"
 		case deltaContentType:
 			codec, kind = cw.Header().Get(codecHeader), "delta"
+		case staticContentType:
+			codec, kind = staticCodec, "full"
+		case staticDeltaContentType:
+			codec, kind = staticCodec, "delta"
 		}
 		if cw.Status == http.StatusOK || cw.Status == http.StatusNotModified {
 			m.httpMessage("out", cw.Bytes)
@@ -672,7 +699,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	n.log.Info("bloomcast node serving", "proxy", n.addr, "route", n.cfg.Route, "peers", len(n.cfg.Peers),
+	n.log.Info("bloomcast node serving", "proxy", n.addr, "route", n.cfg.Route, "peers", len(n.cfg.Peers), "full_digests", n.cfg.FullDigests,
 		"memory_limit", debug.SetMemoryLimit(-1)) // -1 reads the limit in force
 	shutdown := func() error {
 		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

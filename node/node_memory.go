@@ -35,7 +35,8 @@ func (d *SquidDigest) heldBytes() int64 {
 }
 
 // fixedBytes is the memory the node holds besides its cache: its own
-// digests (counting filters, bit views, published digests and deltas)
+// digests (counting filters, bit views, published digests and deltas,
+// static publications)
 // and its peers' views. While a peer has no view yet, it is counted at
 // the size of this node's bit array, which a peer configured alike
 // sends.
@@ -44,6 +45,9 @@ func (n *Node) fixedBytes(estimate bool) int64 {
 		return 0
 	}
 	total := n.publisher.heldBytes() + n.squid.heldBytes()
+	if n.static != nil {
+		total += n.static.heldBytes()
+	}
 	own := int64(n.publisher.bitBytes())
 	for _, s := range n.directory.Status() {
 		switch {

@@ -50,7 +50,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"PollInterval", old.PollInterval, cfg.PollInterval}, {"PeerExpiry", old.PeerExpiry, cfg.PeerExpiry},
 		{"PushInterval", old.PushInterval, cfg.PushInterval},
 		{"MaxDigestBytes", old.MaxDigestBytes, cfg.MaxDigestBytes}, {"NoDelta", old.NoDelta, cfg.NoDelta},
-		{"PeerViews", old.PeerViews, cfg.PeerViews},
+		{"PeerViews", old.PeerViews, cfg.PeerViews}, {"FullDigests", old.FullDigests, cfg.FullDigests},
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},
 		{"ConnectPorts", old.ConnectPorts, cfg.ConnectPorts}, {"TunnelIdle", old.TunnelIdle, cfg.TunnelIdle},
 		{"TunnelLifetime", old.TunnelLifetime, cfg.TunnelLifetime}, {"ReadTimeout", old.ReadTimeout, cfg.ReadTimeout},

@@ -63,6 +63,11 @@ const (
 	// PeerViewsDecoded: a peer's digest decoded to its bit array, as
 	// Decode gives it; a lookup reads the bits.
 	PeerViewsDecoded PeerViews = "decoded"
+	// PeerViewsStatic is not a configuration but the form
+	// PeerStatus.Form reports for a peer's static digest
+	// (NodeConfig.FullDigests): a ribbon filter and two Bloom filters,
+	// held as they came.
+	PeerViewsStatic PeerViews = "static"
 	// PeerViewsCompressed: a peer's digest kept coded in pieces
 	// (digest.Pieces), a few decoded pieces cached; a digest sent as one
 	// stream is coded again in pieces of 1 KiB (peerPieceBytes) once, one
@@ -150,6 +155,10 @@ type directoryConfig struct {
 	// PeerViews is how the peers' digests are held: PeerViewsDecoded
 	// (empty means it) or PeerViewsCompressed.
 	PeerViews PeerViews
+	// FullDigests, when FullDigestsStatic, asks bloomcast peers for
+	// static digests (their Accept field); a peer that answers with a
+	// Bloom digest is held as PeerViews says.
+	FullDigests FullDigests
 	// Transport, if set, is the digest transport whose messages reach
 	// receive: Run does not poll a bloomcast peer whose view the
 	// transport keeps current (it is connected and the peer pushed
@@ -203,6 +212,10 @@ type Peer struct {
 	// lookup, when set (Directory.SetLookup), answers for the peer in
 	// place of a fetched view.
 	lookup atomic.Pointer[func(key string) bool]
+	// bloomOnly is set once a static digest of the peer's was too large
+	// to hold (MaxDigestBytes): the peer is asked for Bloom digests from
+	// then on.
+	bloomOnly atomic.Bool
 }
 
 // peerView is a peer's summary as last fetched.
@@ -213,8 +226,9 @@ type peerView struct {
 	// change its words in place, under the peer's mu (Candidates reads
 	// them so).
 	patcher *digest.Patcher
-	pieces  *digest.Pieces // compressed bloomcast only; Patch updates it in place
-	squid   *squid.Digest  // squid only
+	pieces  *digest.Pieces     // compressed bloomcast only; Patch updates it in place
+	squid   *squid.Digest      // squid only
+	static  *digest.StaticView // static bloomcast only; Apply makes a new one
 	etag    string
 	seq     uint64
 	fetched time.Time
@@ -233,6 +247,9 @@ func newDirectory(cfg directoryConfig) (*Directory, error) {
 		cfg.MaxDigestBytes = 64 << 20
 	}
 	if err := checkPeerViews(cfg.PeerViews); err != nil {
+		return nil, err
+	}
+	if err := checkFullDigests(cfg.FullDigests); err != nil {
 		return nil, err
 	}
 	if cfg.PollInterval < cache.MinInterval || cfg.Expiry < cache.MinInterval || cfg.MaxDigestBytes < 0 {
@@ -291,6 +308,10 @@ func (d *Directory) Peers() []*Peer {
 	return *ps
 }
 
+// errStaticTooLarge: a peer's static digest decodes past
+// MaxDigestBytes; the directory asks it for Bloom digests instead.
+var errStaticTooLarge = errors.New("cache: static digest too large")
+
 // errZeroDirectory is what the methods of a zero Directory that return an
 // error return.
 var errZeroDirectory = fmt.Errorf("%w: zero Directory; use newDirectory", cache.ErrConfig)
@@ -348,6 +369,8 @@ func (d *Directory) Candidates(key string) []*Peer {
 		}
 		switch {
 		case v.patcher != nil: // asked above, under the lock
+		case v.static != nil:
+			maybe = v.static.ContainsString(key)
 		case v.squid != nil:
 			if !haveSquidKey {
 				squidKey, haveSquidKey = squid.StoreKeyCanonical(squid.GET, key), true
@@ -494,10 +517,12 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 
 // resyncIfBase returns err, the outcome of applying a digest to p's view,
 // unless it is a delta made for another base (a restarted peer, a missed
-// publication or message): then it fetches the full digest over HTTP, a
-// resync, and returns that fetch's outcome.
+// publication or message), or a static digest too large to hold: then it
+// fetches the full digest over HTTP (a Bloom one after a static digest
+// too large), a resync, and returns that fetch's outcome.
 func (d *Directory) resyncIfBase(ctx context.Context, p *Peer, err error) error {
-	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) {
+	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) && !errors.Is(err, digest.ErrStatic) &&
+		!errors.Is(err, errStaticTooLarge) {
 		return err
 	}
 	p.mu.Lock()
@@ -554,6 +579,9 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return err
+	}
+	if p.cfg.Protocol == Bloomcast && d.cfg.FullDigests == FullDigestsStatic && !p.bloomOnly.Load() {
+		req.Header.Set("Accept", staticAccept)
 	}
 	if conditional && old != nil {
 		if old.etag != "" {
@@ -620,6 +648,26 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		return &peerView{filter: sd.Filter, squid: sd}, false, nil
 	}
 	lim := envelope.Limits{MaxPayload: uint64(d.cfg.MaxDigestBytes)}
+	if len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeStatic {
+		if d.cfg.FullDigests != FullDigestsStatic {
+			return nil, false, fmt.Errorf("%w: a static digest, not asked for", digest.ErrCorrupt)
+		}
+		var prev *digest.StaticView
+		if old != nil {
+			prev = old.static
+		}
+		sv, delta, err := applyStatic(prev, body, lim)
+		if errors.Is(err, digest.ErrTooLarge) && !p.bloomOnly.Swap(true) {
+			// Its filters, n/ε bits each, outgrew the limit: a Bloom
+			// digest of the same peer is smaller held.
+			d.log.Warn("peer static digest too large to hold; asking for Bloom digests", "peer", p.name, "err", err)
+			return nil, false, fmt.Errorf("%w: %w", errStaticTooLarge, err)
+		}
+		if err != nil {
+			return nil, delta, err
+		}
+		return &peerView{static: sv, seq: sv.Sequence()}, delta, nil
+	}
 	isDelta := len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeDelta
 	if d.cfg.PeerViews == PeerViewsCompressed {
 		return holdPieces(old, body, lim, isDelta)
@@ -681,9 +729,13 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 	return &peerView{pieces: v, seq: v.Sequence()}, false, nil
 }
 
-// form returns how the view is held, PeerViewsCompressed or
-// PeerViewsDecoded, the bytes it holds, and the fraction of its bits set.
+// form returns how the view is held, PeerViewsCompressed,
+// PeerViewsDecoded or PeerViewsStatic, the bytes it holds, and the
+// fraction of its bits set (0 for a static view).
 func (v *peerView) form() (form PeerViews, held int, fill float64) {
+	if v.static != nil {
+		return PeerViewsStatic, v.static.MemoryBytes(), 0
+	}
 	if v.pieces != nil {
 		set, _ := v.pieces.SetBits() // known since holdPieces
 		return PeerViewsCompressed, v.pieces.MemoryBytes(), float64(set) / float64(v.pieces.Geometry().M())
@@ -716,10 +768,13 @@ type PeerStatus struct {
 	// Unreachable is set while the peer's last fetch found it down.
 	Unreachable bool
 	Bytes       int // size of the last digest or delta fetched
-	// Form is how the view is held (PeerViewsCompressed or
-	// PeerViewsDecoded) and HeldBytes the memory it holds: the decoded
-	// array, or the coded pieces, their index and the decoded pieces
-	// cached.
+	// Form is how the view is held (PeerViewsCompressed,
+	// PeerViewsDecoded, or PeerViewsStatic for a static digest) and
+	// HeldBytes the memory it holds: the decoded array, or the coded
+	// pieces, their index and the decoded pieces cached, or the static
+	// digest's ribbon and two filters. A static view's Fill is 0 and its
+	// FalsePos the ribbon's rate plus the added filter's
+	// (digest.StaticView.FalsePositiveRate).
 	Form                                      PeerViews
 	HeldBytes                                 int
 	Failures                                  int
@@ -752,7 +807,11 @@ func (d *Directory) Status() []PeerStatus {
 		if v := p.view; v != nil {
 			s.HasView, s.Sequence, s.Age, s.Bytes = true, v.seq, now.Sub(v.fetched), v.bytes
 			s.Form, s.HeldBytes, s.Fill = v.form()
-			s.FalsePos = params.FalsePositiveFromFill(s.Fill, v.hashes())
+			if v.static != nil {
+				s.FalsePos = v.static.FalsePositiveRate()
+			} else {
+				s.FalsePos = params.FalsePositiveFromFill(s.Fill, v.hashes())
+			}
 		}
 		p.mu.RUnlock()
 		out = append(out, s)

@@ -186,7 +186,10 @@ func (d *Directory) store(p *Peer, old *peerView, latest bool, body []byte, etag
 	}
 	p.mu.Unlock()
 	codec := "squid"
-	if p.cfg.Protocol != Squid {
+	switch {
+	case v.static != nil:
+		codec = staticCodec
+	case p.cfg.Protocol != Squid:
 		codec = envelope.Codec(body[7]).String()
 	}
 	if pushed {

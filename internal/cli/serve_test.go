@@ -28,13 +28,14 @@ threshold=0.05
 allow-peers 10.0.0.0/8, 192.168.1.7
 `)
 	sf, err := parseServeFlags([]string{"--config", conf, "--listen", "127.0.0.1:5000", "--peer", "http://127.0.0.1:4003", "--codec", "arith",
-		"--bits-per-entry", "37.4", "--hash-functions", "3", "--no-delta", "--peer-views", "compressed"})
+		"--bits-per-entry", "37.4", "--hash-functions", "3", "--no-delta", "--peer-views", "compressed", "--full-digests", "static"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := sf.cfg
 	if c.Listen != "127.0.0.1:5000" || c.MemoryBytes != 64<<20 || c.Threshold != 0.05 || c.Codec != digest.Arith ||
-		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta || c.PeerViews != node.PeerViewsCompressed {
+		c.BitsPerEntry != 37.4 || c.HashFunctions != 3 || !c.NoDelta || c.PeerViews != node.PeerViewsCompressed ||
+		c.FullDigests != node.FullDigestsStatic {
 		t.Fatalf("config %+v", c)
 	}
 	if len(c.Peers) != 2 || c.Peers[0].Name != "b" || c.Peers[0].Protocol != node.Squid || c.Peers[0].ICP != "127.0.0.1:4002" ||
@@ -55,6 +56,7 @@ allow-peers 10.0.0.0/8, 192.168.1.7
 	failsWith(t, "serve: --log-level loud: want debug, info, warn or error", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --route pigeon: want digest, icp or none", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --peer-views zipped: want compressed or decoded", "serve", "--peer-views", "zipped", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --full-digests xor: want bloom or static", "serve", "--full-digests", "xor", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --hash-functions -1: want a whole number from 1 to 64", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
 }
 

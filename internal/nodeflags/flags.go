@@ -103,7 +103,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", cache.ErrC
 // disk, disk-size, max-object, capacity, bits-per-entry,
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
-// peer-timeout,
+// full-digests, peer-timeout,
 // icp-timeout, allow-clients, allow-peers, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
@@ -137,6 +137,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.Var(&nf.maxDig, "max-digest", "")
 	fs.BoolVar(&c.NoDelta, "no-delta", false, "")
 	fs.StringVar((*string)(&c.PeerViews), "peer-views", string(node.PeerViewsDecoded), "")
+	fs.StringVar((*string)(&c.FullDigests), "full-digests", string(node.FullDigestsBloom), "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
@@ -353,6 +354,9 @@ func (nf *NodeFlags) Check() error {
 	if views, err := node.ParsePeerViews(string(c.PeerViews)); err != nil || views != c.PeerViews {
 		return nf.errf("peer-views", "want compressed or decoded")
 	}
+	if full, err := node.ParseFullDigests(string(c.FullDigests)); err != nil || full != c.FullDigests {
+		return nf.errf("full-digests", "want bloom or static")
+	}
 	for _, a := range []struct {
 		name string
 		list prefixList
@@ -402,7 +406,7 @@ var restartFlags = map[string]string{
 	"DiskBytes": "disk-size", "MaxObjectBytes": "max-object", "Capacity": "capacity",
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
-	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "FullDigests": "full-digests", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 	"MaxRequestHeaderBytes": "max-request-header",
 }
