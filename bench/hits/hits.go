@@ -261,6 +261,9 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}()
 	rep.NodeArguments = []string{"serve", "--listen", "127.0.0.1:PORT", "--name", "bench", "--memory", "64MiB", "--log-level", "warn"}
 	if cfg.Peer {
+		// The peer publishes what it holds within a second, not when
+		// 5% of it changed.
+		rep.NodeArguments = append(rep.NodeArguments, "--max-digest-age", "1s")
 		rep.FrontArguments = frontNodeArguments(cfg.ObjectBytes)
 	}
 	for _, procs := range cfg.Procs {
