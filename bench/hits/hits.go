@@ -7,6 +7,11 @@
 // load drifts treats both alike; each round's requests are checked
 // against the proxy's own counters (the node's /metrics, Squid's cache
 // manager counters) and the origin's, so that only hits are counted.
+//
+// With Config.Peer it measures peer hits instead, the summary cache's
+// own path: each proxy is a pair, a front that stores nothing and routes
+// every request by its peer's digest to the peer that holds the objects
+// (see peer.go).
 package hits
 
 import (
@@ -51,7 +56,12 @@ type Config struct {
 	Objects     int           // objects of the origin; 0 means 100
 	ObjectBytes int           // body size of every object; 0 means 4096
 	Procs       []int         // GOMAXPROCS of the node, one node per value; nil means 1 and 2
-	Progress    io.Writer     // progress lines; nil for none
+	// Peer measures peer hits: each proxy a pair of a front storing
+	// nothing and the peer behind it holding the objects, the front
+	// routing by the peer's digest. ObjectBytes must be at least 2 (the
+	// front node's --max-object is one byte less).
+	Peer     bool
+	Progress io.Writer // progress lines; nil for none
 }
 
 func (c *Config) defaults() error {
@@ -83,6 +93,9 @@ func (c *Config) defaults() error {
 	if c.Rounds < 0 || c.Threads < 0 || c.Connections < c.Threads || c.Objects < 0 || c.ObjectBytes < 0 || c.Duration < time.Second {
 		return errors.New("hits: negative setting, fewer connections than threads, or a round under 1 s")
 	}
+	if c.Peer && c.ObjectBytes < 2 {
+		return errors.New("hits: peer hits need objects of at least 2 bytes")
+	}
 	for _, p := range c.Procs {
 		if p < 1 {
 			return fmt.Errorf("hits: GOMAXPROCS %d", p)
@@ -100,6 +113,7 @@ func (c *Config) defaults() error {
 type Round struct {
 	Round      int    `json:"round"`
 	Proxy      string `json:"proxy"`
+	Peer       bool   `json:"peer,omitempty"`       // a pair's peer hits
 	GOMAXPROCS int    `json:"gomaxprocs,omitempty"` // the node's; 0 for Squid
 	// From wrk: completed requests, the round's length, requests per
 	// second, latency percentiles in microseconds, and socket errors plus
@@ -115,7 +129,8 @@ type Round struct {
 	// its threads) over the round, per request.
 	CPUUsPerRequest float64 `json:"cpu_us_per_request"`
 	// Counted over the round by the proxy (hits and all client requests)
-	// and by the origin.
+	// and by the origin; for a pair, the hits by the peer and the
+	// requests by the front, and the CPU is both processes'.
 	ProxyHits      int64 `json:"proxy_hits"`
 	ProxyRequests  int64 `json:"proxy_requests"`
 	OriginRequests int64 `json:"origin_requests"`
@@ -132,9 +147,14 @@ func (r Round) Name() string {
 // Check reports whether every request of the round was a hit, and why
 // not. A proxy counts the requests wrk sent but did not wait for at the
 // end (at most one per connection), and Squid counts the cache manager
-// requests that read its counters (two).
+// requests that read its counters (two). A pair's front may count a
+// request whose client left before its peer was asked (at most one per
+// connection).
 func (r Round) Check(connections int) error {
 	misses := r.ProxyRequests - r.ProxyHits
+	if r.Peer {
+		misses = max(misses-int64(connections), 0)
+	}
 	switch {
 	case r.Requests == 0:
 		return errors.New("no requests")
@@ -174,8 +194,13 @@ type Report struct {
 	ObjectBytes   int            `json:"object_bytes"`
 	Rounds        []Round        `json:"rounds"`
 	Summaries     []Summary      `json:"summaries"`
-	SquidConfig   string         `json:"squid_conf"`
+	SquidConfig   string         `json:"squid_conf"` // a pair's peer's, with Peer
 	NodeArguments []string       `json:"node_arguments"`
+	// With Peer: the fronts' configuration and arguments (PEER is the
+	// peer node's address).
+	Peer             bool     `json:"peer,omitempty"`
+	SquidFrontConfig string   `json:"squid_front_conf,omitempty"`
+	FrontArguments   []string `json:"front_node_arguments,omitempty"`
 }
 
 // Check reports the first round that was not all hits.
@@ -195,6 +220,7 @@ type target struct {
 	addr   string
 	cmd    *exec.Cmd
 	exited chan struct{}
+	back   *target // a pair's peer, behind this front; nil for a single proxy
 }
 
 // Run starts the origin, the node(s) and Squid, warms them, runs the
@@ -209,7 +235,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	rep = &Report{Env: compare.StartRunEnv(), Threads: cfg.Threads, Connections: cfg.Connections,
-		DurationS: cfg.Duration.Seconds(), Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes}
+		DurationS: cfg.Duration.Seconds(), Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes, Peer: cfg.Peer}
 	rep.SquidVersion = firstLine(exec.Command(cfg.Squid, "-v").Output())
 	rep.WrkVersion = firstLine(exec.Command(cfg.Wrk, "-v").CombinedOutput())
 	progress := func(format string, a ...any) {
@@ -234,8 +260,20 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		}
 	}()
 	rep.NodeArguments = []string{"serve", "--listen", "127.0.0.1:PORT", "--name", "bench", "--memory", "64MiB", "--log-level", "warn"}
+	if cfg.Peer {
+		// The peer publishes what it holds within a second, not when
+		// 5% of it changed.
+		rep.NodeArguments = append(rep.NodeArguments, "--max-digest-age", "1s")
+		rep.FrontArguments = frontNodeArguments(cfg.ObjectBytes)
+	}
 	for _, procs := range cfg.Procs {
-		t, err := startNode(ctx, bin, procs, rep.NodeArguments)
+		var t *target
+		if cfg.Peer {
+			progress("starting the node pair at GOMAXPROCS=%d", procs)
+			t, err = startNodePair(ctx, cfg, bin, procs, rep, origin)
+		} else {
+			t, err = startNode(ctx, bin, procs, rep.NodeArguments)
+		}
 		if t != nil {
 			targets = append(targets, t)
 		}
@@ -243,8 +281,13 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			return nil, err
 		}
 		if len(targets) == 1 {
-			sq, conf, err := startSquid(ctx, cfg.Squid, dir)
-			rep.SquidConfig = conf
+			var sq *target
+			if cfg.Peer {
+				progress("starting the Squid pair")
+				sq, err = startSquidPair(ctx, cfg, dir, rep, origin)
+			} else {
+				sq, rep.SquidConfig, err = startSquid(ctx, cfg.Squid, dir)
+			}
 			if sq != nil {
 				targets = append(targets, sq)
 			}
@@ -260,7 +303,11 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	for _, t := range targets {
 		progress("warming %s at %s", t.name(), t.addr)
-		if err := warm(ctx, t, origin.addr, cfg.Objects); err != nil {
+		warmed := warm(ctx, t, origin.addr, cfg.Objects)
+		if t.back != nil {
+			warmed = warmPeer(ctx, t, origin, cfg.Objects)
+		}
+		if err := warmed; err != nil {
 			return nil, fmt.Errorf("warming %s: %w", t.name(), err)
 		}
 		// An unmeasured second of load: connections, buffers and the
@@ -287,23 +334,27 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 }
 
 func (t *target) name() string {
+	name := t.proxy
 	if t.proxy == ProxyNode {
-		return fmt.Sprintf("%s GOMAXPROCS=%d", t.proxy, t.procs)
+		name = fmt.Sprintf("%s GOMAXPROCS=%d", t.proxy, t.procs)
 	}
-	return t.proxy
+	if t.back != nil {
+		name += " pair"
+	}
+	return name
 }
 
 // measure runs one round of wrk against t, with the counters around it.
 func measure(ctx context.Context, cfg Config, t *target, script string, origin *origin) (Round, error) {
-	r := Round{Proxy: t.proxy}
+	r := Round{Proxy: t.proxy, Peer: t.back != nil}
 	if t.proxy == ProxyNode {
 		r.GOMAXPROCS = t.procs
 	}
-	hits0, reqs0, err := t.counters(ctx)
+	hits0, reqs0, err := t.roundCounters(ctx)
 	if err != nil {
 		return r, err
 	}
-	cpu0, err := processCPU(t.cmd.Process.Pid)
+	cpu0, err := t.cpu()
 	if err != nil {
 		return r, err
 	}
@@ -312,11 +363,11 @@ func measure(ctx context.Context, cfg Config, t *target, script string, origin *
 	if err != nil {
 		return r, err
 	}
-	cpu1, err := processCPU(t.cmd.Process.Pid)
+	cpu1, err := t.cpu()
 	if err != nil {
 		return r, err
 	}
-	hits1, reqs1, err := t.counters(ctx)
+	hits1, reqs1, err := t.roundCounters(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -327,6 +378,27 @@ func measure(ctx context.Context, cfg Config, t *target, script string, origin *
 	}
 	r.ProxyHits, r.ProxyRequests, r.OriginRequests = hits1-hits0, reqs1-reqs0, origin.requests.Load()-orig0
 	return r, nil
+}
+
+// roundCounters returns the hits and client requests of t: a pair's
+// hits are its peer's, its requests its front's.
+func (t *target) roundCounters(ctx context.Context) (hits, requests int64, err error) {
+	hits, requests, err = t.counters(ctx)
+	if err != nil || t.back == nil {
+		return hits, requests, err
+	}
+	hits, _, err = t.back.counters(ctx)
+	return hits, requests, err
+}
+
+// cpu returns the CPU time of t's process, and of its peer's.
+func (t *target) cpu() (time.Duration, error) {
+	d, err := processCPU(t.cmd.Process.Pid)
+	if err != nil || t.back == nil {
+		return d, err
+	}
+	b, err := processCPU(t.back.cmd.Process.Pid)
+	return d + b, err
 }
 
 // summarise gives the medians of each proxy's rounds and their ratios to
@@ -546,8 +618,17 @@ func (t *target) start() error {
 	return nil
 }
 
-// stop sends SIGTERM and waits (killing after 10 s).
+// stop sends SIGTERM and waits (killing after 10 s), to a pair's peer
+// too.
 func (t *target) stop() error {
+	var err error
+	if t.back != nil {
+		err = t.back.stop()
+	}
+	return errors.Join(t.stopOne(), err)
+}
+
+func (t *target) stopOne() error {
 	if t.exited == nil {
 		return nil
 	}

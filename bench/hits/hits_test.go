@@ -97,6 +97,13 @@ func TestCheckAndSummary(t *testing.T) {
 			t.Errorf("%+v passed", bad)
 		}
 	}
+	peer := Round{Proxy: ProxyNode, Peer: true, Requests: 1000, ProxyHits: 1000, ProxyRequests: 1004}
+	if err := peer.Check(4); err != nil {
+		t.Errorf("a pair's front counting one request per connection more: %v", err)
+	}
+	if peer.ProxyRequests = 1005; peer.Check(4) == nil {
+		t.Error("a pair's front counting more requests than its peer's hits and the connections passed")
+	}
 	sq := func(rps, p99 float64) Round {
 		return Round{Proxy: ProxySquid, RPS: rps, P99Us: p99, CPUUsPerRequest: 20}
 	}
@@ -174,5 +181,56 @@ func TestRunShort(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Rounds[1].ProxyHits != rep.Rounds[1].ProxyHits {
 		t.Fatalf("JSON round trip: %v", err)
+	}
+}
+
+// TestRunPeerShort runs the peer-hit comparison briefly: a node pair at
+// GOMAXPROCS=1 and a Squid pair peering by Cache Digest, one round of a
+// second each, every request checked to be a hit at the peer and none to
+// reach the origin.
+func TestRunPeerShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds bloomcast and runs squid and wrk")
+	}
+	for _, bin := range []string{"/usr/sbin/squid", "/usr/bin/wrk"} {
+		if _, err := os.Stat(bin); err != nil {
+			if os.Getenv(requireSquidEnv) != "" {
+				t.Fatalf("%s is set but %v", requireSquidEnv, err)
+			}
+			t.Skip(err)
+		}
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build bloomcast with")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Peer: true, Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rounds) != 2 || !rep.Peer || !strings.Contains(rep.SquidFrontConfig, "cache_peer 127.0.0.1 sibling") {
+		t.Fatalf("rounds %+v, front %q", rep.Rounds, rep.SquidFrontConfig)
+	}
+	for _, r := range rep.Rounds {
+		if !r.Peer || r.ProxyHits < r.Requests || r.OriginRequests != 0 || r.CPUUsPerRequest <= 0 {
+			t.Errorf("%s: %+v", r.Name(), r)
+		}
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Peer hits:") {
+		t.Errorf("report lacks the peer-hit description:\n%s", md.String())
+	}
+}
+
+func TestPeerConfigRejects(t *testing.T) {
+	if _, err := Run(context.Background(), Config{Peer: true, ObjectBytes: 1}); err == nil {
+		t.Error("peer hits of 1-byte objects accepted")
 	}
 }

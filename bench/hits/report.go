@@ -13,10 +13,19 @@ import (
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s; %s; %s.\n\n", rep.Env.Measured(false), rep.SquidVersion, rep.WrkVersion)
-	fmt.Fprintf(&b, "One origin with %d objects of %d bytes, all cached hits in each proxy; `wrk -t%d -c%d -d%.0fs --latency` "+
-		"sending absolute-URI requests through one proxy at a time, rounds interleaved. CPU is the proxy process's own per request. "+
-		"Check: the proxy counted every request as a hit (node /metrics, Squid's cache manager counters) and the origin saw none.\n\n",
-		rep.Objects, rep.ObjectBytes, rep.Threads, rep.Connections, rep.DurationS)
+	if rep.Peer {
+		fmt.Fprintf(&b, "Peer hits: one origin with %d objects of %d bytes; each proxy a pair, a front storing nothing and its peer "+
+			"holding every object, the front routing each request by the peer's digest (the node pair: `--peer`; the Squid pair: a "+
+			"sibling `cache_peer` whose Cache Digest the front fetched). `wrk -t%d -c%d -d%.0fs --latency` sending absolute-URI "+
+			"requests to one front at a time, rounds interleaved. CPU is both processes' per request. Check: the peer counted "+
+			"every request as a hit, the front counted them, and the origin saw none.\n\n",
+			rep.Objects, rep.ObjectBytes, rep.Threads, rep.Connections, rep.DurationS)
+	} else {
+		fmt.Fprintf(&b, "One origin with %d objects of %d bytes, all cached hits in each proxy; `wrk -t%d -c%d -d%.0fs --latency` "+
+			"sending absolute-URI requests through one proxy at a time, rounds interleaved. CPU is the proxy process's own per request. "+
+			"Check: the proxy counted every request as a hit (node /metrics, Squid's cache manager counters) and the origin saw none.\n\n",
+			rep.Objects, rep.ObjectBytes, rep.Threads, rep.Connections, rep.DurationS)
+	}
 	b.WriteString("| round | proxy | hits/s | p50 ms | p90 ms | p99 ms | CPU µs/hit | check |\n")
 	b.WriteString("|--:|---|--:|--:|--:|--:|--:|---|\n")
 	for _, r := range rep.Rounds {

@@ -8,6 +8,13 @@
 //
 //	go run ./cmd/hits -rounds 3 -duration 10s
 //
+// With -peer it measures peer hits, the summary cache's own path: each
+// proxy is a pair, a front that stores nothing and routes every request
+// by its peer's digest to the peer that holds the objects (two nodes;
+// two Squids peering by Cache Digest):
+//
+//	go run ./cmd/hits -peer -procs 1
+//
 // Progress goes to stderr, the report to stdout.
 package main
 
@@ -36,6 +43,7 @@ func main() {
 	flag.IntVar(&cfg.Connections, "connections", 32, "wrk connections")
 	flag.IntVar(&cfg.Objects, "objects", 100, "objects of the origin")
 	flag.IntVar(&cfg.ObjectBytes, "size", 4096, "object body size in bytes")
+	flag.BoolVar(&cfg.Peer, "peer", false, "measure peer hits: each proxy a pair, the front routing every request by its peer's digest to the peer holding the objects")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
 	flag.Parse()
