@@ -73,9 +73,10 @@ func BenchmarkStaticPublication(b *testing.B) {
 	b.Run("publish", func(b *testing.B) {
 		s := n.static
 		base := hashKeys()
-		next := append(hashKeys()[changed:], make([]hashing.Hash128, changed)...)
+		// The same set with its first changed keys replaced by new ones.
+		next := hashKeys()[changed:]
 		for i := range changed {
-			next[objects-changed+i] = hashing.SumStringSeed(fmt.Sprintf("http://origin.test/new-%d", i), staticSeed)
+			next = append(next, hashing.SumStringSeed(fmt.Sprintf("http://origin.test/new-%d", i), staticSeed))
 		}
 		seq := uint64(1)
 		for b.Loop() {
