@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -462,8 +464,10 @@ func TestStaticHostileParts(t *testing.T) {
 func binaryUvarint(x uint64) []byte { return binary.AppendUvarint(nil, x) }
 
 // TestStaticViewMemoryBytes: a publisher holds its ribbon's keys and
-// frame and its filters; a view holds its ribbon's solution and its
-// two filters' words, and no more after a delta.
+// frame and its filters; a view holds its ribbon's solution and its two
+// filters as the positions of their ones, so a few bytes for empty
+// filters and at most 8 bytes a bit set after a delta, far below the
+// filters' n/−ln(1 − ε) bits decoded.
 func TestStaticViewMemoryBytes(t *testing.T) {
 	if (*StaticView)(nil).MemoryBytes() != 0 || new(StaticView).MemoryBytes() != 0 {
 		t.Fatal("the zero view holds bytes")
@@ -475,18 +479,157 @@ func TestStaticViewMemoryBytes(t *testing.T) {
 	}
 	v := mustApply(t, nil, frame)
 	keys, bits := v.Sizes()
-	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+2*int((bits+63)/64*8); got != want || new(StaticPublisher).MemoryBytes() != 0 {
+	ribbonBytes := int(v.static.SizeBits() / 8)
+	empty := 2 * int(sparseBytes(bits, 0))
+	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+empty; got != want || new(StaticPublisher).MemoryBytes() != 0 {
 		t.Fatalf("publisher MemoryBytes %d, want %d", got, want)
 	}
-	want := int(v.static.SizeBits()/8) + 2*int((bits+63)/64*8)
 	// About log2(256)·1.05 bits a key for the ribbon beside the filters.
-	if got := v.MemoryBytes(); got != want || keys != 10000 || v.static.SizeBits() < 8*10000 || v.static.SizeBits() > 9*10000 {
-		t.Fatalf("MemoryBytes %d, want %d (ribbon %d bits for %d keys, filters of %d bits)", got, want, v.static.SizeBits(), keys, bits)
+	if got := v.MemoryBytes(); got != ribbonBytes+empty || empty > 64 || keys != 10000 || ribbonBytes < 10000 || ribbonBytes > 9*10000/8 {
+		t.Fatalf("MemoryBytes %d, want %d + %d (ribbon for %d keys, filters of %d bits)", got, ribbonBytes, empty, keys, bits)
 	}
-	if frame, _, err = p.Publish(2, staticKeys("m", 0, 10100)); err != nil {
+	// 100 keys added and 100 removed: at most 200 bits set.
+	if frame, _, err = p.Publish(2, staticKeys("m", 100, 10100)); err != nil {
 		t.Fatal(err)
 	}
-	if w := mustApply(t, v, frame); w.MemoryBytes() != want {
-		t.Fatalf("after a delta: %d bytes, want %d", w.MemoryBytes(), want)
+	w := mustApply(t, v, frame)
+	set := w.added.bits.ones() + w.removed.bits.ones()
+	if got := w.MemoryBytes(); set < 190 || set > 200 || got < ribbonBytes+4*int(set) || got > ribbonBytes+empty+8*int(set) {
+		t.Fatalf("after a delta of 200 keys: %d bytes for %d bits set (ribbon %d)", got, set, ribbonBytes)
+	}
+	if got, want := p.MemoryBytes()-16*10000-len(p.ribbon), w.MemoryBytes()-ribbonBytes; got != want {
+		t.Fatalf("publisher's filters %d bytes, the view's %d", got, want)
+	}
+}
+
+// TestSparseBits: the positions held answer as the decoded array would,
+// for arrays from empty to full and of lengths around the bucket sizes,
+// and go back to the same positions and words.
+func TestSparseBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, m := range []uint64{1, 63, 64, 65, 1000, 1 << 20, 1<<32 + 7, bloom.MaxBits} {
+		for _, n := range []uint64{0, 1, 2, 3, 100, 5000} {
+			if n > m {
+				continue
+			}
+			seen := map[uint64]bool{}
+			var pos []uint64
+			for uint64(len(pos)) < n {
+				p := rng.Uint64N(m)
+				if n == m {
+					p = uint64(len(pos))
+				}
+				if !seen[p] {
+					seen[p] = true
+					pos = append(pos, p)
+				}
+			}
+			slices.Sort(pos)
+			b := newSparseBits(m, pos)
+			if uint64(b.bytes()) != sparseBytes(m, n) || b.ones() != n || b.bytes() > 8*int(n)+4*258 {
+				t.Fatalf("m %d, n %d: %d bytes, sparseBytes %d", m, n, b.bytes(), sparseBytes(m, n))
+			}
+			if got := b.appendPositions(nil); !slices.Equal(got, pos) && len(pos)+len(got) > 0 {
+				t.Fatalf("m %d, n %d: positions differ", m, n)
+			}
+			for range 2000 {
+				p := rng.Uint64N(m)
+				if b.has(p) != seen[p] {
+					t.Fatalf("m %d, n %d: bit %d is %v", m, n, p, b.has(p))
+				}
+			}
+			for _, p := range pos {
+				if !b.has(p) || p > 0 && !seen[p-1] && b.has(p-1) || p+1 < m && !seen[p+1] && b.has(p+1) {
+					t.Fatalf("m %d, n %d: around bit %d", m, n, p)
+				}
+			}
+			if m <= 1<<20 {
+				w := b.words()
+				for p := range m {
+					if (w[p/64]>>(p%64)&1 == 1) != seen[p] {
+						t.Fatalf("m %d, n %d: word bit %d", m, n, p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStaticViewAgainstBloom: a view answers as the Bloom filters it
+// stands for would, decoded, after a whole frame and after each of a
+// run of deltas, on members, removed keys and absent keys.
+func TestStaticViewAgainstBloom(t *testing.T) {
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Rate: 1.0 / 64})
+	var v *StaticView
+	probe := staticKeys("probe", 0, 20000)
+	for seq := range 6 {
+		set := staticKeys("s", 300*seq, 5000+200*seq)
+		frame, _, err := p.Publish(uint64(seq+1), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = mustApply(t, v, frame)
+		var dense [2]*bloom.Filter
+		for i, f := range []*staticFilter{v.added, v.removed} {
+			h := f.header()
+			if dense[i], err = bloom.FromWords(h, f.bits.words()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range append(append(probe, set...), staticKeys("s", 0, 300*seq)...) {
+			want := (v.static.ContainsHash(h) || dense[0].ContainsHash(h)) && !dense[1].ContainsHash(h)
+			if v.ContainsHash(h) != want {
+				t.Fatalf("publication %d: the view and its decoded filters disagree", seq+1)
+			}
+		}
+		if got := testing.AllocsPerRun(100, func() { v.ContainsHash(probe[7]) }); got != 0 {
+			t.Fatalf("ContainsHash allocates %v times", got)
+		}
+	}
+}
+
+// TestStaticDeltaTooManyOnes: a delta whose gap code claims more ones
+// than the limit leaves room for, or that decodes to more, is refused
+// with ErrTooLarge before it is held, and one whose filter would exceed
+// a small limit too.
+func TestStaticDeltaTooManyOnes(t *testing.T) {
+	full, delta := staticGolden(t)
+	v := mustApply(t, nil, full)
+	h, _, err := envelope.Parse(delta, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Params = bytes.Clone(h.Params)
+	h.Params[1] = 1
+	// 40 000 ones, every bit from 0: a gap of 1 each time, coded in a few
+	// bytes by the adaptive model.
+	pos := make([]uint64, 40000)
+	for i := range pos {
+		pos[i] = uint64(i)
+	}
+	gaps, err := gapsPayload(pos, 51100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := append(append([]byte{byte(envelope.CodecGaps), 1}, binaryUvarint(uint64(len(gaps)))...), gaps...)
+	if len(part) > 1000 {
+		t.Fatalf("%d bytes for a run of ones", len(part))
+	}
+	frame, err := appendFrame(nil, &h, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []uint64{16000, 400000} { // room for 4000 ones; for the ribbon and 40 000 ones at up to 8 bytes
+		_, err := v.Apply(frame, envelope.Limits{MaxPayload: max})
+		if !errors.Is(err, ErrTooLarge) && max == 16000 {
+			t.Errorf("limit %d: %v, want ErrTooLarge", max, err)
+		}
+		if max == 400000 && err != nil {
+			t.Errorf("limit %d: %v", max, err)
+		}
+	}
+	w, err := v.Apply(frame, envelope.Limits{})
+	if err != nil || w.added.bits.ones() != 40000 {
+		t.Fatalf("%v, %d ones", err, w.added.bits.ones())
 	}
 }
