@@ -3,8 +3,10 @@ package digest
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
@@ -44,19 +46,37 @@ func TestStaticMemoryFigures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				start := time.Now()
 				v = mustApply(t, v, frame)
+				applied := time.Since(start)
 				_, m := v.Sizes()
 				ribbonBytes := int(v.static.SizeBits() / 8)
 				set1 := v.added.bits.ones() + v.removed.bits.ones()
 				if v.MemoryBytes() > ribbonBytes+8*int(set1)+2*4*258 {
 					t.Errorf("view of %d bytes: ribbon %d and %d bits set", v.MemoryBytes(), ribbonBytes, set1)
 				}
-				t.Logf("n %d, ε %.3g, %d changed (frame %d B, whole %v): filters of %d bits, %d set; view %d B (before %d B), publisher %d B (before %d B); within 64 MiB: %v",
-					n, rate, changed, len(frame), full, m, set1,
+				t.Logf("n %d, ε %.3g, %d changed (frame %d B, whole %v, applied in %v): filters of %d bits, %d set; view %d B (before %d B), publisher %d B (before %d B); within 64 MiB: %v",
+					n, rate, changed, len(frame), full, applied.Round(time.Microsecond), m, set1,
 					v.MemoryBytes(), ribbonBytes+denseBytes(m),
 					p.MemoryBytes(), 16*len(p.base)+len(p.ribbon)+denseBytes(m),
 					v.MemoryBytes() <= 64<<20)
 			}
+			// A receiver that missed deltas takes the whole frame, its
+			// filters coded whole, under a node's default --max-digest.
+			whole, err := p.Whole()
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			w, err := (*StaticView)(nil).Apply(whole, envelope.Limits{MaxPayload: 64 << 20})
+			if err != nil {
+				t.Fatalf("the whole frame under 64 MiB: %v", err)
+			}
+			if w.MemoryBytes() != v.MemoryBytes() {
+				t.Errorf("the whole frame's view holds %d bytes, the deltas' %d", w.MemoryBytes(), v.MemoryBytes())
+			}
+			t.Logf("n %d, ε %.3g: whole frame after the deltas %d B, applied under a 64 MiB limit in %v",
+				n, rate, len(whole), time.Since(start).Round(time.Microsecond))
 		}
 	}
 }
@@ -75,7 +95,7 @@ var (
 	staticBenches   map[int]*staticBench
 )
 
-func staticBenchView(b *testing.B, n int) *staticBench {
+func staticBenchView(b testing.TB, n int) *staticBench {
 	staticBenchOnce.Do(func() {
 		staticBenches = map[int]*staticBench{}
 		for _, n := range []int{100000, 1000000} {
@@ -144,3 +164,44 @@ func BenchmarkStaticViewQuery(b *testing.B) {
 }
 
 var sinkHits int
+
+// TestStaticQueryInterleaved times the queries of BenchmarkStaticViewQuery
+// in one run, the two forms alternating round by round (21 rounds of 2^20
+// queries each), and prints each form's median ns per query. Run with
+// -static.figures.
+func TestStaticQueryInterleaved(t *testing.T) {
+	if !*staticFigures {
+		t.Skip("-static.figures not set")
+	}
+	const rounds, queries = 21, 1 << 20
+	for _, n := range []int{100000, 1000000} {
+		s := staticBenchView(t, n)
+		v, mask := s.v, len(s.probe)-1
+		var sparse, dense []float64
+		hits := [2]int{}
+		for range rounds {
+			start := time.Now()
+			for i := range queries {
+				if v.ContainsHash(s.probe[i&mask]) {
+					hits[0]++
+				}
+			}
+			sparse = append(sparse, float64(time.Since(start).Nanoseconds())/queries)
+			start = time.Now()
+			for i := range queries {
+				h := s.probe[i&mask]
+				if (v.static.ContainsHash(h) || s.added.ContainsHash(h)) && !s.removed.ContainsHash(h) {
+					hits[1]++
+				}
+			}
+			dense = append(dense, float64(time.Since(start).Nanoseconds())/queries)
+		}
+		if hits[0] != hits[1] {
+			t.Fatalf("n %d: %d hits held as ones, %d decoded", n, hits[0], hits[1])
+		}
+		slices.Sort(sparse)
+		slices.Sort(dense)
+		t.Logf("n %d, ε %.3g, 1%% changed: ContainsHash median %.1f ns held as ones (%.1f–%.1f), %.1f ns decoded (%.1f–%.1f); ratio %.2f",
+			n, nodeRate, sparse[rounds/2], sparse[0], sparse[rounds-1], dense[rounds/2], dense[0], dense[rounds-1], sparse[rounds/2]/dense[rounds/2])
+	}
+}
