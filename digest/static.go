@@ -183,7 +183,7 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // MemoryBytes returns the bytes the publisher holds between
 // publications: the ribbon's keys (16 bytes each) and frame, and the
 // added and removed filters as last published, held as the positions of
-// their ones (6 to 8 bytes a one; 0 before the first publication).
+// their ones (5 to 6 bytes a one; 0 before the first publication).
 func (p *StaticPublisher) MemoryBytes() int {
 	if p == nil || p.ribbon == nil {
 		return 0
@@ -584,7 +584,7 @@ func (v *StaticView) Seed() uint64 {
 
 // MemoryBytes returns the bytes the view's filters hold: the ribbon's
 // solution and the added and removed filters, held as the positions of
-// their ones (6 to 8 bytes a one, and a few bytes for an empty filter;
+// their ones (5 to 6 bytes a one, and a few bytes for an empty filter;
 // 0 for the zero view). A new ribbon's filters are empty, so a view holds
 // about the ribbon plus 16 bytes a key changed since.
 func (v *StaticView) MemoryBytes() int {

@@ -19,14 +19,14 @@ import (
 // between two ribbons they are almost empty (about ε of their bits set
 // when full). Decoded, each would take n/ε bits, far more than the
 // ribbon's n·log2(1/ε); the publisher and the views hold them as the
-// positions of their ones instead (sparseBits), which costs 6 to 8 bytes
-// a one and answers a query with one bucket of about one position. Only
+// positions of their ones instead (sparseBits), which costs 5 to 6 bytes
+// a one and answers a query from one bucket of two to four positions. Only
 // the wire carries them as Bloom filters.
 
 // sparseBits is an array of m bits held as the positions of its ones,
 // cut into buckets of 2^shift bits: bucket j's ones have their low shift
 // bits in low[start[j]:start[j+1]], increasing. shift is chosen so that
-// there are about half as many buckets as ones (at most 32, so that a
+// there are a quarter to a half as many buckets as ones (at most 32, so that a
 // low part fits 32 bits; a filter has at most bloom.MaxBits = 2^40 bits,
 // so even an empty one has at most 2^8 buckets). A sparseBits does not
 // change once built: a patch builds a new one.
