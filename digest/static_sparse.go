@@ -372,22 +372,27 @@ func (f *staticFilter) patch(codec envelope.Codec, xor []byte, seq, count, limit
 	return &staticFilter{geo: f.geo, bits: newSparseBits(f.bits.m, pos), count: count, seq: seq}, nil
 }
 
+// staticDecodeFactor bounds the bits of a filter a view decodes in time
+// proportional to them (codecs arith and fast) to this many times those
+// of a decoded filter within the limit, whatever the ribbon's rate: a
+// publisher's filter of 10^6 keys at 4.6·10^-4 has 4 times the bits of a
+// 64 MiB limit, and a frame of a few kilobytes must not cost minutes.
+const staticDecodeFactor = 16
+
 // staticLimits returns, for a view of ribbon r under lim, the most ones
 // its two filters may hold together (4 bytes each, within the limit's
 // payload) and the most bits of a filter it decodes in time proportional
 // to them: those of a decoded filter within the limit, or of the filters
 // a publisher of r's keys and rate makes (DeltaShare at most 1: a
-// one-hash filter of max(64, n) keys at r's rate), whichever is more.
+// one-hash filter of max(64, n) keys at r's rate) up to
+// staticDecodeFactor times that, whichever is more.
 func staticLimits(r *ribbon.Filter, lim envelope.Limits) (ones, maxBits uint64) {
 	ones = min(maxOnes, lim.Payload()/4)
-	maxBits = 8 * min(lim.Payload(), math.MaxUint64/8)
+	decoded := 8 * min(lim.Payload(), 1<<50)
+	maxBits = decoded
 	if rate := r.FalsePositiveRate(); rate > 0 {
-		legit := float64(max(64, r.Len())) / -math.Log1p(-rate)
-		if legit < float64(bloom.MaxBits) {
-			maxBits = max(maxBits, uint64(legit)+128)
-		} else {
-			maxBits = bloom.MaxBits
-		}
+		legit := float64(max(64, r.Len()))/-math.Log1p(-rate) + 128
+		maxBits = max(decoded, uint64(min(legit, float64(staticDecodeFactor*decoded))))
 	}
 	return ones, maxBits
 }

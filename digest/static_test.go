@@ -9,10 +9,12 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 const staticSeed = 0x5eed
@@ -631,5 +633,59 @@ func TestStaticDeltaTooManyOnes(t *testing.T) {
 	w, err := v.Apply(frame, envelope.Limits{})
 	if err != nil || w.added.bits.ones() != 40000 {
 		t.Fatalf("%v, %d ones", err, w.added.bits.ones())
+	}
+}
+
+// TestStaticWholeFilterTooLong: a whole frame whose filters claim 2^36
+// bits, coded arith (decoded in time proportional to m), is refused with
+// ErrTooLarge before any decoding, within any limit; coded as the
+// constant zero stream, it costs nothing and is held in a few bytes.
+func TestStaticWholeFilterTooLong(t *testing.T) {
+	full, _ := staticGolden(t)
+	v := mustApply(t, nil, full)
+	h, body, err := envelope.Parse(full, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ribbonFrame := body[:size]
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: 1 << 36, K: 1}, h.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &staticFilter{geo: geo, seq: h.Sequence}
+	for _, c := range []struct {
+		codec envelope.Codec
+		body  []byte
+		ok    bool
+	}{
+		{envelope.CodecArith, []byte{byte(envelope.CodecArith), 0, 0, 0, 0}, false},
+		{envelope.CodecFast, []byte{0x03, 0, 0, 0, 0, 0, 0, 0, 0}, false}, // a RANS stream's header
+		{envelope.CodecFast, []byte{4, 0}, true},                          // constant 0
+	} {
+		fh := f.header()
+		fh.Sequence, fh.Codec = f.seq, c.codec
+		part, err := appendFrame(nil, &fh, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, err := appendFrame(nil, &h, slices.Concat(ribbonFrame, part, part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
+		switch {
+		case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
+			t.Errorf("codec %v, %x: %v", c.codec, c.body, err)
+		case !c.ok && !errors.Is(err, ErrTooLarge):
+			t.Errorf("codec %v, %x: %v, want ErrTooLarge", c.codec, c.body, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("codec %v: %v to refuse", c.codec, d)
+		}
 	}
 }
