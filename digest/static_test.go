@@ -689,3 +689,90 @@ func TestStaticWholeFilterTooLong(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticDeltaPartsAsAppendDiff: each part of a static delta is the
+// payload AppendDiff codes for the change of the decoded filter, byte for
+// byte, under every codec, sparse changes (gap-coded) and dense ones
+// (rate 1/4: a change of more than one bit in 32 is coded whole).
+func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
+	dense := func(f *staticFilter) *Digest {
+		bf, err := bloom.FromWords(f.header(), f.bits.words())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Digest{Sequence: f.seq, Bloom: bf}
+	}
+	codecs := map[envelope.Codec]int{}
+	for _, rate := range []float64{1.0 / 256, 0.25} {
+		for _, c := range []Codec{Auto, Raw, Arith, Fast} {
+			p, err := NewStaticPublisher(StaticConfig{Rate: rate, Seed: staticSeed, Codec: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seq, set := range [][]hashing.Hash128{staticKeys("a", 0, 2000), staticKeys("a", 0, 2500), staticKeys("a", 10, 2510)} {
+				old := [2]*staticFilter{p.added, p.removed}
+				frame, full, err := p.Publish(uint64(seq+1), set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if full {
+					continue
+				}
+				var want []byte
+				for i, f := range []*staticFilter{p.added, p.removed} {
+					if f == old[i] {
+						continue
+					}
+					inner, err := AppendDiff(nil, dense(old[i]), dense(f), c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h, xor, err := envelope.Parse(inner, envelope.Limits{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					codecs[h.Codec]++
+					want = append(want, byte(h.Codec))
+					want = binary.AppendUvarint(want, f.count)
+					want = binary.AppendUvarint(want, uint64(len(xor)))
+					want = append(want, xor...)
+				}
+				_, body, err := envelope.Parse(frame, envelope.Limits{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(body, want) {
+					t.Errorf("rate %g, codec %v, publication %d: parts of %d bytes, AppendDiff's %d", rate, c, seq+1, len(body), len(want))
+				}
+			}
+		}
+	}
+	if codecs[envelope.CodecGaps] == 0 || codecs[envelope.CodecArith] == 0 || codecs[envelope.CodecFast] == 0 {
+		t.Errorf("parts compared by codec: %v; want each of arith, fast and gaps", codecs)
+	}
+	// A raw delta is never smaller than a new ribbon (m/8 bytes against
+	// about n·log2(1/ε)/8), so the publisher sends none: the payload
+	// coder alone, against AppendDiff's.
+	p, _ := NewStaticPublisher(StaticConfig{Rate: 0.25, Seed: staticSeed})
+	if _, _, err := p.Publish(1, staticKeys("r", 0, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.filters(2, staticKeys("r", 1000, 1100), nil, p.added.geo)
+	for _, c := range []Codec{Raw, Auto} {
+		got, codec, err := appendXORPayload(nil, a.bits.appendPositions(nil), a.bits.m, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := AppendDiff(nil, dense(p.added), dense(a), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, xor, err := envelope.Parse(inner, envelope.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := append(binaryUvarint(uint64(len(xor))), xor...); codec != h.Codec || !bytes.Equal(got, want) {
+			t.Errorf("codec %v: %v, %d bytes; AppendDiff's %v, %d bytes", c, codec, len(got), h.Codec, len(want))
+		}
+	}
+}
