@@ -565,8 +565,8 @@ func (v *StaticView) FalsePositiveRate() float64 {
 }
 
 // Sizes returns the keys the ribbon holds and the bits of each of the
-// added and removed filters (0s for the zero view): what the view holds
-// beside the ribbon is 2·filterBits.
+// added and removed filters (0s for the zero view), as they travel: the
+// view holds only their bits set (MemoryBytes).
 func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
 	if v == nil || v.static == nil {
 		return 0, 0
