@@ -184,12 +184,56 @@ func appendOnes(pos []uint64, w uint64, i, limit int) ([]uint64, bool) {
 // appendGapsDelta codes the positions of the XOR's ones as the delta frame
 // to np (codec gaps).
 func appendGapsDelta(dst []byte, np payload, baseSeq uint64, baseCRC uint32, pos []uint64, seq uint64) ([]byte, error) {
-	body, err := entropy.AppendGaps(make([]byte, 0, 8+2*len(pos)), pos, np.bits)
+	body, err := gapsPayload(pos, np.bits)
 	if err != nil {
-		return dst, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return dst, err
 	}
 	h := deltaFrameHeader(np, baseSeq, baseCRC, seq, envelope.CodecGaps)
 	return appendFrame(dst, &h, body)
+}
+
+// gapsPayload codes the positions of a XOR's ones in a bit array of the
+// given length (codec gaps).
+func gapsPayload(pos []uint64, bits uint64) ([]byte, error) {
+	body, err := entropy.AppendGaps(make([]byte, 0, 8+2*len(pos)), pos, bits)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return body, nil
+}
+
+// appendXORPayload appends the payload of a delta of a bit array of m
+// bits whose XOR has its ones at pos (increasing), as AppendDiff codes
+// it, preceded by its length as a varint, and returns the codec: the
+// gap code unless c is Raw or the XOR changes more than sparseLimit(m)
+// bits, else the XOR's words coded by c (raw: the words, little-endian).
+// A static delta's parts are these payloads without a frame.
+func appendXORPayload(dst []byte, pos []uint64, m uint64, c Codec) ([]byte, envelope.Codec, error) {
+	if c != Raw && len(pos) <= sparseLimit(m) {
+		body, err := gapsPayload(pos, m)
+		if err != nil {
+			return dst, 0, err
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(body)))
+		return append(dst, body...), envelope.CodecGaps, nil
+	}
+	xor := make([]uint64, (m+63)/64)
+	for _, p := range pos {
+		xor[p/64] |= 1 << (p % 64)
+	}
+	codec, body, err := payload{words: xor, bits: m}.encode(c)
+	if err != nil {
+		return dst, 0, err
+	}
+	if codec == envelope.CodecRaw {
+		dst = binary.AppendUvarint(dst, uint64(8*len(xor)))
+		for _, w := range xor {
+			dst = binary.LittleEndian.AppendUint64(dst, w)
+		}
+		return dst, codec, nil
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(body)))
+	return append(dst, body...), codec, nil
 }
 
 func deltaFrameHeader(np payload, baseSeq uint64, baseCRC uint32, seq uint64, codec envelope.Codec) envelope.Header {

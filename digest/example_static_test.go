@@ -43,30 +43,37 @@ func ExampleStaticPublisher() {
 }
 
 // What a static digest holds at each end: the receiver's view holds the
-// ribbon and the two filters of one hash function decoded, each of
-// n/−ln(1 − ε) bits for n the ribbon's keys; the publisher holds the
+// ribbon and, of the two filters of one hash function (each of
+// n/−ln(1 − ε) bits for n the ribbon's keys), only the positions of their
+// ones: the keys changed since the ribbon. The publisher holds the
 // ribbon's keys besides.
 func ExampleStaticView_MemoryBytes() {
 	const seed = 7
-	var set []hashing.Hash128
-	for i := range 10000 {
-		set = append(set, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
+	keys := func(lo, hi int) []hashing.Hash128 {
+		var hs []hashing.Hash128
+		for i := lo; i < hi; i++ {
+			hs = append(hs, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
+		}
+		return hs
 	}
 	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed})
 	if err != nil {
 		panic(err)
 	}
-	frame, _, err := p.Publish(1, set)
-	if err != nil {
-		panic(err)
+	var v *digest.StaticView
+	for seq, set := range [][]hashing.Hash128{keys(0, 10000), keys(100, 10100)} {
+		frame, _, err := p.Publish(uint64(seq+1), set)
+		if err != nil {
+			panic(err)
+		}
+		if v, err = v.Apply(frame, envelope.Limits{}); err != nil {
+			panic(err)
+		}
+		n, bits := v.Sizes()
+		fmt.Printf("publication %d: %d keys in the ribbon, filters of %d bits; view %d bytes, publisher %d bytes\n",
+			seq+1, n, bits, v.MemoryBytes(), p.MemoryBytes())
 	}
-	v, err := (*digest.StaticView)(nil).Apply(frame, envelope.Limits{})
-	if err != nil {
-		panic(err)
-	}
-	keys, bits := v.Sizes()
-	fmt.Printf("%d keys sent in %d bytes; view %d bytes (filters of %d bits each); publisher %d bytes\n",
-		keys, len(frame), v.MemoryBytes(), bits, p.MemoryBytes())
 	// Output:
-	// 10000 keys sent in 10772 bytes; view 649248 bytes (filters of 2554997 bits each); publisher 809328 bytes
+	// publication 1: 10000 keys in the ribbon, filters of 2554997 bits; view 10512 bytes, publisher 170592 bytes
+	// publication 2: 10000 keys in the ribbon, filters of 2554997 bits; view 11616 bytes, publisher 171696 bytes
 }

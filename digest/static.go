@@ -11,6 +11,7 @@ import (
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
 	"github.com/bloomcast/bloomcast/ribbon"
 )
 
@@ -110,7 +111,7 @@ type StaticPublisher struct {
 	ribbon         []byte            // the ribbon's frame
 	fullSeq        uint64
 	fullCRC        uint32
-	added, removed *Digest // as last published
+	added, removed *staticFilter // as last published
 	seq            uint64
 	made           bool // by NewStaticPublisher
 }
@@ -150,11 +151,8 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 	set := sortedKeys(keys)
 	if p.ribbon != nil {
 		added, removed := diffSorted(p.base, set)
-		if m := p.added.Bloom.M(); float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
-			a, r, err := p.filters(seq, added, removed, m)
-			if err != nil {
-				return nil, false, err
-			}
+		if float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
+			a, r := p.filters(seq, added, removed, p.added.geo)
 			delta, a, r, err := p.delta(seq, a, r)
 			if err != nil {
 				return nil, false, err
@@ -173,21 +171,24 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 		return nil, false, err
 	}
 	p.base, p.fullSeq, p.fullCRC, p.seq = set, seq, envelope.Checksum(p.ribbon), seq
-	if p.added, p.removed, err = p.filters(seq, nil, nil, filterBits(p.capacity(), p.cfg.rate())); err != nil {
-		return nil, false, err
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: filterBits(p.capacity(), p.cfg.rate()), K: 1}, p.cfg.Seed, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("digest: static delta filter: %w", err)
 	}
+	p.added, p.removed = p.filters(seq, nil, nil, geo)
 	frame, err = p.Whole()
 	return frame, true, err
 }
 
 // MemoryBytes returns the bytes the publisher holds between
 // publications: the ribbon's keys (16 bytes each) and frame, and the
-// added and removed filters as last published (0 before the first).
+// added and removed filters as last published, held as the positions of
+// their ones (5 to 6 bytes a one; 0 before the first publication).
 func (p *StaticPublisher) MemoryBytes() int {
 	if p == nil || p.ribbon == nil {
 		return 0
 	}
-	return 16*len(p.base) + len(p.ribbon) + 8*(len(p.added.Bloom.Words())+len(p.removed.Bloom.Words()))
+	return 16*len(p.base) + len(p.ribbon) + p.added.bits.bytes() + p.removed.bits.bytes()
 }
 
 // capacity is the changes since the ribbon the filters are sized for.
@@ -201,17 +202,21 @@ func filterBits(n, p float64) uint64 {
 	return max(64, uint64(math.Ceil(n/-math.Log1p(-p))))
 }
 
-// filters returns the added and removed filters of m bits at sequence
-// seq.
-func (p *StaticPublisher) filters(seq uint64, added, removed []hashing.Hash128, m uint64) (a, r *Digest, err error) {
-	var fs [2]*bloom.Filter
+// filters returns the added and removed filters of geometry geo at
+// sequence seq: the bits of the keys, held as their positions.
+func (p *StaticPublisher) filters(seq uint64, added, removed []hashing.Hash128, geo bloom.Geometry) (a, r *staticFilter) {
+	var fs [2]*staticFilter
 	for i, keys := range [][]hashing.Hash128{added, removed} {
-		if fs[i], err = bloom.New(bloom.Config{Layout: bloom.Classic, M: m, K: 1, Seed: p.cfg.Seed}); err != nil {
-			return nil, nil, fmt.Errorf("digest: static delta filter: %w", err)
+		f := &staticFilter{geo: geo, count: uint64(len(keys)), seq: seq}
+		pos := make([]uint64, len(keys))
+		for j, h := range keys {
+			pos[j] = f.position(h)
 		}
-		fs[i].AddBatch(keys)
+		slices.Sort(pos)
+		f.bits = newSparseBits(geo.M(), slices.Compact(pos))
+		fs[i] = f
 	}
-	return &Digest{Sequence: seq, Bloom: fs[0]}, &Digest{Sequence: seq, Bloom: fs[1]}, nil
+	return fs[0], fs[1]
 }
 
 // diffSorted returns the keys of set not in base and those of base not
@@ -237,29 +242,30 @@ func diffSorted(base, set []hashing.Hash128) (added, removed []hashing.Hash128) 
 // delta returns the delta frame from the published filters to a and r,
 // and the filters the receiver will hold: a filter whose bits did not
 // change is left out of the frame and kept as it was. Each part is the
-// XOR's payload as a type-5 delta codes it, without the type-5 frame
-// around it (docs/FORMAT.md): the outer frame already names the version
-// it follows and checks the bytes.
-func (p *StaticPublisher) delta(seq uint64, a, r *Digest) ([]byte, *Digest, *Digest, error) {
+// XOR's payload as a type-5 delta codes it (appendXORPayload), without
+// the type-5 frame around it (docs/FORMAT.md): the outer frame already
+// names the version it follows and checks the bytes.
+func (p *StaticPublisher) delta(seq uint64, a, r *staticFilter) ([]byte, *staticFilter, *staticFilter, error) {
 	var body []byte
 	var parts byte
-	next := [2]*Digest{p.added, p.removed}
-	for i, d := range []*Digest{a, r} {
-		if next[i].Bloom.Equal(d.Bloom) {
+	next := [2]*staticFilter{p.added, p.removed}
+	for i, d := range []*staticFilter{a, r} {
+		old := next[i].bits.appendPositions(nil)
+		xor, err := xorSorted(old, d.bits.appendPositions(make([]uint64, 0, d.bits.ones())), math.MaxUint64)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(xor) == 0 {
 			continue
 		}
-		inner, err := AppendDiff(nil, next[i], d, p.cfg.Codec)
-		if err != nil {
+		body = append(body, 0) // the codec, once coded
+		at := len(body) - 1
+		body = binary.AppendUvarint(body, d.count)
+		var codec envelope.Codec
+		if body, codec, err = appendXORPayload(body, xor, d.bits.m, p.cfg.Codec); err != nil {
 			return nil, nil, nil, err
 		}
-		h, xor, err := envelope.Parse(inner, envelope.Limits{MaxPayload: uint64(len(inner))})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		body = append(body, byte(h.Codec))
-		body = binary.AppendUvarint(body, d.Bloom.Count())
-		body = binary.AppendUvarint(body, uint64(len(xor)))
-		body = append(body, xor...)
+		body[at] = byte(codec)
 		parts |= 1 << i
 		next[i] = d
 	}
@@ -278,8 +284,8 @@ func (p *StaticPublisher) Whole() ([]byte, error) {
 	}
 	body := slices.Clone(p.ribbon)
 	var err error
-	for _, d := range []*Digest{p.added, p.removed} {
-		if body, err = Append(body, d, p.cfg.Codec); err != nil {
+	for _, f := range []*staticFilter{p.added, p.removed} {
+		if body, err = f.appendFrame(body, p.cfg.Codec); err != nil {
 			return nil, err
 		}
 	}
@@ -332,7 +338,7 @@ type StaticView struct {
 	seq, fullSeq   uint64
 	fullCRC        uint32
 	static         *ribbon.Filter
-	added, removed *Digest
+	added, removed *staticFilter // held as their ones: see sparseBits
 }
 
 // Apply returns the view after the static digest frame: a whole frame
@@ -368,24 +374,30 @@ func (v *StaticView) Apply(frame []byte, lim envelope.Limits) (*StaticView, erro
 	present := h.Params[1]
 	next := *v
 	next.seq = w.seq
-	for i, f := range []**Digest{&next.added, &next.removed} {
+	ones, maxBits := staticLimits(v.static, lim)
+	for i, f := range []**staticFilter{&next.added, &next.removed} {
 		if present&(1<<i) == 0 {
 			continue
 		}
-		if *f, body, err = applyStaticPart(*f, body, w.seq, lim); err != nil {
+		other := [2]*staticFilter{next.removed, next.added}[i]
+		if *f, body, err = applyStaticPart(*f, body, w.seq, ones-min(ones, other.bits.ones()), maxBits); err != nil {
 			return nil, fmt.Errorf("%s filter: %w", [2]string{"added", "removed"}[i], err)
 		}
 	}
 	if len(body) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the static delta's parts", ErrCorrupt, len(body))
 	}
+	if held := uint64(next.MemoryBytes()); held > lim.Payload() {
+		return nil, fmt.Errorf("%w: a static digest holding %d bytes (limit %d)", ErrTooLarge, held, lim.Payload())
+	}
 	return &next, nil
 }
 
 // applyStaticPart reads one part of a static delta from body (codec,
-// key count, length, the XOR's payload) and returns base's filter with
-// the XOR applied, in new words, and the rest of body.
-func applyStaticPart(base *Digest, body []byte, seq uint64, lim envelope.Limits) (*Digest, []byte, error) {
+// key count, length, the XOR's payload) and returns base with the XOR
+// applied, in a new filter of at most ones ones (else ErrTooLarge), and
+// the rest of body.
+func applyStaticPart(base *staticFilter, body []byte, seq, ones, maxBits uint64) (*staticFilter, []byte, error) {
 	if len(body) < 1 {
 		return nil, nil, fmt.Errorf("%w: a static delta part cut short", ErrCorrupt)
 	}
@@ -405,21 +417,11 @@ func applyStaticPart(base *Digest, body []byte, seq uint64, lim envelope.Limits)
 	default:
 		return nil, nil, fmt.Errorf("%w: a static delta part of codec %v", ErrCorrupt, codec)
 	}
-	f := base.Bloom
-	m := f.M()
-	words, err := decodeXOR(codec, xor, m, lim, f.Words())
+	next, err := base.patch(codec, xor, seq, count, ones, maxBits)
 	if err != nil {
 		return nil, nil, err
 	}
-	if tail := m % 64; tail != 0 && words[len(words)-1]>>tail != 0 {
-		return nil, nil, fmt.Errorf("%w: bits set past bit %d", ErrCorrupt, m)
-	}
-	next, err := bloom.FromWords(f.FrameHeader(), words)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-	}
-	next.SetCount(count)
-	return &Digest{Sequence: seq, Bloom: next}, rest, nil
+	return next, rest, nil
 }
 
 // staticParts splits body into n whole frames.
@@ -476,24 +478,29 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 		if f.Seed() != h.Seed {
 			return nil, 0, fmt.Errorf("%w: ribbon seed %#x in a frame of seed %#x", ErrCorrupt, f.Seed(), h.Seed)
 		}
-		var fs [2]*Digest
+		ones, maxBits := staticLimits(f, lim)
+		var fs [2]*staticFilter
 		for i, b := range parts[1:] {
-			d, err := Decode(b, lim)
+			d, err := decodeStaticFilter(b, lim, h.Seed, ones, maxBits)
+			if errors.Is(err, ErrTooLarge) {
+				return nil, 0, fmt.Errorf("filter %d: %w", i, err)
+			}
 			if err != nil {
 				return nil, 0, fmt.Errorf("%w: filter %d: %w", ErrCorrupt, i, err)
 			}
-			if d.Bloom == nil || d.Bloom.Seed() != h.Seed || d.Bloom.K() != 1 || d.Sequence > h.Sequence || d.Sequence < v.fullSeq {
+			if d.seq > h.Sequence || d.seq < v.fullSeq {
 				return nil, 0, fmt.Errorf("%w: filter %d is not a Bloom filter of one hash function, the frame's seed, and a sequence from the ribbon's to the frame's", ErrCorrupt, i)
 			}
+			ones -= d.bits.ones()
 			fs[i] = d
 		}
-		if fs[0].Bloom.Compatible(fs[1].Bloom) != nil {
+		if fs[0].geo.Shape() != fs[1].geo.Shape() || fs[0].geo.Scheme().ID() != fs[1].geo.Scheme().ID() {
 			return nil, 0, fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
 		}
-		if w := uint64(len(fs[0].Bloom.Words()) + len(fs[1].Bloom.Words())); 8*w > lim.Payload() {
-			return nil, 0, fmt.Errorf("%w: filters of %d words together (limit %d bytes)", ErrTooLarge, w, lim.Payload())
-		}
 		v.static, v.added, v.removed = f, fs[0], fs[1]
+		if held := uint64(v.MemoryBytes()); held > lim.Payload() {
+			return nil, 0, fmt.Errorf("%w: a static digest holding %d bytes (limit %d)", ErrTooLarge, held, lim.Payload())
+		}
 		return v, 0, nil
 	case staticKindDelta:
 		if v.fullSeq > prev || prev >= v.seq {
@@ -511,7 +518,7 @@ func (v *StaticView) ContainsHash(h hashing.Hash128) bool {
 	if v == nil || v.static == nil {
 		return false
 	}
-	return (v.static.ContainsHash(h) || v.added.Bloom.ContainsHash(h)) && !v.removed.Bloom.ContainsHash(h)
+	return (v.static.ContainsHash(h) || v.added.containsHash(h)) && !v.removed.containsHash(h)
 }
 
 // Contains is ContainsHash for a key.
@@ -554,17 +561,17 @@ func (v *StaticView) FalsePositiveRate() float64 {
 	if v == nil || v.static == nil {
 		return 0
 	}
-	return min(1, v.static.FalsePositiveRate()+v.added.Bloom.FalsePositiveRate())
+	return min(1, v.static.FalsePositiveRate()+v.added.fill())
 }
 
 // Sizes returns the keys the ribbon holds and the bits of each of the
-// added and removed filters (0s for the zero view): what the view holds
-// beside the ribbon is 2·filterBits.
+// added and removed filters (0s for the zero view), as they travel: the
+// view holds only their bits set (MemoryBytes).
 func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
 	if v == nil || v.static == nil {
 		return 0, 0
 	}
-	return v.static.Len(), v.added.Bloom.M()
+	return v.static.Len(), v.added.bits.m
 }
 
 // Seed returns the hashing seed of the view's filters (0 for none).
@@ -576,11 +583,13 @@ func (v *StaticView) Seed() uint64 {
 }
 
 // MemoryBytes returns the bytes the view's filters hold: the ribbon's
-// solution and the added and removed filters' words (0 for the zero
-// view).
+// solution and the added and removed filters, held as the positions of
+// their ones (5 to 6 bytes a one, and a few bytes for an empty filter;
+// 0 for the zero view). A new ribbon's filters are empty, so a view holds
+// about the ribbon plus 16 bytes a key changed since.
 func (v *StaticView) MemoryBytes() int {
 	if v == nil || v.static == nil {
 		return 0
 	}
-	return int(v.static.SizeBits()/8) + 8*(len(v.added.Bloom.Words())+len(v.removed.Bloom.Words()))
+	return int(v.static.SizeBits()/8) + v.added.bits.bytes() + v.removed.bits.bytes()
 }

@@ -5,12 +5,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/params"
 )
 
 const staticSeed = 0x5eed
@@ -462,8 +466,10 @@ func TestStaticHostileParts(t *testing.T) {
 func binaryUvarint(x uint64) []byte { return binary.AppendUvarint(nil, x) }
 
 // TestStaticViewMemoryBytes: a publisher holds its ribbon's keys and
-// frame and its filters; a view holds its ribbon's solution and its
-// two filters' words, and no more after a delta.
+// frame and its filters; a view holds its ribbon's solution and its two
+// filters as the positions of their ones, so a few bytes for empty
+// filters and at most 8 bytes a bit set after a delta, far below the
+// filters' n/−ln(1 − ε) bits decoded.
 func TestStaticViewMemoryBytes(t *testing.T) {
 	if (*StaticView)(nil).MemoryBytes() != 0 || new(StaticView).MemoryBytes() != 0 {
 		t.Fatal("the zero view holds bytes")
@@ -475,18 +481,298 @@ func TestStaticViewMemoryBytes(t *testing.T) {
 	}
 	v := mustApply(t, nil, frame)
 	keys, bits := v.Sizes()
-	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+2*int((bits+63)/64*8); got != want || new(StaticPublisher).MemoryBytes() != 0 {
+	ribbonBytes := int(v.static.SizeBits() / 8)
+	empty := 2 * int(sparseBytes(bits, 0))
+	if got, want := p.MemoryBytes(), 16*10000+len(p.ribbon)+empty; got != want || new(StaticPublisher).MemoryBytes() != 0 {
 		t.Fatalf("publisher MemoryBytes %d, want %d", got, want)
 	}
-	want := int(v.static.SizeBits()/8) + 2*int((bits+63)/64*8)
 	// About log2(256)·1.05 bits a key for the ribbon beside the filters.
-	if got := v.MemoryBytes(); got != want || keys != 10000 || v.static.SizeBits() < 8*10000 || v.static.SizeBits() > 9*10000 {
-		t.Fatalf("MemoryBytes %d, want %d (ribbon %d bits for %d keys, filters of %d bits)", got, want, v.static.SizeBits(), keys, bits)
+	if got := v.MemoryBytes(); got != ribbonBytes+empty || empty > 64 || keys != 10000 || ribbonBytes < 10000 || ribbonBytes > 9*10000/8 {
+		t.Fatalf("MemoryBytes %d, want %d + %d (ribbon for %d keys, filters of %d bits)", got, ribbonBytes, empty, keys, bits)
 	}
-	if frame, _, err = p.Publish(2, staticKeys("m", 0, 10100)); err != nil {
+	// 100 keys added and 100 removed: at most 200 bits set.
+	if frame, _, err = p.Publish(2, staticKeys("m", 100, 10100)); err != nil {
 		t.Fatal(err)
 	}
-	if w := mustApply(t, v, frame); w.MemoryBytes() != want {
-		t.Fatalf("after a delta: %d bytes, want %d", w.MemoryBytes(), want)
+	w := mustApply(t, v, frame)
+	set := w.added.bits.ones() + w.removed.bits.ones()
+	if got := w.MemoryBytes(); set < 190 || set > 200 || got < ribbonBytes+4*int(set) || got > ribbonBytes+empty+8*int(set) {
+		t.Fatalf("after a delta of 200 keys: %d bytes for %d bits set (ribbon %d)", got, set, ribbonBytes)
+	}
+	if got, want := p.MemoryBytes()-16*10000-len(p.ribbon), w.MemoryBytes()-ribbonBytes; got != want {
+		t.Fatalf("publisher's filters %d bytes, the view's %d", got, want)
+	}
+}
+
+// TestSparseBits: the positions held answer as the decoded array would,
+// for arrays from empty to full and of lengths around the bucket sizes,
+// and go back to the same positions and words.
+func TestSparseBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, m := range []uint64{1, 63, 64, 65, 1000, 1 << 20, 1<<32 + 7, bloom.MaxBits} {
+		for _, n := range []uint64{0, 1, 2, 3, 100, 5000} {
+			if n > m {
+				continue
+			}
+			seen := map[uint64]bool{}
+			var pos []uint64
+			for uint64(len(pos)) < n {
+				p := rng.Uint64N(m)
+				if n == m {
+					p = uint64(len(pos))
+				}
+				if !seen[p] {
+					seen[p] = true
+					pos = append(pos, p)
+				}
+			}
+			slices.Sort(pos)
+			b := newSparseBits(m, pos)
+			if uint64(b.bytes()) != sparseBytes(m, n) || b.ones() != n || b.bytes() > 8*int(n)+4*258 {
+				t.Fatalf("m %d, n %d: %d bytes, sparseBytes %d", m, n, b.bytes(), sparseBytes(m, n))
+			}
+			if got := b.appendPositions(nil); !slices.Equal(got, pos) && len(pos)+len(got) > 0 {
+				t.Fatalf("m %d, n %d: positions differ", m, n)
+			}
+			for range 2000 {
+				p := rng.Uint64N(m)
+				if b.has(p) != seen[p] {
+					t.Fatalf("m %d, n %d: bit %d is %v", m, n, p, b.has(p))
+				}
+			}
+			for _, p := range pos {
+				if !b.has(p) || p > 0 && !seen[p-1] && b.has(p-1) || p+1 < m && !seen[p+1] && b.has(p+1) {
+					t.Fatalf("m %d, n %d: around bit %d", m, n, p)
+				}
+			}
+			if m <= 1<<20 {
+				w := b.words()
+				for p := range m {
+					if (w[p/64]>>(p%64)&1 == 1) != seen[p] {
+						t.Fatalf("m %d, n %d: word bit %d", m, n, p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStaticViewAgainstBloom: a view answers as the Bloom filters it
+// stands for would, decoded, after a whole frame and after each of a
+// run of deltas, on members, removed keys and absent keys.
+func TestStaticViewAgainstBloom(t *testing.T) {
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Rate: 1.0 / 64})
+	var v *StaticView
+	probe := staticKeys("probe", 0, 20000)
+	for seq := range 6 {
+		set := staticKeys("s", 300*seq, 5000+200*seq)
+		frame, _, err := p.Publish(uint64(seq+1), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = mustApply(t, v, frame)
+		var dense [2]*bloom.Filter
+		for i, f := range []*staticFilter{v.added, v.removed} {
+			h := f.header()
+			if dense[i], err = bloom.FromWords(h, f.bits.words()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range append(append(probe, set...), staticKeys("s", 0, 300*seq)...) {
+			want := (v.static.ContainsHash(h) || dense[0].ContainsHash(h)) && !dense[1].ContainsHash(h)
+			if v.ContainsHash(h) != want {
+				t.Fatalf("publication %d: the view and its decoded filters disagree", seq+1)
+			}
+		}
+		if got := testing.AllocsPerRun(100, func() { v.ContainsHash(probe[7]) }); got != 0 {
+			t.Fatalf("ContainsHash allocates %v times", got)
+		}
+	}
+}
+
+// TestStaticDeltaTooManyOnes: a delta whose gap code claims more ones
+// than the limit leaves room for, or that decodes to more, is refused
+// with ErrTooLarge before it is held, and one whose filter would exceed
+// a small limit too.
+func TestStaticDeltaTooManyOnes(t *testing.T) {
+	full, delta := staticGolden(t)
+	v := mustApply(t, nil, full)
+	h, _, err := envelope.Parse(delta, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Params = bytes.Clone(h.Params)
+	h.Params[1] = 1
+	// 40 000 ones, every bit from 0: a gap of 1 each time, coded in a few
+	// bytes by the adaptive model.
+	pos := make([]uint64, 40000)
+	for i := range pos {
+		pos[i] = uint64(i)
+	}
+	gaps, err := gapsPayload(pos, 51100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := append(append([]byte{byte(envelope.CodecGaps), 1}, binaryUvarint(uint64(len(gaps)))...), gaps...)
+	if len(part) > 1000 {
+		t.Fatalf("%d bytes for a run of ones", len(part))
+	}
+	frame, err := appendFrame(nil, &h, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []uint64{16000, 400000} { // room for 4000 ones; for the ribbon and 40 000 ones at up to 8 bytes
+		_, err := v.Apply(frame, envelope.Limits{MaxPayload: max})
+		if !errors.Is(err, ErrTooLarge) && max == 16000 {
+			t.Errorf("limit %d: %v, want ErrTooLarge", max, err)
+		}
+		if max == 400000 && err != nil {
+			t.Errorf("limit %d: %v", max, err)
+		}
+	}
+	w, err := v.Apply(frame, envelope.Limits{})
+	if err != nil || w.added.bits.ones() != 40000 {
+		t.Fatalf("%v, %d ones", err, w.added.bits.ones())
+	}
+}
+
+// TestStaticWholeFilterTooLong: a whole frame whose filters claim 2^36
+// bits, coded arith (decoded in time proportional to m), is refused with
+// ErrTooLarge before any decoding, within any limit; coded as the
+// constant zero stream, it costs nothing and is held in a few bytes.
+func TestStaticWholeFilterTooLong(t *testing.T) {
+	full, _ := staticGolden(t)
+	v := mustApply(t, nil, full)
+	h, body, err := envelope.Parse(full, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ribbonFrame := body[:size]
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: 1 << 36, K: 1}, h.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &staticFilter{geo: geo, seq: h.Sequence}
+	for _, c := range []struct {
+		codec envelope.Codec
+		body  []byte
+		ok    bool
+	}{
+		{envelope.CodecArith, []byte{byte(envelope.CodecArith), 0, 0, 0, 0}, false},
+		{envelope.CodecFast, []byte{0x03, 0, 0, 0, 0, 0, 0, 0, 0}, false}, // a RANS stream's header
+		{envelope.CodecFast, []byte{4, 0}, true},                          // constant 0
+	} {
+		fh := f.header()
+		fh.Sequence, fh.Codec = f.seq, c.codec
+		part, err := appendFrame(nil, &fh, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, err := appendFrame(nil, &h, slices.Concat(ribbonFrame, part, part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
+		switch {
+		case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
+			t.Errorf("codec %v, %x: %v", c.codec, c.body, err)
+		case !c.ok && !errors.Is(err, ErrTooLarge):
+			t.Errorf("codec %v, %x: %v, want ErrTooLarge", c.codec, c.body, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("codec %v: %v to refuse", c.codec, d)
+		}
+	}
+}
+
+// TestStaticDeltaPartsAsAppendDiff: each part of a static delta is the
+// payload AppendDiff codes for the change of the decoded filter, byte for
+// byte, under every codec, sparse changes (gap-coded) and dense ones
+// (rate 1/4: a change of more than one bit in 32 is coded whole).
+func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
+	dense := func(f *staticFilter) *Digest {
+		bf, err := bloom.FromWords(f.header(), f.bits.words())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Digest{Sequence: f.seq, Bloom: bf}
+	}
+	codecs := map[envelope.Codec]int{}
+	for _, rate := range []float64{1.0 / 256, 0.25} {
+		for _, c := range []Codec{Auto, Raw, Arith, Fast} {
+			p, err := NewStaticPublisher(StaticConfig{Rate: rate, Seed: staticSeed, Codec: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seq, set := range [][]hashing.Hash128{staticKeys("a", 0, 2000), staticKeys("a", 0, 2500), staticKeys("a", 10, 2510)} {
+				old := [2]*staticFilter{p.added, p.removed}
+				frame, full, err := p.Publish(uint64(seq+1), set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if full {
+					continue
+				}
+				var want []byte
+				for i, f := range []*staticFilter{p.added, p.removed} {
+					if f == old[i] {
+						continue
+					}
+					inner, err := AppendDiff(nil, dense(old[i]), dense(f), c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h, xor, err := envelope.Parse(inner, envelope.Limits{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					codecs[h.Codec]++
+					want = append(want, byte(h.Codec))
+					want = binary.AppendUvarint(want, f.count)
+					want = binary.AppendUvarint(want, uint64(len(xor)))
+					want = append(want, xor...)
+				}
+				_, body, err := envelope.Parse(frame, envelope.Limits{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(body, want) {
+					t.Errorf("rate %g, codec %v, publication %d: parts of %d bytes, AppendDiff's %d", rate, c, seq+1, len(body), len(want))
+				}
+			}
+		}
+	}
+	if codecs[envelope.CodecGaps] == 0 || codecs[envelope.CodecArith] == 0 || codecs[envelope.CodecFast] == 0 {
+		t.Errorf("parts compared by codec: %v; want each of arith, fast and gaps", codecs)
+	}
+	// A raw delta is never smaller than a new ribbon (m/8 bytes against
+	// about n·log2(1/ε)/8), so the publisher sends none: the payload
+	// coder alone, against AppendDiff's.
+	p, _ := NewStaticPublisher(StaticConfig{Rate: 0.25, Seed: staticSeed})
+	if _, _, err := p.Publish(1, staticKeys("r", 0, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.filters(2, staticKeys("r", 1000, 1100), nil, p.added.geo)
+	for _, c := range []Codec{Raw, Auto} {
+		got, codec, err := appendXORPayload(nil, a.bits.appendPositions(nil), a.bits.m, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := AppendDiff(nil, dense(p.added), dense(a), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, xor, err := envelope.Parse(inner, envelope.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := append(binaryUvarint(uint64(len(xor))), xor...); codec != h.Codec || !bytes.Equal(got, want) {
+			t.Errorf("codec %v: %v, %d bytes; AppendDiff's %v, %d bytes", c, codec, len(got), h.Codec, len(want))
+		}
 	}
 }

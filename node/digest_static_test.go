@@ -495,15 +495,17 @@ func TestStaticResyncOnGap(t *testing.T) {
 	}
 }
 
-// TestStaticTooLargeFallsBack: a peer's static digest whose filters
-// would decode past MaxDigestBytes is refused, and the node asks that
-// peer for Bloom digests from then on, at once.
+// TestStaticTooLargeFallsBack: a peer's static digest that would hold
+// more than MaxDigestBytes is refused, and the node asks that peer for
+// Bloom digests from then on, at once. A view holds the ribbon and the
+// ones of its two filters: at 1000 objects and ε = 4.6·10^-4 about 1.7
+// KB, within the 4 KiB limit; after 600 objects more, a delta whose 600
+// bits set would hold about 4 KB more, past it (the Bloom digest, 16 000
+// bits, is held in 2 KB).
 func TestStaticTooLargeFallsBack(t *testing.T) {
 	origin := newTestOrigin(t)
 	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
-	// b's static filters at 1000 objects and ε = 4.6·10^-4: 2·1000/ε bits,
-	// 545 KB; its Bloom digest 2 KB.
-	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 256 << 10,
+	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 4 << 10,
 		Peers: []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
 	b := startNode(t, lnB, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true})
 	putObjects(t, b, origin.URL, 0, 1000)
@@ -515,13 +517,22 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := a.Directory().Status()[0]
-	if st.Form != PeerViewsDecoded || st.Full != 1 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().Stats().Sequence {
-		t.Fatalf("a's view of b: %+v", st)
+	if st.Form != PeerViewsStatic || st.Full != 1 || st.HeldBytes > 2<<10 || st.Sequence != b.Publisher().Stats().Sequence {
+		t.Fatalf("a's view of b at 1000 objects: %+v", st)
 	}
-	if body, _ := a.get(t, origin.URL+"/obj/500"); body != "object /obj/500" || origin.count("/obj/500") != 0 {
+	putObjects(t, b, origin.URL, 1000, 1600)
+	if err := b.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	a.Directory().Refresh(ctx)
+	st = a.Directory().Status()[0]
+	if st.Form != PeerViewsDecoded || st.Full != 2 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().Stats().Sequence {
+		t.Fatalf("a's view of b at 1600 objects: %+v", st)
+	}
+	if body, _ := a.get(t, origin.URL+"/obj/1500"); body != "object /obj/1500" || origin.count("/obj/1500") != 0 {
 		t.Fatal("a does not route to b through its Bloom digest")
 	}
-	putObjects(t, b, origin.URL, 1000, 1010)
+	putObjects(t, b, origin.URL, 1600, 1610)
 	if err := b.Publisher().Publish(); err != nil {
 		t.Fatal(err)
 	}

@@ -308,8 +308,9 @@ func (d *Directory) Peers() []*Peer {
 	return *ps
 }
 
-// errStaticTooLarge: a peer's static digest decodes past
-// MaxDigestBytes; the directory asks it for Bloom digests instead.
+// errStaticTooLarge: a peer's static view would hold more than
+// MaxDigestBytes (its ribbon and the bits set in its two filters); the
+// directory asks it for Bloom digests instead.
 var errStaticTooLarge = errors.New("cache: static digest too large")
 
 // errZeroDirectory is what the methods of a zero Directory that return an
@@ -658,8 +659,9 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		}
 		sv, delta, err := applyStatic(prev, body, lim)
 		if errors.Is(err, digest.ErrTooLarge) && !p.bloomOnly.Swap(true) {
-			// Its filters, n/ε bits each, outgrew the limit: a Bloom
-			// digest of the same peer is smaller held.
+			// Its ribbon and the bits set in its filters outgrew the
+			// limit, or a filter coded whole is larger than a decoder
+			// should read: a Bloom digest of the same peer is smaller.
 			d.log.Warn("peer static digest too large to hold; asking for Bloom digests", "peer", p.name, "err", err)
 			return nil, false, fmt.Errorf("%w: %w", errStaticTooLarge, err)
 		}
