@@ -298,6 +298,18 @@ func (f *staticFilter) appendFrame(dst []byte, c Codec) ([]byte, error) {
 		h.Codec = envelope.CodecFast
 		return appendFrame(dst, &h, []byte{byte(entropy.Const), 0})
 	}
+	if c != Raw && f.bits.ones() <= uint64(sparseLimit(f.bits.m)) {
+		// The positions of the ones, gap-coded as a sparse delta's XOR:
+		// about as small as the array coded bit by bit, and read in time
+		// proportional to the ones, where a filter of n/ε bits coded bit
+		// by bit takes seconds to read at 10^6 keys.
+		body, err := gapsPayload(f.bits.appendPositions(make([]uint64, 0, f.bits.ones())), f.bits.m)
+		if err != nil {
+			return dst, err
+		}
+		h.Codec = envelope.CodecGaps
+		return appendFrame(dst, &h, body)
+	}
 	bf, err := bloom.FromWords(h, f.bits.words())
 	if err != nil {
 		return dst, err
@@ -344,9 +356,8 @@ func decodeStaticFilter(b []byte, lim envelope.Limits, seed, limit, maxBits uint
 				pos = append(pos, 64*uint64(i)+uint64(bits.TrailingZeros64(w)))
 			}
 		}
-	case h.Codec == envelope.CodecGaps:
-		return nil, fmt.Errorf("%w: codec %v for this structure", ErrCodec, h.Codec)
-	case h.Codec != envelope.CodecRaw && h.Codec != envelope.CodecArith && h.Codec != envelope.CodecFast:
+	case h.Codec != envelope.CodecRaw && h.Codec != envelope.CodecArith && h.Codec != envelope.CodecFast &&
+		h.Codec != envelope.CodecGaps:
 		return nil, fmt.Errorf("%w: codec %v for this structure", ErrCodec, h.Codec)
 	default:
 		if pos, err = readOnes(h.Codec, body, m, limit, maxBits); err != nil {

@@ -376,6 +376,20 @@ func FuzzStaticApply(f *testing.F) {
 	full, delta := staticGolden(f)
 	f.Add(full, delta)
 	f.Add(delta, full)
+	// A whole frame whose filters hold keys: gap-coded.
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed})
+	if _, _, err := p.Publish(1, staticKeys("f", 0, 50)); err != nil {
+		f.Fatal(err)
+	}
+	next, _, err := p.Publish(2, staticKeys("f", 2, 53))
+	if err != nil {
+		f.Fatal(err)
+	}
+	whole, err := p.Whole()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(whole, next)
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		v, err := (*StaticView)(nil).Apply(a, fuzzLimits)
 		if err != nil {
@@ -773,6 +787,56 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 		}
 		if want := append(binaryUvarint(uint64(len(xor))), xor...); codec != h.Codec || !bytes.Equal(got, want) {
 			t.Errorf("codec %v: %v, %d bytes; AppendDiff's %v, %d bytes", c, codec, len(got), h.Codec, len(want))
+		}
+	}
+}
+
+// TestStaticWholeFiltersGapCoded: a whole frame sent after changes
+// carries each filter that holds keys as the gap code of its ones (read
+// in time proportional to them, not to its n/ε bits), unless the
+// publisher's codec is Raw; a view read from it answers as the view the
+// deltas built.
+func TestStaticWholeFiltersGapCoded(t *testing.T) {
+	for _, c := range allCodecs {
+		p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Codec: c})
+		var v *StaticView
+		for seq := uint64(1); seq <= 3; seq++ {
+			f, _, err := p.Publish(seq, staticKeys("g", 10*int(seq), 3000+20*int(seq)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err = v.Apply(f, envelope.Limits{}); err != nil {
+				t.Fatalf("%v: frame %d: %v", c, seq, err)
+			}
+		}
+		whole, err := p.Whole()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, err := envelope.Parse(whole, envelope.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var codecs []envelope.Codec
+		for len(body) > 0 {
+			h, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			codecs, body = append(codecs, h.Codec), body[size:]
+		}
+		want := envelope.CodecGaps
+		if c == Raw {
+			want = envelope.CodecRaw
+		}
+		if len(codecs) != 3 || codecs[1] != want || codecs[2] != want {
+			t.Errorf("%v: the whole frame's parts are coded %v, want the filters %v", c, codecs, want)
+		}
+		fresh := mustApply(t, nil, whole)
+		for _, h := range staticKeys("g", 0, 3100) {
+			if v.ContainsHash(h) != fresh.ContainsHash(h) {
+				t.Fatalf("%v: the view read from the whole frame and the one the deltas built differ", c)
+			}
 		}
 	}
 }
