@@ -42,35 +42,41 @@ type peerFetcher struct {
 	// OnOutcome, if set, is called for every peer asked.
 	OnOutcome func(peer string, o peerOutcome)
 
-	mu         sync.Mutex
-	transports map[string]*http.Transport
+	mu sync.Mutex
+	// clients are the peers' clients, by Peer: a peer reconfigured with
+	// another proxy under the same name (SIGHUP) is another Peer, and
+	// gets a client for its new proxy. A dropped peer's entry stays; its
+	// idle connections close after cache.IdleConnTimeout.
+	clients map[*Peer]*http.Client
 }
 
-// client returns the client that sends requests through p's proxy.
+// client returns the client that sends requests through p's proxy,
+// made on first use and kept.
 func (pf *peerFetcher) client(p *Peer) *http.Client {
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
-	if pf.transports == nil {
-		pf.transports = map[string]*http.Transport{}
+	if c := pf.clients[p]; c != nil {
+		return c
 	}
-	t := pf.transports[p.name]
-	if t == nil {
-		timeout := pf.Timeout
-		if timeout == 0 {
-			timeout = 5 * time.Second
-		}
-		t = &http.Transport{
-			Proxy:                 http.ProxyURL(p.proxy),
-			ResponseHeaderTimeout: timeout,
-			TLSHandshakeTimeout:   timeout,
-			IdleConnTimeout:       cache.IdleConnTimeout,
-			MaxIdleConnsPerHost:   16,
-			DisableCompression:    true,
-		}
-		t.DialContext = cache.DecodingDialer(dialer(timeout))
-		pf.transports[p.name] = t
+	if pf.clients == nil {
+		pf.clients = map[*Peer]*http.Client{}
 	}
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	timeout := pf.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Second
+	}
+	t := &http.Transport{
+		Proxy:                 http.ProxyURL(p.proxy),
+		ResponseHeaderTimeout: timeout,
+		TLSHandshakeTimeout:   timeout,
+		IdleConnTimeout:       cache.IdleConnTimeout,
+		MaxIdleConnsPerHost:   16,
+		DisableCompression:    true,
+	}
+	t.DialContext = cache.DecodingDialer(dialer(timeout))
+	c := &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	pf.clients[p] = c
+	return c
 }
 
 // Fetch asks peer p for the object of f. It returns the response on a

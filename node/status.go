@@ -119,7 +119,11 @@ type statusCounters struct {
 
 // peer counts one request to the peer named name.
 func (c *statusCounters) peer(name string, o peerOutcome) {
-	v, _ := c.peers.LoadOrStore(name, new([3]atomic.Uint64))
+	// Load first: LoadOrStore's arguments would allocate on every call.
+	v, ok := c.peers.Load(name)
+	if !ok {
+		v, _ = c.peers.LoadOrStore(name, new([3]atomic.Uint64))
+	}
 	a := v.(*[3]atomic.Uint64)
 	switch o {
 	case peerOutcomeHit:
