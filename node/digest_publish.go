@@ -634,6 +634,19 @@ func etagMatches(header, etag string) bool {
 // DigestPath behind its peer allow-list.
 func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mustBeMade()
+	serveDigest(w, r, p.Respond, digestMedia{full: digestContentType, delta: deltaContentType, what: "digest"})
+}
+
+// digestMedia are what a digest response says of its body: the media
+// types of a whole digest and of a delta, the codec header's value ("":
+// the response's codec) and the word error messages begin with.
+type digestMedia struct {
+	full, delta, codec, what string
+}
+
+// serveDigest serves GET and HEAD of a digest that respond makes:
+// ?since=SEQ asks for a delta, If-None-Match for revalidation.
+func serveDigest(w http.ResponseWriter, r *http.Request, respond func(ifNoneMatch string, since uint64) (Response, error), m digestMedia) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -648,25 +661,29 @@ func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		since = v
 	}
-	resp, err := p.Respond(r.Header.Get("If-None-Match"), since)
+	resp, err := respond(r.Header.Get("If-None-Match"), since)
 	if err != nil {
-		http.Error(w, "digest: "+err.Error(), http.StatusInternalServerError)
+		http.Error(w, m.what+": "+err.Error(), http.StatusInternalServerError)
 		return
+	}
+	codec := m.codec
+	if codec == "" {
+		codec = resp.Codec.String()
 	}
 	h := w.Header()
 	h.Set("ETag", resp.ETag)
 	h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
 	h.Set("Cache-Control", "no-cache")
 	h.Set(sequenceHeader, strconv.FormatUint(resp.Sequence, 10))
-	h.Set(codecHeader, resp.Codec.String())
+	h.Set(codecHeader, codec)
 	if resp.Status == http.StatusNotModified {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	if resp.Delta {
-		h.Set("Content-Type", deltaContentType)
+		h.Set("Content-Type", m.delta)
 	} else {
-		h.Set("Content-Type", digestContentType)
+		h.Set("Content-Type", m.full)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(http.StatusOK)

@@ -231,46 +231,8 @@ func (s *staticServer) stats() (full, deltas uint64) {
 // ServeHTTP serves GET and HEAD of the static digest, as
 // Publisher.ServeHTTP does the Bloom digest.
 func (s *staticServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	var since uint64
-	if v := r.URL.Query().Get("since"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			http.Error(w, "since: want a sequence number", http.StatusBadRequest)
-			return
-		}
-		since = n
-	}
-	resp, err := s.respond(r.Header.Get("If-None-Match"), since)
-	if err != nil {
-		http.Error(w, "static digest: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("ETag", resp.ETag)
-	h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
-	h.Set("Cache-Control", "no-cache")
-	h.Set(sequenceHeader, strconv.FormatUint(resp.Sequence, 10))
-	h.Set(codecHeader, staticCodec)
-	if resp.Status == http.StatusNotModified {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	if resp.Delta {
-		h.Set("Content-Type", staticDeltaContentType)
-	} else {
-		h.Set("Content-Type", staticContentType)
-	}
-	h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodGet {
-		// A failed write means the peer went away; it asks again.
-		_, _ = w.Write(resp.Body)
-	}
+	serveDigest(w, r, s.respond, digestMedia{full: staticContentType, delta: staticDeltaContentType,
+		codec: staticCodec, what: "static digest"})
 }
 
 // digestHandler serves DigestPath: the Bloom digest, or with static

@@ -663,37 +663,50 @@ func waitUntil(ctx context.Context, limit time.Duration, ok func() bool) error {
 // warm fetches every object through t until it is a hit there (X-Cache
 // says HIT).
 func warm(ctx context.Context, t *target, originAddr string, objects int) error {
-	pu, _ := url.Parse("http://" + t.addr) // an address from net.Listen parses
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	c := proxyClient(t.addr)
 	defer c.CloseIdleConnections()
 	for i := range objects {
 		u := fmt.Sprintf("http://%s/obj-%d", originAddr, i)
 		for try := 0; ; try++ {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			h, err := get(ctx, c, u)
 			if err != nil {
 				return err
 			}
-			resp, err := c.Do(req)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(io.Discard, resp.Body)
-			err = errors.Join(err, resp.Body.Close())
-			if err != nil {
-				return err
-			}
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("%s: %s", u, resp.Status)
-			}
-			if strings.HasPrefix(resp.Header.Get("X-Cache"), "HIT") {
+			if strings.HasPrefix(h.Get("X-Cache"), "HIT") {
 				break
 			}
 			if try == 5 {
-				return fmt.Errorf("%s: still %q after %d requests", u, resp.Header.Get("X-Cache"), try+1)
+				return fmt.Errorf("%s: still %q after %d requests", u, h.Get("X-Cache"), try+1)
 			}
 		}
 	}
 	return nil
+}
+
+// proxyClient returns a client that sends its requests through the proxy
+// at addr.
+func proxyClient(addr string) *http.Client {
+	pu, _ := url.Parse("http://" + addr) // an address from net.Listen parses
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+}
+
+// get fetches u through c and reads its body, returning the response's
+// header; any status but 200 is an error.
+func get(ctx context.Context, c *http.Client, u string) (http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	err = errors.Join(err, resp.Body.Close())
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %s", u, resp.Status)
+	}
+	return resp.Header, err
 }
 
 // counters returns the hits and client requests the proxy has counted.

@@ -134,10 +134,10 @@ func TestConfigRejects(t *testing.T) {
 	}
 }
 
-// TestRunShort runs the whole comparison briefly: a node at GOMAXPROCS=1
-// and Squid, one round of a second each, every request checked to be a
-// hit.
-func TestRunShort(t *testing.T) {
+// needSquidAndWrk skips t, or fails it where requireSquidEnv is set,
+// unless squid, wrk and the go command (to build bloomcast) are there.
+func needSquidAndWrk(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds bloomcast and runs squid and wrk")
 	}
@@ -152,6 +152,13 @@ func TestRunShort(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build bloomcast with")
 	}
+}
+
+// TestRunShort runs the whole comparison briefly: a node at GOMAXPROCS=1
+// and Squid, one round of a second each, every request checked to be a
+// hit.
+func TestRunShort(t *testing.T) {
+	needSquidAndWrk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Config{Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4})
@@ -189,20 +196,7 @@ func TestRunShort(t *testing.T) {
 // second each, every request checked to be a hit at the peer and none to
 // reach the origin.
 func TestRunPeerShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds bloomcast and runs squid and wrk")
-	}
-	for _, bin := range []string{"/usr/sbin/squid", "/usr/bin/wrk"} {
-		if _, err := os.Stat(bin); err != nil {
-			if os.Getenv(requireSquidEnv) != "" {
-				t.Fatalf("%s is set but %v", requireSquidEnv, err)
-			}
-			t.Skip(err)
-		}
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to build bloomcast with")
-	}
+	needSquidAndWrk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Config{Peer: true, Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,10 +109,9 @@ func startSquidPair(ctx context.Context, cfg Config, dir string, rep *Report, o 
 		return front, err
 	}
 	// Squid fetches a peer's digest once a request first needs it.
-	pu, _ := url.Parse("http://" + frontAddr) // an address from net.Listen parses
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	c := proxyClient(frontAddr)
 	defer c.CloseIdleConnections()
-	if err := get(ctx, c, fmt.Sprintf("http://%s/obj-0", o.addr)); err != nil {
+	if _, err := get(ctx, c, fmt.Sprintf("http://%s/obj-0", o.addr)); err != nil {
 		return front, err
 	}
 	return front, waitUntil(ctx, peerWait, func() bool {
@@ -196,13 +194,12 @@ func squidManager(ctx context.Context, addr, report string) string {
 // warmPeer requests every object through the front of a pair until
 // none reaches the origin: the front routes each to its peer.
 func warmPeer(ctx context.Context, t *target, o *origin, objects int) error {
-	pu, _ := url.Parse("http://" + t.addr) // an address from net.Listen parses
-	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	c := proxyClient(t.addr)
 	defer c.CloseIdleConnections()
 	deadline := time.Now().Add(peerWait)
 	for i := 0; i < objects; {
 		before := o.requests.Load()
-		if err := get(ctx, c, fmt.Sprintf("http://%s/obj-%d", o.addr, i)); err != nil {
+		if _, err := get(ctx, c, fmt.Sprintf("http://%s/obj-%d", o.addr, i)); err != nil {
 			return err
 		}
 		if o.requests.Load() == before {
@@ -217,25 +214,6 @@ func warmPeer(ctx context.Context, t *target, o *origin, objects int) error {
 		}
 	}
 	return nil
-}
-
-// get fetches u through c and reads its body; any status but 200 is an
-// error.
-func get(ctx context.Context, c *http.Client, u string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	err = errors.Join(err, resp.Body.Close())
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	return err
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
