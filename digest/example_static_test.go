@@ -8,18 +8,21 @@ import (
 	"github.com/bloomcast/bloomcast/hashing"
 )
 
+// exampleKeys hashes the URLs http://example.com/lo to …/hi-1 with seed.
+func exampleKeys(seed uint64, lo, hi int) []hashing.Hash128 {
+	var hs []hashing.Hash128
+	for i := lo; i < hi; i++ {
+		hs = append(hs, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
+	}
+	return hs
+}
+
 // A set published as a ribbon filter, then changed: the second
 // publication is a delta of the added and removed filters, a fraction of
 // the first.
 func ExampleStaticPublisher() {
 	const seed = 42
-	keys := func(lo, hi int) []hashing.Hash128 {
-		var hs []hashing.Hash128
-		for i := lo; i < hi; i++ {
-			hs = append(hs, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
-		}
-		return hs
-	}
+	keys := func(lo, hi int) []hashing.Hash128 { return exampleKeys(seed, lo, hi) }
 	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed})
 	if err != nil {
 		panic(err)
@@ -49,13 +52,7 @@ func ExampleStaticPublisher() {
 // ribbon's keys besides.
 func ExampleStaticView_MemoryBytes() {
 	const seed = 7
-	keys := func(lo, hi int) []hashing.Hash128 {
-		var hs []hashing.Hash128
-		for i := lo; i < hi; i++ {
-			hs = append(hs, hashing.SumStringSeed(fmt.Sprintf("http://example.com/%d", i), seed))
-		}
-		return hs
-	}
+	keys := func(lo, hi int) []hashing.Hash128 { return exampleKeys(seed, lo, hi) }
 	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed})
 	if err != nil {
 		panic(err)
