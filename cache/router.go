@@ -76,6 +76,15 @@ const (
 	IdleConnTimeout       = 90 * time.Second
 )
 
+// IdleConnsPerHost is how many idle connections the node's clients keep
+// to one origin or peer. It is set above the concurrency a node sees
+// (net/http keeps 2 by default): a connection the pool cannot keep is
+// closed when its response ends, and the next request pays a new TCP
+// handshake and leaves a socket in TIME_WAIT, so a pool smaller than
+// the concurrency redials on most requests. Idle connections still close
+// after IdleConnTimeout.
+const IdleConnsPerHost = 256
+
 // NewClient returns the HTTP client a proxy uses by default: no
 // environment proxy, no redirect following, no transparent decompression
 // (the cache stores and forwards what the origin sent), and timeouts on
@@ -95,7 +104,7 @@ func newClient(tlsConfig *tls.Config) *http.Client {
 		TLSHandshakeTimeout:   dialTimeout,
 		ResponseHeaderTimeout: responseHeaderTimeout,
 		IdleConnTimeout:       IdleConnTimeout,
-		MaxIdleConnsPerHost:   16,
+		MaxIdleConnsPerHost:   IdleConnsPerHost,
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     true,
 	}

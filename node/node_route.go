@@ -70,7 +70,7 @@ func (pf *peerFetcher) client(p *Peer) *http.Client {
 		ResponseHeaderTimeout: timeout,
 		TLSHandshakeTimeout:   timeout,
 		IdleConnTimeout:       cache.IdleConnTimeout,
-		MaxIdleConnsPerHost:   16,
+		MaxIdleConnsPerHost:   cache.IdleConnsPerHost,
 		DisableCompression:    true,
 	}
 	t.DialContext = cache.DecodingDialer(dialer(timeout))

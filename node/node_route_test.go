@@ -1,13 +1,17 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // TestZeroRoutersRefuse: the routers and the peer fetcher, zero or given
@@ -71,4 +75,68 @@ func TestFetcherFollowsReconfiguredProxy(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("a known peer's client: %v allocations", allocs)
 	}
+}
+
+// TestPeerConnectionsKept: under as many concurrent peer hits as the
+// pool keeps idle connections, a front reuses its connections to the
+// peer from one burst to the next instead of closing and redialling
+// those a smaller pool could not keep.
+func TestPeerConnectionsKept(t *testing.T) {
+	const concurrent, bursts = 64, 3
+	origin := newRawOrigin(t)
+	peer, err := NewNode(NodeConfig{Name: "peer", MemoryBytes: 64 << 20, Capacity: 1000, Manual: true,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Digest fetches pass; object requests wait for their burst.
+	burst := &testutil.Burst{N: concurrent, Hold: func(r *http.Request) bool { return r.URL.Path != DigestPath }}
+	srv := httptest.NewUnstartedServer(burst.Wrap(peer.Handler()))
+	srv.Config.ConnState = burst.ConnState
+	srv.Start()
+	t.Cleanup(srv.Close)
+	front, err := NewNode(NodeConfig{Name: "front", MemoryBytes: 64 << 20, MaxObjectBytes: missBenchBytes - 1,
+		Capacity: 1000, Manual: true, Logger: slog.New(slog.DiscardHandler),
+		Peers: []PeerConfig{{Name: "peer", Proxy: srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := origin.ln.Addr().String()
+	for i := range concurrent {
+		if w := serveRecorded(peer.Handler(), newMissRequest(addr, i)); w.Code != http.StatusOK {
+			t.Fatalf("filling the peer: status %d", w.Code)
+		}
+	}
+	if err := peer.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	front.Directory().Refresh(context.Background())
+	before := burst.Connections()
+	for range bursts {
+		burst.Start()
+		var wg sync.WaitGroup
+		for i := range concurrent {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if w := serveRecorded(front.Handler(), newMissRequest(addr, i)); w.Code != http.StatusOK {
+					t.Errorf("status %d", w.Code)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if hits := front.Stats().PeerHits; hits != concurrent*bursts {
+		t.Fatalf("%d peer hits, want %d", hits, concurrent*bursts)
+	}
+	if n := burst.Connections() - before; n > concurrent {
+		t.Errorf("%d connections to the peer for %d bursts of %d concurrent requests, want at most %d",
+			n, bursts, concurrent, concurrent)
+	}
+}
+
+func serveRecorded(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
 }

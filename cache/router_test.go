@@ -1,0 +1,52 @@
+package cache
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
+)
+
+// TestClientKeepsConnections: the client NewClient builds keeps as many
+// idle connections to an origin as it had requests in flight, so a burst
+// of concurrent misses reuses the connections of the one before instead
+// of redialling all but net/http's default two.
+func TestClientKeepsConnections(t *testing.T) {
+	const concurrent, bursts = 64, 3
+	burst := &testutil.Burst{N: concurrent}
+	srv := httptest.NewUnstartedServer(burst.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	})))
+	srv.Config.ConnState = burst.ConnState
+	srv.Start()
+	t.Cleanup(srv.Close)
+	client := NewClient()
+	t.Cleanup(client.CloseIdleConnections)
+	for range bursts {
+		burst.Start()
+		var wg sync.WaitGroup
+		for range concurrent {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := client.Get(srv.URL)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("status %d", resp.StatusCode)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if n := burst.Connections(); n > concurrent {
+		t.Errorf("%d connections for %d bursts of %d concurrent requests, want at most %d", n, bursts, concurrent, concurrent)
+	}
+}
