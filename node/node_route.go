@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -85,15 +86,9 @@ func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOut
 	if p == nil || p.proxy == nil || f == nil || f.Request == nil {
 		return nil, peerOutcomeError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", cache.ErrConfig)
 	}
-	req := f.Request.Clone(f.Request.Context())
-	cc := req.Header.Get("Cache-Control")
-	if !strings.Contains(strings.ToLower(cc), "only-if-cached") {
-		if cc != "" {
-			cc += ", "
-		}
-		req.Header.Set("Cache-Control", cc+"only-if-cached")
-	}
-	resp, err := pf.client(p).Do(cache.ExpectResponse(req))
+	req := cache.ExpectResponse(f.Request) // a copy, whose Header may be replaced
+	req.Header = onlyIfCached(f.Request.Header)
+	resp, err := pf.client(p).Do(req)
 	outcome := peerOutcomeError
 	switch {
 	case err != nil:
@@ -118,6 +113,26 @@ func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOut
 		return nil, outcome, err
 	}
 	return resp, peerOutcomeHit, nil
+}
+
+// onlyIfCached returns h asking for a stored response only (RFC 9111
+// §5.2.1.7), so that a peer without the object answers 504 rather than
+// fetching it: h itself when it already asks so, else a copy whose
+// Cache-Control gains the directive. The copy shares h's other values,
+// which nothing writes: the outbound request is the proxy's own, and the
+// next peer or the origin is sent h unchanged.
+func onlyIfCached(h http.Header) http.Header {
+	cc := strings.Join(h.Values("Cache-Control"), ", ")
+	if strings.Contains(strings.ToLower(cc), "only-if-cached") {
+		return h
+	}
+	if cc != "" {
+		cc += ", "
+	}
+	out := make(http.Header, len(h)+1)
+	maps.Copy(out, h)
+	out["Cache-Control"] = []string{cc + "only-if-cached"}
+	return out
 }
 
 // digestRouter routes a miss by the peers' summaries (Fan et al.,

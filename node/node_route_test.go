@@ -140,3 +140,27 @@ func serveRecorded(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 	h.ServeHTTP(w, r)
 	return w
 }
+
+// TestOnlyIfCached: a peer is asked for a stored response only, every
+// Cache-Control line of the request kept, and the request the next peer
+// or the origin is sent is left as it was.
+func TestOnlyIfCached(t *testing.T) {
+	h := http.Header{"Cache-Control": {"max-age=0", "no-transform"}, "Accept": {"text/html"}}
+	got := onlyIfCached(h)
+	if cc := got["Cache-Control"]; len(cc) != 1 || cc[0] != "max-age=0, no-transform, only-if-cached" {
+		t.Errorf("Cache-Control %q", cc)
+	}
+	if got.Get("Accept") != "text/html" {
+		t.Errorf("Accept %q", got.Get("Accept"))
+	}
+	if cc := h["Cache-Control"]; len(cc) != 2 || cc[1] != "no-transform" {
+		t.Errorf("the request's own header changed: %q", cc)
+	}
+	if got := onlyIfCached(http.Header{}); got.Get("Cache-Control") != "only-if-cached" {
+		t.Errorf("no Cache-Control: %q", got.Get("Cache-Control"))
+	}
+	asked := http.Header{"Cache-Control": {"Only-If-Cached"}}
+	if got := onlyIfCached(asked); got.Get("Cache-Control") != "Only-If-Cached" || len(got) != 1 {
+		t.Errorf("already asked: %v", got)
+	}
+}
