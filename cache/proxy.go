@@ -468,7 +468,7 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 		interim = &interimRelay{w: x.w}
 		ctx = interim.trace(ctx)
 	}
-	out := p.outbound(x.r.WithContext(ctx))
+	out := p.outbound(ctx, x.r)
 	p.decideValidation(x, out)
 	requestTime := p.now()
 	resp, src, err := p.router.Route(&Forward{Request: out, Key: x.key, Revalidation: x.revalidating != nil})
@@ -716,10 +716,10 @@ func (p *Proxy) invalidate(target *url.URL, h http.Header) {
 	}
 }
 
-// outbound builds the request to forward: absolute URL, hop-by-hop fields
-// removed, Via added (RFC 9110 §7.6).
-func (p *Proxy) outbound(r *http.Request) *http.Request {
-	out := r.Clone(r.Context())
+// outbound builds the request to forward, in ctx: absolute URL,
+// hop-by-hop fields removed, Via added (RFC 9110 §7.6).
+func (p *Proxy) outbound(ctx context.Context, r *http.Request) *http.Request {
+	out := r.Clone(ctx)
 	out.RequestURI = ""
 	out.Host = ""
 	out.Close = false

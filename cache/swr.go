@@ -59,7 +59,7 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *storedEnt
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), backgroundTimeout)
-	out := p.outbound(r.WithContext(ctx))
+	out := p.outbound(ctx, r)
 	out.Method, out.Body, out.ContentLength = http.MethodGet, nil, 0
 	for _, name := range conditionalFields {
 		out.Header.Del(name)
