@@ -421,6 +421,13 @@ func ParseDeltaHeader(h envelope.Header) (DeltaHeader, error) {
 // shape, seed or scheme) is refused with an error wrapping [ErrBase]: the
 // caller then needs a full digest. lim bounds the frame and the XOR it
 // decodes to.
+//
+// Patch allocates the whole result and checksums the whole base for every
+// delta. A receiver that applies each delta to the one digest it holds
+// uses [Patcher] (a Bloom or counting filter digest) or [Pieces] instead,
+// which allocate in proportion to the delta. Neither holds a scalable
+// filter digest: its deltas are applied by Patch alone, to copies of its
+// layers.
 func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
 	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
