@@ -44,7 +44,7 @@ func Checksum(d *Digest) (uint32, error) {
 	return wordsChecksum(p.words), nil
 }
 
-func wordsChecksum(words []uint64) uint32 { return updateWordsChecksum(0, words, new(crcBuffer)) }
+func wordsChecksum(words []uint64) uint32 { return updateWordsChecksum(0, words, nil) }
 
 // crcBuffer holds words as bytes for the checksum (on the heap: the CRC's
 // assembly makes it escape, so a caller that checksums piece by piece
@@ -55,10 +55,14 @@ type crcBuffer [4096]byte
 // checksum reads them in place.
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
-// updateWordsChecksum continues crc over words, little-endian.
+// updateWordsChecksum continues crc over words, little-endian. buf is
+// used on a big-endian host only (nil: one is allocated).
 func updateWordsChecksum(crc uint32, words []uint64, buf *crcBuffer) uint32 {
 	if littleEndian && len(words) > 0 {
 		return envelope.UpdateChecksum(crc, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 8*len(words)))
+	}
+	if buf == nil && len(words) > 0 {
+		buf = new(crcBuffer)
 	}
 	for len(words) > 0 {
 		n := min(len(words), len(buf)/8)
@@ -417,6 +421,13 @@ func ParseDeltaHeader(h envelope.Header) (DeltaHeader, error) {
 // shape, seed or scheme) is refused with an error wrapping [ErrBase]: the
 // caller then needs a full digest. lim bounds the frame and the XOR it
 // decodes to.
+//
+// Patch allocates the whole result and checksums the whole base for every
+// delta. A receiver that applies each delta to the one digest it holds
+// uses [Patcher] (a Bloom or counting filter digest) or [Pieces] instead,
+// which allocate in proportion to the delta. Neither holds a scalable
+// filter digest: its deltas are applied by Patch alone, to copies of its
+// layers.
 func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
 	dh, body, err := ParseDelta(delta, lim)
 	if err != nil {
@@ -435,10 +446,19 @@ func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
 	if bp.header.Type != dh.Target {
 		return nil, fmt.Errorf("%w: the delta updates a %v, the base is a %v", ErrBase, dh.Target, bp.header.Type)
 	}
-	if crc := wordsChecksum(bp.words); crc != dh.BaseChecksum {
+	// A gap-coded delta is applied to a copy of the base: the copy is
+	// made as the base is checksummed, in one pass over it.
+	var copied []uint64
+	var crc uint32
+	if dh.Codec == envelope.CodecGaps && 8*uint64(len(bp.words)) <= lim.Payload() {
+		copied, crc = cloneChecksum(bp.words)
+	} else {
+		crc = wordsChecksum(bp.words)
+	}
+	if crc != dh.BaseChecksum {
 		return nil, fmt.Errorf("%w: base checksum %08x, the delta expects %08x", ErrBase, crc, dh.BaseChecksum)
 	}
-	next, err := decodeTarget(dh, body, bp, lim)
+	next, err := decodeTarget(dh, body, bp, lim, copied)
 	if err != nil {
 		return nil, err
 	}
@@ -449,8 +469,9 @@ func Patch(base *Digest, delta []byte, lim envelope.Limits) (*Digest, error) {
 }
 
 // decodeTarget decodes the XOR, applies it to the base's words and builds
-// the result from the delta's target header.
-func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) (*Digest, error) {
+// the result from the delta's target header. copied, when not nil, is a
+// copy of the base's words that a gap-coded XOR may be applied to.
+func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits, copied []uint64) (*Digest, error) {
 	bits, err := targetBits(dh.Header)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBase, err)
@@ -458,7 +479,7 @@ func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) 
 	if bits != bp.bits {
 		return nil, fmt.Errorf("%w: the delta is for %d bits, the base has %d", ErrBase, bits, bp.bits)
 	}
-	words, err := decodeXOR(dh.Codec, body, bits, lim, bp.words)
+	words, err := decodeXOR(dh.Codec, body, bits, lim, bp.words, copied)
 	if err != nil {
 		return nil, err
 	}
@@ -476,9 +497,10 @@ func decodeTarget(dh DeltaHeader, body []byte, bp payload, lim envelope.Limits) 
 
 // decodeXOR decodes a delta's payload of the given bits and returns it
 // XOR base (base nil: the payload alone) in new words. A gap-coded
-// payload is applied to a copy of base: its work beyond the copy is
+// payload is applied to a copy of base (copied, when it is one of the
+// right length, which it then changes): its work beyond the copy is
 // proportional to the bits it changes.
-func decodeXOR(codec envelope.Codec, body []byte, bits uint64, lim envelope.Limits, base []uint64) ([]uint64, error) {
+func decodeXOR(codec envelope.Codec, body []byte, bits uint64, lim envelope.Limits, base, copied []uint64) ([]uint64, error) {
 	if codec != envelope.CodecGaps {
 		words, err := decodeWords(codec, body, payload{bits: bits}, lim)
 		if err != nil {
@@ -494,15 +516,43 @@ func decodeXOR(codec envelope.Codec, body []byte, bits uint64, lim envelope.Limi
 		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, bits, lim.Payload())
 	}
 	var words []uint64
-	if base == nil {
+	switch {
+	case copied != nil && uint64(len(copied)) == nw:
+		words = copied
+	case base == nil:
 		words = make([]uint64, nw)
-	} else {
+	default:
 		words = slices.Clone(base) // not zeroed first
 	}
 	if _, err := entropy.XORGaps(words, body, bits); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return words, nil
+}
+
+// copyBlock is the words cloneChecksum copies, then checksums, at a time:
+// 32 KiB, which the copy leaves in the first-level cache for the checksum.
+const copyBlock = 4096
+
+// cloneChecksum returns a copy of words and their checksum (as
+// wordsChecksum) in one pass: each block is checksummed from its copy
+// while the copy is still in the cache, where a copy and a checksum of the
+// whole array read it from memory twice. Between blocks the garbage
+// collector may stop the goroutine, which it cannot within the one call
+// that copies or checksums a whole array of megabytes.
+func cloneChecksum(words []uint64) ([]uint64, uint32) {
+	out := make([]uint64, len(words))
+	var buf *crcBuffer
+	if !littleEndian {
+		buf = new(crcBuffer)
+	}
+	var crc uint32
+	for i := 0; i < len(words); i += copyBlock {
+		e := min(i+copyBlock, len(words))
+		copy(out[i:e], words[i:e])
+		crc = updateWordsChecksum(crc, out[i:e], buf)
+	}
+	return out, crc
 }
 
 // targetBits validates a delta's target header and returns the bits its
@@ -558,7 +608,7 @@ func DeltaFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Delta
 	if err != nil {
 		return nil, err
 	}
-	words, err := decodeXOR(dh.Codec, body, bits, lim, nil)
+	words, err := decodeXOR(dh.Codec, body, bits, lim, nil, nil)
 	if err != nil {
 		return nil, err
 	}

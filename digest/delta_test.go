@@ -360,3 +360,22 @@ func TestXORPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneChecksum: the copy Patch makes of a base as it checksums it,
+// block by block, is the base and its checksum the whole array's, for
+// arrays that end inside, at and past a block.
+func TestCloneChecksum(t *testing.T) {
+	for _, n := range []int{0, 1, copyBlock - 1, copyBlock, copyBlock + 1, 3*copyBlock + 17} {
+		words := make([]uint64, n)
+		for i := range words {
+			words[i] = uint64(i+1) * 0x9e3779b97f4a7c15
+		}
+		out, crc := cloneChecksum(words)
+		if !slices.Equal(out, words) || crc != wordsChecksum(words) {
+			t.Errorf("%d words: copy equal %v, checksum %08x, want %08x", n, slices.Equal(out, words), crc, wordsChecksum(words))
+		}
+		if n > 0 && &out[0] == &words[0] {
+			t.Errorf("%d words: the copy shares the base's array", n)
+		}
+	}
+}

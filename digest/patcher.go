@@ -163,7 +163,7 @@ func deltaChanges(codec envelope.Codec, body []byte, m uint64, lim envelope.Limi
 		return rawChanges(body, m, lim)
 	}
 	if codec != envelope.CodecGaps {
-		xor, err := decodeXOR(codec, body, m, lim, nil)
+		xor, err := decodeXOR(codec, body, m, lim, nil, nil)
 		if err != nil {
 			return nil, err
 		}

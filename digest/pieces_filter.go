@@ -863,11 +863,12 @@ func zerosChecksum(nw uint64) uint32 {
 // Patch applies a delta digest (see Patch) to the view: the base must be
 // the view's version (sequence and checksum). Only the pieces the delta
 // changes are decoded, changed and coded again; the others keep their
-// coded bytes where they are. A gap-coded delta that changes fewer bits
-// than the view has pieces is read as the words it changes, and the
-// checksum updated from them, so that its cost is proportional to the
-// delta and the pieces it touches; a denser one is read one piece at a
-// time and the pieces coded into one new payload. Neither the array nor a dense XOR is ever
+// coded bytes where they are. A gap-coded or raw delta that changes
+// fewer bits than the view has pieces is read as the words it changes (a
+// raw one where it lies in the frame), and the checksum updated from
+// them, so that it allocates in proportion to the delta's changes and the
+// pieces it touches; a denser one is read one piece at a time and the
+// pieces coded into one new payload. Neither the array nor a dense XOR is ever
 // held whole. Lookups run meanwhile and see the view before or after the
 // patch: the changed pieces are swapped in under a write lock. On any
 // error the view is unchanged.
@@ -902,7 +903,7 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	}
 	pc := piecePatch{v: v, st: st, ones: v.crc.ones, pbuf: make([]uint64, v.pieceWords)}
 	var crc uint32
-	if dh.Codec == envelope.CodecGaps && sparseForPieces(body, v.m, len(st.pieces)) {
+	if sparseForPieces(dh.Codec, body, v.m, len(st.pieces)) {
 		changes, err := deltaChanges(dh.Codec, body, v.m, lim)
 		if err != nil {
 			return err
@@ -998,13 +999,28 @@ func (v *Pieces) Patch(delta []byte, lim envelope.Limits) error {
 	return nil
 }
 
-// sparseForPieces reports whether a gap-coded delta changes fewer bits
-// than the view has pieces: then it is read as its changed words, else
-// (most pieces touched) a piece at a time like a dense one, which needs
-// no list of the changes.
-func sparseForPieces(body []byte, m uint64, pieces int) bool {
-	r, err := entropy.NewGapReader(body, m)
-	return err != nil || r.Ones() < uint64(pieces) // a corrupt one fails in deltaChanges
+// sparseForPieces reports whether a gap-coded or raw delta changes fewer
+// bits than the view has pieces: then it is read as its changed words,
+// else (most pieces touched) a piece at a time like a dense one, which
+// needs no list of the changes. Deltas of the other codecs are dense.
+func sparseForPieces(codec envelope.Codec, body []byte, m uint64, pieces int) bool {
+	switch codec {
+	case envelope.CodecGaps:
+		r, err := entropy.NewGapReader(body, m)
+		return err != nil || r.Ones() < uint64(pieces) // a corrupt one fails in deltaChanges
+	case envelope.CodecRaw:
+		// The words are counted where they lie in the frame, up to
+		// pieces ones; one of the wrong length fails in deltaChanges.
+		if uint64(len(body)) != 8*(m/64+min(m%64, 1)) {
+			return true
+		}
+		ones := 0
+		for i := 0; i+8 <= len(body) && ones < pieces; i += 8 {
+			ones += bits.OnesCount64(binary.LittleEndian.Uint64(body[i:]))
+		}
+		return ones < pieces
+	}
+	return false
 }
 
 // piecePatch is a patch of Pieces under way: the pieces coded again.
