@@ -311,7 +311,7 @@ func (d *Directory) Peers() []*Peer {
 // errStaticTooLarge: a peer's static view would hold more than
 // MaxDigestBytes (its ribbon and the bits set in its two filters); the
 // directory asks it for Bloom digests instead.
-var errStaticTooLarge = errors.New("cache: static digest too large")
+var errStaticTooLarge = errors.New("node: static digest too large")
 
 // errZeroDirectory is what the methods of a zero Directory that return an
 // error return.
