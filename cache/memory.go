@@ -92,7 +92,6 @@ func (m *Memory) Put(e *Entry) error {
 		e = &c
 	}
 	s := newStored(e)
-	s.size = storedSize(s)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.index[s.URL]; ok {
