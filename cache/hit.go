@@ -215,6 +215,26 @@ func (s *storedEntry) pack(e *Entry) (int, int) {
 	return size, count
 }
 
+// withBody returns the stored form of the entry whose header s was made
+// from, with body: it shares s's text, values and fields, which are
+// read-only, and its Content-Length is the header's, which must already
+// be body's length; otherwise withBody returns nil, and the entry is
+// worked out anew (newStored).
+func (s *storedEntry) withBody(body []byte) *storedEntry {
+	var digits [20]byte
+	cl, ok := s.values("Content-Length")
+	if !ok || len(cl) != 1 || cl[0] != string(strconv.AppendInt(digits[:0], int64(len(body)), 10)) {
+		return nil
+	}
+	return &storedEntry{
+		URL: s.URL, Status: s.Status, Body: body, ReqHeader: s.ReqHeader,
+		RequestTime: s.RequestTime, ResponseTime: s.ResponseTime,
+		fields: s.fields, served: s.served, contentLength: cl, dir: s.dir,
+		lifetime: s.lifetime, initialAge: s.initialAge, varyNames: s.varyNames, varyStar: s.varyStar,
+		size: s.size - allocSize(cap(s.Body)) + allocSize(cap(body)),
+	}
+}
+
 // entry rebuilds the Entry: its header shares the stored values, which
 // are read-only, as a stored Entry is.
 func (s *storedEntry) entry() *Entry {
@@ -293,6 +313,11 @@ func (s *storedEntry) ageValues(now time.Time) []string {
 // storedGetter is a store that keeps its entries' stored forms.
 type storedGetter interface {
 	getStored(key string) (*storedEntry, bool)
+}
+
+// storedPutter is a store that can be handed an entry's stored form.
+type storedPutter interface {
+	putStored(s *storedEntry) error
 }
 
 // getStored returns the entry of key in its stored form.
