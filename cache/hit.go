@@ -54,8 +54,8 @@ type storedEntry struct {
 	// seconds stays the same.
 	age atomic.Pointer[servedAge]
 
-	// size is the heap the stored form holds (storedSize), which a
-	// Memory store works out and charges against its budget.
+	// size is the heap the stored form holds (heapSize), which a Memory
+	// store charges against its budget.
 	size int64
 	// newer and older link a Memory store's recency list; nil in any
 	// other stored entry.
@@ -150,7 +150,7 @@ func newStored(e *Entry) *storedEntry {
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	s.pack(e)
+	s.size = s.heapSize(s.pack(e))
 	return s
 }
 
@@ -162,8 +162,9 @@ func b2i(b bool) int {
 }
 
 // pack copies e's URL and the names and values of s.fields from e.Header
-// into one string, and the values' slices into one array.
-func (s *storedEntry) pack(e *Entry) {
+// into one string, and the values' slices into one array. It returns the
+// string's length and the array's, which heapSize takes.
+func (s *storedEntry) pack(e *Entry) (int, int) {
 	length := strconv.Itoa(len(e.Body))
 	size, count := len(e.URL)+len(length), 1
 	for _, f := range s.fields {
@@ -211,6 +212,27 @@ func (s *storedEntry) pack(e *Entry) {
 	}
 	values = append(values, next(len(length)))
 	s.contentLength = values[len(values)-1:]
+	return size, count
+}
+
+// withBody returns the stored form of the entry whose header s was made
+// from, with body: it shares s's text, values and fields, which are
+// read-only, and its Content-Length is the header's, which must already
+// be body's length; otherwise withBody returns nil, and the entry is
+// worked out anew (newStored).
+func (s *storedEntry) withBody(body []byte) *storedEntry {
+	var digits [20]byte
+	cl, ok := s.values("Content-Length")
+	if !ok || len(cl) != 1 || cl[0] != string(strconv.AppendInt(digits[:0], int64(len(body)), 10)) {
+		return nil
+	}
+	return &storedEntry{
+		URL: s.URL, Status: s.Status, Body: body, ReqHeader: s.ReqHeader,
+		RequestTime: s.RequestTime, ResponseTime: s.ResponseTime,
+		fields: s.fields, served: s.served, contentLength: cl, dir: s.dir,
+		lifetime: s.lifetime, initialAge: s.initialAge, varyNames: s.varyNames, varyStar: s.varyStar,
+		size: s.size - allocSize(cap(s.Body)) + allocSize(cap(body)),
+	}
 }
 
 // entry rebuilds the Entry: its header shares the stored values, which
@@ -245,25 +267,14 @@ func (s *storedEntry) values(name string) ([]string, bool) {
 	return nil, false
 }
 
-// storedSize is the heap s holds: the struct, its text, its values and
-// field arrays, the body's capacity, the request fields of Vary, the
-// Vary names, the Age value served from it, and the slot of a store's
-// index that maps its URL to it. The text's length is that of the URL,
-// the names not in commonFieldNames, the values and the Content-Length.
-func storedSize(s *storedEntry) int64 {
-	text, count := len(s.URL), 0
-	for _, f := range s.fields {
-		if _, ok := commonFieldNames[f.name]; !ok {
-			text += len(f.name)
-		}
-		for _, v := range f.values {
-			text += len(v)
-		}
-		count += len(f.values)
-	}
-	text += len(s.contentLength[0])
+// heapSize is the heap s holds: the struct, its text of text bytes and
+// its array of values strings (pack), its field array, the body's
+// capacity, the request fields of Vary, the Vary names, the Age value
+// served from it, and the slot of a store's index that maps its URL to
+// it.
+func (s *storedEntry) heapSize(text, values int) int64 {
 	n := allocSize(int(unsafe.Sizeof(*s))) + allocSize(text) +
-		allocSize((count+1)*int(unsafe.Sizeof(""))) +
+		allocSize(values*int(unsafe.Sizeof(""))) +
 		allocSize(cap(s.fields)*int(unsafe.Sizeof(storedField{}))) +
 		allocSize(cap(s.Body)) + headerHeapSize(s.ReqHeader) +
 		allocSize(cap(s.varyNames)*int(unsafe.Sizeof(""))) + servedAgeSize + indexSlot
@@ -302,6 +313,11 @@ func (s *storedEntry) ageValues(now time.Time) []string {
 // storedGetter is a store that keeps its entries' stored forms.
 type storedGetter interface {
 	getStored(key string) (*storedEntry, bool)
+}
+
+// storedPutter is a store that can be handed an entry's stored form.
+type storedPutter interface {
+	putStored(s *storedEntry) error
 }
 
 // getStored returns the entry of key in its stored form.

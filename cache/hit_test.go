@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
@@ -129,4 +130,58 @@ func TestConcurrentHitsAge(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestStoredWithBody: the stored form the requests collapsed onto a miss
+// read, made before the body arrived, becomes with the body the form
+// newStored makes of the whole entry, sharing its text, values and
+// fields, when the header's Content-Length is the body's length; and
+// otherwise is not used.
+func TestStoredWithBody(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	body := []byte("eleven byte")
+	h := hdr("Cache-Control", "max-age=60", "Vary", "Accept-Encoding", "Date", httpDate(t0), "Age", "3",
+		"Content-Length", "11", "X-Trace", "a", "Set-Cookie", "id=1")
+	e := &Entry{URL: "http://x/a", Status: 200, Header: h, ReqHeader: hdr("Accept-Encoding", "gzip"),
+		RequestTime: t0.Add(-time.Second), ResponseTime: t0}
+	s := newStored(e) // as newInflight makes it: no body yet
+	st := s.withBody(body)
+	if st == nil {
+		t.Fatal("withBody refused a body of the header's Content-Length")
+	}
+	if &st.fields[0] != &s.fields[0] || unsafe.StringData(st.URL) != unsafe.StringData(s.URL) {
+		t.Error("withBody copied the text or fields")
+	}
+	whole := *e
+	whole.Body = body
+	if st.size != s.size+allocSize(cap(body)) {
+		t.Errorf("size %d, the form without its body %d and the body %d", st.size, s.size, allocSize(cap(body)))
+	}
+	// Every field alike but the size: s's text holds the Content-Length
+	// of no body, "0", where the whole entry's holds "11".
+	want := newStored(&whole)
+	want.size = st.size
+	if !reflect.DeepEqual(st, want) {
+		t.Errorf("withBody: %+v\nnewStored of the whole entry: %+v", st, want)
+	}
+	for _, c := range []struct {
+		name string
+		cl   []string
+		body string
+	}{
+		{"longer body", []string{"11"}, "twelve bytes"},
+		{"no Content-Length", nil, "eleven byte"},
+		{"leading zero", []string{"011"}, "eleven byte"},
+		{"two values", []string{"11", "11"}, "eleven byte"},
+	} {
+		h := h.Clone()
+		h.Del("Content-Length")
+		if c.cl != nil {
+			h["Content-Length"] = c.cl
+		}
+		e := &Entry{URL: "http://x/a", Status: 200, Header: h, RequestTime: t0, ResponseTime: t0}
+		if got := newStored(e).withBody([]byte(c.body)); got != nil {
+			t.Errorf("%s: withBody made a form with Content-Length %v", c.name, got.contentLength)
+		}
+	}
 }

@@ -91,8 +91,12 @@ func (m *Memory) Put(e *Entry) error {
 		c.Body = slices.Clone(e.Body)
 		e = &c
 	}
-	s := newStored(e)
-	s.size = storedSize(s)
+	return m.putStored(newStored(e))
+}
+
+// putStored is Put of an entry's stored form, which the store keeps as
+// it is: its body must have no spare room (Put trims it).
+func (m *Memory) putStored(s *storedEntry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.index[s.URL]; ok {

@@ -103,7 +103,7 @@ func TestMemoryTrimsSpareCapacity(t *testing.T) {
 	if string(got.Body) != string(e.Body) || cap(got.Body) > 32 || cap(e.Body) != 4096 {
 		t.Fatalf("stored body cap %d, caller's %d", cap(got.Body), cap(e.Body))
 	}
-	if m.Bytes() != storedSize(newStored(got)) || m.Bytes() > e.Size() {
+	if m.Bytes() != newStored(got).size || m.Bytes() > e.Size() {
 		t.Fatalf("charged %d, entry as stored %d, as given %d", m.Bytes(), got.Size(), e.Size())
 	}
 }
@@ -159,5 +159,48 @@ func TestMemoryEntryAllocations(t *testing.T) {
 	got, _ := m.Get(keyN(-1))
 	if !reflect.DeepEqual(got.Header, h) {
 		t.Errorf("stored header %v after the caller's changed, want %v", got.Header, h)
+	}
+}
+
+// TestStoredSizeCountsText: pack returns the length of the text it
+// packs and of the values array, as the strings and values the stored
+// form holds count them (the URL, the field names not in
+// commonFieldNames, every value and the Content-Length), and a stored
+// form's size is worked out from them.
+func TestStoredSizeCountsText(t *testing.T) {
+	for _, e := range []*Entry{
+		{URL: keyN(1), Status: 200, Header: http.Header{}, RequestTime: t0, ResponseTime: t0},
+		testEntry(keyN(2), 900),
+		{URL: keyN(3), Status: 200, Body: []byte("body"), RequestTime: t0, ResponseTime: t0,
+			Header: http.Header{
+				"Cache-Control":  {"max-age=60"},
+				"Vary":           {"Accept-Encoding, X-Variant"},
+				"X-Origin-Trace": {"a", "bb", ""},
+				"Set-Cookie":     {"id=1"},
+				"Content-Length": {"4"},
+			},
+			ReqHeader: http.Header{"Accept-Encoding": {"gzip"}, "X-Variant": {"2"}}},
+	} {
+		s := &storedEntry{}
+		for k := range e.Header {
+			s.fields = append(s.fields, storedField{name: k})
+		}
+		gotText, gotValues := s.pack(e)
+		text, values := len(s.URL)+len(s.contentLength[0]), 1
+		for _, f := range s.fields {
+			if _, ok := commonFieldNames[f.name]; !ok {
+				text += len(f.name)
+			}
+			for _, v := range f.values {
+				text += len(v)
+			}
+			values += len(f.values)
+		}
+		if gotText != text || gotValues != values {
+			t.Errorf("%s: pack returned %d bytes of text, %d values; it holds %d, %d", e.URL, gotText, gotValues, text, values)
+		}
+		if st := newStored(e); st.size != st.heapSize(text, values) {
+			t.Errorf("%s: size %d, from the strings held %d", e.URL, st.size, st.heapSize(text, values))
+		}
 	}
 }

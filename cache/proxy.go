@@ -118,8 +118,10 @@ type Proxy struct {
 	onRequest   func(*Record)
 	memory      bool // the store is a Memory store: hits are TCP_MEM_HIT
 
-	// storedGetter is the store when it keeps entries' stored forms.
+	// storedGetter is the store when it keeps entries' stored forms,
+	// storedPutter when it can be handed one.
 	storedGetter storedGetter
+	storedPutter storedPutter
 	// The values of Via and X-Cache on a hit, shared by every response
 	// (a ResponseWriter's Add copies them: their capacity is their
 	// length).
@@ -213,6 +215,7 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	}
 	_, p.memory = cfg.Store.(*Memory)
 	p.storedGetter, _ = cfg.Store.(storedGetter)
+	p.storedPutter, _ = cfg.Store.(storedPutter)
 	if p.router == nil {
 		p.router = Direct(cfg.Client)
 	}
@@ -607,10 +610,18 @@ func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, req
 	commit := func() {
 		if body, whole := s.finish(true); whole {
 			keep.Body = body
-			if cl := strconv.Itoa(len(body)); keep.Header.Get("Content-Length") != cl {
-				keep.Header.Set("Content-Length", cl) // the followers read a copy (newInflight)
+			var st *storedEntry
+			if p.storedPutter != nil && cap(body) == len(body) {
+				// The stored form the followers read, with the body,
+				// when its Content-Length is the body's: not made again.
+				st = s.entry.withBody(body)
 			}
-			p.put(r, keep)
+			if st == nil {
+				if cl := strconv.Itoa(len(body)); keep.Header.Get("Content-Length") != cl {
+					keep.Header.Set("Content-Length", cl) // the followers read a copy (newInflight)
+				}
+			}
+			p.putWith(r, keep, st)
 			committed = true
 		}
 	}
@@ -686,13 +697,24 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntr
 // put stores e if the response is still storable, else removes the key.
 // It drops from e.Header, which must be e's own, the fields a qualified
 // no-cache or private lists (storedHeader).
-func (p *Proxy) put(r *http.Request, e *Entry) {
+func (p *Proxy) put(r *http.Request, e *Entry) { p.putWith(r, e, nil) }
+
+// putWith is put that, given s, e's stored form made from e as it is
+// (whose header has no field its directives list), hands s to the store,
+// which keeps stored forms (storedPutter).
+func (p *Proxy) putWith(r *http.Request, e *Entry, s *storedEntry) {
 	if !storable(r, e.Status, e.Header) {
 		p.store.Delete(e.URL)
 		return
 	}
-	dropListedFields(e.Header)
-	if err := p.store.Put(e); err != nil {
+	var err error
+	if s != nil {
+		err = p.storedPutter.putStored(s)
+	} else {
+		dropListedFields(e.Header)
+		err = p.store.Put(e)
+	}
+	if err != nil {
 		p.log.Debug("cache: not stored", "url", logURL(e.URL), "err", err)
 	}
 }

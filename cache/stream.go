@@ -141,7 +141,9 @@ const (
 // and stores it).
 func newInflight(keep *Entry, length int64, cancel context.CancelFunc) *inflight {
 	// The stored form copies keep's header, which the leader changes
-	// when the body is whole.
+	// when the body is whole and not of its Content-Length; when it is,
+	// a store that keeps stored forms is given this one, with the body
+	// (storedEntry.withBody).
 	s := &inflight{entry: newStored(keep), length: length, grew: make(chan struct{}), cancel: cancel}
 	if length > 0 {
 		s.body = make([]byte, 0, length)

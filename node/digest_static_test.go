@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -505,8 +506,10 @@ func TestStaticResyncOnGap(t *testing.T) {
 func TestStaticTooLargeFallsBack(t *testing.T) {
 	origin := newTestOrigin(t)
 	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+	logs := &syncBuffer{}
 	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 4 << 10,
-		Peers: []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}}})
+		Peers:  []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}},
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	b := startNode(t, lnB, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true})
 	putObjects(t, b, origin.URL, 0, 1000)
 	if err := b.Publisher().Publish(); err != nil {
@@ -528,6 +531,9 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 	st = a.Directory().Status()[0]
 	if st.Form != PeerViewsDecoded || st.Full != 2 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().Stats().Sequence {
 		t.Fatalf("a's view of b at 1600 objects: %+v", st)
+	}
+	if !strings.Contains(logs.String(), `msg="peer digest resync" peer=b reason="node: static digest too large: `) {
+		t.Errorf("no resync logged for the static digest too large:\n%s", logs)
 	}
 	if body, _ := a.get(t, origin.URL+"/obj/1500"); body != "object /obj/1500" || origin.count("/obj/1500") != 0 {
 		t.Fatal("a does not route to b through its Bloom digest")

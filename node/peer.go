@@ -311,7 +311,7 @@ func (d *Directory) Peers() []*Peer {
 // errStaticTooLarge: a peer's static view would hold more than
 // MaxDigestBytes (its ribbon and the bits set in its two filters); the
 // directory asks it for Bloom digests instead.
-var errStaticTooLarge = errors.New("cache: static digest too large")
+var errStaticTooLarge = errors.New("node: static digest too large")
 
 // errZeroDirectory is what the methods of a zero Directory that return an
 // error return.
@@ -649,7 +649,8 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		return &peerView{filter: sd.Filter, squid: sd}, false, nil
 	}
 	lim := envelope.Limits{MaxPayload: uint64(d.cfg.MaxDigestBytes)}
-	if len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeStatic {
+	typ := frameType(body)
+	if typ == envelope.TypeStatic {
 		if d.cfg.FullDigests != FullDigestsStatic {
 			return nil, false, fmt.Errorf("%w: a static digest, not asked for", digest.ErrCorrupt)
 		}
@@ -670,7 +671,7 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		}
 		return &peerView{static: sv, seq: sv.Sequence()}, delta, nil
 	}
-	isDelta := len(body) > 6 && envelope.Sniff(body) && envelope.Type(body[6]) == envelope.TypeDelta
+	isDelta := typ == envelope.TypeDelta
 	if d.cfg.PeerViews == PeerViewsCompressed {
 		return holdPieces(old, body, lim, isDelta)
 	}
@@ -705,6 +706,16 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 		}
 	}
 	return v, false, nil
+}
+
+// frameType returns the structure type of a bloomcast frame, read from
+// its header without decoding it, or 0 when body is not one (its decoder
+// then says why).
+func frameType(body []byte) envelope.Type {
+	if len(body) <= 6 || !envelope.Sniff(body) {
+		return 0
+	}
+	return envelope.Type(body[6])
 }
 
 // holdPieces turns a response body into a compressed view: a full

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
@@ -304,5 +305,34 @@ func TestSetLookup(t *testing.T) {
 	d.SetLookup(nil, nil) // ignored
 	if got := d.Candidates("http://x/in"); len(got) != 0 || a.view != nil {
 		t.Errorf("after SetLookup(nil): %v", got)
+	}
+}
+
+// TestFrameType: decode dispatches on the structure type read from a
+// frame's header, and on none for a body that is not a bloomcast frame
+// or too short to say.
+func TestFrameType(t *testing.T) {
+	frame := func(typ envelope.Type) []byte {
+		b, err := envelope.AppendHeader(nil, &envelope.Header{Type: typ}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+		want envelope.Type
+	}{
+		{"bloom", frame(envelope.TypeBloom), envelope.TypeBloom},
+		{"delta", frame(envelope.TypeDelta), envelope.TypeDelta},
+		{"static", frame(envelope.TypeStatic), envelope.TypeStatic},
+		{"header cut before the type", frame(envelope.TypeStatic)[:6], 0},
+		{"not a frame", []byte("Squid digest, not a bloomcast frame"), 0},
+		{"empty", nil, 0},
+	} {
+		if got := frameType(c.body); got != c.want {
+			t.Errorf("%s: frameType = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
