@@ -474,7 +474,7 @@ var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use NewPublisher", cache.
 // methods that cannot return an error.
 func (p *Publisher) mustBeMade() {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
-		panic("cache: zero Publisher; use NewPublisher")
+		panic("node: zero Publisher; use NewPublisher")
 	}
 }
 
@@ -540,7 +540,7 @@ func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) 
 	return r, nil
 }
 
-var errNoBase = errors.New("cache: delta base no longer kept")
+var errNoBase = errors.New("node: delta base no longer kept")
 
 // fullLocked returns the current publication's full digest, encoding it
 // the first time it is asked for: most publications travel only as

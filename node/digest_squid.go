@@ -196,7 +196,7 @@ func (d *SquidDigest) Evicted(key string) {
 // mustBeMade panics, naming the fix, if d is a zero SquidDigest.
 func (d *SquidDigest) mustBeMade() {
 	if d.now == nil { // a zero SquidDigest (now, unlike filter, never changes)
-		panic("cache: zero SquidDigest; use NewSquidDigest")
+		panic("node: zero SquidDigest; use NewSquidDigest")
 	}
 }
 

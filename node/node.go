@@ -655,7 +655,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		go func() {
 			defer wg.Done()
 			if err := f(bg); err != nil && bg.Err() == nil {
-				err = fmt.Errorf("cache: %s: %w", name, err)
+				err = fmt.Errorf("node: %s: %w", name, err)
 				n.loopDown.Store(&err)
 				loopErr <- err
 			}
@@ -682,11 +682,11 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		// never work with.
 		if err := n.startTransport(bg); err != nil {
 			stop()
-			return fmt.Errorf("cache: digest transport %s: %w", n.cfg.Transport.Name(), err)
+			return fmt.Errorf("node: digest transport %s: %w", n.cfg.Transport.Name(), err)
 		}
 		defer func() {
 			if cerr := n.cfg.Transport.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("cache: digest transport %s: %w", n.cfg.Transport.Name(), cerr)
+				err = fmt.Errorf("node: digest transport %s: %w", n.cfg.Transport.Name(), cerr)
 			}
 		}()
 	}

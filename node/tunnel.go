@@ -91,31 +91,31 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	port, perr := strconv.ParseUint(portText, 10, 16)
 	if err != nil || perr != nil {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
-		finish(cache.CodeDenied, http.StatusBadRequest, "cache: CONNECT wants host:port")
+		finish(cache.CodeDenied, http.StatusBadRequest, "node: CONNECT wants host:port")
 		return
 	}
 	if !slices.Contains(n.cfg.ConnectPorts, uint16(port)) {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
-		finish(cache.CodeDenied, http.StatusForbidden, fmt.Sprintf("cache: CONNECT to port %d is not allowed", port))
+		finish(cache.CodeDenied, http.StatusForbidden, fmt.Sprintf("node: CONNECT to port %d is not allowed", port))
 		return
 	}
 	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime)}
 	server, err := d.DialContext(r.Context(), "tcp", target)
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
-		n.log.Info("cache: CONNECT failed", "target", target, "err", err)
+		n.log.Info("node: CONNECT failed", "target", target, "err", err)
 		status := http.StatusBadGateway
 		if httpx.IsTimeout(err) {
 			status = http.StatusGatewayTimeout
 		}
-		finish(cache.CodeNone, status, "cache: cannot reach "+target)
+		finish(cache.CodeNone, status, "node: cannot reach "+target)
 		return
 	}
 	defer closeConn(server)
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
-		finish(cache.CodeNone, http.StatusInternalServerError, "cache: CONNECT over this connection is not supported")
+		finish(cache.CodeNone, http.StatusInternalServerError, "node: CONNECT over this connection is not supported")
 		return
 	}
 	client = tunnelConn(client)
@@ -129,7 +129,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	up, down := n.splice(client, buffered.Reader, server, start)
 	n.tunnels.bytes.WithLabelValues("client_to_server").Add(float64(up))
 	n.tunnels.bytes.WithLabelValues("server_to_client").Add(float64(down))
-	n.log.Debug("cache: CONNECT closed", "target", target, "client_to_server", up, "server_to_client", down)
+	n.log.Debug("node: CONNECT closed", "target", target, "client_to_server", up, "server_to_client", down)
 	rec.Bytes = down
 	finish(codeTunnel, http.StatusOK, "")
 }
