@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/internal/testutil"
+	"github.com/bloomcast/bloomcast/scalable"
 )
 
 // rawPeer is a hostile peer on a real socket: it answers every request
@@ -130,5 +133,41 @@ func TestReadBoundedWithinLimit(t *testing.T) {
 	}
 	if _, err := readBounded(bytes.NewReader(make([]byte, limit+1)), -1, limit); err == nil {
 		t.Error("limit+1 bytes accepted")
+	}
+}
+
+// TestPeerScalableDigestRefused: a peer that serves a scalable filter's
+// digest, which decodes but has no one filter to route by, is refused
+// in one line by decoded and compressed views alike, and the directory
+// goes on answering lookups and status without it.
+func TestPeerScalableDigestRefused(t *testing.T) {
+	f, err := scalable.New(scalable.Config{Capacity: 100, P: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		f.Add(fmt.Appendf(nil, "http://origin/%d", i))
+	}
+	body, err := digest.Encode(&digest.Digest{Sequence: 1, Scalable: f}, digest.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := rawPeer(t, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", len(body)), body)
+	for _, views := range []PeerViews{PeerViewsDecoded, PeerViewsCompressed} {
+		d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "scalable", Proxy: url}}, PeerViews: views,
+			Logger: quietLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = d.RefreshPeer(context.Background(), d.Peers()[0])
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("%s views: %v, want a one-line refusal", views, err)
+		}
+		if got := d.Candidates("http://origin/1"); len(got) != 0 {
+			t.Errorf("%s views: %d candidates", views, len(got))
+		}
+		if st := d.Status(); len(st) != 1 || st[0].HasView {
+			t.Errorf("%s views: status %+v", views, st)
+		}
 	}
 }

@@ -697,13 +697,16 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 	if err != nil {
 		return nil, false, err
 	}
+	if dg.Filter() == nil {
+		// A scalable filter's digest decodes, but has no one filter
+		// to route by: a view without one would fail every lookup.
+		return nil, false, fmt.Errorf("%w: a scalable filter's digest; peers exchange Bloom filter digests", digest.ErrCorrupt)
+	}
 	v := &peerView{filter: dg.Filter(), digest: dg, seq: dg.Sequence}
-	if dg.Bloom != nil || dg.Counting != nil {
-		// The one pass over the words for the checksum that every
-		// delta to this version is checked against.
-		if v.patcher, err = digest.NewPatcher(dg); err != nil {
-			return nil, false, err
-		}
+	// The one pass over the words for the checksum that every delta to
+	// this version is checked against.
+	if v.patcher, err = digest.NewPatcher(dg); err != nil {
+		return nil, false, err
 	}
 	return v, false, nil
 }
