@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 	"github.com/bloomcast/bloomcast/scalable"
@@ -170,4 +171,72 @@ func TestPeerScalableDigestRefused(t *testing.T) {
 			t.Errorf("%s views: status %+v", views, st)
 		}
 	}
+}
+
+// FuzzPeerDigest feeds a peer's answers to a directory as it stores
+// them, a full digest and then what follows it, in every kind of view a
+// node holds: whatever the bytes, each is refused in one line or becomes
+// a view, and lookups and status go on answering.
+func FuzzPeerDigest(f *testing.F) {
+	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{N: 200, P: 0.01}, Codec: digest.Fast})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := range 100 {
+		pub.Stored(fmt.Sprintf("http://origin/%d", i))
+	}
+	if err := pub.Publish(); err != nil {
+		f.Fatal(err)
+	}
+	full, err := pub.Respond("", 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 100; i < 110; i++ {
+		pub.Stored(fmt.Sprintf("http://origin/%d", i))
+	}
+	if err := pub.Publish(); err != nil {
+		f.Fatal(err)
+	}
+	delta, err := pub.Respond("", full.Sequence)
+	if err != nil || !delta.Delta {
+		f.Fatal(delta.Delta, err)
+	}
+	sf, err := scalable.New(scalable.Config{Capacity: 20, P: 0.01})
+	if err != nil {
+		f.Fatal(err)
+	}
+	sf.Add([]byte("http://origin/1"))
+	sbody, err := digest.Encode(&digest.Digest{Sequence: 1, Scalable: sf}, digest.Raw)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(full.Body, delta.Body, uint8(0))
+	f.Add(full.Body, delta.Body, uint8(1))
+	f.Add(sbody, delta.Body, uint8(0))
+	f.Add(delta.Body, full.Body, uint8(2))
+	f.Fuzz(func(t *testing.T, first, second []byte, mode uint8) {
+		cfg := directoryConfig{Peers: []PeerConfig{{Name: "peer", Proxy: "http://127.0.0.1:1"}},
+			MaxDigestBytes: 1 << 20, Logger: quietLogger()}
+		switch mode % 4 {
+		case 1:
+			cfg.PeerViews = PeerViewsCompressed
+		case 2:
+			cfg.FullDigests = FullDigestsStatic
+		case 3:
+			cfg.Peers[0].Protocol = Squid
+		}
+		d, err := newDirectory(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := d.Peers()[0]
+		for _, body := range [][]byte{first, second} {
+			if err := d.store(p, nil, true, body, "", false); err != nil && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a multi-line error: %q", err)
+			}
+			d.Candidates("http://origin/1")
+			d.Status()
+		}
+	})
 }
