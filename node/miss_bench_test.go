@@ -159,10 +159,10 @@ func newMissRequest(origin string, i int) *http.Request {
 }
 
 // maxAllocsPerMiss bounds the allocations of one miss of a small object
-// (112 when it was set): the garbage per miss sets how often the
+// (107 when it was set): the garbage per miss sets how often the
 // collector runs near the soft memory limit, so that a change that adds
 // to it shows here rather than as a slower fill.
-const maxAllocsPerMiss = 130
+const maxAllocsPerMiss = 115
 
 func TestAllocsPerMiss(t *testing.T) {
 	if raceEnabled {
