@@ -156,14 +156,16 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // one, PublishWithin does so only if the saved bytes and bloom pay for
 // it, and sends the delta otherwise, past the filters' size if need be
 // (the receivers' rate then rises past 2ε, as FalsePositiveRate says,
-// until a ribbon is paid for). A publisher should be driven by one of
-// Publish and PublishWithin throughout.
+// until a ribbon is paid for), but never past twice it: there the
+// ribbon is built whatever it costs, so that a receiver's rate stays
+// below about 3ε. A publisher should be driven by one of Publish and
+// PublishWithin throughout.
 //
 // So after the first publication the frames sum to no more than the
-// Bloom frames, save where a delta is larger than the Bloom delta of
-// the same change and nothing is saved to pay for it: a static delta
-// says, one bit a change, whether a key was added or removed, which a
-// Bloom delta need not. The first frame is a whole frame, three frames
+// Bloom frames while the set keeps its size, save where a delta is
+// larger than the Bloom delta of the same change and nothing is saved
+// to pay for it: a static delta says, one bit a change, whether a key
+// was added or removed, which a Bloom delta need not. The first frame is a whole frame, three frames
 // in one (276 bytes of frames besides the ribbon), larger than the
 // Bloom digest's below about 2 000 keys.
 //
@@ -202,7 +204,8 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	if p.ribbon != nil {
 		added, removed := diffSorted(p.base, set)
 		fits := float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity()
-		if fits || bounded {
+		within := float64(len(added)) <= maxOverflow*p.capacity() && float64(len(removed)) <= maxOverflow*p.capacity()
+		if fits || (bounded && within) {
 			a, r := p.filters(seq, added, removed, p.added.geo)
 			if delta, da, dr, err = p.delta(seq, a, r); err != nil {
 				return nil, false, err
@@ -266,6 +269,13 @@ func (p *StaticPublisher) MemoryBytes() int {
 func (p *StaticPublisher) capacity() float64 {
 	return max(64, p.cfg.share()*float64(len(p.base)))
 }
+
+// maxOverflow bounds how far PublishWithin lets the added and removed
+// filters run past their capacity while a new ribbon is not paid for:
+// at twice it a filter's rate is about 2ε, so a receiver's is at most
+// about 3ε (the ribbon's ε besides); past it the ribbon is built, bytes
+// or not.
+const maxOverflow = 2
 
 // filterBits is m for a filter of one hash function holding n keys at
 // rate p: n/−ln(1 − p), since with k = 1 the rate is 1 − e^(−n/m).
