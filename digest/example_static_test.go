@@ -3,6 +3,7 @@ package digest_test
 import (
 	"fmt"
 
+	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
@@ -73,4 +74,47 @@ func ExampleStaticView_MemoryBytes() {
 	// Output:
 	// publication 1: 10000 keys in the ribbon, filters of 2554997 bits; view 10512 bytes, publisher 170592 bytes
 	// publication 2: 10000 keys in the ribbon, filters of 2554997 bits; view 11616 bytes, publisher 171696 bytes
+}
+
+// A publisher held to a compressed Bloom digest's bytes: each
+// publication passes the length of what the Bloom digest (here k = 2,
+// m/n 31, about the same rate) sends for the same change, and the
+// publisher builds a new ribbon only when the bytes its frames saved pay
+// for it.
+func ExampleStaticPublisher_PublishWithin() {
+	const seed, n = 42, 10000
+	p, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: seed, Codec: digest.Fast})
+	if err != nil {
+		panic(err)
+	}
+	var prev *digest.Digest
+	for seq := uint64(1); seq <= 4; seq++ {
+		set := exampleKeys(seed, 500*int(seq), 500*int(seq)+n) // 500 keys replaced each time
+		bf, err := bloom.New(bloom.Config{Layout: bloom.Classic, M: 31 * n, K: 2, Seed: seed})
+		if err != nil {
+			panic(err)
+		}
+		bf.AddBatch(set)
+		cur := &digest.Digest{Sequence: seq, Bloom: bf}
+		var ref []byte
+		if prev == nil {
+			ref, err = digest.Encode(cur, digest.Fast)
+		} else {
+			ref, err = digest.AppendDiff(nil, prev, cur, digest.Fast)
+		}
+		if err != nil {
+			panic(err)
+		}
+		prev = cur
+		frame, full, err := p.PublishWithin(seq, set, len(ref))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("publication %d: whole %v, %d bytes against %d, saved %d\n", seq, full, len(frame), len(ref), p.Saved())
+	}
+	// Output:
+	// publication 1: whole true, 10772 bytes against 13181, saved 2409
+	// publication 2: whole false, 1826 bytes against 2159, saved 2742
+	// publication 3: whole false, 1824 bytes against 2171, saved 3089
+	// publication 4: whole false, 1826 bytes against 2149, saved 3412
 }

@@ -113,7 +113,8 @@ type StaticPublisher struct {
 	fullCRC        uint32
 	added, removed *staticFilter // as last published
 	seq            uint64
-	made           bool // by NewStaticPublisher
+	saved          int64 // PublishWithin's bytes saved (Saved)
+	made           bool  // by NewStaticPublisher
 }
 
 // NewStaticPublisher returns a publisher with configuration c. Errors
@@ -142,24 +143,75 @@ func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
 // would not be smaller, and the first time. full says which. keys is not
 // kept.
 func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []byte, full bool, err error) {
+	return p.publish(seq, keys, -1)
+}
+
+// PublishWithin is Publish for a publisher held to the bytes of a
+// compressed Bloom digest of the same set: bloom is the length of what
+// that digest's publisher sends for the same publication (its whole
+// frame the first time, then its delta from the previous publication;
+// a node's Publisher.Respond gives it). The publisher keeps the bytes
+// saved ([StaticPublisher.Saved]: the sum of bloom less the sum of its
+// frames) and spends them only on new ribbons: when Publish would build
+// one, PublishWithin does so only if the saved bytes and bloom pay for
+// it, and sends the delta otherwise, past the filters' size if need be
+// (the receivers' rate then rises past 2ε, as FalsePositiveRate says,
+// until a ribbon is paid for), but never past twice it: there the
+// ribbon is built whatever it costs, so that a receiver's rate stays
+// below about 3ε. A publisher should be driven by one of Publish and
+// PublishWithin throughout.
+//
+// So after the first publication the frames sum to no more than the
+// Bloom frames while the set keeps its size, save where a delta is
+// larger than the Bloom delta of the same change and nothing is saved
+// to pay for it: a static delta says, one bit a change, whether a key
+// was added or removed, which a Bloom delta need not. The first frame is a whole frame, three frames
+// in one (276 bytes of frames besides the ribbon), larger than the
+// Bloom digest's below about 2 000 keys.
+//
+// The cost is the caller's: coding the Bloom publication, which a Bloom
+// digest's publisher does for its peers anyway.
+func (p *StaticPublisher) PublishWithin(seq uint64, keys []hashing.Hash128, bloomBytes int) (frame []byte, full bool, err error) {
+	if bloomBytes < 0 {
+		return nil, false, fmt.Errorf("%w: a Bloom publication of %d bytes", ribbon.ErrConfig, bloomBytes)
+	}
+	return p.publish(seq, keys, bloomBytes)
+}
+
+// Saved returns the bytes PublishWithin's frames have saved against the
+// Bloom digest's so far: the sum of their bloom less the sum of the
+// frames (negative when the frames are larger; 0 under Publish).
+func (p *StaticPublisher) Saved() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.saved
+}
+
+// publish makes the publication of keys at seq; bloomBytes is
+// PublishWithin's, or −1 for Publish.
+func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes int) (frame []byte, full bool, err error) {
 	if p == nil || !p.made {
 		return nil, false, fmt.Errorf("%w: zero StaticPublisher; use NewStaticPublisher", ErrEmpty)
 	}
 	if p.ribbon != nil && seq <= p.seq {
 		return nil, false, fmt.Errorf("%w: previous %d, next %d", ErrSequence, p.seq, seq)
 	}
+	bounded := bloomBytes >= 0
 	set := sortedKeys(keys)
+	var delta []byte
+	var da, dr *staticFilter
 	if p.ribbon != nil {
 		added, removed := diffSorted(p.base, set)
-		if float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity() {
+		fits := float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity()
+		within := float64(len(added)) <= maxOverflow*p.capacity() && float64(len(removed)) <= maxOverflow*p.capacity()
+		if fits || (bounded && within) {
 			a, r := p.filters(seq, added, removed, p.added.geo)
-			delta, a, r, err := p.delta(seq, a, r)
-			if err != nil {
+			if delta, da, dr, err = p.delta(seq, a, r); err != nil {
 				return nil, false, err
 			}
-			if len(delta) < StaticFullSize(uint64(len(set)), p.cfg.rate()) {
-				p.added, p.removed, p.seq = a, r, seq
-				return delta, false, nil
+			if fits && len(delta) < StaticFullSize(uint64(len(set)), p.cfg.rate()) {
+				return p.sent(delta, false, bloomBytes, func() { p.added, p.removed, p.seq = da, dr, seq })
 			}
 		}
 	}
@@ -167,17 +219,39 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 	if err != nil {
 		return nil, false, fmt.Errorf("digest: static full digest: %w", err)
 	}
-	if p.ribbon, err = f.AppendBinary(nil); err != nil {
+	rf, err := f.AppendBinary(nil)
+	if err != nil {
 		return nil, false, err
 	}
-	p.base, p.fullSeq, p.fullCRC, p.seq = set, seq, envelope.Checksum(p.ribbon), seq
-	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: filterBits(p.capacity(), p.cfg.rate()), K: 1}, p.cfg.Seed, nil)
+	capacity := max(64, p.cfg.share()*float64(len(set)))
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: filterBits(capacity, p.cfg.rate()), K: 1}, p.cfg.Seed, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("digest: static delta filter: %w", err)
 	}
-	p.added, p.removed = p.filters(seq, nil, nil, geo)
-	frame, err = p.Whole()
-	return frame, true, err
+	a, r := p.filters(seq, nil, nil, geo)
+	crc := envelope.Checksum(rf)
+	if frame, err = p.wholeFrame(rf, crc, seq, seq, a, r); err != nil {
+		return nil, false, err
+	}
+	if bounded && delta != nil && int64(len(frame)) > p.saved+int64(bloomBytes) {
+		// The ribbon is not paid for: the delta, past the filters' size
+		// or not smaller than the ribbon, until it is.
+		return p.sent(delta, false, bloomBytes, func() { p.added, p.removed, p.seq = da, dr, seq })
+	}
+	return p.sent(frame, true, bloomBytes, func() {
+		p.ribbon, p.base, p.fullSeq, p.fullCRC, p.seq = rf, set, seq, crc, seq
+		p.added, p.removed = a, r
+	})
+}
+
+// sent commits a publication: it runs commit and counts the bytes
+// saved against bloom (unless −1).
+func (p *StaticPublisher) sent(frame []byte, full bool, bloomBytes int, commit func()) ([]byte, bool, error) {
+	commit()
+	if bloomBytes >= 0 {
+		p.saved += int64(bloomBytes) - int64(len(frame))
+	}
+	return frame, full, nil
 }
 
 // MemoryBytes returns the bytes the publisher holds between
@@ -195,6 +269,13 @@ func (p *StaticPublisher) MemoryBytes() int {
 func (p *StaticPublisher) capacity() float64 {
 	return max(64, p.cfg.share()*float64(len(p.base)))
 }
+
+// maxOverflow bounds how far PublishWithin lets the added and removed
+// filters run past their capacity while a new ribbon is not paid for:
+// at twice it a filter's rate is about 2ε, so a receiver's is at most
+// about 3ε (the ribbon's ε besides); past it the ribbon is built, bytes
+// or not.
+const maxOverflow = 2
 
 // filterBits is m for a filter of one hash function holding n keys at
 // rate p: n/−ln(1 − p), since with k = 1 the rate is 1 − e^(−n/m).
@@ -282,14 +363,20 @@ func (p *StaticPublisher) Whole() ([]byte, error) {
 	if p == nil || p.ribbon == nil {
 		return nil, nil
 	}
-	body := slices.Clone(p.ribbon)
+	return p.wholeFrame(p.ribbon, p.fullCRC, p.fullSeq, p.seq, p.added, p.removed)
+}
+
+// wholeFrame returns the whole frame at seq of the ribbon frame rf
+// (checksum crc, built at fullSeq) and the filters a and r.
+func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64, a, r *staticFilter) ([]byte, error) {
+	body := slices.Clone(rf)
 	var err error
-	for _, f := range []*staticFilter{p.added, p.removed} {
+	for _, f := range []*staticFilter{a, r} {
 		if body, err = f.appendFrame(body, p.cfg.Codec); err != nil {
 			return nil, err
 		}
 	}
-	h := staticHeader(staticKindWhole, p.cfg.Seed, p.seq, p.fullCRC, p.fullSeq, 0)
+	h := staticHeader(staticKindWhole, p.cfg.Seed, seq, crc, fullSeq, 0)
 	return appendFrame(nil, &h, body)
 }
 

@@ -44,11 +44,7 @@ const maxOnes = math.MaxUint32
 // newSparseBits returns the m-bit array whose ones are at pos, which must
 // be increasing and below m.
 func newSparseBits(m uint64, pos []uint64) sparseBits {
-	shift := uint(32)
-	if n := uint64(len(pos)); n > 1 {
-		// ⌈log2(2m/n)⌉: buckets of about 2 ones on average.
-		shift = min(32, uint(bits.Len64((2*m-1)/n)))
-	}
+	shift := sparseShift(m, uint64(len(pos)))
 	b := sparseBits{m: m, shift: shift}
 	buckets := (max(m, 1)-1)>>shift + 1
 	b.start = make([]uint32, buckets+1)
@@ -99,24 +95,25 @@ func (b *sparseBits) appendPositions(dst []uint64) []uint64 {
 // words returns b as ⌈m/64⌉ words, for a coder that needs them.
 func (b *sparseBits) words() []uint64 {
 	w := make([]uint64, (b.m+63)/64)
-	for j := range len(b.start) - 1 {
-		hi := uint64(j) << b.shift
-		for _, x := range b.low[b.start[j]:b.start[j+1]] {
-			p := hi | uint64(x)
-			w[p/64] |= 1 << (p % 64)
-		}
+	for _, p := range b.appendPositions(make([]uint64, 0, b.ones())) {
+		w[p/64] |= 1 << (p % 64)
 	}
 	return w
+}
+
+// sparseShift is the bucket shift of a sparseBits of m bits and n ones:
+// ⌈log2(2m/n)⌉, buckets of about 2 ones on average, at most 32.
+func sparseShift(m, n uint64) uint {
+	if n <= 1 {
+		return 32
+	}
+	return min(32, uint(bits.Len64((2*m-1)/n)))
 }
 
 // sparseBytes is the bytes a sparseBits of m bits and n ones holds, as
 // newSparseBits builds it, without building it.
 func sparseBytes(m, n uint64) uint64 {
-	shift := uint(32)
-	if n > 1 {
-		shift = min(32, uint(bits.Len64((2*m-1)/n)))
-	}
-	return 4 * ((max(m, 1)-1)>>shift + 2 + n)
+	return 4 * ((max(m, 1)-1)>>sparseShift(m, n) + 2 + n)
 }
 
 // xorSorted returns the positions in exactly one of a and b, both

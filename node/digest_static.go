@@ -132,7 +132,15 @@ func (s *staticServer) refreshLocked() error {
 	for i, k := range keys {
 		hs[i] = hashing.SumStringSeed(k, staticSeed)
 	}
-	frame, full, err := s.sp.Publish(seq, hs)
+	// The static frame is held to what the Bloom digest sends a peer
+	// that holds the last static publication's version (its delta,
+	// coded once and kept for the Bloom digest's own peers, or its
+	// whole digest): digest.StaticPublisher.PublishWithin.
+	ref, err := s.pub.Respond("", s.seq)
+	if err != nil {
+		return err
+	}
+	frame, full, err := s.sp.PublishWithin(seq, hs, len(ref.Body))
 	if err != nil {
 		return err
 	}

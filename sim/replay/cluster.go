@@ -648,10 +648,12 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 	codec := bcdigest.Raw
 	if m.Route == node.RouteDigest {
 		var err error
-		if bpe, k, err = digestShape(m, capacity, cfg.CompressedMemory); err != nil {
+		ref := m
+		ref.Compressed = m.Compressed || m.Static // a static mode's bound: the comp-delta mode's digest
+		if bpe, k, err = digestShape(ref, capacity, cfg.CompressedMemory); err != nil {
 			return res, nodeShape{}, err
 		}
-		if m.Compressed {
+		if ref.Compressed {
 			codec = bcdigest.Fast
 		}
 		res.DigestBitsPerEntry, res.DigestK = bpe, k
@@ -659,8 +661,9 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 	shape := nodeShape{budget: budget, capacity: capacity, bpe: bpe, k: k, codec: codec, prop: prop}
 	if m.Static {
 		// The node keeps its counting filter, whose changes decide when
-		// to publish, as in the other modes; its Bloom digest, raw, goes
-		// to nobody.
+		// to publish, as in the other modes; its Bloom digest, of the
+		// comp-delta mode's shape and codec, goes to nobody, but its
+		// deltas' lengths bound the static frames (propagate).
 		var err error
 		if shape.static, err = newStaticDigests(n, staticRate(m, capacity)); err != nil {
 			return res, nodeShape{}, err
@@ -890,7 +893,16 @@ func propagate(ctx context.Context, nodes []*clusterNode, static *staticDigests)
 			continue
 		}
 		if static != nil {
-			if err := static.publish(i, cn.node.Publisher().Stats().Sequence, cn.node.Store().Keys()); err != nil {
+			// What the compressed Bloom digest's peers would fetch: the
+			// delta from the previous publication (the whole digest the
+			// first time), which the static publisher is held to.
+			pub := cn.node.Publisher()
+			r, err := pub.Respond("", static.last[i])
+			if err != nil {
+				return err
+			}
+			static.last[i] = r.Sequence
+			if err := static.publish(i, r.Sequence, cn.node.Store().Keys(), len(r.Body)); err != nil {
 				return err
 			}
 			continue

@@ -30,6 +30,9 @@ type staticDigests struct {
 	// digest's false positive from a stale view's.
 	published []map[hashing.Hash128]struct{}
 	counts    staticCounts
+	// last[j] is node j's Bloom digest's sequence at its last static
+	// publication (propagate's, which alone touches it).
+	last []uint64
 }
 
 // staticCounts is what the static digests counted, summed over the
@@ -54,7 +57,7 @@ func staticRate(m Mode, n uint64) float64 {
 // publishing at rate.
 func newStaticDigests(n int, rate float64) (*staticDigests, error) {
 	s := &staticDigests{pubs: make([]*bcdigest.StaticPublisher, n), views: make([][]atomic.Pointer[bcdigest.StaticView], n),
-		published: make([]map[hashing.Hash128]struct{}, n), lim: envelope.Limits{MaxPayload: 64 << 20}}
+		published: make([]map[hashing.Hash128]struct{}, n), last: make([]uint64, n), lim: envelope.Limits{MaxPayload: 64 << 20}}
 	for i := range n {
 		var err error
 		if s.pubs[i], err = bcdigest.NewStaticPublisher(bcdigest.StaticConfig{Rate: rate, Seed: staticSeed, Codec: bcdigest.Fast}); err != nil {
@@ -85,16 +88,18 @@ func (s *staticDigests) lookup(i, j int) func(key string) bool {
 	}
 }
 
-// publish makes node i's publication seq of keys (its cache's keys) and
+// publish makes node i's publication seq of keys (its cache's keys),
+// held to bloomBytes, what its compressed Bloom digest's publication of
+// the same change takes (digest.StaticPublisher.PublishWithin), and
 // applies the frame to every other node's view of it.
-func (s *staticDigests) publish(i int, seq uint64, keys []string) error {
+func (s *staticDigests) publish(i int, seq uint64, keys []string, bloomBytes int) error {
 	hs := make([]hashing.Hash128, len(keys))
 	set := make(map[hashing.Hash128]struct{}, len(keys))
 	for x, k := range keys {
 		hs[x] = hashing.SumStringSeed(k, staticSeed)
 		set[hs[x]] = struct{}{}
 	}
-	frame, full, err := s.pubs[i].Publish(seq, hs)
+	frame, full, err := s.pubs[i].PublishWithin(seq, hs, bloomBytes)
 	if err != nil {
 		return fmt.Errorf("node%d: static digest %d: %w", i, seq, err)
 	}

@@ -31,6 +31,9 @@ func TestStaticDigestsFrames(t *testing.T) {
 		}
 		return ks
 	}
+	// Each publication is held to 4000 bytes of a Bloom digest: the
+	// bytes the deltas save pay for new ribbons.
+	const staticBound = 4000
 	var want staticCounts
 	for seq := uint64(2); seq < 40; seq++ {
 		for i := range nodes {
@@ -38,14 +41,14 @@ func TestStaticDigestsFrames(t *testing.T) {
 			// per publication, so both deltas and new ribbons come.
 			lo := int(seq) * []int{20, 300, 1000}[i]
 			ks := keys(i, lo, lo+1000)
-			if err := s.publish(i, seq, ks); err != nil {
+			if err := s.publish(i, seq, ks, staticBound); err != nil {
 				t.Fatal(err)
 			}
 			hs := make([]hashing.Hash128, len(ks))
 			for x, k := range ks {
 				hs[x] = hashing.SumStringSeed(k, staticSeed)
 			}
-			frame, full, err := ref[i].Publish(seq, hs)
+			frame, full, err := ref[i].PublishWithin(seq, hs, staticBound)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,136 @@
+package digest
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bloomcast/bloomcast/bloom"
+	"github.com/bloomcast/bloomcast/hashing"
+)
+
+// staticWithinRun drives a StaticPublisher's PublishWithin and a
+// compressed Bloom digest (classic, m/n bits per key of the first set, k
+// hash functions, coded fast: its whole frame, then its deltas) over 40
+// publications of the same set of n0 keys changing by a fixed-seed
+// pattern: "adds" (up to n0/10 keys added each time), "mixed" (as many,
+// each an addition or a removal) or "heavy" (n0/3 changes each time,
+// mixed). It returns the Bloom frames' bytes, the static frames', the
+// publisher's Saved after each publication and the publications that
+// sent a new ribbon.
+func staticWithinRun(t *testing.T, n0 int, mn uint64, k int, pattern string) (bloomBytes, staticBytes int, saved []int64, wholes []bool) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n0), 7))
+	set := staticKeys("w", 0, n0)
+	next := n0
+	p, err := NewStaticPublisher(StaticConfig{Rate: 1.0 / 256, Seed: staticSeed, Codec: Fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev *Digest
+	var view *StaticView
+	for seq := uint64(1); seq <= 40; seq++ {
+		if seq > 1 {
+			c := 1 + rng.IntN(max(1, n0/10))
+			if pattern == "heavy" {
+				c = n0 / 3
+			}
+			for range c {
+				if pattern != "adds" && rng.IntN(2) == 0 && len(set) > 1 {
+					i := rng.IntN(len(set))
+					set[i] = set[len(set)-1]
+					set = set[:len(set)-1]
+				} else {
+					set = append(set, staticKeys("w", next, next+1)...)
+					next++
+				}
+			}
+		}
+		// The Bloom digest of the set, as a node's counting filter
+		// holds it after the same adds and removes.
+		bf, err := bloom.New(bloom.Config{Layout: bloom.Classic, M: mn * uint64(n0), K: k, Seed: staticSeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bf.AddBatch(set)
+		cur := &Digest{Sequence: seq, Bloom: bf}
+		var b []byte
+		if prev == nil {
+			b, err = Encode(cur, Fast)
+		} else {
+			b, err = AppendDiff(nil, prev, cur, Fast)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev = cur
+		frame, full, err := p.PublishWithin(seq, append([]hashing.Hash128(nil), set...), len(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The frames still bring a receiver to the set.
+		view = mustApply(t, view, frame)
+		for _, h := range set[:min(len(set), 50)] {
+			if !view.ContainsHash(h) && !view.removed.containsHash(h) {
+				t.Fatalf("n0 %d seq %d: a key of the set reported absent", n0, seq)
+			}
+		}
+		bloomBytes += len(b)
+		staticBytes += len(frame)
+		saved = append(saved, p.Saved())
+		wholes = append(wholes, full)
+		if int64(bloomBytes-staticBytes) != p.Saved() {
+			t.Fatalf("Saved %d, frames %d against %d", p.Saved(), staticBytes, bloomBytes)
+		}
+	}
+	return bloomBytes, staticBytes, saved, wholes
+}
+
+// TestStaticPublishWithinBloomBytes compares a static publisher held to
+// a compressed Bloom digest's bytes with that digest, publication by
+// publication, at 100 to 10^4 keys and ε = 1/256. For a set of steady
+// size, as a full cache's (mixed and heavy changes), the static frames
+// sum to no more than the Bloom digest's of k = 2, m/n 31 (1/256), and
+// no ribbon after the first is sent unpaid. A set that grows to five
+// times its size (adds) overflows the delta filters past maxOverflow,
+// and a ribbon is then built whatever it costs, while the Bloom digest
+// of the first set's size, which a node would have resized, keeps its
+// bytes by letting its rate rise: logged, not asserted. So is every
+// case against the smallest Bloom digest at that rate (k = 1, m/n 256,
+// as large as the static digest's delta filters): a removal costs a
+// static delta about one bit more than the Bloom delta (which of the
+// two filters).
+func TestStaticPublishWithinBloomBytes(t *testing.T) {
+	sizes := []int{100, 300, 1000, 2000, 10000}
+	if testing.Short() {
+		sizes = sizes[:4]
+	}
+	for _, ref := range []struct {
+		mn     uint64
+		k      int
+		within map[string]bool // patterns asserted within the Bloom bytes
+	}{
+		{31, 2, map[string]bool{"mixed": true, "heavy": true}},
+		{256, 1, map[string]bool{}},
+	} {
+		for _, pattern := range []string{"adds", "mixed", "heavy"} {
+			for _, n0 := range sizes {
+				bloomBytes, staticBytes, saved, wholes := staticWithinRun(t, n0, ref.mn, ref.k, pattern)
+				ribbons, least := 0, int64(0)
+				for i, s := range saved {
+					if wholes[i] {
+						ribbons++
+						if i > 0 && s < 0 && ref.within[pattern] {
+							t.Errorf("k %d m/n %d %s n0 %d: publication %d sent a ribbon unpaid (saved %d)", ref.k, ref.mn, pattern, n0, i+1, s)
+						}
+					}
+					least = min(least, s)
+				}
+				t.Logf("Bloom k = %d, m/n %3d, %-5s %5d keys: static %6d bytes, Bloom %6d (%.3f); first frame %+d; least saved %d; %d ribbons",
+					ref.k, ref.mn, pattern, n0, staticBytes, bloomBytes, float64(staticBytes)/float64(bloomBytes), saved[0], least, ribbons)
+				if ref.within[pattern] && staticBytes > bloomBytes {
+					t.Errorf("k %d m/n %d %s n0 %d: static %d bytes, Bloom %d", ref.k, ref.mn, pattern, n0, staticBytes, bloomBytes)
+				}
+			}
+		}
+	}
+}
