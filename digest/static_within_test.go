@@ -90,8 +90,9 @@ func staticWithinRun(t *testing.T, n0 int, mn uint64, k int, pattern string) (bl
 // publication, at 100 to 10^4 keys and ε = 1/256. For a set of steady
 // size, as a full cache's (mixed and heavy changes), the static frames
 // sum to no more than the Bloom digest's of k = 2, m/n 31 (1/256), and
-// no ribbon after the first is sent unpaid. A set that grows to five
-// times its size (adds) overflows the delta filters past maxOverflow,
+// no ribbon after the first is sent unpaid. A set that only grows
+// (adds: about three times its size after 40 publications) overflows
+// the delta filters past maxOverflow,
 // and a ribbon is then built whatever it costs, while the Bloom digest
 // of the first set's size, which a node would have resized, keeps its
 // bytes by letting its rate rise: logged, not asserted. So is every
