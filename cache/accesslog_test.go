@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 func TestAccessLogConcurrentLines(t *testing.T) {
@@ -19,8 +20,8 @@ func TestAccessLogConcurrentLines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				l.Log(Record{Time: time.UnixMilli(int64(g*1000 + i)), Client: "10.0.0.1", Code: CodeMiss, Status: 200,
-					Method: "GET", URL: "http://a b/\x01", Hierarchy: HierDirect, From: "a"})
+				l.Log(Record{Time: time.UnixMilli(int64(g*1000 + i)), Client: "10.0.0.1", Code: squidlog.CodeMiss, Status: 200,
+					Method: "GET", URL: "http://a b/\x01", Hierarchy: squidlog.HierDirect, From: "a"})
 			}
 		}()
 	}
@@ -76,8 +77,8 @@ func FuzzAccessLogLine(f *testing.F) {
 	f.Add("GET", "http://alice:secret@example.com/x", "text/html", "10.0.0.1")
 	f.Add("\x00 \n", "http://a b@c/\x7f", "", "")
 	f.Fuzz(func(t *testing.T, method, url, ctype, client string) {
-		r := Record{Time: time.Unix(1, 0), Client: client, Code: CodeMiss, Status: 200, Method: method,
-			URL: url, Hierarchy: HierDirect, From: client, ContentType: ctype}
+		r := Record{Time: time.Unix(1, 0), Client: client, Code: squidlog.CodeMiss, Status: 200, Method: method,
+			URL: url, Hierarchy: squidlog.HierDirect, From: client, ContentType: ctype}
 		line := string(r.AppendSquid(nil))
 		if len(line) > MaxAccessLogLine || strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
 			t.Fatalf("line of %d bytes: %.100q", len(line), line)

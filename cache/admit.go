@@ -2,6 +2,8 @@ package cache
 
 import (
 	"net/http"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // Bounds of the access log's fields: a URL is cut to maxLogURL bytes,
@@ -25,7 +27,7 @@ func (p *Proxy) refuseUserinfo(w http.ResponseWriter, r *http.Request, rec *Reco
 	if r.URL.User == nil {
 		return false
 	}
-	rec.Code = CodeNone
+	rec.Code = squidlog.CodeNone
 	p.fail(w, http.StatusBadRequest, "cache: userinfo (user:password@) in the request URL is not allowed")
 	return true
 }

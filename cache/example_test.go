@@ -41,16 +41,16 @@ func ExampleRecord_AppendSquid() {
 		Time:        time.UnixMilli(1700000000123),
 		Elapsed:     12 * time.Millisecond,
 		Client:      "127.0.0.1",
-		Code:        cache.CodeHit,
+		Code:        "TCP_HIT",
 		Status:      200,
 		Bytes:       1234,
 		Method:      "GET",
 		URL:         "http://x/",
-		Hierarchy:   cache.HierNone,
+		Hierarchy:   "HIER_NONE",
 		ContentType: "text/html",
 	}
 	os.Stdout.Write(r.AppendSquid(nil))
-	r.Code, r.Hierarchy, r.From, r.ContentType = cache.CodeMiss, cache.HierCDSiblingHit, "peer1", "text/html; charset=utf-8"
+	r.Code, r.Hierarchy, r.From, r.ContentType = "TCP_MISS", "CD_SIBLING_HIT", "peer1", "text/html; charset=utf-8"
 	os.Stdout.Write(r.AppendSquid(nil))
 	// Output:
 	// 1700000000.123     12 127.0.0.1 TCP_HIT/200 1234 GET http://x/ - HIER_NONE/- text/html

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
@@ -46,7 +47,7 @@ func fillAndMeasure(t *testing.T, size, count int) {
 	response := raw.Bytes()
 	router := RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(response)), f.Request)
-		return resp, Source{Hierarchy: HierDirect, Host: "origin.test"}, err
+		return resp, Source{Hierarchy: squidlog.HierDirect, Host: "origin.test"}, err
 	})
 	store, err := NewMemory(MemoryConfig{MaxBytes: 1 << 40})
 	if err != nil {

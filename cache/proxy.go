@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // DefaultMaxObjectBytes is Config.MaxObjectBytes when left 0: Squid's
@@ -283,7 +284,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Client:    httpx.ClientIP(r.RemoteAddr),
 			Method:    r.Method,
 			URL:       r.RequestURI,
-			Hierarchy: HierNone,
+			Hierarchy: squidlog.HierNone,
 		},
 		cw: httpx.CountingWriter{ResponseWriter: w},
 	}
@@ -329,7 +330,7 @@ func (p *Proxy) serveHit(w http.ResponseWriter, r *http.Request, key string, qcc
 	}
 	rec.Code = p.hitCode()
 	if p.serveEntry(w, r, entry, now, "HIT") {
-		rec.Code = CodeIMSHit
+		rec.Code = squidlog.CodeIMSHit
 	}
 	return entry, true
 }
@@ -379,12 +380,12 @@ func (p *Proxy) serve(w *httpx.CountingWriter, r *http.Request, rec *Record) (ab
 // absolute http or https URL, a URL with userinfo.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool {
 	if r.Method == http.MethodConnect {
-		rec.Code = CodeDenied
+		rec.Code = squidlog.CodeDenied
 		p.fail(w, http.StatusNotImplemented, "cache: CONNECT is not supported")
 		return true
 	}
 	if r.URL == nil || !r.URL.IsAbs() || r.URL.Host == "" || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
-		rec.Code = CodeNone
+		rec.Code = squidlog.CodeNone
 		p.fail(w, http.StatusBadRequest, "cache: not a proxy request (absolute http URL required)")
 		return true
 	}
@@ -400,7 +401,7 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool
 func (p *Proxy) lookUp(x *exchange) (answered bool) {
 	key, err := requestKey(x.r)
 	if err != nil {
-		x.rec.Code = CodeNone
+		x.rec.Code = squidlog.CodeNone
 		p.fail(x.w, http.StatusBadRequest, err.Error())
 		return true
 	}
@@ -411,7 +412,7 @@ func (p *Proxy) lookUp(x *exchange) (answered bool) {
 		return true
 	}
 	if now := p.now(); stored != nil && staleWhileRevalidate(stored, x.qcc, now) {
-		x.rec.Code = CodeStaleHit
+		x.rec.Code = squidlog.CodeStaleHit
 		p.revalidateInBackground(x.r, key, stored)
 		p.serveEntry(x.w, x.r, stored, now, "STALE")
 		return true
@@ -420,7 +421,7 @@ func (p *Proxy) lookUp(x *exchange) (answered bool) {
 		x.stored, x.entry = stored, stored.entry()
 	}
 	if x.qcc.Has("only-if-cached") {
-		x.rec.Code = CodeMiss
+		x.rec.Code = squidlog.CodeMiss
 		x.w.Header().Set("X-Cache", "MISS from "+p.via)
 		p.fail(x.w, http.StatusGatewayTimeout, "cache: only-if-cached: not in cache")
 		return true
@@ -445,7 +446,7 @@ func (p *Proxy) collapse(x *exchange) (answered, aborted bool) {
 	select {
 	case <-f.ready:
 	case <-x.r.Context().Done():
-		x.rec.Code = CodeMiss
+		x.rec.Code = squidlog.CodeMiss
 		return true, false
 	}
 	if f.stream != nil {
@@ -492,7 +493,7 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 	stripHopByHop(resp.Header)
 	if sc := resp.StatusCode; x.cacheable && (sc == 500 || sc == 502 || sc == 503 || sc == 504) &&
 		x.entry != nil && staleIfError(x.entry, x.qcc, responseTime) {
-		x.rec.Code = CodeRefreshFailOld
+		x.rec.Code = squidlog.CodeRefreshFailOld
 		p.serveEntry(x.w, x.r, x.stored, responseTime, "STALE")
 		return false
 	}
@@ -508,7 +509,7 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 			p.serveRevalidated(x, resp.Header, requestTime, responseTime)
 			return false
 		}
-		x.rec.Code = CodeRefreshModified
+		x.rec.Code = squidlog.CodeRefreshModified
 	}
 	return p.relayAndStore(x, resp, u, requestTime, responseTime)
 }
@@ -517,7 +518,7 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 // when the cache holds a stored response it can validate, makes out the
 // cache's own conditional request for it.
 func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
-	x.rec.Code = CodeMiss
+	x.rec.Code = squidlog.CodeMiss
 	entry := x.entry
 	switch {
 	case entry != nil && x.r.Method == http.MethodGet && entry.Status == http.StatusOK &&
@@ -539,9 +540,9 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 			out.Header.Set("If-Modified-Since", lm)
 		}
 	case x.qcc.Has("no-cache"):
-		x.rec.Code = CodeClientRefreshMiss
+		x.rec.Code = squidlog.CodeClientRefreshMiss
 	case entry != nil:
-		x.rec.Code = CodeRefreshMiss
+		x.rec.Code = squidlog.CodeRefreshMiss
 	}
 }
 
@@ -557,11 +558,11 @@ func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
 	p.log.Info("cache: forwarding failed", "url", logURL(x.rec.URL), "err", err)
 	if x.entry != nil {
 		if now := p.now(); staleIfError(x.entry, x.qcc, now) || staleIfUnreachable(x.entry, x.qcc) {
-			x.rec.Code = CodeRefreshFailOld
+			x.rec.Code = squidlog.CodeRefreshFailOld
 			p.serveEntry(x.w, x.r, x.stored, now, "STALE")
 			return
 		}
-		x.rec.Code, status = CodeRefreshFailErr, http.StatusGatewayTimeout
+		x.rec.Code, status = squidlog.CodeRefreshFailErr, http.StatusGatewayTimeout
 	}
 	p.fail(x.w, status, "cache: forwarding failed")
 }
@@ -571,7 +572,7 @@ func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
 func (p *Proxy) serveRevalidated(x *exchange, h304 http.Header, requestTime, responseTime time.Time) {
 	fresh := freshen(x.revalidating, h304, requestTime, responseTime)
 	p.put(x.r, fresh)
-	x.rec.Code = CodeRefreshUnmodified
+	x.rec.Code = squidlog.CodeRefreshUnmodified
 	// The cookies the origin set in its 304 are this client's.
 	setClientState(x.w.Header(), h304)
 	p.serveEntry(x.w, x.r, newStored(fresh), responseTime, "REFRESH_HIT")
@@ -755,9 +756,9 @@ func (p *Proxy) outbound(ctx context.Context, r *http.Request) *http.Request {
 
 func (p *Proxy) hitCode() string {
 	if p.memory {
-		return CodeMemHit
+		return squidlog.CodeMemHit
 	}
-	return CodeHit
+	return squidlog.CodeHit
 }
 
 // fail writes an error response generated by the proxy.

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // rawOrigin serves, for every request, the raw HTTP/1.1 response that
@@ -107,7 +109,7 @@ func TestProxyStoresHeaderFields(t *testing.T) {
 	}
 
 	r = h.do("GET", url+"/cookie")
-	if b := body(r); b != "hello world" || served.Load() != 1 || !strings.HasPrefix(h.lastCode(), CodeMemHit) {
+	if b := body(r); b != "hello world" || served.Load() != 1 || !strings.HasPrefix(h.lastCode(), squidlog.CodeMemHit) {
 		t.Fatalf("second request: %q, origin asked %d times, %s", b, served.Load(), h.lastCode())
 	}
 	if sc := r.Header.Values("Set-Cookie"); len(sc) != 0 {

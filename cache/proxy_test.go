@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
@@ -371,7 +372,7 @@ func TestProxyRouterSource(t *testing.T) {
 		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 			seen.Store(f.Key)
 			resp, err := NewClient().Do(f.Request)
-			return resp, Source{Hierarchy: HierCDSiblingHit, Host: "peer1"}, err
+			return resp, Source{Hierarchy: squidlog.HierCDSiblingHit, Host: "peer1"}, err
 		})
 	})
 	h.do("GET", strings.Replace(o.URL, "http://", "HTTP://", 1)+"/r")

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // TestParseRange checks single byte ranges against an 11-byte
@@ -175,7 +177,7 @@ func TestProxyRangeFromStore(t *testing.T) {
 		if cl := r.Header.Get("Content-Length"); c.status != 304 && cl != strconv.Itoa(len(b)) {
 			t.Errorf("%q: Content-Length %q for %d bytes", c.kv, cl, len(b))
 		}
-		if !strings.HasPrefix(h.lastCode(), CodeMemHit+"/") && !strings.HasPrefix(h.lastCode(), CodeIMSHit+"/") {
+		if !strings.HasPrefix(h.lastCode(), squidlog.CodeMemHit+"/") && !strings.HasPrefix(h.lastCode(), squidlog.CodeIMSHit+"/") {
 			t.Errorf("%q: logged %s, want a hit", c.kv, h.lastCode())
 		}
 	}

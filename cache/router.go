@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // Forward is a request the proxy could not answer from its store, handed
@@ -27,7 +29,7 @@ type Forward struct {
 //
 // The zero value names no hierarchy and no host, with no false hit.
 type Source struct {
-	Hierarchy string // HierDirect, HierCDSiblingHit, HierSiblingHit, ...
+	Hierarchy string // squidlog.HierDirect, squidlog.HierCDSiblingHit, squidlog.HierSiblingHit, ...
 	Host      string // the origin's or the peer's name
 	// FalseHits counts the peers asked before the response that
 	// answered 504 to only-if-cached: a summary (or ICP) said maybe,
@@ -55,7 +57,7 @@ type RouterFunc func(f *Forward) (*http.Response, Source, error)
 func (fn RouterFunc) Route(f *Forward) (*http.Response, Source, error) { return fn(f) }
 
 // Direct returns the Router that sends every request to its origin server
-// with client (nil: [NewClient]'s), reporting HierDirect and the origin's
+// with client (nil: [NewClient]'s), reporting squidlog.HierDirect and the origin's
 // host. The client must not follow redirects: a proxy passes them on.
 func Direct(client *http.Client) Router {
 	if client == nil {
@@ -63,7 +65,7 @@ func Direct(client *http.Client) Router {
 	}
 	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 		resp, err := client.Do(ExpectResponse(f.Request))
-		return resp, Source{Hierarchy: HierDirect, Host: f.Request.URL.Hostname()}, err
+		return resp, Source{Hierarchy: squidlog.HierDirect, Host: f.Request.URL.Hostname()}, err
 	})
 }
 

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // serveProxy runs h's proxy on a loopback listener and returns a client
@@ -451,7 +453,7 @@ func TestProxyInterimNeverCached(t *testing.T) {
 		t.Fatalf("stored: %v %+v", ok, e)
 	}
 	r, interim = get()
-	if r.StatusCode != 200 || body(r) != "final" || served.Load() != 1 || !strings.HasPrefix(h.lastCode(), CodeMemHit) {
+	if r.StatusCode != 200 || body(r) != "final" || served.Load() != 1 || !strings.HasPrefix(h.lastCode(), squidlog.CodeMemHit) {
 		t.Fatalf("second: %d, origin asked %d times, %s", r.StatusCode, served.Load(), h.lastCode())
 	}
 	if len(interim) != 0 {

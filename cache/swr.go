@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // backgroundTimeout bounds a background revalidation, body included.
@@ -94,7 +95,7 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *storedEnt
 func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool, client string) {
 	start := p.now()
 	rec := Record{Time: start, Client: client, Method: http.MethodGet, URL: out.URL.String(),
-		Hierarchy: HierNone, Key: key, Code: CodeAsyncMiss}
+		Hierarchy: squidlog.HierNone, Key: key, Code: squidlog.CodeAsyncMiss}
 	defer func() {
 		rec.Elapsed = p.now().Sub(start)
 		if p.access != nil {
@@ -120,7 +121,7 @@ func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool
 	switch sc := resp.StatusCode; {
 	case sc == http.StatusNotModified && validators:
 		p.put(out, freshen(e, resp.Header, start, responseTime))
-		rec.Code = CodeAsyncHit
+		rec.Code = squidlog.CodeAsyncHit
 		return
 	case sc == 500 || sc == 502 || sc == 503 || sc == 504:
 		return

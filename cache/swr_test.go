@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // TestProxyStaleWhileRevalidate checks stale-while-revalidate (RFC 5861
@@ -80,7 +82,7 @@ func TestProxyStaleWhileRevalidate(t *testing.T) {
 	if got := strings.Count(h.log.String(), "TCP_ASYNC_HIT/304"); got != 1 {
 		t.Errorf("%d TCP_ASYNC_HIT/304 lines, want 1:\n%s", got, h.log.String())
 	}
-	if r := h.do("GET", o.URL+"/swr"); body(r) == "" || !strings.HasPrefix(h.lastCode(), CodeMemHit) {
+	if r := h.do("GET", o.URL+"/swr"); body(r) == "" || !strings.HasPrefix(h.lastCode(), squidlog.CodeMemHit) {
 		t.Errorf("after the background 304: %s, want a fresh hit", h.lastCode())
 	}
 
@@ -110,7 +112,7 @@ func TestProxyStaleWhileRevalidate(t *testing.T) {
 		t.Fatalf("changing, stale: %s", h.lastCode())
 	}
 	h.p.bg.Wait()
-	if r := h.do("GET", o.URL+"/changing"); body(r) != `/changing "v2"` || !strings.HasPrefix(h.lastCode(), CodeMemHit) {
+	if r := h.do("GET", o.URL+"/changing"); body(r) != `/changing "v2"` || !strings.HasPrefix(h.lastCode(), squidlog.CodeMemHit) {
 		t.Errorf("after the background 200: %s", h.lastCode())
 	}
 	if !strings.Contains(h.log.String(), "TCP_ASYNC_MISS/200") {

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/icp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/icp"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // Outcomes of a client request, the label of bloomcast_requests_total.
@@ -96,11 +98,11 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 // outcome classifies a finished request.
 func outcome(r *cache.Record) string {
 	switch {
-	case r.Hierarchy == cache.HierCDSiblingHit || r.Hierarchy == cache.HierSiblingHit:
+	case r.Hierarchy == squidlog.HierCDSiblingHit || r.Hierarchy == squidlog.HierSiblingHit:
 		return OutcomePeerHit
-	case strings.Contains(r.Code, "HIT") || r.Code == cache.CodeRefreshUnmodified:
+	case strings.Contains(r.Code, "HIT") || r.Code == squidlog.CodeRefreshUnmodified:
 		return OutcomeLocalHit
-	case r.Hierarchy == cache.HierDirect:
+	case r.Hierarchy == squidlog.HierDirect:
 		return OutcomeMiss
 	}
 	return OutcomeOther

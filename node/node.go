@@ -22,6 +22,7 @@ import (
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // Route is how a node forwards a miss (NodeConfig.Route, `bloomcast
@@ -511,7 +512,7 @@ func (n *Node) routes() http.Handler {
 	local.Handle(nodestatus.Path, n.peersOnly(http.HandlerFunc(n.serveStatus)))
 	local.Handle(nodestatus.JSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		n.refuse(w, r, cache.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
+		n.refuse(w, r, squidlog.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
 			SquidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -523,7 +524,7 @@ func (n *Node) routes() http.Handler {
 			return
 		}
 		if !allowed(*n.allowClients.Load(), remoteAddr(r)) {
-			n.refuse(w, r, cache.CodeDenied, http.StatusForbidden, "access denied")
+			n.refuse(w, r, squidlog.CodeDenied, http.StatusForbidden, "access denied")
 			return
 		}
 		if r.Method == http.MethodConnect {
@@ -568,7 +569,7 @@ func (n *Node) addressedToMe(r *http.Request) bool {
 func (n *Node) peersOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) {
-			n.refuse(w, r, cache.CodeDenied, http.StatusForbidden, "access denied")
+			n.refuse(w, r, squidlog.CodeDenied, http.StatusForbidden, "access denied")
 			return
 		}
 		h.ServeHTTP(w, r)

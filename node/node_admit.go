@@ -9,6 +9,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // DefaultMaxRequestHeaderBytes is NodeConfig.MaxRequestHeaderBytes when
@@ -48,9 +49,9 @@ func (n *Node) admit(w http.ResponseWriter, r *http.Request) bool {
 	limit := n.cfg.MaxRequestHeaderBytes
 	switch {
 	case line > limit:
-		n.refuse(w, r, cache.CodeNone, http.StatusRequestURITooLong, "request line too long")
+		n.refuse(w, r, squidlog.CodeNone, http.StatusRequestURITooLong, "request line too long")
 	case head > limit:
-		n.refuse(w, r, cache.CodeNone, http.StatusRequestHeaderFieldsTooLarge, "request header fields too large")
+		n.refuse(w, r, squidlog.CodeNone, http.StatusRequestHeaderFieldsTooLarge, "request header fields too large")
 	default:
 		return true
 	}
@@ -75,7 +76,7 @@ func (n *Node) refuse(w http.ResponseWriter, r *http.Request, code string, statu
 	}
 	n.proxy.LogAccess(cache.Record{Time: start, Elapsed: n.now().Sub(start), Client: httpx.ClientIP(r.RemoteAddr),
 		Code: code, Status: status, Bytes: cw.Bytes, Method: r.Method, URL: target,
-		Hierarchy: cache.HierNone, ContentType: "text/plain"})
+		Hierarchy: squidlog.HierNone, ContentType: "text/plain"})
 }
 
 // refusalListener wraps the node's listener so that the requests Go's
@@ -186,8 +187,8 @@ func (c *refusalConn) Write(p []byte) (int, error) {
 	}
 	start := c.n.now()
 	_, err = c.Conn.Write(out)
-	c.n.proxy.LogAccess(cache.Record{Time: start, Client: httpx.ClientIP(c.RemoteAddr().String()), Code: cache.CodeNone,
-		Status: status, Bytes: int64(len(out)), Method: method, URL: target, Hierarchy: cache.HierNone, ContentType: "text/plain"})
+	c.n.proxy.LogAccess(cache.Record{Time: start, Client: httpx.ClientIP(c.RemoteAddr().String()), Code: squidlog.CodeNone,
+		Status: status, Bytes: int64(len(out)), Method: method, URL: target, Hierarchy: squidlog.HierNone, ContentType: "text/plain"})
 	if err != nil {
 		return 0, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // peerOutcome is what asking one peer for an object gave.
@@ -157,7 +158,7 @@ func (r *digestRouter) Route(f *cache.Forward) (*http.Response, cache.Source, er
 		for _, p := range r.Directory.Candidates(f.Key) {
 			resp, outcome, _ := r.Peers.Fetch(p, f)
 			if resp != nil {
-				return resp, cache.Source{Hierarchy: cache.HierCDSiblingHit, Host: p.name, FalseHits: falseHits}, nil
+				return resp, cache.Source{Hierarchy: squidlog.HierCDSiblingHit, Host: p.name, FalseHits: falseHits}, nil
 			}
 			if outcome == peerOutcomeFalseHit {
 				falseHits++
@@ -229,7 +230,7 @@ func (r *icpRouter) Route(f *cache.Forward) (*http.Response, cache.Source, error
 		if p := r.byICP[res.Peer]; p != nil {
 			resp, outcome, _ := r.Peers.Fetch(p, f)
 			if resp != nil {
-				return resp, cache.Source{Hierarchy: cache.HierSiblingHit, Host: p.name}, nil
+				return resp, cache.Source{Hierarchy: squidlog.HierSiblingHit, Host: p.name}, nil
 			}
 			if outcome == peerOutcomeFalseHit {
 				falseHits++ // evicted between the ICP reply and the request

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
 
@@ -63,14 +63,14 @@ type chartBar struct {
 
 func (n *Node) serveStatus(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		n.refuse(w, r, cache.CodeNone, http.StatusMethodNotAllowed, "method not allowed: the status page answers GET")
+		n.refuse(w, r, squidlog.CodeNone, http.StatusMethodNotAllowed, "method not allowed: the status page answers GET")
 		return
 	}
 	refresh := statusRefresh
 	if v := r.URL.Query().Get("refresh"); v != "" {
 		s, err := strconv.Atoi(v)
 		if err != nil || s < 1 || s > 3600 {
-			n.refuse(w, r, cache.CodeNone, http.StatusBadRequest, "bad refresh: want whole seconds from 1 to 3600")
+			n.refuse(w, r, squidlog.CodeNone, http.StatusBadRequest, "bad refresh: want whole seconds from 1 to 3600")
 			return
 		}
 		refresh = time.Duration(s) * time.Second
@@ -92,7 +92,7 @@ func (n *Node) serveStatus(w http.ResponseWriter, r *http.Request) {
 
 func (n *Node) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		n.refuse(w, r, cache.CodeNone, http.StatusMethodNotAllowed, "method not allowed: the status answers GET")
+		n.refuse(w, r, squidlog.CodeNone, http.StatusMethodNotAllowed, "method not allowed: the status answers GET")
 		return
 	}
 	b, err := json.MarshalIndent(n.status(), "", "  ")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
 // codeTunnel is the result code of a CONNECT tunnel (Squid's TCP_TUNNEL).
@@ -75,7 +76,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	if target == "" {
 		target = r.Host
 	}
-	rec := cache.Record{Time: start, Client: httpx.ClientIP(r.RemoteAddr), Method: r.Method, URL: target, Hierarchy: cache.HierNone}
+	rec := cache.Record{Time: start, Client: httpx.ClientIP(r.RemoteAddr), Method: r.Method, URL: target, Hierarchy: squidlog.HierNone}
 	finish := func(code string, status int, msg string) {
 		rec.Code, rec.Status = code, status
 		if msg != "" {
@@ -91,12 +92,12 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	port, perr := strconv.ParseUint(portText, 10, 16)
 	if err != nil || perr != nil {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
-		finish(cache.CodeDenied, http.StatusBadRequest, "node: CONNECT wants host:port")
+		finish(squidlog.CodeDenied, http.StatusBadRequest, "node: CONNECT wants host:port")
 		return
 	}
 	if !slices.Contains(n.cfg.ConnectPorts, uint16(port)) {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
-		finish(cache.CodeDenied, http.StatusForbidden, fmt.Sprintf("node: CONNECT to port %d is not allowed", port))
+		finish(squidlog.CodeDenied, http.StatusForbidden, fmt.Sprintf("node: CONNECT to port %d is not allowed", port))
 		return
 	}
 	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime)}
@@ -108,20 +109,20 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		if httpx.IsTimeout(err) {
 			status = http.StatusGatewayTimeout
 		}
-		finish(cache.CodeNone, status, "node: cannot reach "+target)
+		finish(squidlog.CodeNone, status, "node: cannot reach "+target)
 		return
 	}
 	defer closeConn(server)
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
-		finish(cache.CodeNone, http.StatusInternalServerError, "node: CONNECT over this connection is not supported")
+		finish(squidlog.CodeNone, http.StatusInternalServerError, "node: CONNECT over this connection is not supported")
 		return
 	}
 	client = tunnelConn(client)
 	defer closeConn(client)
 	n.tunnels.tunnels.WithLabelValues("tunnelled").Inc()
-	rec.Hierarchy, rec.From = cache.HierDirect, httpx.ClientIP(server.RemoteAddr().String())
+	rec.Hierarchy, rec.From = squidlog.HierDirect, httpx.ClientIP(server.RemoteAddr().String())
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		finish(codeTunnel, http.StatusOK, "")
 		return
