@@ -34,11 +34,11 @@ const (
 	codecHeader = "X-Bloomcast-Codec"
 )
 
-// PublisherConfig configures a [Publisher].
+// publisherConfig configures a [Publisher].
 //
-// The zero PublisherConfig is not valid: its Filter is a zero
-// counting.Config, which NewPublisher refuses with an error.
-type PublisherConfig struct {
+// The zero publisherConfig is not valid: its Filter is a zero
+// counting.Config, which newPublisher refuses with an error.
+type publisherConfig struct {
 	// Filter is the shape of the counting filter of the cached keys (N
 	// and P, or M and K; the layout defaults to classic, whose delta per
 	// changed key is smallest). Its bit view is what peers receive, so
@@ -62,7 +62,7 @@ type PublisherConfig struct {
 	History int
 	// Inline publishes inside Stored and Evicted when the threshold is
 	// passed, on the caller's goroutine (deterministic, for simulations
-	// and tests). Otherwise they only signal, and [Publisher.Run]
+	// and tests). Otherwise they only signal, and [Publisher.run]
 	// publishes: a store calls its observer with its lock held.
 	Inline bool
 	// Now is the clock; nil means time.Now.
@@ -82,9 +82,9 @@ type PublisherConfig struct {
 // tracking, and its checksum, so serving a delta costs the changes since
 // its base plus the coding.
 //
-// The zero Publisher is not usable; make one with NewPublisher.
+// The zero Publisher is not usable; make one with newPublisher.
 type Publisher struct {
-	cfg PublisherConfig
+	cfg publisherConfig
 	now func() time.Time
 
 	mu       sync.Mutex
@@ -119,15 +119,15 @@ type publication struct {
 	codec    envelope.Codec        // full's codec
 }
 
-// DefaultThreshold is the Threshold of a zero PublisherConfig and of
+// DefaultThreshold is the Threshold of a zero publisherConfig and of
 // serve's --threshold: of the 1%, 5% and 10% measured in docs/SIMULATIONS.md
 // ("Choosing the threshold"), 5% keeps the hit ratio within a point of
 // ICP's for a small part of 1%'s messages and CPU.
 const DefaultThreshold = 0.05
 
-// NewPublisher returns a publisher with an empty filter, published as
+// newPublisher returns a publisher with an empty filter, published as
 // sequence 1.
-func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
+func newPublisher(cfg publisherConfig) (*Publisher, error) {
 	if cfg.Threshold == 0 {
 		cfg.Threshold = DefaultThreshold
 	}
@@ -237,7 +237,7 @@ func (p *Publisher) maybePublishLocked() {
 	case !p.thresholdPassed():
 	case p.cfg.Inline:
 		// The encoder fails only on a configuration error, which
-		// NewPublisher would have reported.
+		// newPublisher would have reported.
 		_ = p.publishLocked()
 	default:
 		p.signal()
@@ -247,7 +247,7 @@ func (p *Publisher) maybePublishLocked() {
 // Run publishes whenever the threshold is passed or the digest reaches
 // MaxAge with changes pending, until ctx is done. A node runs it in its
 // own goroutine unless the publisher is Inline.
-func (p *Publisher) Run(ctx context.Context) error {
+func (p *Publisher) run(ctx context.Context) error {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
@@ -384,8 +384,8 @@ func (p *Publisher) sequence() uint64 {
 // digest, and its ETag changes.
 //
 // The node calls it when its object count passes the capacity
-// (Node.GrowSummaries). The configuration must give Filter.N.
-func (p *Publisher) Resize(capacity uint64, keys func() []string) error {
+// (Node.growSummaries). The configuration must give Filter.N.
+func (p *Publisher) resize(capacity uint64, keys func() []string) error {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
@@ -468,23 +468,14 @@ func (p *Publisher) Filter() *bloom.Filter {
 
 // errZeroPublisher is what the methods of a zero Publisher that return
 // an error return.
-var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use NewPublisher", cache.ErrConfig)
+var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use newPublisher", cache.ErrConfig)
 
 // mustBeMade panics, naming the fix, if p is a zero Publisher; for the
 // methods that cannot return an error.
 func (p *Publisher) mustBeMade() {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
-		panic("node: zero Publisher; use NewPublisher")
+		panic("node: zero Publisher; use newPublisher")
 	}
-}
-
-// ETag returns the entity tag of the current publication: for a program
-// that serves the digest through a handler of its own (Respond makes the
-// answer) and answers a peer's If-None-Match before asking for it.
-func (p *Publisher) ETag() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.etagLocked()
 }
 
 func (p *Publisher) etagLocked() string {
@@ -632,7 +623,7 @@ func etagMatches(header, etag string) bool {
 // ServeHTTP serves GET and HEAD of the digest: ?since=SEQ asks for a
 // delta, If-None-Match for revalidation. The node mounts it at
 // DigestPath behind its peer allow-list.
-func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *Publisher) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mustBeMade()
 	serveDigest(w, r, p.Respond, digestMedia{full: digestContentType, delta: deltaContentType, what: "digest"})
 }

@@ -18,7 +18,7 @@ import (
 
 func newTestPublisher(t *testing.T, threshold float64, history int) *Publisher {
 	t.Helper()
-	p, err := NewPublisher(PublisherConfig{
+	p, err := newPublisher(publisherConfig{
 		Filter:    counting.Config{N: 2000, P: 0.01, Seed: 3},
 		Threshold: threshold, History: history, Codec: digest.Fast, Inline: true,
 	})
@@ -83,7 +83,7 @@ func TestPublisherDefaultThreshold(t *testing.T) {
 	p := newTestPublisher(t, 0, 16)
 	for round, set := range []bool{false, true} {
 		if set {
-			if err := p.SetThreshold(0, 0); err != nil {
+			if err := p.setThreshold(0, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -178,7 +178,7 @@ func TestPublisherHTTP(t *testing.T) {
 		p.Stored(urlKey(i))
 	}
 	p.Publish()
-	srv := httptest.NewServer(p)
+	srv := httptest.NewServer(http.HandlerFunc(p.serveHTTP))
 	defer srv.Close()
 	get := func(query, inm string) *http.Response {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+DigestPath+query, nil)
@@ -223,13 +223,13 @@ func TestPublisherHTTP(t *testing.T) {
 }
 
 func TestPublisherRun(t *testing.T) {
-	p, err := NewPublisher(PublisherConfig{Filter: counting.Config{N: 1000, P: 0.01}, Codec: digest.Fast})
+	p, err := newPublisher(publisherConfig{Filter: counting.Config{N: 1000, P: 0.01}, Codec: digest.Fast})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Run(ctx) }()
+	go func() { done <- p.run(ctx) }()
 	p.Stored(urlKey(1)) // passes the threshold: Run publishes
 	deadline := time.Now().Add(5 * time.Second)
 	for p.Stats().Sequence < 2 {
@@ -244,14 +244,14 @@ func TestPublisherRun(t *testing.T) {
 	}
 }
 
-func TestPublisherConfig(t *testing.T) {
-	for _, c := range []PublisherConfig{
+func TestPublisherConfigRefused(t *testing.T) {
+	for _, c := range []publisherConfig{
 		{Filter: counting.Config{N: 100, P: 0.01}, Threshold: 2},
 		{Filter: counting.Config{N: 100, P: 0.01}, History: -1},
 		{Filter: counting.Config{}},
 		{Filter: counting.Config{N: 100, P: 0.01, NoBitView: true}},
 	} {
-		if _, err := NewPublisher(c); err == nil {
+		if _, err := newPublisher(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
@@ -263,7 +263,7 @@ func TestPublisherConfig(t *testing.T) {
 func TestDurationsHaveLowerBounds(t *testing.T) {
 	filter := counting.Config{N: 100, P: 0.01}
 	for _, age := range []time.Duration{1, 3, -time.Second} {
-		if _, err := NewPublisher(PublisherConfig{Filter: filter, MaxAge: age}); !errors.Is(err, cache.ErrConfig) {
+		if _, err := newPublisher(publisherConfig{Filter: filter, MaxAge: age}); !errors.Is(err, cache.ErrConfig) {
 			t.Errorf("MaxAge %v: %v, want ErrConfig", age, err)
 		}
 	}
@@ -272,7 +272,7 @@ func TestDurationsHaveLowerBounds(t *testing.T) {
 			t.Errorf("%+v: %v, want ErrConfig", c, err)
 		}
 	}
-	if _, err := NewSquidDigest(SquidDigestConfig{Capacity: 10, MaskDelay: 1}); !errors.Is(err, cache.ErrConfig) {
+	if _, err := newSquidDigest(squidDigestConfig{Capacity: 10, MaskDelay: 1}); !errors.Is(err, cache.ErrConfig) {
 		t.Errorf("mask delay 1 ns: %v, want ErrConfig", err)
 	}
 	if _, err := NewNode(NodeConfig{PeerTimeout: 5}); !errors.Is(err, cache.ErrConfig) {
@@ -351,7 +351,7 @@ func TestPublisherWorkPerPublication(t *testing.T) {
 		p.Publish()
 		check(fmt.Sprintf("round %d", round))
 	}
-	if err := p.Resize(4000, func() []string { return []string{urlKey(1), urlKey(2)} }); err != nil {
+	if err := p.resize(4000, func() []string { return []string{urlKey(1), urlKey(2)} }); err != nil {
 		t.Fatal(err)
 	}
 	p.Stored(urlKey(3))

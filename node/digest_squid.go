@@ -15,10 +15,10 @@ import (
 	"github.com/bloomcast/bloomcast/params"
 )
 
-// SquidDigestConfig configures a [SquidDigest].
+// squidDigestConfig configures a [squidDigest].
 //
 // The zero value is valid: the defaults shown.
-type SquidDigestConfig struct {
+type squidDigestConfig struct {
 	// Capacity is the number of entries the digest is sized for (Squid
 	// sizes its own from the cache size); 0 means 100 000.
 	Capacity uint32
@@ -34,7 +34,7 @@ type SquidDigestConfig struct {
 	Now func() time.Time
 }
 
-// SquidDigest keeps a Squid Cache Digest (version 5) of the cache
+// squidDigest keeps a Squid Cache Digest (version 5) of the cache
 // incrementally: a counting filter with Squid's MD5 probes over Squid
 // store keys (GET of the canonical URL), so an eviction clears its bits as
 // soon as no other key holds them, which Squid's own digest cannot do
@@ -42,21 +42,21 @@ type SquidDigestConfig struct {
 // Squid serves /squid-internal-periodic/store_digest. Safe for
 // concurrent use.
 //
-// The zero SquidDigest is not usable; make one with NewSquidDigest.
-type SquidDigest struct {
-	cfg     SquidDigestConfig
+// The zero squidDigest is not usable; make one with newSquidDigest.
+type squidDigest struct {
+	cfg     squidDigestConfig
 	now     func() time.Time
 	mu      sync.Mutex
 	filter  *counting.Filter
 	header  squid.Header
 	deleted uint32
 	changed time.Time
-	journal rebuildJournal // while Resize runs (Publisher.Resize)
+	journal rebuildJournal // while Resize runs (Publisher.resize)
 	resizes uint64
 }
 
-// NewSquidDigest returns an empty digest.
-func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
+// newSquidDigest returns an empty digest.
+func newSquidDigest(cfg squidDigestConfig) (*squidDigest, error) {
 	if cfg.Capacity == 0 {
 		cfg.Capacity = 100000
 	}
@@ -77,7 +77,7 @@ func NewSquidDigest(cfg SquidDigestConfig) (*SquidDigest, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &SquidDigest{cfg: cfg, now: cfg.Now, filter: f, header: header}
+	d := &squidDigest{cfg: cfg, now: cfg.Now, filter: f, header: header}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -102,11 +102,11 @@ func newSquidFilter(capacity uint32, bitsPerEntry uint8) (*counting.Filter, squi
 
 // Resize rebuilds the digest for capacity entries (Squid's own sizing, at
 // the configured bits per entry) from the keys the cache holds, which
-// keys returns, as Publisher.Resize does (changes made meanwhile are
+// keys returns, as Publisher.resize does (changes made meanwhile are
 // journalled and win). A Squid peer picks up the new digest, of another
 // mask size, at its next fetch, as it does a Squid's rebuilt digest: its
 // Last-Modified is now, and the deletion count starts again at 0.
-func (d *SquidDigest) Resize(capacity uint32, keys func() []string) error {
+func (d *squidDigest) Resize(capacity uint32, keys func() []string) error {
 	d.mustBeMade()
 	f, header, err := newSquidFilter(capacity, d.cfg.BitsPerEntry)
 	if err != nil {
@@ -142,11 +142,11 @@ func (d *SquidDigest) Resize(capacity uint32, keys func() []string) error {
 	return nil
 }
 
-// SquidDigestStats describes a SquidDigest's state. The zero value
+// squidDigestStats describes a squidDigest's state. The zero value
 // describes an empty digest of no capacity.
-type SquidDigestStats struct {
+type squidDigestStats struct {
 	Keys     uint64 // entries in the digest
-	Capacity uint32 // entries it is sized for (SquidDigestConfig.Capacity, then Resize's)
+	Capacity uint32 // entries it is sized for (squidDigestConfig.Capacity, then Resize's)
 	// PredictedFalsePos is the false-positive rate the digest's shape
 	// predicts for Keys entries (params.ApproxFalsePositive);
 	// TargetFalsePos the rate it predicts at Capacity, Squid's own rate
@@ -157,11 +157,11 @@ type SquidDigestStats struct {
 }
 
 // Stats returns the digest's state.
-func (d *SquidDigest) Stats() SquidDigestStats {
+func (d *squidDigest) Stats() squidDigestStats {
 	d.mustBeMade()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return SquidDigestStats{Keys: d.filter.Len(), Capacity: d.cfg.Capacity, Resizes: d.resizes,
+	return squidDigestStats{Keys: d.filter.Len(), Capacity: d.cfg.Capacity, Resizes: d.resizes,
 		PredictedFalsePos: params.ApproxFalsePositive(d.filter.M(), d.filter.Len(), d.filter.K()),
 		TargetFalsePos:    params.ApproxFalsePositive(d.filter.M(), uint64(d.cfg.Capacity), d.filter.K())}
 }
@@ -172,7 +172,7 @@ func storeKeyHash(key string) hashing.Hash128 {
 
 // Stored records a key (a canonical URL, as [cache.Key] returns) entering the
 // cache.
-func (d *SquidDigest) Stored(key string) {
+func (d *squidDigest) Stored(key string) {
 	d.mustBeMade()
 	d.mu.Lock()
 	d.filter.AddHash(storeKeyHash(key))
@@ -182,7 +182,7 @@ func (d *SquidDigest) Stored(key string) {
 }
 
 // Evicted records a key leaving the cache.
-func (d *SquidDigest) Evicted(key string) {
+func (d *squidDigest) Evicted(key string) {
 	d.mustBeMade()
 	d.mu.Lock()
 	d.journal.note(key, false)
@@ -193,15 +193,15 @@ func (d *SquidDigest) Evicted(key string) {
 	d.mu.Unlock()
 }
 
-// mustBeMade panics, naming the fix, if d is a zero SquidDigest.
-func (d *SquidDigest) mustBeMade() {
-	if d.now == nil { // a zero SquidDigest (now, unlike filter, never changes)
-		panic("node: zero SquidDigest; use NewSquidDigest")
+// mustBeMade panics, naming the fix, if d is a zero squidDigest.
+func (d *squidDigest) mustBeMade() {
+	if d.now == nil { // a zero squidDigest (now, unlike filter, never changes)
+		panic("node: zero squidDigest; use newSquidDigest")
 	}
 }
 
 // Digest returns a copy of the current digest.
-func (d *SquidDigest) Digest() *squid.Digest {
+func (d *squidDigest) Digest() *squid.Digest {
 	d.mustBeMade()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -222,7 +222,7 @@ func (d *SquidDigest) Digest() *squid.Digest {
 // (Measured with Debian's Squid 5.7 on loopback: a 625-byte mask sent
 // right behind the header was read wrongly and every lookup missed; with
 // the pause, Squid finds the node's objects.)
-func (d *SquidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (d *squidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mustBeMade()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")

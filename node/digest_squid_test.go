@@ -15,7 +15,7 @@ import (
 )
 
 func TestSquidDigestMatchesSquid(t *testing.T) {
-	d, err := NewSquidDigest(SquidDigestConfig{Capacity: 500})
+	d, err := newSquidDigest(squidDigestConfig{Capacity: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSquidDigestMatchesSquid(t *testing.T) {
 // the HTTP header and the 128-byte digest header arrive before the mask,
 // in a separate chunk of the stream.
 func TestSquidDigestFlushesHeader(t *testing.T) {
-	d, _ := NewSquidDigest(SquidDigestConfig{Capacity: 4000, Lifetime: time.Hour})
+	d, _ := newSquidDigest(squidDigestConfig{Capacity: 4000, Lifetime: time.Hour})
 	for i := range 1000 {
 		d.Stored(urlKey(i))
 	}
@@ -108,7 +108,7 @@ func (p *pausingWriter) Write(b []byte) (int, error) {
 func (p *pausingWriter) Flush() { p.ResponseWriter.(http.Flusher).Flush() }
 
 func TestSquidDigestMethods(t *testing.T) {
-	d, _ := NewSquidDigest(SquidDigestConfig{})
+	d, _ := newSquidDigest(squidDigestConfig{})
 	rec := httptest.NewRecorder()
 	d.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, SquidDigestPath, strings.NewReader("")))
 	if rec.Code != http.StatusMethodNotAllowed {
@@ -125,7 +125,7 @@ func TestSquidDigestMethods(t *testing.T) {
 // out first, and the mask only after MaskDelay, when the writer is wrapped
 // as the node wraps it (the controller must find Flush through Unwrap).
 func TestSquidDigestFlushesThroughWrappers(t *testing.T) {
-	d, _ := NewSquidDigest(SquidDigestConfig{Capacity: 100, MaskDelay: 600 * time.Millisecond})
+	d, _ := newSquidDigest(squidDigestConfig{Capacity: 100, MaskDelay: 600 * time.Millisecond})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.ServeHTTP(&httpx.CountingWriter{ResponseWriter: w}, r)
 	}))

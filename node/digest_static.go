@@ -237,7 +237,7 @@ func (s *staticServer) stats() (full, deltas uint64) {
 }
 
 // ServeHTTP serves GET and HEAD of the static digest, as
-// Publisher.ServeHTTP does the Bloom digest.
+// Publisher.serveHTTP does the Bloom digest.
 func (s *staticServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	serveDigest(w, r, s.respond, digestMedia{full: staticContentType, delta: staticDeltaContentType,
 		codec: staticCodec, what: "static digest"})
@@ -249,7 +249,7 @@ func (s *staticServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // that does not know static digests still gets Bloom ones.
 func (n *Node) digestHandler() http.Handler {
 	if n.static == nil {
-		return n.publisher
+		return http.HandlerFunc(n.publisher.serveHTTP)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Accept")
@@ -257,7 +257,7 @@ func (n *Node) digestHandler() http.Handler {
 			n.static.ServeHTTP(w, r)
 			return
 		}
-		n.publisher.ServeHTTP(w, r)
+		n.publisher.serveHTTP(w, r)
 	})
 }
 

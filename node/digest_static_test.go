@@ -352,7 +352,7 @@ func TestStaticHostilePeer(t *testing.T) {
 // Bloom digest.
 func mustEnvelope(t *testing.T) []byte {
 	t.Helper()
-	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{N: 100, P: 0.01}})
+	pub, err := newPublisher(publisherConfig{Filter: counting.Config{N: 100, P: 0.01}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@
 //
 //   - [Publisher]: a counting filter of the cached keys and the digest
 //     published from it, full or as deltas, when a threshold of changes is
-//     reached or the digest reaches its maximum age; [SquidDigest] serves
-//     the same keys as a Squid Cache Digest;
+//     reached or the digest reaches its maximum age ([Node.Publisher]);
+//     the node serves the same keys as a Squid Cache Digest at
+//     [SquidDigestPath];
 //   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
 //     or Squid's), expired when a peer stops answering;
 //   - the routers (unexported; [NodeConfig.Route] picks one): a miss goes
@@ -26,9 +27,12 @@
 //     from internal/nodeflags and its status page's model from
 //     internal/nodestatus.
 //
-// Each part has its configuration, named for it: [NodeConfig] (a node,
-// from which it builds the others and its [cache.Config]),
-// [PublisherConfig], [SquidDigestConfig] and [PeerConfig] (one peer).
+// A program configures a node with one [NodeConfig], from which the node
+// builds its parts and its [cache.Config], and each peer with a
+// [PeerConfig]. The publisher and the directory are exported for programs
+// that drive a node step by step, as the simulator (sim/replay) and the
+// tests do with [NodeConfig.Manual]: publish now, fetch a peer's digest
+// now, read the sequence each side is at.
 // The enumerations among their fields are typed and parsed alike:
 // [Route] ([ParseRoute]), [PeerViews] ([ParsePeerViews]) and [Protocol]
 // ([ParseProtocol]).

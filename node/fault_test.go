@@ -646,7 +646,7 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		srv.fixed = func(w http.ResponseWriter, r *http.Request) {
 			since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
 			if since == 0 {
-				pub.ServeHTTP(w, r)
+				pub.serveHTTP(w, r)
 				return
 			}
 			resp, err := pub.Respond("", since+1)
@@ -882,7 +882,7 @@ func (s *faultSlowPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		s.pub.ServeHTTP(w, r)
+		s.pub.serveHTTP(w, r)
 		return
 	}
 	s.asked.Add(1)

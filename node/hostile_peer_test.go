@@ -178,7 +178,7 @@ func TestPeerScalableDigestRefused(t *testing.T) {
 // node holds: whatever the bytes, each is refused in one line or becomes
 // a view, and lookups and status go on answering.
 func FuzzPeerDigest(f *testing.F) {
-	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{N: 200, P: 0.01}, Codec: digest.Fast})
+	pub, err := newPublisher(publisherConfig{Filter: counting.Config{N: 200, P: 0.01}, Codec: digest.Fast})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -114,7 +114,7 @@ type NodeConfig struct {
 	// SquidDigestLifetime is how long the Squid digest the node serves
 	// stays fresh for a Squid peer (its Expires and max-age); Squid
 	// fetches it again no sooner than 5 minutes after that. 0 means 5
-	// minutes; otherwise at least 1 s (SquidDigestConfig.Lifetime).
+	// minutes; otherwise at least 1 s (squidDigestConfig.Lifetime).
 	SquidDigestLifetime time.Duration
 
 	// Peers, Route and the peer timings.
@@ -138,7 +138,7 @@ type NodeConfig struct {
 
 	// ConnectPorts are the ports an allowed client may open a CONNECT
 	// tunnel to (HTTPS through the proxy); empty means
-	// DefaultConnectPorts (443). A tunnel closes when nothing has crossed
+	// 443 only. A tunnel closes when nothing has crossed
 	// it for TunnelIdle (0 means DefaultTunnelIdle) or when it is
 	// TunnelLifetime old (0 means DefaultTunnelLifetime).
 	ConnectPorts   []uint16
@@ -191,7 +191,7 @@ type NodeConfig struct {
 
 // Node is a summary-cache node: a caching proxy ([cache.Proxy]) whose counting
 // filter of cached keys is published as digests for its peers ([Publisher],
-// [SquidDigest]), which keeps its peers' digests ([Directory]) and sends
+// [squidDigest]), which keeps its peers' digests ([Directory]) and sends
 // a miss to a peer that probably holds the object, over HTTP with
 // only-if-cached, before the origin (Fan, Cao, Almeida and Broder,
 // "Summary cache", IEEE/ACM ToN 2000). It also answers ICP and can route
@@ -206,7 +206,7 @@ type Node struct {
 	proxy     *cache.Proxy
 	publisher *Publisher
 	static    *staticServer // FullDigestsStatic only
-	squid     *SquidDigest
+	squid     *squidDigest
 	directory *Directory
 	fetcher   *peerFetcher
 	icpServer *icp.Server
@@ -244,13 +244,13 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
 	var err error
-	if n.publisher, err = NewPublisher(PublisherConfig{
+	if n.publisher, err = newPublisher(publisherConfig{
 		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity, K: cfg.HashFunctions},
 		Threshold: cfg.Threshold, MaxAge: cfg.MaxDigestAge, Codec: cfg.Codec, Now: cfg.Now,
 	}); err != nil {
 		return nil, err
 	}
-	if n.squid, err = NewSquidDigest(SquidDigestConfig{Capacity: uint32(min(cfg.Capacity, 1<<31)),
+	if n.squid, err = newSquidDigest(squidDigestConfig{Capacity: uint32(min(cfg.Capacity, 1<<31)),
 		BitsPerEntry: cfg.SquidBitsPerEntry, Lifetime: cfg.SquidDigestLifetime, Now: cfg.Now}); err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (cfg *NodeConfig) defaults() error {
 		cfg.Codec = digest.Fast
 	}
 	if len(cfg.ConnectPorts) == 0 {
-		cfg.ConnectPorts = DefaultConnectPorts
+		cfg.ConnectPorts = defaultConnectPorts
 	}
 	if cfg.TunnelIdle == 0 {
 		cfg.TunnelIdle = DefaultTunnelIdle
@@ -693,7 +693,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	}
 	if !n.cfg.Manual {
 		run("publisher", n.publishLoop)
-		run("peer directory", n.directory.Run) // with no peers it waits for Reconfigure to add some
+		run("peer directory", n.directory.run) // with no peers it waits for Reconfigure to add some
 		if n.cfg.Transport != nil {
 			run("digest push", n.pushLoop)
 		}

@@ -15,9 +15,9 @@ type growState struct {
 	failedBelow uint64
 }
 
-// GrowSummaries rebuilds the node's summaries, the counting filter its
-// digests publish (Publisher.Resize) and its Squid digest
-// (SquidDigest.Resize), at twice their capacity, or at the first doubling
+// growSummaries rebuilds the node's summaries, the counting filter its
+// digests publish (Publisher.resize) and its Squid digest
+// (squidDigest.Resize), at twice their capacity, or at the first doubling
 // above the object count, when the cache holds more objects than the
 // capacity: past it, the false-positive rate of the summaries, which is
 // the rate at which peers send this node requests it cannot answer,
@@ -32,7 +32,7 @@ type growState struct {
 //
 // The publication loop calls it at every wake-up (a store past the
 // capacity wakes it); the caller of a Manual node calls it itself.
-func (n *Node) GrowSummaries() (bool, error) {
+func (n *Node) growSummaries() (bool, error) {
 	if n.proxy == nil {
 		return false, errZeroNode
 	}
@@ -54,7 +54,7 @@ func (n *Node) growLocked() (bool, error) {
 		next *= 2
 	}
 	start := time.Now()
-	if err := n.publisher.Resize(next, n.store.Keys); err != nil {
+	if err := n.publisher.resize(next, n.store.Keys); err != nil {
 		n.grow.failedBelow = 2 * objects
 		return false, err
 	}
@@ -73,11 +73,11 @@ func (n *Node) growLocked() (bool, error) {
 	return true, nil
 }
 
-// growIfDue is GrowSummaries for the publication loop: a failure is
+// growIfDue is growSummaries for the publication loop: a failure is
 // logged at error level, and tried again once the object count has
 // doubled.
 func (n *Node) growIfDue() {
-	if _, err := n.GrowSummaries(); err != nil {
+	if _, err := n.growSummaries(); err != nil {
 		n.log.Error("growing the summary failed; it stays at its capacity", "proxy", n.listenAddr(), "err", err)
 	}
 }

@@ -144,11 +144,11 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 // and evicting every key the cache holds afterwards leaves both summaries
 // empty, with no eviction of a key they did not hold.
 func TestResizeJournal(t *testing.T) {
-	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{N: 100, P: 0.01}, Inline: true})
+	pub, err := newPublisher(publisherConfig{Filter: counting.Config{N: 100, P: 0.01}, Inline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sd, err := NewSquidDigest(SquidDigestConfig{Capacity: 100})
+	sd, err := newSquidDigest(squidDigestConfig{Capacity: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestResizeJournal(t *testing.T) {
 		store(k(4))
 		return snapshot
 	}
-	if err := pub.Resize(400, keys); err != nil {
+	if err := pub.resize(400, keys); err != nil {
 		t.Fatal(err)
 	}
 	if err := sd.Resize(400, keys); err != nil {

@@ -19,7 +19,7 @@ type publishState struct {
 	lastErr error // the last publication's error; nil once one succeeds
 }
 
-// publishLoop is the node's publication loop: [Publisher.Run], except
+// publishLoop is the node's publication loop: [Publisher.run], except
 // that a failed publication does not end it. The failure is logged at
 // error level (once, until a publication succeeds again, which is logged
 // too), counted in bloomcast_digest_publication_failures_total, and the

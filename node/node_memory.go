@@ -28,7 +28,7 @@ func (p *Publisher) heldBytes() int64 {
 }
 
 // heldBytes is the memory of the Squid digest's counting filter.
-func (d *SquidDigest) heldBytes() int64 {
+func (d *squidDigest) heldBytes() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return int64(d.filter.SizeBytes())

@@ -26,7 +26,7 @@ type pushState struct {
 // transport (NodeConfig.Transport), if it has not sent it yet: as a delta
 // against the last publication it sent, or as the full digest when it has
 // sent none yet, when the publisher no longer keeps that base (after a
-// Resize, or more than PublisherConfig.History publications later), or
+// Resize, or more than publisherConfig.History publications later), or
 // when the deltas sent since the last full digest would otherwise add up
 // to more than a full digest. A transport keeps each node's last full
 // digest and the deltas after it, so this bounds what a node that starts

@@ -68,7 +68,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 }
 
 // publisherTimes fills in and checks a Threshold and a MaxAge as
-// NewPublisher does.
+// newPublisher does.
 func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Duration, error) {
 	if threshold == 0 {
 		threshold = DefaultThreshold
@@ -86,9 +86,9 @@ func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Dura
 }
 
 // SetThreshold changes the publisher's Threshold and MaxAge (0 meaning
-// their defaults, as in PublisherConfig); the next change or tick is
+// their defaults, as in publisherConfig); the next change or tick is
 // judged by them.
-func (p *Publisher) SetThreshold(threshold float64, maxAge time.Duration) error {
+func (p *Publisher) setThreshold(threshold float64, maxAge time.Duration) error {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return errZeroPublisher
 	}
@@ -113,7 +113,7 @@ func (p *Publisher) setTimes(threshold float64, maxAge time.Duration) {
 // (a peer's configuration is invalid) nothing changes. It is for a
 // program that manages a directory's peers itself; Node.Reconfigure does
 // the same for a node's own.
-func (d *Directory) SetPeers(peers []PeerConfig) error {
+func (d *Directory) replacePeers(peers []PeerConfig) error {
 	if d.changed == nil {
 		return errZeroDirectory
 	}

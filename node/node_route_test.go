@@ -65,7 +65,7 @@ func TestFetcherFollowsReconfiguredProxy(t *testing.T) {
 	if got := fetch(); got != "from a" {
 		t.Fatalf("before: %q", got)
 	}
-	if err := d.SetPeers([]PeerConfig{{Name: "p", Proxy: b.URL}}); err != nil {
+	if err := d.replacePeers([]PeerConfig{{Name: "p", Proxy: b.URL}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := fetch(); got != "from b" {

@@ -320,13 +320,6 @@ var errZeroDirectory = fmt.Errorf("%w: zero Directory; use newDirectory", cache.
 // Name returns the peer's name.
 func (p *Peer) Name() string { return p.name }
 
-// Proxy returns the peer's proxy URL: where a program that routes by
-// Candidates itself, rather than through a Node, sends the request.
-func (p *Peer) Proxy() *url.URL { return p.proxy }
-
-// Config returns the peer's configuration.
-func (p *Peer) Config() PeerConfig { return p.cfg }
-
 // Candidates returns the peers whose current view says key may be there,
 // in configured order. A view older than the expiry (the peer has not
 // answered for that long) is dropped and the peer is skipped; so is a
@@ -424,7 +417,7 @@ func (p *Peer) expire(log *slog.Logger) {
 // peer is polled on its own schedule, so that a peer whose digest is slow
 // to come delays no other peer's (and does not make their views expire).
 // A peer added by SetPeers is polled at once; a removed one no more.
-func (d *Directory) Run(ctx context.Context) error {
+func (d *Directory) run(ctx context.Context) error {
 	if d.changed == nil {
 		return errZeroDirectory
 	}

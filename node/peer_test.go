@@ -37,7 +37,7 @@ func newDigestServer(t *testing.T, pub *Publisher) *digestServer {
 			fixed(w, r)
 			return
 		}
-		pub.ServeHTTP(w, r)
+		pub.serveHTTP(w, r)
 	}))
 	t.Cleanup(s.Close)
 	return s

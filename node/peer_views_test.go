@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
@@ -95,7 +96,7 @@ func TestPeerViewsConfig(t *testing.T) {
 // peerViewBench is a peer publishing a digest of n keys, and a directory
 // that holds it in the given form.
 func peerViewBench(tb testing.TB, filter counting.Config, n int, form PeerViews) (dir *Directory, allocated, retained uint64) {
-	pub, err := NewPublisher(PublisherConfig{Filter: filter, Codec: 0})
+	pub, err := newPublisher(publisherConfig{Filter: filter, Codec: 0})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func peerViewBench(tb testing.TB, filter counting.Config, n int, form PeerViews)
 	if err := pub.Publish(); err != nil {
 		tb.Fatal(err)
 	}
-	srv := httptest.NewServer(pub)
+	srv := httptest.NewServer(http.HandlerFunc(pub.serveHTTP))
 	defer srv.Close()
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -176,7 +177,7 @@ func TestPeerViewsConcurrent(t *testing.T) {
 }
 
 func testPeerViewsConcurrent(t *testing.T, form PeerViews) {
-	pub, err := NewPublisher(PublisherConfig{Filter: counting.Config{M: 1 << 16, K: 3}})
+	pub, err := newPublisher(publisherConfig{Filter: counting.Config{M: 1 << 16, K: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func testPeerViewsConcurrent(t *testing.T, form PeerViews) {
 		pub.Stored("k" + strconv.Itoa(i))
 	}
 	pub.Publish()
-	srv := httptest.NewServer(pub)
+	srv := httptest.NewServer(http.HandlerFunc(pub.serveHTTP))
 	defer srv.Close()
 	dir, err := newDirectory(directoryConfig{PeerViews: form, Peers: []PeerConfig{{Name: "p", Proxy: srv.URL}}})
 	if err != nil {

@@ -31,9 +31,9 @@ const (
 	tunnelDialTimeout     = 30 * time.Second
 )
 
-// DefaultConnectPorts are the ports a CONNECT may reach when
+// defaultConnectPorts are the ports a CONNECT may reach when
 // NodeConfig.ConnectPorts is empty: HTTPS.
-var DefaultConnectPorts = []uint16{443}
+var defaultConnectPorts = []uint16{443}
 
 // tunnelMetrics count CONNECT tunnels: opened, refused, failed, and their
 // bytes in each direction.

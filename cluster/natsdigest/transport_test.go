@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
-	"github.com/bloomcast/bloomcast/cluster/natsdigest"
-	"github.com/bloomcast/bloomcast/counting"
-	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
+	"github.com/bloomcast/bloomcast/cluster/natsdigest"
+	"github.com/bloomcast/bloomcast/node"
 )
 
 // node is a cache node serving on loopback with a NATS transport.
@@ -343,10 +343,13 @@ func TestResyncOverHTTP(t *testing.T) {
 	b.store(t)
 	waitViews(t, nodes)
 
-	other, err := node.NewPublisher(node.PublisherConfig{Filter: counting.Config{N: 1000, P: 0.01}})
+	// A node of its own, never started: its publisher's history is not a's.
+	restarted, err := node.NewNode(node.NodeConfig{Name: "a", Capacity: 1000, Manual: true,
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	other := restarted.Publisher()
 	first := other.Stats().Sequence
 	other.Stored("http://origin/elsewhere")
 	if err := other.Publish(); err != nil {

@@ -105,7 +105,6 @@ func receivers(t *testing.T) []struct {
 		{"zero node.Node", &node.Node{}},
 		{"zero cache.Proxy", &cache.Proxy{}},
 		{"zero node.Publisher", &node.Publisher{}},
-		{"zero node.SquidDigest", &node.SquidDigest{}},
 		{"zero envelope.Header", &envelope.Header{}},
 		{"zero envelope.Limits", &envelope.Limits{}},
 		{"zero envelope.Writer", &envelope.Writer{}},

@@ -81,7 +81,7 @@ func TestRealSquidAcceptsAddedDigest(t *testing.T) {
 
 // serveDigestFile serves the digest file as a Squid does. Squid 5.x
 // corrupts a digest whose first read holds more than 256 bytes of body
-// (upstream bug 5510; see node.SquidDigest.ServeHTTP), so the 128-byte
+// (upstream bug 5510; see the node's Squid digest handler), so the 128-byte
 // header goes first, flushed, and the mask after a pause.
 func serveDigestFile(t *testing.T, w http.ResponseWriter, r *http.Request, path string) {
 	b, err := os.ReadFile(path)
