@@ -696,13 +696,18 @@ func (p *Proxy) serveEntry(w http.ResponseWriter, r *http.Request, s *storedEntr
 }
 
 // put stores e if the response is still storable, else removes the key.
-// It drops from e.Header, which must be e's own, the fields a qualified
-// no-cache or private lists (storedHeader).
-func (p *Proxy) put(r *http.Request, e *Entry) { p.putWith(r, e, nil) }
+// It first drops from e.Header, which must be e's own, the fields a
+// qualified no-cache or private lists (as storedHeader does): a 304's
+// fields merged into a stored header may list some.
+func (p *Proxy) put(r *http.Request, e *Entry) {
+	dropListedFields(e.Header)
+	p.putWith(r, e, nil)
+}
 
-// putWith is put that, given s, e's stored form made from e as it is
-// (whose header has no field its directives list), hands s to the store,
-// which keeps stored forms (storedPutter).
+// putWith is put for an e whose header has no field its directives list
+// (a miss's, made by storedHeader). Given s, e's stored form made from e
+// as it is, it hands s to the store, which keeps stored forms
+// (storedPutter).
 func (p *Proxy) putWith(r *http.Request, e *Entry, s *storedEntry) {
 	if !storable(r, e.Status, e.Header) {
 		p.store.Delete(e.URL)
@@ -712,7 +717,6 @@ func (p *Proxy) putWith(r *http.Request, e *Entry, s *storedEntry) {
 	if s != nil {
 		err = p.storedPutter.putStored(s)
 	} else {
-		dropListedFields(e.Header)
 		err = p.store.Put(e)
 	}
 	if err != nil {
