@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/internal/testutil"
@@ -26,25 +25,18 @@ func TestClientKeepsConnections(t *testing.T) {
 	client := NewClient()
 	t.Cleanup(client.CloseIdleConnections)
 	for range bursts {
-		burst.Start()
-		var wg sync.WaitGroup
-		for range concurrent {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp, err := client.Get(srv.URL)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					t.Errorf("status %d", resp.StatusCode)
-				}
-			}()
-		}
-		wg.Wait()
+		burst.Run(func(int) {
+			resp, err := client.Get(srv.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status %d", resp.StatusCode)
+			}
+		})
 	}
 	if n := burst.Connections(); n > concurrent {
 		t.Errorf("%d connections for %d bursts of %d concurrent requests, want at most %d", n, bursts, concurrent, concurrent)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -113,18 +112,11 @@ func TestPeerConnectionsKept(t *testing.T) {
 	front.Directory().Refresh(context.Background())
 	before := burst.Connections()
 	for range bursts {
-		burst.Start()
-		var wg sync.WaitGroup
-		for i := range concurrent {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if w := serveRecorded(front.Handler(), newMissRequest(addr, i)); w.Code != http.StatusOK {
-					t.Errorf("status %d", w.Code)
-				}
-			}()
-		}
-		wg.Wait()
+		burst.Run(func(i int) {
+			if w := serveRecorded(front.Handler(), newMissRequest(addr, i)); w.Code != http.StatusOK {
+				t.Errorf("status %d", w.Code)
+			}
+		})
 	}
 	if hits := front.Stats().PeerHits; hits != concurrent*bursts {
 		t.Fatalf("%d peer hits, want %d", hits, concurrent*bursts)

@@ -31,6 +31,21 @@ func (b *Burst) Start() {
 	b.mu.Unlock()
 }
 
+// Run starts a burst and calls send(i) for i in [0, N), each in its own
+// goroutine, returning when all have returned.
+func (b *Burst) Run(send func(i int)) {
+	b.Start()
+	var wg sync.WaitGroup
+	for i := range b.N {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			send(i)
+		}()
+	}
+	wg.Wait()
+}
+
 // Connections is the number of connections accepted so far.
 func (b *Burst) Connections() int64 { return b.dialled.Load() }
 
