@@ -78,7 +78,7 @@ func TestPublisherThreshold(t *testing.T) {
 
 // TestPublisherDefaultThreshold: a zero Threshold publishes at 5% of the
 // keys changed, as serve's --threshold does, and a zero threshold given to
-// SetThreshold means the same.
+// setThreshold means the same.
 func TestPublisherDefaultThreshold(t *testing.T) {
 	p := newTestPublisher(t, 0, 16)
 	for round, set := range []bool{false, true} {

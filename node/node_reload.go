@@ -85,7 +85,7 @@ func publisherTimes(threshold float64, maxAge time.Duration) (float64, time.Dura
 	return threshold, maxAge, nil
 }
 
-// SetThreshold changes the publisher's Threshold and MaxAge (0 meaning
+// setThreshold changes the publisher's Threshold and MaxAge (0 meaning
 // their defaults, as in publisherConfig); the next change or tick is
 // judged by them.
 func (p *Publisher) setThreshold(threshold float64, maxAge time.Duration) error {
