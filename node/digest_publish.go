@@ -244,7 +244,7 @@ func (p *Publisher) maybePublishLocked() {
 	}
 }
 
-// Run publishes whenever the threshold is passed or the digest reaches
+// run publishes whenever the threshold is passed or the digest reaches
 // MaxAge with changes pending, until ctx is done. A node runs it in its
 // own goroutine unless the publisher is Inline.
 func (p *Publisher) run(ctx context.Context) error {
@@ -371,7 +371,7 @@ func (p *Publisher) sequence() uint64 {
 	return p.current.seq
 }
 
-// Resize rebuilds the filter for capacity keys: the configured shape
+// resize rebuilds the filter for capacity keys: the configured shape
 // scaled by capacity over its Config.N (same bits per key and k, so the
 // same false-positive rate at capacity), filled with the keys the cache
 // holds, which keys returns (a store's Keys; it is called without the
@@ -620,7 +620,7 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// ServeHTTP serves GET and HEAD of the digest: ?since=SEQ asks for a
+// serveHTTP serves GET and HEAD of the digest: ?since=SEQ asks for a
 // delta, If-None-Match for revalidation. The node mounts it at
 // DigestPath behind its peer allow-list.
 func (p *Publisher) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -107,7 +107,7 @@ func (p *Publisher) setTimes(threshold float64, maxAge time.Duration) {
 	p.maybePublishLocked()
 }
 
-// SetPeers replaces the directory's peers. A peer whose configuration is
+// replacePeers replaces the directory's peers. A peer whose configuration is
 // unchanged (after defaults) keeps its view and its counters; Run polls a
 // new one at once and stops polling one no longer listed. On an error
 // (a peer's configuration is invalid) nothing changes. It is for a

@@ -413,7 +413,7 @@ func (p *Peer) expire(log *slog.Logger) {
 	}
 }
 
-// Run refreshes every peer each PollInterval until ctx is done. Each
+// run refreshes every peer each PollInterval until ctx is done. Each
 // peer is polled on its own schedule, so that a peer whose digest is slow
 // to come delays no other peer's (and does not make their views expire).
 // A peer added by SetPeers is polled at once; a removed one no more.
