@@ -82,7 +82,7 @@ type publisherConfig struct {
 // tracking, and its checksum, so serving a delta costs the changes since
 // its base plus the coding.
 //
-// The zero Publisher is not usable; make one with newPublisher.
+// The zero Publisher is not usable; a node makes its own (NewNode), and Node.Publisher returns it.
 type Publisher struct {
 	cfg publisherConfig
 	now func() time.Time
@@ -468,13 +468,13 @@ func (p *Publisher) Filter() *bloom.Filter {
 
 // errZeroPublisher is what the methods of a zero Publisher that return
 // an error return.
-var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use newPublisher", cache.ErrConfig)
+var errZeroPublisher = fmt.Errorf("%w: zero Publisher; use Node.Publisher", cache.ErrConfig)
 
 // mustBeMade panics, naming the fix, if p is a zero Publisher; for the
 // methods that cannot return an error.
 func (p *Publisher) mustBeMade() {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
-		panic("node: zero Publisher; use newPublisher")
+		panic("node: zero Publisher; use Node.Publisher")
 	}
 }
 
