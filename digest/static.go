@@ -851,6 +851,16 @@ func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
 	return v.static.Len(), v.parts()[0].bits.m
 }
 
+// Form returns the form of the frames the view was read from:
+// StaticXOR for kinds 3 and 4, else StaticAddedRemoved (also for the
+// zero view).
+func (v *StaticView) Form() StaticForm {
+	if v == nil || v.flip == nil {
+		return StaticAddedRemoved
+	}
+	return StaticXOR
+}
+
 // Seed returns the hashing seed of the view's filters (0 for none).
 func (v *StaticView) Seed() uint64 {
 	if v == nil || v.static == nil {
