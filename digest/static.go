@@ -74,6 +74,7 @@ const (
 )
 
 // StaticForm chooses what a [StaticPublisher] sends beside its ribbon.
+// The zero value is StaticAddedRemoved.
 type StaticForm uint8
 
 // The default stays StaticAddedRemoved, by measurement
@@ -129,7 +130,8 @@ var ErrStatic = errors.New("digest: static delta does not follow the view")
 
 // StaticConfig configures a [StaticPublisher].
 // The zero StaticConfig publishes at ribbon.DefaultRate (1/256), seed 0,
-// DefaultDeltaShare, deltas coded by [Auto].
+// DefaultDeltaShare, deltas coded by [Auto], two filters
+// (StaticAddedRemoved).
 type StaticConfig struct {
 	// Rate is the false-positive rate of the ribbon and of the full
 	// added and removed filters, in [2^−32, 1); 0 means
@@ -241,9 +243,9 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // was added or removed, which a Bloom delta need not. That holds of
 // StaticAddedRemoved only: a StaticXOR delta flips the bits a Bloom
 // delta of one hash function and the same bits would, and says nothing
-// more. The first frame is a whole frame, two frames in one (three
-// under StaticAddedRemoved; 184 or 276 bytes of frames besides the
-// ribbon), larger than the Bloom digest's below about 2 000 keys.
+// more. The first frame is a whole frame, three frames in one (two
+// under StaticXOR; 276 or 210 bytes of frames besides the ribbon),
+// larger than the Bloom digest's below about 2 000 keys.
 //
 // The cost is the caller's: coding the Bloom publication, which a Bloom
 // digest's publisher does for its peers anyway.
