@@ -722,20 +722,25 @@ func TestStaticWholeFilterTooLong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		frame, err := appendFrame(nil, &h, slices.Concat(ribbonFrame, part, part))
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
-		switch {
-		case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
-			t.Errorf("codec %v, %x: %v", c.codec, c.body, err)
-		case !c.ok && !errors.Is(err, ErrTooLarge):
-			t.Errorf("codec %v, %x: %v, want ErrTooLarge", c.codec, c.body, err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("codec %v: %v to refuse", c.codec, d)
+		// Kind 1 with two such filters, kind 3 with one.
+		for kind, body := range map[byte][]byte{staticKindWhole: slices.Concat(ribbonFrame, part, part), staticKindXORWhole: slices.Concat(ribbonFrame, part)} {
+			h.Params = slices.Clone(h.Params)
+			h.Params[0] = kind
+			frame, err := appendFrame(nil, &h, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
+			switch {
+			case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
+				t.Errorf("kind %d, codec %v, %x: %v", kind, c.codec, c.body, err)
+			case !c.ok && !errors.Is(err, ErrTooLarge):
+				t.Errorf("kind %d, codec %v, %x: %v, want ErrTooLarge", kind, c.codec, c.body, err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("kind %d, codec %v: %v to refuse", kind, c.codec, d)
+			}
 		}
 	}
 }

@@ -215,6 +215,11 @@ func TestStaticXORRoundTrip(t *testing.T) {
 					t.Fatalf("%v: publication %d: a key of the set reported absent, not by the filter", c, seq)
 				}
 			}
+			// The publisher holds the ribbon's keys, frame and solution
+			// and the filter as the view does.
+			if got, want := p.MemoryBytes(), 16*len(p.base)+len(p.ribbon)+int(p.static.SizeBits()/8)+v.MemoryBytes()-int(v.static.SizeBits()/8); got != want {
+				t.Fatalf("%v: publication %d: publisher MemoryBytes %d, want %d", c, seq, got, want)
+			}
 			whole, err := p.Whole()
 			if err != nil {
 				t.Fatal(err)
