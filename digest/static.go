@@ -43,12 +43,77 @@ import (
 // A receiver's rate is the ribbon's plus the added filter's, at most 2ε
 // when the added filter is full; a present key is hidden with the removed
 // filter's rate (a peer's hit missed, never a wrong answer).
+//
+// The two filters cost, besides their ones, which filter each one is in:
+// the gap codes of a ones and of r ones in m bits take about
+// (a+r)·H(a/(a+r)) bits more than that of a+r ones in one m-bit array,
+// up to one bit a change. The form StaticXOR sends one filter
+// instead, of the keys whose ribbon answer is wrong: the keys added since
+// that the ribbon answers absent, and the keys removed since (which the
+// ribbon, having no false negatives, answers present). A receiver answers
+// ribbon(k) XOR filter(k). The filter's bits are the union of those the
+// two filters would set (less the added keys the ribbon already holds by
+// a false positive, which must stay out: XOR would hide them), so a
+// change costs what it costs a compressed Bloom digest's delta of one
+// hash function on a filter of the same bits, with no direction bit. An
+// absent key is reported present with about the ribbon's rate plus the
+// filter's, a present key hidden with the filter's; the filter holds the
+// added and the removed keys, so the publisher builds a new ribbon when
+// both together, not each, outgrow it. The bit saved is not free: on
+// filters of the same bits, both rates rise with the added and the
+// removed keys together, where the two filters' rise with one each.
+// For a ≈ r changes, a filter of one form at the other's rates costs the
+// same bytes.
 
 // Static digest kinds, the first byte of the type-13 parameters.
 const (
-	staticKindWhole = 1 // the ribbon and the two filters, whole
-	staticKindDelta = 2 // the two filters' deltas since the previous publication
+	staticKindWhole    = 1 // the ribbon and the added and removed filters, whole
+	staticKindDelta    = 2 // the two filters' deltas since the previous publication
+	staticKindXORWhole = 3 // the ribbon and the filter of its wrong answers, whole
+	staticKindXORDelta = 4 // that filter's delta since the previous publication
 )
+
+// StaticForm chooses what a [StaticPublisher] sends beside its ribbon.
+// The zero value is StaticAddedRemoved.
+type StaticForm uint8
+
+// The default stays StaticAddedRemoved, by measurement
+// (docs/BENCHMARKS.md, "Held to the compressed Bloom digest's bytes"):
+// held to the bytes of a compressed Bloom digest of one hash function at
+// m/n 256, with as many removals as additions, StaticXOR sends 0.94–0.97
+// of that digest's bytes where StaticAddedRemoved sends 1.03–1.05, but
+// its receivers' predicted false-positive rate is 1.7–1.8 ε on average
+// against 1.4 ε, and a present key is hidden about twice as often; under
+// heavy churn its filter, holding additions and removals together,
+// outgrows its bits twice as fast and forces new ribbons, and it sends
+// 0.96–1.10 of the Bloom bytes against 1.01–1.03. Replayed end to end
+// (bloomcast simulate, 4 and 16 nodes), its deltas are 5–11% smaller but
+// it sends 2.7–2.9 times the ribbons on 4 nodes, more bytes in all, and
+// on 16 nodes 4% fewer bytes with 12% more false hits. Fewer bytes for
+// higher rates is a trade a deployment makes, not a default.
+const (
+	// StaticAddedRemoved, the default: two Bloom filters, the keys
+	// added since the ribbon and the keys removed since (frame kinds 1
+	// and 2). A present key is hidden only by the removed filter, an
+	// absent one shown only by the added filter.
+	StaticAddedRemoved StaticForm = iota
+	// StaticXOR: one Bloom filter of the keys the ribbon answers
+	// wrongly (frame kinds 3 and 4), without the bit a change that says
+	// which of two filters it is in; both rates are the ribbon's plus
+	// that filter's share of bits set.
+	StaticXOR
+)
+
+// String returns "added-removed" or "xor".
+func (f StaticForm) String() string {
+	switch f {
+	case StaticAddedRemoved:
+		return "added-removed"
+	case StaticXOR:
+		return "xor"
+	}
+	return fmt.Sprintf("StaticForm(%d)", uint8(f))
+}
 
 // staticParamsSize is the size of the type-13 parameter block: kind u8,
 // 3 reserved bytes, the ribbon frame's CRC-32C u32, the ribbon's
@@ -65,7 +130,8 @@ var ErrStatic = errors.New("digest: static delta does not follow the view")
 
 // StaticConfig configures a [StaticPublisher].
 // The zero StaticConfig publishes at ribbon.DefaultRate (1/256), seed 0,
-// DefaultDeltaShare, deltas coded by [Auto].
+// DefaultDeltaShare, deltas coded by [Auto], two filters
+// (StaticAddedRemoved).
 type StaticConfig struct {
 	// Rate is the false-positive rate of the ribbon and of the full
 	// added and removed filters, in [2^−32, 1); 0 means
@@ -84,6 +150,10 @@ type StaticConfig struct {
 	// MaxAttempts bounds the ribbon's construction attempts (0:
 	// ribbon.DefaultAttempts).
 	MaxAttempts int
+	// Form is what travels beside the ribbon: StaticAddedRemoved
+	// (the zero value; two filters) or StaticXOR (one). Receivers read
+	// both.
+	Form StaticForm
 }
 
 func (c StaticConfig) rate() float64 {
@@ -109,9 +179,11 @@ type StaticPublisher struct {
 	cfg            StaticConfig
 	base           []hashing.Hash128 // the ribbon's keys, sorted, distinct
 	ribbon         []byte            // the ribbon's frame
+	static         *ribbon.Filter    // StaticXOR: the ribbon, to query
 	fullSeq        uint64
 	fullCRC        uint32
-	added, removed *staticFilter // as last published
+	added, removed *staticFilter // StaticAddedRemoved, as last published
+	flip           *staticFilter // StaticXOR, as last published
 	seq            uint64
 	saved          int64 // PublishWithin's bytes saved (Saved)
 	made           bool  // by NewStaticPublisher
@@ -132,13 +204,16 @@ func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
 	if c.MaxAttempts < 0 || !(c.DeltaShare >= 0 && c.DeltaShare <= 1) {
 		return nil, fmt.Errorf("%w: MaxAttempts = %d, DeltaShare = %g (want ≥ 0, and a share in [0, 1])", ribbon.ErrConfig, c.MaxAttempts, c.DeltaShare)
 	}
+	if c.Form > StaticXOR {
+		return nil, fmt.Errorf("%w: %v", ribbon.ErrConfig, c.Form)
+	}
 	return &StaticPublisher{cfg: c, made: true}, nil
 }
 
 // Publish returns the frame that brings a receiver from the previous
 // publication to the set keys (hashed with the configured seed;
 // duplicates allowed) at sequence seq, which must exceed the previous
-// call's: the two filters' deltas, or a whole frame with a new ribbon
+// call's: the filters' deltas, or a whole frame with a new ribbon
 // when the changes since the ribbon outgrow the filters, when the delta
 // would not be smaller, and the first time. full says which. keys is not
 // kept.
@@ -165,9 +240,12 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // Bloom frames while the set keeps its size, save where a delta is
 // larger than the Bloom delta of the same change and nothing is saved
 // to pay for it: a static delta says, one bit a change, whether a key
-// was added or removed, which a Bloom delta need not. The first frame is a whole frame, three frames
-// in one (276 bytes of frames besides the ribbon), larger than the
-// Bloom digest's below about 2 000 keys.
+// was added or removed, which a Bloom delta need not. That holds of
+// StaticAddedRemoved only: a StaticXOR delta flips the bits a Bloom
+// delta of one hash function and the same bits would, and says nothing
+// more. The first frame is a whole frame, three frames in one (two
+// under StaticXOR; 276 or 210 bytes of frames besides the ribbon),
+// larger than the Bloom digest's below about 2 000 keys.
 //
 // The cost is the caller's: coding the Bloom publication, which a Bloom
 // digest's publisher does for its peers anyway.
@@ -200,18 +278,21 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	bounded := bloomBytes >= 0
 	set := sortedKeys(keys)
 	var delta []byte
-	var da, dr *staticFilter
+	var next []*staticFilter
 	if p.ribbon != nil {
-		added, removed := diffSorted(p.base, set)
-		fits := float64(len(added)) <= p.capacity() && float64(len(removed)) <= p.capacity()
-		within := float64(len(added)) <= maxOverflow*p.capacity() && float64(len(removed)) <= maxOverflow*p.capacity()
+		lists := p.changes(diffSorted(p.base, set))
+		fits, within := true, true
+		for _, l := range lists {
+			fits = fits && float64(len(l)) <= p.capacity()
+			within = within && float64(len(l)) <= maxOverflow*p.capacity()
+		}
 		if fits || (bounded && within) {
-			a, r := p.filters(seq, added, removed, p.added.geo)
-			if delta, da, dr, err = p.delta(seq, a, r); err != nil {
+			fs := p.filters(seq, lists, p.parts()[0].geo)
+			if delta, next, err = p.delta(seq, fs); err != nil {
 				return nil, false, err
 			}
 			if fits && len(delta) < StaticFullSize(uint64(len(set)), p.cfg.rate()) {
-				return p.sent(delta, false, bloomBytes, func() { p.added, p.removed, p.seq = da, dr, seq })
+				return p.sent(delta, false, bloomBytes, func() { p.setParts(next); p.seq = seq })
 			}
 		}
 	}
@@ -228,19 +309,22 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	if err != nil {
 		return nil, false, fmt.Errorf("digest: static delta filter: %w", err)
 	}
-	a, r := p.filters(seq, nil, nil, geo)
+	fs := p.filters(seq, make([][]hashing.Hash128, p.partCount()), geo)
 	crc := envelope.Checksum(rf)
-	if frame, err = p.wholeFrame(rf, crc, seq, seq, a, r); err != nil {
+	if frame, err = p.wholeFrame(rf, crc, seq, seq, fs); err != nil {
 		return nil, false, err
 	}
 	if bounded && delta != nil && int64(len(frame)) > p.saved+int64(bloomBytes) {
 		// The ribbon is not paid for: the delta, past the filters' size
 		// or not smaller than the ribbon, until it is.
-		return p.sent(delta, false, bloomBytes, func() { p.added, p.removed, p.seq = da, dr, seq })
+		return p.sent(delta, false, bloomBytes, func() { p.setParts(next); p.seq = seq })
 	}
 	return p.sent(frame, true, bloomBytes, func() {
 		p.ribbon, p.base, p.fullSeq, p.fullCRC, p.seq = rf, set, seq, crc, seq
-		p.added, p.removed = a, r
+		if p.cfg.Form == StaticXOR {
+			p.static = f
+		}
+		p.setParts(fs)
 	})
 }
 
@@ -255,14 +339,68 @@ func (p *StaticPublisher) sent(frame []byte, full bool, bloomBytes int, commit f
 }
 
 // MemoryBytes returns the bytes the publisher holds between
-// publications: the ribbon's keys (16 bytes each) and frame, and the
-// added and removed filters as last published, held as the positions of
-// their ones (5 to 6 bytes a one; 0 before the first publication).
+// publications: the ribbon's keys (16 bytes each) and frame (and, for
+// StaticXOR, its solution again, to query), and the filters as last
+// published, held as the positions of their ones (5 to 6 bytes a one; 0
+// before the first publication).
 func (p *StaticPublisher) MemoryBytes() int {
 	if p == nil || p.ribbon == nil {
 		return 0
 	}
-	return 16*len(p.base) + len(p.ribbon) + p.added.bits.bytes() + p.removed.bits.bytes()
+	n := 16*len(p.base) + len(p.ribbon)
+	if p.static != nil {
+		n += int(p.static.SizeBits() / 8)
+	}
+	for _, f := range p.parts() {
+		n += f.bits.bytes()
+	}
+	return n
+}
+
+// partCount is the filters the publisher's form sends: 1 or 2.
+func (p *StaticPublisher) partCount() int {
+	if p.cfg.Form == StaticXOR {
+		return 1
+	}
+	return 2
+}
+
+// parts returns the filters as last published: the added and removed
+// filters, or the one filter of the ribbon's wrong answers.
+func (p *StaticPublisher) parts() []*staticFilter {
+	if p.cfg.Form == StaticXOR {
+		return []*staticFilter{p.flip}
+	}
+	return []*staticFilter{p.added, p.removed}
+}
+
+// setParts records fs, as parts returns them, as published.
+func (p *StaticPublisher) setParts(fs []*staticFilter) {
+	if p.cfg.Form == StaticXOR {
+		p.flip = fs[0]
+		return
+	}
+	p.added, p.removed = fs[0], fs[1]
+}
+
+// changes returns the keys of each filter of the publisher's form, given
+// the keys added and removed since the ribbon (sorted, distinct): the
+// two lists, or for StaticXOR the keys the ribbon answers wrongly, in
+// one list: the added keys it answers absent and every removed key (it
+// has no false negatives). An added key the ribbon answers present, a
+// false positive of the ribbon, stays out: in the filter, XOR would
+// report it absent.
+func (p *StaticPublisher) changes(added, removed []hashing.Hash128) [][]hashing.Hash128 {
+	if p.cfg.Form != StaticXOR {
+		return [][]hashing.Hash128{added, removed}
+	}
+	wrong := removed
+	for _, h := range added {
+		if !p.static.ContainsHash(h) {
+			wrong = append(wrong, h)
+		}
+	}
+	return [][]hashing.Hash128{wrong}
 }
 
 // capacity is the changes since the ribbon the filters are sized for.
@@ -283,11 +421,12 @@ func filterBits(n, p float64) uint64 {
 	return max(64, uint64(math.Ceil(n/-math.Log1p(-p))))
 }
 
-// filters returns the added and removed filters of geometry geo at
-// sequence seq: the bits of the keys, held as their positions.
-func (p *StaticPublisher) filters(seq uint64, added, removed []hashing.Hash128, geo bloom.Geometry) (a, r *staticFilter) {
-	var fs [2]*staticFilter
-	for i, keys := range [][]hashing.Hash128{added, removed} {
+// filters returns the filters of geometry geo at sequence seq of the
+// key lists (as changes returns them): the bits of the keys, held as
+// their positions.
+func (p *StaticPublisher) filters(seq uint64, lists [][]hashing.Hash128, geo bloom.Geometry) []*staticFilter {
+	fs := make([]*staticFilter, len(lists))
+	for i, keys := range lists {
 		f := &staticFilter{geo: geo, count: uint64(len(keys)), seq: seq}
 		pos := make([]uint64, len(keys))
 		for j, h := range keys {
@@ -297,7 +436,7 @@ func (p *StaticPublisher) filters(seq uint64, added, removed []hashing.Hash128, 
 		f.bits = newSparseBits(geo.M(), slices.Compact(pos))
 		fs[i] = f
 	}
-	return fs[0], fs[1]
+	return fs
 }
 
 // diffSorted returns the keys of set not in base and those of base not
@@ -320,21 +459,21 @@ func diffSorted(base, set []hashing.Hash128) (added, removed []hashing.Hash128) 
 	return added, removed
 }
 
-// delta returns the delta frame from the published filters to a and r,
-// and the filters the receiver will hold: a filter whose bits did not
+// delta returns the delta frame from the published filters to fs (as
+// parts returns them), and the filters the receiver will hold: a filter whose bits did not
 // change is left out of the frame and kept as it was. Each part is the
 // XOR's payload as a type-5 delta codes it (appendXORPayload), without
 // the type-5 frame around it (docs/FORMAT.md): the outer frame already
 // names the version it follows and checks the bytes.
-func (p *StaticPublisher) delta(seq uint64, a, r *staticFilter) ([]byte, *staticFilter, *staticFilter, error) {
+func (p *StaticPublisher) delta(seq uint64, fs []*staticFilter) ([]byte, []*staticFilter, error) {
 	var body []byte
 	var parts byte
-	next := [2]*staticFilter{p.added, p.removed}
-	for i, d := range []*staticFilter{a, r} {
+	next := p.parts()
+	for i, d := range fs {
 		old := next[i].bits.appendPositions(nil)
 		xor, err := xorSorted(old, d.bits.appendPositions(make([]uint64, 0, d.bits.ones())), math.MaxUint64)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if len(xor) == 0 {
 			continue
@@ -344,39 +483,48 @@ func (p *StaticPublisher) delta(seq uint64, a, r *staticFilter) ([]byte, *static
 		body = binary.AppendUvarint(body, d.count)
 		var codec envelope.Codec
 		if body, codec, err = appendXORPayload(body, xor, d.bits.m, p.cfg.Codec); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		body[at] = byte(codec)
 		parts |= 1 << i
 		next[i] = d
 	}
-	h := staticHeader(staticKindDelta, p.cfg.Seed, seq, p.fullCRC, p.fullSeq, p.seq)
+	kind := byte(staticKindDelta)
+	if p.cfg.Form == StaticXOR {
+		kind = staticKindXORDelta
+	}
+	h := staticHeader(kind, p.cfg.Seed, seq, p.fullCRC, p.fullSeq, p.seq)
 	h.Params[1] = parts
 	frame, err := appendFrame(nil, &h, body)
-	return frame, next[0], next[1], err
+	return frame, next, err
 }
 
 // Whole returns the whole frame of the last publication: the ribbon and
-// the two filters as they are, for a receiver that has no view or missed
+// the filters as they are, for a receiver that has no view or missed
 // a delta (nil before the first publication).
 func (p *StaticPublisher) Whole() ([]byte, error) {
 	if p == nil || p.ribbon == nil {
 		return nil, nil
 	}
-	return p.wholeFrame(p.ribbon, p.fullCRC, p.fullSeq, p.seq, p.added, p.removed)
+	return p.wholeFrame(p.ribbon, p.fullCRC, p.fullSeq, p.seq, p.parts())
 }
 
 // wholeFrame returns the whole frame at seq of the ribbon frame rf
-// (checksum crc, built at fullSeq) and the filters a and r.
-func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64, a, r *staticFilter) ([]byte, error) {
+// (checksum crc, built at fullSeq) and the filters fs (as parts returns
+// them).
+func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64, fs []*staticFilter) ([]byte, error) {
 	body := slices.Clone(rf)
 	var err error
-	for _, f := range []*staticFilter{a, r} {
+	for _, f := range fs {
 		if body, err = f.appendFrame(body, p.cfg.Codec); err != nil {
 			return nil, err
 		}
 	}
-	h := staticHeader(staticKindWhole, p.cfg.Seed, seq, crc, fullSeq, 0)
+	kind := byte(staticKindWhole)
+	if p.cfg.Form == StaticXOR {
+		kind = staticKindXORWhole
+	}
+	h := staticHeader(kind, p.cfg.Seed, seq, crc, fullSeq, 0)
 	return appendFrame(nil, &h, body)
 }
 
@@ -425,12 +573,32 @@ type StaticView struct {
 	seq, fullSeq   uint64
 	fullCRC        uint32
 	static         *ribbon.Filter
-	added, removed *staticFilter // held as their ones: see sparseBits
+	added, removed *staticFilter // kinds 1 and 2; held as their ones: see sparseBits
+	flip           *staticFilter // kinds 3 and 4: the ribbon's wrong answers
+}
+
+// parts returns the view's filters: the added and removed filters, or
+// the one of the ribbon's wrong answers.
+func (v *StaticView) parts() []*staticFilter {
+	if v.flip != nil {
+		return []*staticFilter{v.flip}
+	}
+	return []*staticFilter{v.added, v.removed}
+}
+
+// partSlots returns pointers to the view's filters, as parts returns
+// them, and their names.
+func (v *StaticView) partSlots() ([]**staticFilter, []string) {
+	if v.flip != nil {
+		return []**staticFilter{&v.flip}, []string{"XOR"}
+	}
+	return []**staticFilter{&v.added, &v.removed}, []string{"added", "removed"}
 }
 
 // Apply returns the view after the static digest frame: a whole frame
-// replaces everything; a delta must follow the view's last frame and
-// name its ribbon (else [ErrStatic]: apply the publisher's whole frame).
+// replaces everything; a delta must follow the view's last frame, name
+// its ribbon and be of its form (a delta of one filter on a view of two,
+// or the reverse; else [ErrStatic]: apply the publisher's whole frame).
 // A frame whose sequence does not exceed the view's is refused with
 // [ErrSequence]. Errors wrap [ErrCorrupt] for a frame that does not
 // decode, [ErrTooLarge] past lim, and the envelope's errors; v is
@@ -457,18 +625,26 @@ func (v *StaticView) Apply(frame []byte, lim envelope.Limits) (*StaticView, erro
 		return nil, fmt.Errorf("%w: the delta's ribbon is %d (CRC %08x), the view's %d (CRC %08x)", ErrStatic, w.fullSeq, w.fullCRC, v.fullSeq, v.fullCRC)
 	case prev != v.seq:
 		return nil, fmt.Errorf("%w: the delta follows %d, the view is at %d", ErrStatic, prev, v.seq)
+	case (h.Params[0] == staticKindXORDelta) != (v.flip != nil):
+		return nil, fmt.Errorf("%w: a delta of kind %d on a view of %d filters", ErrStatic, h.Params[0], len(v.parts()))
 	}
 	present := h.Params[1]
 	next := *v
 	next.seq = w.seq
 	ones, maxBits := staticLimits(v.static, lim)
-	for i, f := range []**staticFilter{&next.added, &next.removed} {
+	slots, names := next.partSlots()
+	for i, f := range slots {
 		if present&(1<<i) == 0 {
 			continue
 		}
-		other := [2]*staticFilter{next.removed, next.added}[i]
-		if *f, body, err = applyStaticPart(*f, body, w.seq, ones-min(ones, other.bits.ones()), maxBits); err != nil {
-			return nil, fmt.Errorf("%s filter: %w", [2]string{"added", "removed"}[i], err)
+		var others uint64
+		for j, g := range slots {
+			if j != i {
+				others += (*g).bits.ones()
+			}
+		}
+		if *f, body, err = applyStaticPart(*f, body, w.seq, ones-min(ones, others), maxBits); err != nil {
+			return nil, fmt.Errorf("%s filter: %w", names[i], err)
 		}
 	}
 	if len(body) != 0 {
@@ -541,17 +717,23 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 		return nil, 0, fmt.Errorf("%w: static digest of hashing scheme %d (want %d, XXH3)", ErrCorrupt, h.Scheme, hashing.XXH3)
 	case len(h.Params) != staticParamsSize:
 		return nil, 0, fmt.Errorf("%w: static digest parameters of %d bytes, want %d", ErrCorrupt, len(h.Params), staticParamsSize)
-	case h.Params[2] != 0 || h.Params[3] != 0 || h.Params[1]&^3 != 0 || h.Params[0] == staticKindWhole && h.Params[1] != 0:
+	case h.Params[2] != 0 || h.Params[3] != 0 || h.Params[1]&^3 != 0 ||
+		(h.Params[0] == staticKindWhole || h.Params[0] == staticKindXORWhole) && h.Params[1] != 0 ||
+		h.Params[0] == staticKindXORDelta && h.Params[1]&^1 != 0:
 		return nil, 0, fmt.Errorf("%w: static digest reserved bits not zero", ErrCorrupt)
 	}
 	v := &StaticView{seq: h.Sequence, fullCRC: binary.LittleEndian.Uint32(h.Params[4:]), fullSeq: binary.LittleEndian.Uint64(h.Params[8:])}
 	prev := binary.LittleEndian.Uint64(h.Params[16:])
-	switch h.Params[0] {
-	case staticKindWhole:
+	switch kind := h.Params[0]; kind {
+	case staticKindWhole, staticKindXORWhole:
 		if v.fullSeq > v.seq || prev != 0 {
 			return nil, 0, fmt.Errorf("%w: whole frame of sequence %d names ribbon %d and previous %d", ErrCorrupt, v.seq, v.fullSeq, prev)
 		}
-		parts, err := staticParts(body, lim, 3)
+		nf := 2
+		if kind == staticKindXORWhole {
+			nf = 1
+		}
+		parts, err := staticParts(body, lim, 1+nf)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -566,7 +748,7 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 			return nil, 0, fmt.Errorf("%w: ribbon seed %#x in a frame of seed %#x", ErrCorrupt, f.Seed(), h.Seed)
 		}
 		ones, maxBits := staticLimits(f, lim)
-		var fs [2]*staticFilter
+		fs := make([]*staticFilter, nf)
 		for i, b := range parts[1:] {
 			d, err := decodeStaticFilter(b, lim, h.Seed, ones, maxBits)
 			if errors.Is(err, ErrTooLarge) {
@@ -581,29 +763,38 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 			ones -= d.bits.ones()
 			fs[i] = d
 		}
-		if fs[0].geo.Shape() != fs[1].geo.Shape() || fs[0].geo.Scheme().ID() != fs[1].geo.Scheme().ID() {
-			return nil, 0, fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
+		v.static = f
+		if nf == 1 {
+			v.flip = fs[0]
+		} else {
+			if fs[0].geo.Shape() != fs[1].geo.Shape() || fs[0].geo.Scheme().ID() != fs[1].geo.Scheme().ID() {
+				return nil, 0, fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
+			}
+			v.added, v.removed = fs[0], fs[1]
 		}
-		v.static, v.added, v.removed = f, fs[0], fs[1]
 		if held := uint64(v.MemoryBytes()); held > lim.Payload() {
 			return nil, 0, fmt.Errorf("%w: a static digest holding %d bytes (limit %d)", ErrTooLarge, held, lim.Payload())
 		}
 		return v, 0, nil
-	case staticKindDelta:
+	case staticKindDelta, staticKindXORDelta:
 		if v.fullSeq > prev || prev >= v.seq {
 			return nil, 0, fmt.Errorf("%w: delta of sequence %d after %d on ribbon %d", ErrCorrupt, v.seq, prev, v.fullSeq)
 		}
 		return v, prev, nil
 	}
-	return nil, 0, fmt.Errorf("%w: static digest kind %d (want 1 whole or 2 delta)", ErrCorrupt, h.Params[0])
+	return nil, 0, fmt.Errorf("%w: static digest kind %d (want 1 or 3 whole, 2 or 4 delta)", ErrCorrupt, h.Params[0])
 }
 
 // ContainsHash reports whether the key hashed to h (with the view's seed)
 // may be in the peer's set: in the ribbon or the added filter, and not
-// in the removed filter. It allocates nothing.
+// in the removed filter; or, for a view of one filter (kinds 3 and 4),
+// in exactly one of the ribbon and that filter. It allocates nothing.
 func (v *StaticView) ContainsHash(h hashing.Hash128) bool {
 	if v == nil || v.static == nil {
 		return false
+	}
+	if v.flip != nil {
+		return v.static.ContainsHash(h) != v.flip.containsHash(h)
 	}
 	return (v.static.ContainsHash(h) || v.added.containsHash(h)) && !v.removed.containsHash(h)
 }
@@ -643,22 +834,36 @@ func (v *StaticView) Base() uint64 {
 
 // FalsePositiveRate returns the view's predicted false-positive rate:
 // the ribbon's plus the added filter's (an upper bound; the removed
-// filter only lowers it).
+// filter only lowers it), or for a view of one filter the ribbon's plus
+// that filter's, the share of its bits set (an upper bound: an absent
+// key is reported present when exactly one of them holds it). A present
+// key is reported absent with the removed filter's rate, or the one
+// filter's.
 func (v *StaticView) FalsePositiveRate() float64 {
 	if v == nil || v.static == nil {
 		return 0
 	}
-	return min(1, v.static.FalsePositiveRate()+v.added.fill())
+	return min(1, v.static.FalsePositiveRate()+v.parts()[0].fill())
 }
 
-// Sizes returns the keys the ribbon holds and the bits of each of the
-// added and removed filters (0s for the zero view), as they travel: the
-// view holds only their bits set (MemoryBytes).
+// Sizes returns the keys the ribbon holds and the bits of each filter
+// beside it (0s for the zero view), as they travel: the view holds only
+// their bits set (MemoryBytes).
 func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
 	if v == nil || v.static == nil {
 		return 0, 0
 	}
-	return v.static.Len(), v.added.bits.m
+	return v.static.Len(), v.parts()[0].bits.m
+}
+
+// Form returns the form of the frames the view was read from:
+// StaticXOR for kinds 3 and 4, else StaticAddedRemoved (also for the
+// zero view).
+func (v *StaticView) Form() StaticForm {
+	if v == nil || v.flip == nil {
+		return StaticAddedRemoved
+	}
+	return StaticXOR
 }
 
 // Seed returns the hashing seed of the view's filters (0 for none).
@@ -670,7 +875,7 @@ func (v *StaticView) Seed() uint64 {
 }
 
 // MemoryBytes returns the bytes the view's filters hold: the ribbon's
-// solution and the added and removed filters, held as the positions of
+// solution and the filters beside it, held as the positions of
 // their ones (5 to 6 bytes a one, and a few bytes for an empty filter;
 // 0 for the zero view). A new ribbon's filters are empty, so a view holds
 // about the ribbon plus 16 bytes a key changed since.
@@ -678,5 +883,9 @@ func (v *StaticView) MemoryBytes() int {
 	if v == nil || v.static == nil {
 		return 0
 	}
-	return int(v.static.SizeBits()/8) + v.added.bits.bytes() + v.removed.bits.bytes()
+	n := int(v.static.SizeBits() / 8)
+	for _, f := range v.parts() {
+		n += f.bits.bytes()
+	}
+	return n
 }

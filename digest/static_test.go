@@ -292,8 +292,14 @@ func TestStaticBytesAgainstBloomDeltas(t *testing.T) {
 
 // staticGolden returns a whole static digest of k0 to k199 at sequence 1
 // and the delta at sequence 2 that removes k1 and adds d: rate 1/256,
-// seed 0x0123456789abcdef, filters coded fast.
+// seed 0x0123456789abcdef, filters coded fast, two filters (kinds 1 and
+// 2).
 func staticGolden(t testing.TB) (full, delta []byte) {
+	return staticGoldenForm(t, StaticAddedRemoved)
+}
+
+// staticGoldenForm is staticGolden in form.
+func staticGoldenForm(t testing.TB, form StaticForm) (full, delta []byte) {
 	const seed = 0x0123456789abcdef
 	h := func(keys ...string) []hashing.Hash128 {
 		var hs []hashing.Hash128
@@ -302,7 +308,7 @@ func staticGolden(t testing.TB) (full, delta []byte) {
 		}
 		return hs
 	}
-	p, err := NewStaticPublisher(StaticConfig{Rate: 1.0 / 256, Seed: seed, Codec: Fast})
+	p, err := NewStaticPublisher(StaticConfig{Rate: 1.0 / 256, Seed: seed, Codec: Fast, Form: form})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,6 +396,26 @@ func FuzzStaticApply(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(whole, next)
+	// One filter (kinds 3 and 4), and each form's delta on the other's
+	// whole frame.
+	xfull, xdelta := staticGoldenForm(f, StaticXOR)
+	f.Add(xfull, xdelta)
+	f.Add(xdelta, xfull)
+	f.Add(full, xdelta)
+	f.Add(xfull, delta)
+	q, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Form: StaticXOR})
+	if _, _, err := q.Publish(1, staticKeys("f", 0, 50)); err != nil {
+		f.Fatal(err)
+	}
+	xnext, _, err := q.Publish(2, staticKeys("f", 2, 53))
+	if err != nil {
+		f.Fatal(err)
+	}
+	xwhole, err := q.Whole()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(xwhole, xnext)
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		v, err := (*StaticView)(nil).Apply(a, fuzzLimits)
 		if err != nil {
@@ -575,7 +601,13 @@ func TestSparseBits(t *testing.T) {
 // stands for would, decoded, after a whole frame and after each of a
 // run of deltas, on members, removed keys and absent keys.
 func TestStaticViewAgainstBloom(t *testing.T) {
-	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Rate: 1.0 / 64})
+	for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
+		staticViewAgainstBloom(t, form)
+	}
+}
+
+func staticViewAgainstBloom(t *testing.T, form StaticForm) {
+	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed, Rate: 1.0 / 64, Form: form})
 	var v *StaticView
 	probe := staticKeys("probe", 0, 20000)
 	for seq := range 6 {
@@ -585,17 +617,21 @@ func TestStaticViewAgainstBloom(t *testing.T) {
 			t.Fatal(err)
 		}
 		v = mustApply(t, v, frame)
-		var dense [2]*bloom.Filter
-		for i, f := range []*staticFilter{v.added, v.removed} {
-			h := f.header()
-			if dense[i], err = bloom.FromWords(h, f.bits.words()); err != nil {
+		var dense []*bloom.Filter
+		for _, f := range v.parts() {
+			d, err := bloom.FromWords(f.header(), f.bits.words())
+			if err != nil {
 				t.Fatal(err)
 			}
+			dense = append(dense, d)
 		}
 		for _, h := range append(append(probe, set...), staticKeys("s", 0, 300*seq)...) {
-			want := (v.static.ContainsHash(h) || dense[0].ContainsHash(h)) && !dense[1].ContainsHash(h)
+			want := (v.static.ContainsHash(h) || dense[0].ContainsHash(h)) && !dense[len(dense)-1].ContainsHash(h)
+			if form == StaticXOR {
+				want = v.static.ContainsHash(h) != dense[0].ContainsHash(h)
+			}
 			if v.ContainsHash(h) != want {
-				t.Fatalf("publication %d: the view and its decoded filters disagree", seq+1)
+				t.Fatalf("%v: publication %d: the view and its decoded filters disagree", form, seq+1)
 			}
 		}
 		if got := testing.AllocsPerRun(100, func() { v.ContainsHash(probe[7]) }); got != 0 {
@@ -686,20 +722,25 @@ func TestStaticWholeFilterTooLong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		frame, err := appendFrame(nil, &h, slices.Concat(ribbonFrame, part, part))
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
-		switch {
-		case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
-			t.Errorf("codec %v, %x: %v", c.codec, c.body, err)
-		case !c.ok && !errors.Is(err, ErrTooLarge):
-			t.Errorf("codec %v, %x: %v, want ErrTooLarge", c.codec, c.body, err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("codec %v: %v to refuse", c.codec, d)
+		// Kind 1 with two such filters, kind 3 with one.
+		for kind, body := range map[byte][]byte{staticKindWhole: slices.Concat(ribbonFrame, part, part), staticKindXORWhole: slices.Concat(ribbonFrame, part)} {
+			h.Params = slices.Clone(h.Params)
+			h.Params[0] = kind
+			frame, err := appendFrame(nil, &h, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			w, err := (*StaticView)(nil).Apply(frame, envelope.Limits{})
+			switch {
+			case c.ok && (err != nil || w.MemoryBytes() > v.MemoryBytes()+4*2*258):
+				t.Errorf("kind %d, codec %v, %x: %v", kind, c.codec, c.body, err)
+			case !c.ok && !errors.Is(err, ErrTooLarge):
+				t.Errorf("kind %d, codec %v, %x: %v, want ErrTooLarge", kind, c.codec, c.body, err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("kind %d, codec %v: %v to refuse", kind, c.codec, d)
+			}
 		}
 	}
 }
@@ -717,46 +758,48 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 		return &Digest{Sequence: f.seq, Bloom: bf}
 	}
 	codecs := map[envelope.Codec]int{}
-	for _, rate := range []float64{1.0 / 256, 0.25} {
-		for _, c := range []Codec{Auto, Raw, Arith, Fast} {
-			p, err := NewStaticPublisher(StaticConfig{Rate: rate, Seed: staticSeed, Codec: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for seq, set := range [][]hashing.Hash128{staticKeys("a", 0, 2000), staticKeys("a", 0, 2500), staticKeys("a", 10, 2510)} {
-				old := [2]*staticFilter{p.added, p.removed}
-				frame, full, err := p.Publish(uint64(seq+1), set)
+	for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
+		for _, rate := range []float64{1.0 / 256, 0.25} {
+			for _, c := range []Codec{Auto, Raw, Arith, Fast} {
+				p, err := NewStaticPublisher(StaticConfig{Rate: rate, Seed: staticSeed, Codec: c, Form: form})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if full {
-					continue
-				}
-				var want []byte
-				for i, f := range []*staticFilter{p.added, p.removed} {
-					if f == old[i] {
+				for seq, set := range [][]hashing.Hash128{staticKeys("a", 0, 2000), staticKeys("a", 0, 2500), staticKeys("a", 10, 2510)} {
+					old := p.parts()
+					frame, full, err := p.Publish(uint64(seq+1), set)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if full {
 						continue
 					}
-					inner, err := AppendDiff(nil, dense(old[i]), dense(f), c)
+					var want []byte
+					for i, f := range p.parts() {
+						if f == old[i] {
+							continue
+						}
+						inner, err := AppendDiff(nil, dense(old[i]), dense(f), c)
+						if err != nil {
+							t.Fatal(err)
+						}
+						h, xor, err := envelope.Parse(inner, envelope.Limits{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						codecs[h.Codec]++
+						want = append(want, byte(h.Codec))
+						want = binary.AppendUvarint(want, f.count)
+						want = binary.AppendUvarint(want, uint64(len(xor)))
+						want = append(want, xor...)
+					}
+					_, body, err := envelope.Parse(frame, envelope.Limits{})
 					if err != nil {
 						t.Fatal(err)
 					}
-					h, xor, err := envelope.Parse(inner, envelope.Limits{})
-					if err != nil {
-						t.Fatal(err)
+					if !bytes.Equal(body, want) {
+						t.Errorf("%v, rate %g, codec %v, publication %d: parts of %d bytes, AppendDiff's %d", form, rate, c, seq+1, len(body), len(want))
 					}
-					codecs[h.Codec]++
-					want = append(want, byte(h.Codec))
-					want = binary.AppendUvarint(want, f.count)
-					want = binary.AppendUvarint(want, uint64(len(xor)))
-					want = append(want, xor...)
-				}
-				_, body, err := envelope.Parse(frame, envelope.Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(body, want) {
-					t.Errorf("rate %g, codec %v, publication %d: parts of %d bytes, AppendDiff's %d", rate, c, seq+1, len(body), len(want))
 				}
 			}
 		}
@@ -771,7 +814,7 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 	if _, _, err := p.Publish(1, staticKeys("r", 0, 1000)); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := p.filters(2, staticKeys("r", 1000, 1100), nil, p.added.geo)
+	a := p.filters(2, [][]hashing.Hash128{staticKeys("r", 1000, 1100), nil}, p.added.geo)[0]
 	for _, c := range []Codec{Raw, Auto} {
 		got, codec, err := appendXORPayload(nil, a.bits.appendPositions(nil), a.bits.m, c)
 		if err != nil {

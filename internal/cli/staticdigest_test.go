@@ -6,11 +6,18 @@ import (
 	"testing"
 )
 
-// A static digest's whole frame (the golden file of package digest)
-// is read by inspect, in text and JSON, and by query, which answers
-// through digest.StaticView: the output is the golden files'.
+// A static digest's whole frame (the golden files of package digest, of
+// two filters and of one) is read by inspect, in text and JSON, and by
+// query, which answers through digest.StaticView: the output is the
+// golden files'.
 func TestStaticDigestGolden(t *testing.T) {
-	frame, err := os.ReadFile(filepath.Join("..", "..", "digest", "testdata", "golden-static-full.bin"))
+	for file, prefix := range map[string]string{"golden-static-full.bin": "static-digest", "golden-static-xor-full.bin": "static-xor-digest"} {
+		staticDigestGolden(t, file, prefix)
+	}
+}
+
+func staticDigestGolden(t *testing.T, file, prefix string) {
+	frame, err := os.ReadFile(filepath.Join("..", "..", "digest", "testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +26,13 @@ func TestStaticDigestGolden(t *testing.T) {
 		args   []string
 		code   int
 	}{
-		{"static-digest-inspect.txt", []string{"inspect", "-"}, 0},
-		{"static-digest-inspect.json", []string{"inspect", "--json", "-"}, 0},
-		{"static-digest-query.txt", []string{"query", "-", "k0", "k17", "k199", "k200", "http://absent.example/"}, 1},
+		{prefix + "-inspect.txt", []string{"inspect", "-"}, 0},
+		{prefix + "-inspect.json", []string{"inspect", "--json", "-"}, 0},
+		{prefix + "-query.txt", []string{"query", "-", "k0", "k17", "k199", "k200", "http://absent.example/"}, 1},
 	} {
 		r := bc(t, string(frame), c.args...)
 		if r.code != c.code || r.stderr != "" {
-			t.Fatalf("%q: exit %d, stderr %q", c.args, r.code, r.stderr)
+			t.Fatalf("%s %q: exit %d, stderr %q", file, c.args, r.code, r.stderr)
 		}
 		golden := filepath.Join("testdata", c.golden)
 		if *updateGolden {
@@ -38,7 +45,7 @@ func TestStaticDigestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.stdout != string(want) {
-			t.Errorf("%q differs from %s:\n%s", c.args, golden, r.stdout)
+			t.Errorf("%s %q differs from %s:\n%s", file, c.args, golden, r.stdout)
 		}
 	}
 }

@@ -50,17 +50,26 @@ type Mode struct {
 	// peers answer through digest.StaticView. Compressed and Deltas are
 	// unused (the deltas are coded with the fast entropy coder).
 	Static bool
+	// StaticXOR, with Static, sends the static digests in one filter of
+	// the keys the ribbon answers wrongly instead of the two
+	// (digest.StaticXOR, frame kinds 3 and 4).
+	StaticXOR bool
 }
 
 // String names the mode as ParseMode reads it: "none", "icp", or
-// "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ..., "sc-10%-16b-static".
+// "sc-1%-16b-raw-full", "sc-0.1%-8b-comp-delta", ..., "sc-10%-16b-static",
+// "sc-10%-16b-static-xor".
 func (m Mode) String() string {
 	if m.Route != node.RouteDigest {
 		return string(m.Route)
 	}
 	if m.Static {
-		return fmt.Sprintf("sc-%s%%-%sb-static", strconv.FormatFloat(100*m.Threshold, 'g', -1, 64),
-			strconv.FormatFloat(m.BitsPerEntry, 'g', -1, 64))
+		xor := ""
+		if m.StaticXOR {
+			xor = "-xor"
+		}
+		return fmt.Sprintf("sc-%s%%-%sb-static%s", strconv.FormatFloat(100*m.Threshold, 'g', -1, 64),
+			strconv.FormatFloat(m.BitsPerEntry, 'g', -1, 64), xor)
 	}
 	codec, updates := "raw", "full"
 	if m.Compressed {
@@ -80,8 +89,9 @@ func ParseMode(s string) (Mode, error) {
 		return Mode{Route: r}, nil
 	}
 	f := strings.Split(s, "-")
-	bad := fmt.Errorf("%w: mode %q (want none, icp, sc-T%%-Bb-raw|comp-full|delta or sc-T%%-Bb-static, e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
-	static := len(f) == 4 && f[3] == "static"
+	bad := fmt.Errorf("%w: mode %q (want none, icp, sc-T%%-Bb-raw|comp-full|delta or sc-T%%-Bb-static[-xor], e.g. sc-1%%-16b-comp-delta)", ErrTrace, s)
+	xor := len(f) == 5 && f[3] == "static" && f[4] == "xor"
+	static := len(f) == 4 && f[3] == "static" || xor
 	if !static && len(f) != 5 || f[0] != "sc" || !strings.HasSuffix(f[1], "%") || !strings.HasSuffix(f[2], "b") {
 		return Mode{}, bad
 	}
@@ -91,7 +101,7 @@ func ParseMode(s string) (Mode, error) {
 		return Mode{}, bad
 	}
 	if static {
-		return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Static: true}, nil
+		return Mode{Route: node.RouteDigest, Threshold: t / 100, BitsPerEntry: b, Static: true, StaticXOR: xor}, nil
 	}
 	if (f[3] != "raw" && f[3] != "comp") || (f[4] != "full" && f[4] != "delta") {
 		return Mode{}, bad
@@ -665,7 +675,11 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 		// comp-delta mode's shape and codec, goes to nobody, but its
 		// deltas' lengths bound the static frames (propagate).
 		var err error
-		if shape.static, err = newStaticDigests(n, staticRate(m, capacity)); err != nil {
+		form := bcdigest.StaticAddedRemoved
+		if m.StaticXOR {
+			form = bcdigest.StaticXOR
+		}
+		if shape.static, err = newStaticDigests(n, staticRate(m, capacity), form); err != nil {
 			return res, nodeShape{}, err
 		}
 	}

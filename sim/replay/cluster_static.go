@@ -54,13 +54,13 @@ func staticRate(m Mode, n uint64) float64 {
 }
 
 // newStaticDigests returns the publishers and empty views of n nodes
-// publishing at rate.
-func newStaticDigests(n int, rate float64) (*staticDigests, error) {
+// publishing at rate in form.
+func newStaticDigests(n int, rate float64, form bcdigest.StaticForm) (*staticDigests, error) {
 	s := &staticDigests{pubs: make([]*bcdigest.StaticPublisher, n), views: make([][]atomic.Pointer[bcdigest.StaticView], n),
 		published: make([]map[hashing.Hash128]struct{}, n), last: make([]uint64, n), lim: envelope.Limits{MaxPayload: 64 << 20}}
 	for i := range n {
 		var err error
-		if s.pubs[i], err = bcdigest.NewStaticPublisher(bcdigest.StaticConfig{Rate: rate, Seed: staticSeed, Codec: bcdigest.Fast}); err != nil {
+		if s.pubs[i], err = bcdigest.NewStaticPublisher(bcdigest.StaticConfig{Rate: rate, Seed: staticSeed, Codec: bcdigest.Fast, Form: form}); err != nil {
 			return nil, err
 		}
 		s.views[i] = make([]atomic.Pointer[bcdigest.StaticView], n)

@@ -13,7 +13,7 @@ import (
 // and each node's view answers as a view that applied those frames.
 func TestStaticDigestsFrames(t *testing.T) {
 	const nodes, rate = 3, 0.01
-	s, err := newStaticDigests(nodes, rate)
+	s, err := newStaticDigests(nodes, rate, bcdigest.StaticAddedRemoved)
 	if err != nil {
 		t.Fatal(err)
 	}

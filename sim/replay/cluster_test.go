@@ -28,8 +28,11 @@ func TestParseMode(t *testing.T) {
 	if m, err := replay.ParseMode("sc-10%-16b-static"); err != nil || m.Threshold != 0.1 || m.BitsPerEntry != 16 || !m.Static || m.Compressed || m.Deltas || m.String() != "sc-10%-16b-static" {
 		t.Errorf("sc-10%%-16b-static: %+v, %v", m, err)
 	}
+	if m, err := replay.ParseMode("sc-1%-8b-static-xor"); err != nil || m.Threshold != 0.01 || m.BitsPerEntry != 8 || !m.Static || !m.StaticXOR || m.String() != "sc-1%-8b-static-xor" {
+		t.Errorf("sc-1%%-8b-static-xor: %+v, %v", m, err)
+	}
 	for _, bad := range []string{"", "ICP", "sc", "sc-1-16b-raw-full", "sc-1%-16-raw-full", "sc-0%-16b-raw-full", "sc-1%-16b-zip-full", "sc-1%-16b-raw-some",
-		"sc-1%-16b-static-delta", "sc-1%-static", "sc-1%-16b-comp", "sc-0%-16b-static"} {
+		"sc-1%-16b-static-delta", "sc-1%-16b-static-xor-xor", "sc-1%-16b-raw-xor", "sc-1%-static", "sc-1%-16b-comp", "sc-0%-16b-static"} {
 		if _, err := replay.ParseMode(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
