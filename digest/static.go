@@ -291,7 +291,11 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 			if delta, next, err = p.delta(seq, fs); err != nil {
 				return nil, false, err
 			}
-			if fits && len(delta) < StaticFullSize(uint64(len(set)), p.cfg.rate()) {
+			least := StaticFullSize(uint64(len(set)), p.cfg.rate())
+			if fits && len(delta) < least ||
+				bounded && int64(least) > p.saved+int64(bloomBytes) {
+				// The delta is smaller than any whole frame, or no whole
+				// frame could be paid for (below): no ribbon is built.
 				return p.sent(delta, false, bloomBytes, func() { p.setParts(next); p.seq = seq })
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 // staticWithinRun drives a StaticPublisher's PublishWithin and a
@@ -148,5 +149,39 @@ func TestStaticPublishWithinBloomBytes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStaticPublishWithinUnpaidBuildsNoRibbon: a publication whose
+// changes have outgrown the filters, but which the bytes saved cannot
+// pay a whole frame for, is sent as a delta without building the ribbon
+// it would not send (StaticFullSize, a whole frame's least length, says
+// so first): it allocates less than building that ribbon alone does.
+func TestStaticPublishWithinUnpaidBuildsNoRibbon(t *testing.T) {
+	const n, share = 50000, 0.01
+	cfg := StaticConfig{Rate: 1.0 / 256, Seed: staticSeed, DeltaShare: share}
+	p, err := NewStaticPublisher(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, full, err := p.PublishWithin(1, staticKeys("u", 0, n), 0); err != nil || !full {
+		t.Fatalf("first publication: full %v, %v", full, err)
+	}
+	// More additions than the filters hold (share·n), fewer than twice
+	// that, and a Bloom delta of one byte: the ribbon is not paid for.
+	changed := append(staticKeys("u", 0, n), staticKeys("v", 0, n*share*3/2)...)
+	unpaid := allocated(func() {
+		if _, full, err := p.PublishWithin(2, changed, 1); err != nil || full {
+			t.Fatalf("unpaid publication: full %v, %v", full, err)
+		}
+	})
+	ribbonOnly := allocated(func() {
+		if _, err := ribbon.BuildHashes(ribbon.Config{Rate: cfg.Rate, Seed: cfg.Seed}, sortedKeys(changed)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("the unpaid delta allocated %d bytes; building the ribbon of its set alone, %d", unpaid, ribbonOnly)
+	if unpaid >= ribbonOnly {
+		t.Errorf("the unpaid delta allocated %d bytes, building the ribbon alone %d: was the ribbon built?", unpaid, ribbonOnly)
 	}
 }
