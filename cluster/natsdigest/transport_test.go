@@ -1,6 +1,7 @@
 package natsdigest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,7 +70,7 @@ func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time
 
 func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []node.PeerConfig) *testNode {
 	t.Helper()
-	tr, err := natsdigest.New(natsdigest.Config{URL: url})
+	tr, err := natsdigest.New(natsdigest.Config{URL: url, Logger: failureLog(t, name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,3 +403,32 @@ func jetStream(t *testing.T, url string) jetstream.JetStream {
 	}
 	return js
 }
+
+// failureLog returns a logger whose lines the test prints if it fails
+// (a transport that never connects says why there), and drops
+// otherwise; lines logged after the test are dropped too.
+func failureLog(t *testing.T, name string) *slog.Logger {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	done := false
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Failed() && buf.Len() > 0 {
+			t.Logf("%s's transport logged:\n%s", name, buf.String())
+		}
+		done = true
+	})
+	return slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			buf.Write(p)
+		}
+		return len(p), nil
+	}), nil))
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
