@@ -34,18 +34,28 @@ const (
 	// serve one, gets or sends Bloom digests, and Squid peers keep their
 	// Cache Digests.
 	FullDigestsStatic FullDigests = "static"
+	// FullDigestsStaticXOR: static digests whose changes since the
+	// ribbon travel as one Bloom filter of the keys the ribbon answers
+	// wrongly (digest.StaticXOR) instead of two: fewer bytes for a
+	// higher false-positive rate and more present keys hidden, a trade a
+	// deployment chooses (docs/BENCHMARKS.md measures both). Receivers
+	// read either form whichever they serve.
+	FullDigestsStaticXOR FullDigests = "static-xor"
 )
 
-// ParseFullDigests returns the kind named s: bloom or static ("" is
-// bloom).
+// static reports whether f is one of the static kinds.
+func (f FullDigests) static() bool { return f == FullDigestsStatic || f == FullDigestsStaticXOR }
+
+// ParseFullDigests returns the kind named s: bloom, static or
+// static-xor ("" is bloom).
 func ParseFullDigests(s string) (FullDigests, error) {
 	switch f := FullDigests(s); f {
 	case "":
 		return FullDigestsBloom, nil
-	case FullDigestsBloom, FullDigestsStatic:
+	case FullDigestsBloom, FullDigestsStatic, FullDigestsStaticXOR:
 		return f, nil
 	}
-	return "", fmt.Errorf("%w: full digests %q (want bloom or static)", cache.ErrConfig, s)
+	return "", fmt.Errorf("%w: full digests %q (want bloom, static or static-xor)", cache.ErrConfig, s)
 }
 
 // checkFullDigests checks a FullDigests value ("" meaning bloom).
@@ -111,9 +121,9 @@ type staticFrame struct {
 // newStaticServer returns a static digest server for pub's publications
 // of the store's keys, at false-positive rate rate (clamped to what a
 // ribbon filter can be built for).
-func newStaticServer(pub *Publisher, keys func() []string, rate float64, codec digest.Codec, now func() time.Time) (*staticServer, error) {
+func newStaticServer(pub *Publisher, keys func() []string, rate float64, codec digest.Codec, form digest.StaticForm, now func() time.Time) (*staticServer, error) {
 	rate = min(max(rate, math.Ldexp(1, -32)), 0.5)
-	sp, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: rate, Seed: staticSeed, Codec: codec})
+	sp, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: rate, Seed: staticSeed, Codec: codec, Form: form})
 	if err != nil {
 		return nil, fmt.Errorf("%w: static digests: %w", cache.ErrConfig, err)
 	}

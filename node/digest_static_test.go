@@ -40,12 +40,18 @@ func putObjects(t *testing.T, n *testNode, origin string, from, to int) {
 // deltas after the first whole frame, stop routing an object its peer
 // removed, and report the views' bytes and rates.
 func TestNodesStaticDigests(t *testing.T) {
+	for _, full := range []FullDigests{FullDigestsStatic, FullDigestsStaticXOR} {
+		t.Run(string(full), func(t *testing.T) { testNodesStaticDigests(t, full) })
+	}
+}
+
+func testNodesStaticDigests(t *testing.T, full FullDigests) {
 	origin := newTestOrigin(t)
 	lnA, lnB, lnC := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
 	cfg := func(peers ...PeerConfig) NodeConfig {
 		// Manual: only the test publishes and polls, so the counts of
 		// whole frames and deltas below are exact.
-		return NodeConfig{FullDigests: FullDigestsStatic, Manual: true, Peers: peers}
+		return NodeConfig{FullDigests: full, Manual: true, Peers: peers}
 	}
 	a := startNode(t, lnA, nil, cfg(PeerConfig{Name: "b", Proxy: "http://" + lnB.Addr().String()},
 		PeerConfig{Name: "c", Proxy: "http://" + lnC.Addr().String()}))
@@ -65,6 +71,15 @@ func TestNodesStaticDigests(t *testing.T) {
 		if !st.HasView || st.Form != PeerViewsStatic || st.Full != 1 || st.Delta != 0 || st.HeldBytes <= 0 ||
 			!(st.FalsePos > 0 && st.FalsePos < 0.01) || st.Sequence != []*testNode{b, c}[i].Publisher().Stats().Sequence {
 			t.Fatalf("a's view of %s: %+v", st.Name, st)
+		}
+	}
+	wantForm := map[FullDigests]digest.StaticForm{FullDigestsStatic: digest.StaticAddedRemoved, FullDigestsStaticXOR: digest.StaticXOR}[full]
+	for _, p := range a.Directory().Peers() {
+		p.mu.RLock()
+		v := p.view
+		p.mu.RUnlock()
+		if v == nil || v.static == nil || v.static.Form() != wantForm {
+			t.Fatalf("a's view of %s is not a static digest of form %v", p.Name(), wantForm)
 		}
 	}
 	st := a.Directory().Status()[0]
@@ -367,20 +382,22 @@ func mustEnvelope(t *testing.T) []byte {
 }
 
 func TestFullDigestsConfig(t *testing.T) {
-	for s, want := range map[string]FullDigests{"": FullDigestsBloom, "bloom": FullDigestsBloom, "static": FullDigestsStatic} {
+	for s, want := range map[string]FullDigests{"": FullDigestsBloom, "bloom": FullDigestsBloom, "static": FullDigestsStatic, "static-xor": FullDigestsStaticXOR} {
 		if got, err := ParseFullDigests(s); err != nil || got != want {
 			t.Errorf("%q: %q, %v", s, got, err)
 		}
 	}
-	if _, err := ParseFullDigests("xor"); !errors.Is(err, cache.ErrConfig) || err.Error() != `cache: invalid configuration: full digests "xor" (want bloom or static)` {
+	if _, err := ParseFullDigests("xor"); !errors.Is(err, cache.ErrConfig) || err.Error() != `cache: invalid configuration: full digests "xor" (want bloom, static or static-xor)` {
 		t.Errorf("xor: %v", err)
 	}
 	if _, err := NewNode(NodeConfig{FullDigests: "ribbon", Logger: quietLogger()}); !errors.Is(err, cache.ErrConfig) {
 		t.Errorf("NewNode of full digests ribbon: %v", err)
 	}
-	_, err := NewNode(NodeConfig{FullDigests: FullDigestsStatic, Transport: &memTransport{}, Logger: quietLogger()})
-	if !errors.Is(err, cache.ErrConfig) || !strings.Contains(err.Error(), "HTTP only") {
-		t.Errorf("NewNode of static digests and a transport: %v", err)
+	for _, full := range []FullDigests{FullDigestsStatic, FullDigestsStaticXOR} {
+		_, err := NewNode(NodeConfig{FullDigests: full, Transport: &memTransport{}, Logger: quietLogger()})
+		if !errors.Is(err, cache.ErrConfig) || !strings.Contains(err.Error(), "HTTP only") {
+			t.Errorf("NewNode of %s digests and a transport: %v", full, err)
+		}
 	}
 }
 

@@ -31,7 +31,7 @@ func ExampleParseFullDigests() {
 	fmt.Println(err)
 	// Output:
 	// static bloom
-	// cache: invalid configuration: full digests "xor" (want bloom or static)
+	// cache: invalid configuration: full digests "xor" (want bloom, static or static-xor)
 }
 
 func TestParseEnumerations(t *testing.T) {

@@ -127,9 +127,10 @@ type NodeConfig struct {
 	PeerViews      PeerViews     // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
-	// FullDigests, when FullDigestsStatic, serves static digests (a
-	// ribbon filter of the cache's keys and Bloom filters of the keys
-	// added and removed since, digest.StaticPublisher) to bloomcast peers
+	// FullDigests, when FullDigestsStatic or FullDigestsStaticXOR,
+	// serves static digests (a ribbon filter of the cache's keys and
+	// Bloom filters of the changes since, digest.StaticPublisher) to
+	// bloomcast peers
 	// that ask for them, beside the Bloom digest for those that do not,
 	// and asks bloomcast peers for theirs. Empty means FullDigestsBloom.
 	// Static digests travel over HTTP only: it cannot be combined with a
@@ -205,7 +206,7 @@ type Node struct {
 	store     cache.Store
 	proxy     *cache.Proxy
 	publisher *Publisher
-	static    *staticServer // FullDigestsStatic only
+	static    *staticServer // static FullDigests only
 	squid     *squidDigest
 	directory *Directory
 	fetcher   *peerFetcher
@@ -276,9 +277,13 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if err := n.openStore(); err != nil {
 		return nil, err
 	}
-	if cfg.FullDigests == FullDigestsStatic {
+	if cfg.FullDigests.static() {
+		form := digest.StaticAddedRemoved
+		if cfg.FullDigests == FullDigestsStaticXOR {
+			form = digest.StaticXOR
+		}
 		// At the Bloom digest's rate at capacity, the target of its shape.
-		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, n.now); err != nil {
+		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, form, n.now); err != nil {
 			return nil, errors.Join(err, n.store.Close())
 		}
 	}
@@ -368,7 +373,7 @@ func (cfg *NodeConfig) defaults() error {
 		return checkPeerViews(cfg.PeerViews)
 	case checkFullDigests(cfg.FullDigests) != nil:
 		return checkFullDigests(cfg.FullDigests)
-	case cfg.FullDigests == FullDigestsStatic && cfg.Transport != nil:
+	case cfg.FullDigests.static() && cfg.Transport != nil:
 		return fmt.Errorf("%w: static full digests travel over HTTP only, not through the %s transport", cache.ErrConfig, cfg.Transport.Name())
 	case cfg.ReadTimeout < cache.MinInterval:
 		return fmt.Errorf("%w: read timeout %v (want 0 for the default, or ≥ %v)", cache.ErrConfig, cfg.ReadTimeout, cache.MinInterval)

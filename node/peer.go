@@ -155,7 +155,7 @@ type directoryConfig struct {
 	// PeerViews is how the peers' digests are held: PeerViewsDecoded
 	// (empty means it) or PeerViewsCompressed.
 	PeerViews PeerViews
-	// FullDigests, when FullDigestsStatic, asks bloomcast peers for
+	// FullDigests, when static (either kind), asks bloomcast peers for
 	// static digests (their Accept field); a peer that answers with a
 	// Bloom digest is held as PeerViews says.
 	FullDigests FullDigests
@@ -574,7 +574,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	if err != nil {
 		return err
 	}
-	if p.cfg.Protocol == Bloomcast && d.cfg.FullDigests == FullDigestsStatic && !p.bloomOnly.Load() {
+	if p.cfg.Protocol == Bloomcast && d.cfg.FullDigests.static() && !p.bloomOnly.Load() {
 		req.Header.Set("Accept", staticAccept)
 	}
 	if conditional && old != nil {
@@ -644,7 +644,7 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 	lim := envelope.Limits{MaxPayload: uint64(d.cfg.MaxDigestBytes)}
 	typ := frameType(body)
 	if typ == envelope.TypeStatic {
-		if d.cfg.FullDigests != FullDigestsStatic {
+		if !d.cfg.FullDigests.static() {
 			return nil, false, fmt.Errorf("%w: a static digest, not asked for", digest.ErrCorrupt)
 		}
 		var prev *digest.StaticView

@@ -56,7 +56,7 @@ allow-peers 10.0.0.0/8, 192.168.1.7
 	failsWith(t, "serve: --log-level loud: want debug, info, warn or error", "serve", "--log-level", "loud", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --route pigeon: want digest, icp or none", "serve", "--route", "pigeon", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --peer-views zipped: want compressed or decoded", "serve", "--peer-views", "zipped", "--listen", "127.0.0.1:0")
-	failsWith(t, "serve: --full-digests xor: want bloom or static", "serve", "--full-digests", "xor", "--listen", "127.0.0.1:0")
+	failsWith(t, "serve: --full-digests xor: want bloom, static or static-xor", "serve", "--full-digests", "xor", "--listen", "127.0.0.1:0")
 	failsWith(t, "serve: --hash-functions -1: want a whole number from 1 to 64", "serve", "--hash-functions", "-1", "--listen", "127.0.0.1:0")
 }
 

@@ -355,7 +355,7 @@ func (nf *NodeFlags) Check() error {
 		return nf.errf("peer-views", "want compressed or decoded")
 	}
 	if full, err := node.ParseFullDigests(string(c.FullDigests)); err != nil || full != c.FullDigests {
-		return nf.errf("full-digests", "want bloom or static")
+		return nf.errf("full-digests", "want bloom, static or static-xor")
 	}
 	for _, a := range []struct {
 		name string
