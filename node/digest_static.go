@@ -238,6 +238,15 @@ func (s *staticServer) heldBytes() int64 {
 	return int64(n)
 }
 
+// saved returns the bytes the static publications have saved against
+// the Bloom digest's publications they are held to
+// (digest.StaticPublisher.Saved; negative while they cost more).
+func (s *staticServer) saved() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sp.Saved()
+}
+
 // stats returns the static publications made: with a new ribbon, and
 // as deltas.
 func (s *staticServer) stats() (full, deltas uint64) {

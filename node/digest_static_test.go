@@ -119,6 +119,9 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 		b.fixedBytes(false) != b.publisher.heldBytes()+b.squid.heldBytes()+held+views {
 		t.Fatalf("b's fixed bytes %d: static publications %d, view of a %d", b.fixedBytes(false), held, views)
 	}
+	if got := b.metric(t, `bloomcast_static_digest_saved_bytes`); got != fmt.Sprint(b.static.saved()) || b.static.saved() == 0 {
+		t.Fatalf("bloomcast_static_digest_saved_bytes: %q, saved %d", got, b.static.saved())
+	}
 	if got := b.metric(t, `bloomcast_digest_out_bytes_total{codec="static",kind="delta"}`); got == "" {
 		t.Fatal("b counted no static delta served")
 	}

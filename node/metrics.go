@@ -87,6 +87,8 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 				return float64([2]uint64{full, deltas}[i])
 			}))
 		}
+		gauge("bloomcast_static_digest_saved_bytes", "Bytes the static digest publications saved against the Bloom digest's publications they are held to (negative while they cost more).",
+			func() float64 { return float64(s.saved()) })
 	}
 	m.registerHealth(n)
 	m.registerMemory(n)
