@@ -29,7 +29,7 @@ type Forward struct {
 //
 // The zero value names no hierarchy and no host, with no false hit.
 type Source struct {
-	Hierarchy string // squidlog.HierDirect, squidlog.HierCDSiblingHit, squidlog.HierSiblingHit, ...
+	Hierarchy string // Squid's hierarchy code: HIER_DIRECT, CD_SIBLING_HIT, SIBLING_HIT, ...
 	Host      string // the origin's or the peer's name
 	// FalseHits counts the peers asked before the response that
 	// answered 504 to only-if-cached: a summary (or ICP) said maybe,
@@ -57,7 +57,7 @@ type RouterFunc func(f *Forward) (*http.Response, Source, error)
 func (fn RouterFunc) Route(f *Forward) (*http.Response, Source, error) { return fn(f) }
 
 // Direct returns the Router that sends every request to its origin server
-// with client (nil: [NewClient]'s), reporting squidlog.HierDirect and the origin's
+// with client (nil: [NewClient]'s), reporting HIER_DIRECT and the origin's
 // host. The client must not follow redirects: a proxy passes them on.
 func Direct(client *http.Client) Router {
 	if client == nil {
