@@ -29,7 +29,7 @@ import (
 // there are a quarter to a half as many buckets as ones (at most 32, so that a
 // low part fits 32 bits; a filter has at most bloom.MaxBits = 2^40 bits,
 // so even an empty one has at most 2^8 buckets). A sparseBits does not
-// change once built: a patch builds a new one.
+// change once built: a patch builds a new one (xor).
 type sparseBits struct {
 	m     uint64
 	shift uint
@@ -73,6 +73,63 @@ func (b *sparseBits) has(p uint64) bool {
 		}
 	}
 	return false
+}
+
+// xor returns b with the bits at diff (increasing, below m) flipped, or
+// an error wrapping ErrTooLarge past limit ones. The buckets no position
+// of diff falls in are copied as runs, their starts shifted, so that it
+// costs a copy of b's arrays plus the work of the positions changed, not
+// a pass that rebuilds every position (xorSorted and newSparseBits, which
+// it equals: where the ones it leaves call for another shift, it
+// rebuilds b that way).
+func (b *sparseBits) xor(diff []uint64, limit uint64) (sparseBits, error) {
+	out := sparseBits{m: b.m, shift: b.shift, start: make([]uint32, len(b.start)),
+		low: make([]uint32, 0, min(uint64(len(b.low)+len(diff)), limit))}
+	buckets := uint64(len(b.start) - 1)
+	mask := uint64(1)<<b.shift - 1
+	j := uint64(0) // the next bucket to copy
+	for k := 0; k < len(diff); {
+		jd := diff[k] >> b.shift
+		// Buckets j to jd−1 unchanged: one copy, their starts moved by
+		// what the changes so far added or removed.
+		moved := uint32(len(out.low)) - b.start[j]
+		for i := j; i < jd; i++ {
+			out.start[i] = b.start[i] + moved
+		}
+		out.low = append(out.low, b.low[b.start[j]:b.start[jd]]...)
+		// Bucket jd: its ones merged with the changes in it.
+		out.start[jd] = uint32(len(out.low))
+		src := b.low[b.start[jd]:b.start[jd+1]]
+		for ; k < len(diff) && diff[k]>>b.shift == jd; k++ {
+			lo := uint32(diff[k] & mask)
+			for len(src) > 0 && src[0] < lo {
+				out.low = append(out.low, src[0])
+				src = src[1:]
+			}
+			if len(src) > 0 && src[0] == lo {
+				src = src[1:] // a one flipped to zero
+			} else {
+				out.low = append(out.low, lo)
+			}
+		}
+		out.low = append(out.low, src...)
+		if uint64(len(out.low)) > limit {
+			return sparseBits{}, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+		}
+		j = jd + 1
+	}
+	moved := uint32(len(out.low)) - b.start[j]
+	for i := j; i <= buckets; i++ {
+		out.start[i] = b.start[i] + moved
+	}
+	out.low = append(out.low, b.low[b.start[j]:]...)
+	if uint64(len(out.low)) > limit {
+		return sparseBits{}, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+	}
+	if sparseShift(b.m, uint64(len(out.low))) != b.shift {
+		return newSparseBits(b.m, out.appendPositions(make([]uint64, 0, len(out.low)))), nil
+	}
+	return out, nil
 }
 
 // ones returns the number of ones.
@@ -373,11 +430,11 @@ func (f *staticFilter) patch(codec envelope.Codec, xor []byte, seq, count, limit
 	if err != nil {
 		return nil, err
 	}
-	pos, err := xorSorted(f.bits.appendPositions(make([]uint64, 0, f.bits.ones())), diff, limit)
+	next, err := f.bits.xor(diff, limit)
 	if err != nil {
 		return nil, err
 	}
-	return &staticFilter{geo: f.geo, bits: newSparseBits(f.bits.m, pos), count: count, seq: seq}, nil
+	return &staticFilter{geo: f.geo, bits: next, count: count, seq: seq}, nil
 }
 
 // staticDecodeFactor bounds the bits of a filter a view decodes in time
