@@ -272,7 +272,14 @@ func goldenDigests(t testing.TB) map[string][]byte {
 }
 
 func TestGolden(t *testing.T) {
-	for name, b := range goldenDigests(t) {
+	checkGolden(t, goldenDigests(t))
+}
+
+// checkGolden compares each frame with testdata/golden-NAME.bin, or
+// with -args -update writes it there.
+func checkGolden(t *testing.T, frames map[string][]byte) {
+	t.Helper()
+	for name, b := range frames {
 		path := "testdata/golden-" + name + ".bin"
 		if *update {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -285,7 +292,7 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("%v (run go test -args -update to create it)", err)
 		}
 		if !bytes.Equal(b, want) {
-			t.Errorf("%s: encoding differs from %s; if the format changed on purpose, bump the version and run -args -update", name, path)
+			t.Errorf("%s: encoding differs from %s (%d bytes, golden %d); if the format changed on purpose, bump the version and run -args -update", name, path, len(b), len(want))
 		}
 	}
 }

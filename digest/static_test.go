@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -330,21 +329,7 @@ func staticGoldenForm(t testing.TB, form StaticForm) (full, delta []byte) {
 
 func TestStaticGolden(t *testing.T) {
 	full, delta := staticGolden(t)
-	for name, b := range map[string][]byte{"static-full": full, "static-delta": delta} {
-		path := "testdata/golden-" + name + ".bin"
-		if *update {
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b, want) {
-			t.Errorf("%s: the encoding changed (%d bytes, golden %d)", name, len(b), len(want))
-		}
-	}
+	checkGolden(t, map[string][]byte{"static-full": full, "static-delta": delta})
 	v := mustApply(t, nil, full)
 	if n, m := v.Sizes(); n != 200 || m != 51100 {
 		t.Errorf("ribbon of %d keys, filters of %d bits (docs/FORMAT.md says 200 and 51100)", n, m)

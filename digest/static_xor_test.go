@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/envelope"
@@ -276,21 +275,7 @@ func staticPair(t testing.TB, form StaticForm) [2][]byte {
 // ribbon as the two-filter golden frames, and decode to the same answers.
 func TestStaticXORGolden(t *testing.T) {
 	full, delta := staticGoldenForm(t, StaticXOR)
-	for name, b := range map[string][]byte{"static-xor-full": full, "static-xor-delta": delta} {
-		path := "testdata/golden-" + name + ".bin"
-		if *update {
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b, want) {
-			t.Errorf("%s: the encoding changed (%d bytes, golden %d)", name, len(b), len(want))
-		}
-	}
+	checkGolden(t, map[string][]byte{"static-xor-full": full, "static-xor-delta": delta})
 	if k, parts := frameKind(t, full); k != 3 || parts != 0 {
 		t.Errorf("whole frame of kind %d, parts %d", k, parts)
 	}
