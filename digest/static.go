@@ -104,6 +104,23 @@ const (
 	StaticXOR
 )
 
+// filterCount returns how many filters travel beside the ribbon: 2, or
+// 1 for StaticXOR.
+func (f StaticForm) filterCount() int {
+	if f == StaticXOR {
+		return 1
+	}
+	return 2
+}
+
+// kinds returns the frame kinds of the form's whole frames and deltas.
+func (f StaticForm) kinds() (whole, delta byte) {
+	if f == StaticXOR {
+		return staticKindXORWhole, staticKindXORDelta
+	}
+	return staticKindWhole, staticKindDelta
+}
+
 // String returns "added-removed" or "xor".
 func (f StaticForm) String() string {
 	switch f {
@@ -176,17 +193,18 @@ func (c StaticConfig) share() float64 {
 // The zero StaticPublisher is not usable; use NewStaticPublisher. A
 // StaticPublisher is not safe for concurrent use.
 type StaticPublisher struct {
-	cfg            StaticConfig
-	base           []hashing.Hash128 // the ribbon's keys, sorted, distinct
-	ribbon         []byte            // the ribbon's frame
-	static         *ribbon.Filter    // StaticXOR: the ribbon, to query
-	fullSeq        uint64
-	fullCRC        uint32
-	added, removed *staticFilter // StaticAddedRemoved, as last published
-	flip           *staticFilter // StaticXOR, as last published
-	seq            uint64
-	saved          int64 // PublishWithin's bytes saved (Saved)
-	made           bool  // by NewStaticPublisher
+	cfg     StaticConfig
+	base    []hashing.Hash128 // the ribbon's keys, sorted, distinct
+	ribbon  []byte            // the ribbon's frame
+	static  *ribbon.Filter    // StaticXOR: the ribbon, to query
+	fullSeq uint64
+	fullCRC uint32
+	// published are the filters as last published: the added and
+	// removed filters, or StaticXOR's one of the ribbon's wrong answers.
+	published []*staticFilter
+	seq       uint64
+	saved     int64 // PublishWithin's bytes saved (Saved)
+	made      bool  // by NewStaticPublisher
 }
 
 // NewStaticPublisher returns a publisher with configuration c. Errors
@@ -287,7 +305,7 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 			within = within && float64(len(l)) <= maxOverflow*p.capacity()
 		}
 		if fits || (bounded && within) {
-			fs := p.filters(seq, lists, p.parts()[0].geo)
+			fs := p.filters(seq, lists, p.published[0].geo)
 			if delta, next, err = p.delta(seq, fs); err != nil {
 				return nil, false, err
 			}
@@ -296,7 +314,7 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 				bounded && int64(least) > p.saved+int64(bloomBytes) {
 				// The delta is smaller than any whole frame, or no whole
 				// frame could be paid for (below): no ribbon is built.
-				return p.sent(delta, false, bloomBytes, func() { p.setParts(next); p.seq = seq })
+				return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
 			}
 		}
 	}
@@ -313,7 +331,7 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	if err != nil {
 		return nil, false, fmt.Errorf("digest: static delta filter: %w", err)
 	}
-	fs := p.filters(seq, make([][]hashing.Hash128, p.partCount()), geo)
+	fs := p.filters(seq, make([][]hashing.Hash128, p.cfg.Form.filterCount()), geo)
 	crc := envelope.Checksum(rf)
 	if frame, err = p.wholeFrame(rf, crc, seq, seq, fs); err != nil {
 		return nil, false, err
@@ -321,14 +339,14 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	if bounded && delta != nil && int64(len(frame)) > p.saved+int64(bloomBytes) {
 		// The ribbon is not paid for: the delta, past the filters' size
 		// or not smaller than the ribbon, until it is.
-		return p.sent(delta, false, bloomBytes, func() { p.setParts(next); p.seq = seq })
+		return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
 	}
 	return p.sent(frame, true, bloomBytes, func() {
 		p.ribbon, p.base, p.fullSeq, p.fullCRC, p.seq = rf, set, seq, crc, seq
 		if p.cfg.Form == StaticXOR {
 			p.static = f
 		}
-		p.setParts(fs)
+		p.published = fs
 	})
 }
 
@@ -355,36 +373,10 @@ func (p *StaticPublisher) MemoryBytes() int {
 	if p.static != nil {
 		n += int(p.static.SizeBits() / 8)
 	}
-	for _, f := range p.parts() {
+	for _, f := range p.published {
 		n += f.bits.bytes()
 	}
 	return n
-}
-
-// partCount is the filters the publisher's form sends: 1 or 2.
-func (p *StaticPublisher) partCount() int {
-	if p.cfg.Form == StaticXOR {
-		return 1
-	}
-	return 2
-}
-
-// parts returns the filters as last published: the added and removed
-// filters, or the one filter of the ribbon's wrong answers.
-func (p *StaticPublisher) parts() []*staticFilter {
-	if p.cfg.Form == StaticXOR {
-		return []*staticFilter{p.flip}
-	}
-	return []*staticFilter{p.added, p.removed}
-}
-
-// setParts records fs, as parts returns them, as published.
-func (p *StaticPublisher) setParts(fs []*staticFilter) {
-	if p.cfg.Form == StaticXOR {
-		p.flip = fs[0]
-		return
-	}
-	p.added, p.removed = fs[0], fs[1]
 }
 
 // changes returns the keys of each filter of the publisher's form, given
@@ -463,16 +455,17 @@ func diffSorted(base, set []hashing.Hash128) (added, removed []hashing.Hash128) 
 	return added, removed
 }
 
-// delta returns the delta frame from the published filters to fs (as
-// parts returns them), and the filters the receiver will hold: a filter whose bits did not
-// change is left out of the frame and kept as it was. Each part is the
+// delta returns the delta frame from the published filters to fs (in
+// the order of published), and the filters the receiver will hold: a
+// filter whose bits did not change is left out of the frame and kept as
+// it was. Each part is the
 // XOR's payload as a type-5 delta codes it (appendXORPayload), without
 // the type-5 frame around it (docs/FORMAT.md): the outer frame already
 // names the version it follows and checks the bytes.
 func (p *StaticPublisher) delta(seq uint64, fs []*staticFilter) ([]byte, []*staticFilter, error) {
 	var body []byte
 	var parts byte
-	next := p.parts()
+	next := slices.Clone(p.published)
 	for i, d := range fs {
 		old := next[i].bits.appendPositions(nil)
 		xor, err := xorSorted(old, d.bits.appendPositions(make([]uint64, 0, d.bits.ones())), math.MaxUint64)
@@ -493,10 +486,7 @@ func (p *StaticPublisher) delta(seq uint64, fs []*staticFilter) ([]byte, []*stat
 		parts |= 1 << i
 		next[i] = d
 	}
-	kind := byte(staticKindDelta)
-	if p.cfg.Form == StaticXOR {
-		kind = staticKindXORDelta
-	}
+	_, kind := p.cfg.Form.kinds()
 	h := staticHeader(kind, p.cfg.Seed, seq, p.fullCRC, p.fullSeq, p.seq)
 	h.Params[1] = parts
 	frame, err := appendFrame(nil, &h, body)
@@ -510,12 +500,12 @@ func (p *StaticPublisher) Whole() ([]byte, error) {
 	if p == nil || p.ribbon == nil {
 		return nil, nil
 	}
-	return p.wholeFrame(p.ribbon, p.fullCRC, p.fullSeq, p.seq, p.parts())
+	return p.wholeFrame(p.ribbon, p.fullCRC, p.fullSeq, p.seq, p.published)
 }
 
 // wholeFrame returns the whole frame at seq of the ribbon frame rf
-// (checksum crc, built at fullSeq) and the filters fs (as parts returns
-// them).
+// (checksum crc, built at fullSeq) and the filters fs (in the order of
+// published).
 func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64, fs []*staticFilter) ([]byte, error) {
 	body := slices.Clone(rf)
 	var err error
@@ -524,10 +514,7 @@ func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64,
 			return nil, err
 		}
 	}
-	kind := byte(staticKindWhole)
-	if p.cfg.Form == StaticXOR {
-		kind = staticKindXORWhole
-	}
+	kind, _ := p.cfg.Form.kinds()
 	h := staticHeader(kind, p.cfg.Seed, seq, crc, fullSeq, 0)
 	return appendFrame(nil, &h, body)
 }

@@ -206,30 +206,11 @@ func TestStaticQueryInterleaved(t *testing.T) {
 	}
 }
 
-// BenchmarkStaticViewApply applies a delta of 100 keys added to a view
-// of 10^5 keys that holds 10^4 added since its ribbon, as
+// BenchmarkStaticViewApply applies viewBeforeDelta's delta, as
 // TestStaticViewApplyMemory does: the work of Apply beside the ones its
 // filters hold.
 func BenchmarkStaticViewApply(b *testing.B) {
-	const n = 100000
-	p, err := NewStaticPublisher(StaticConfig{Rate: nodeRate, Seed: staticSeed})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var v *StaticView
-	var last []byte
-	for i, added := range []int{0, n / 10, n/10 + 100} {
-		frame, _, err := p.Publish(uint64(i+1), staticKeys("v", 0, n+added))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if i < 2 {
-			if v, err = v.Apply(frame, envelope.Limits{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		last = frame
-	}
+	v, last := viewBeforeDelta(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := v.Apply(last, envelope.Limits{}); err != nil {

@@ -330,6 +330,14 @@ func staticGoldenForm(t testing.TB, form StaticForm) (full, delta []byte) {
 func TestStaticGolden(t *testing.T) {
 	full, delta := staticGolden(t)
 	checkGolden(t, map[string][]byte{"static-full": full, "static-delta": delta})
+	goldenStaticAnswers(t, full, delta)
+}
+
+// goldenStaticAnswers applies the golden whole frame and delta of
+// staticGoldenForm and checks the view's shape and answers: "k1"
+// removed, "d" added. It returns the view after the delta.
+func goldenStaticAnswers(t *testing.T, full, delta []byte) *StaticView {
+	t.Helper()
 	v := mustApply(t, nil, full)
 	if n, m := v.Sizes(); n != 200 || m != 51100 {
 		t.Errorf("ribbon of %d keys, filters of %d bits (docs/FORMAT.md says 200 and 51100)", n, m)
@@ -343,6 +351,7 @@ func TestStaticGolden(t *testing.T) {
 	if v.ContainsString("k1") {
 		t.Error("k1, removed, is present")
 	}
+	return v
 }
 
 func TestStaticCorrupt(t *testing.T) {
@@ -638,17 +647,7 @@ func TestStaticDeltaTooManyOnes(t *testing.T) {
 	}
 	h.Params = bytes.Clone(h.Params)
 	h.Params[1] = 1
-	// 40 000 ones, every bit from 0: a gap of 1 each time, coded in a few
-	// bytes by the adaptive model.
-	pos := make([]uint64, 40000)
-	for i := range pos {
-		pos[i] = uint64(i)
-	}
-	gaps, err := gapsPayload(pos, 51100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	part := append(append([]byte{byte(envelope.CodecGaps), 1}, binaryUvarint(uint64(len(gaps)))...), gaps...)
+	part := denseGapsPart(t)
 	if len(part) > 1000 {
 		t.Fatalf("%d bytes for a run of ones", len(part))
 	}
@@ -751,7 +750,7 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 					t.Fatal(err)
 				}
 				for seq, set := range [][]hashing.Hash128{staticKeys("a", 0, 2000), staticKeys("a", 0, 2500), staticKeys("a", 10, 2510)} {
-					old := p.parts()
+					old := p.published
 					frame, full, err := p.Publish(uint64(seq+1), set)
 					if err != nil {
 						t.Fatal(err)
@@ -760,7 +759,7 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 						continue
 					}
 					var want []byte
-					for i, f := range p.parts() {
+					for i, f := range p.published {
 						if f == old[i] {
 							continue
 						}
@@ -799,13 +798,13 @@ func TestStaticDeltaPartsAsAppendDiff(t *testing.T) {
 	if _, _, err := p.Publish(1, staticKeys("r", 0, 1000)); err != nil {
 		t.Fatal(err)
 	}
-	a := p.filters(2, [][]hashing.Hash128{staticKeys("r", 1000, 1100), nil}, p.added.geo)[0]
+	a := p.filters(2, [][]hashing.Hash128{staticKeys("r", 1000, 1100), nil}, p.published[0].geo)[0]
 	for _, c := range []Codec{Raw, Auto} {
 		got, codec, err := appendXORPayload(nil, a.bits.appendPositions(nil), a.bits.m, c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inner, err := AppendDiff(nil, dense(p.added), dense(a), c)
+		inner, err := AppendDiff(nil, dense(p.published[0]), dense(a), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -867,4 +866,20 @@ func TestStaticWholeFiltersGapCoded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// denseGapsPart returns a static delta part (key count 1) whose XOR is
+// 40 000 ones, every bit from 0 of a 51 100-bit filter: a gap of 1 each
+// time, which the gap code's adaptive model takes in a few bytes.
+func denseGapsPart(t *testing.T) []byte {
+	t.Helper()
+	pos := make([]uint64, 40000)
+	for i := range pos {
+		pos[i] = uint64(i)
+	}
+	gaps, err := gapsPayload(pos, 51100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append([]byte{byte(envelope.CodecGaps), 1}, binaryUvarint(uint64(len(gaps)))...), gaps...)
 }

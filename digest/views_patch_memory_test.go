@@ -95,23 +95,7 @@ func TestPeerViewsPatchMemory(t *testing.T) {
 // filters hold after it, at most 8 bytes each (4 for the one, 4 for its
 // bucket's start at the least dense) and 8 per one the delta changes.
 func TestStaticViewApplyMemory(t *testing.T) {
-	const n = 100000
-	p, err := NewStaticPublisher(StaticConfig{Rate: nodeRate, Seed: staticSeed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v *StaticView
-	var last []byte
-	for i, added := range []int{0, n / 10, n/10 + 100} {
-		frame, full, err := p.Publish(uint64(i+1), staticKeys("v", 0, n+added))
-		if err != nil || full != (i == 0) {
-			t.Fatalf("publication %d: full %v, %v", i, full, err)
-		}
-		if i < 2 {
-			v = mustApply(t, v, frame)
-		}
-		last = frame
-	}
+	v, last := viewBeforeDelta(t)
 	var w *StaticView
 	var applyErr error
 	bytes := allocated(func() { w, applyErr = v.Apply(last, envelope.Limits{}) })
@@ -128,4 +112,28 @@ func TestStaticViewApplyMemory(t *testing.T) {
 	if bound := 8*held + 8*changed + 4096; bytes > bound {
 		t.Errorf("Apply allocated %d B for filters of %d ones (bound %d) beside a ribbon of %d B", bytes, held, bound, ribbonBytes)
 	}
+}
+
+// viewBeforeDelta returns a view of 10^5 keys (a node's rate) holding
+// 10^4 keys added since its ribbon, and the delta that adds 100 more.
+func viewBeforeDelta(tb testing.TB) (v *StaticView, delta []byte) {
+	tb.Helper()
+	const n = 100000
+	p, err := NewStaticPublisher(StaticConfig{Rate: nodeRate, Seed: staticSeed})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i, added := range []int{0, n / 10, n/10 + 100} {
+		frame, full, err := p.Publish(uint64(i+1), staticKeys("v", 0, n+added))
+		if err != nil || full != (i == 0) {
+			tb.Fatalf("publication %d: full %v, %v", i, full, err)
+		}
+		if i < 2 {
+			if v, err = v.Apply(frame, envelope.Limits{}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		delta = frame
+	}
+	return v, delta
 }
