@@ -272,47 +272,95 @@ absent:
 	MOVB $0, ret+48(FP)
 	RET
 
+// BLOCK_SET is the body of blockSetKeyAsm: it sets in the 512-bit block
+// at AX the probes of the hash in BX (low) and CX (high), DX of them (k ≥
+// 1), eight at a time, with the block read and written once at the end.
+// R10 points to 128 bytes of scratch, 64-byte aligned. Clobbers DX, SI,
+// DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
+//
+// The probe values come in lanes as in BLOCK_ALL_SET. Lane i's probe is
+// bit v_i&63 (VPROLVQ rotates the 1 by v_i>>55 mod 64) of word v_i>>61;
+// the eight lanes' words and bits go to the 128 bytes at R10, and the
+// block's own word numbers (Z6: 0..7) are compared with each lane's word
+// in turn (embedded broadcast), so that the lane's bit is ORed into the
+// word it belongs to: two instructions a probe, where a scalar loop
+// takes twelve (and k reads and writes of the block). A lane beyond k
+// gets word 8, which no word of the block has. Against that scalar loop
+// (BMI2's RORX and SHLX), by 45-byte key: adds 16–22% faster in cache,
+// the same within the noise out of it (docs/BENCHMARKS.md).
+#define BLOCK_SET \
+	MOVQ $0xC2B2AE3D27D4EB4F, R8 \
+	IMULQ BX, R8 \
+	MOVQ $0x9E3779B97F4A7C15, R9 \
+	IMULQ CX, R9 \
+	VPBROADCASTQ BX, Z1 \
+	VPBROADCASTQ R9, Z2 \
+	VPBROADCASTQ R8, Z3 \
+	LEAQ probeLane<>(SB), SI \
+	LEAQ probeTri<>(SB), DI \
+	VMOVDQU64 (SI), Z6 \
+	VPBROADCASTQ probeOne<>(SB), Z4 \
+	VPSLLQ $3, Z4, Z21 \
+	VPXORQ Z20, Z20, Z20 \
+set: \
+	MOVQ  $-1, R12 \
+	BZHIQ DX, R12, R12 \
+	KMOVB R12, K1 \
+	VMOVDQU64 (SI), Z7 \
+	VMOVDQU64 (DI), Z8 \
+	VPMULLQ Z2, Z7, Z9 \
+	VPMULLQ Z3, Z8, Z10 \
+	VPADDQ  Z1, Z9, Z9 \
+	VPADDQ  Z10, Z9, Z9 \
+	VPSRLQ  $32, Z9, Z10 \
+	VPXORQ  Z10, Z9, Z9 \
+	VPMULLQ.BCST probeFinal<>(SB), Z9, Z9 \
+	VMOVDQA64 Z21, Z10 \
+	VPSRLQ  $61, Z9, K1, Z10 \
+	VPSRLQ  $55, Z9, Z11 \
+	VPROLVQ Z11, Z4, Z12 \
+	VMOVDQU64 Z10, (R10) \
+	VMOVDQU64 Z12, 64(R10) \
+	VPCMPEQQ.BCST (R10), Z6, K2 \
+	VPORQ.BCST 64(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 8(R10), Z6, K2 \
+	VPORQ.BCST 72(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 16(R10), Z6, K2 \
+	VPORQ.BCST 80(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 24(R10), Z6, K2 \
+	VPORQ.BCST 88(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 32(R10), Z6, K2 \
+	VPORQ.BCST 96(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 40(R10), Z6, K2 \
+	VPORQ.BCST 104(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 48(R10), Z6, K2 \
+	VPORQ.BCST 112(R10), Z20, K2, Z20 \
+	VPCMPEQQ.BCST 56(R10), Z6, K2 \
+	VPORQ.BCST 120(R10), Z20, K2, Z20 \
+	ADDQ $64, SI \
+	ADDQ $64, DI \
+	SUBQ $8, DX \
+	JG   set \
+	VPORQ (AX), Z20, Z20 \
+	VMOVDQU64 Z20, (AX)
+
 // func blockSetKeyAsm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
 //
 // blockSet for a key of n bytes, 17 ≤ n ≤ 128, hashed here as in
-// blockAllSetKeyAVX512: it sets the key's k bits in its block, one probe
-// at a time (hashing.Probes: v = Finalize(x), then x += y, y += z), bit
-// v>>55 of the block, in word v>>61 at bit (v>>55)&63. It needs no vector
-// unit: the probes only write, and a scalar loop of them is as short as
-// any. It uses BMI2, which every AVX-512 CPU has (hasAVX512 checks):
-// RORX leaves v>>55 in the low bits of a copy without a MOV, and SHLX
-// shifts the 1 by it in one µop where SHL by CL takes a MOV of the 1 and
-// several µops that wait on the flags: twelve instructions a probe, the
-// loop's included, where the SHL form took fourteen. By 45-byte key that
-// made adds 15% faster in cache and out of it (docs/BENCHMARKS.md, "Why
-// the blocked query looks as it does").
-TEXT ·blockSetKeyAsm(SB), NOSPLIT, $0-48
+// blockAllSetKeyAVX512: it sets the key's k bits in its block (BLOCK_SET)
+// and counts nothing. Its frame is 128 bytes of lanes, 64-byte aligned so
+// that the loads of single lanes are forwarded from the two stores within
+// one line each.
+TEXT ·blockSetKeyAsm(SB), NOSPLIT, $192-48
 	XXH3_KEY_BLOCK(6) // 64 bytes a block
-	MOVQ DX, DI
+	MOVQ DX, AX
+	MOVQ k+40(FP), DX
+	LEAQ 63(SP), R10
+	ANDQ $-64, R10
 
-	MOVQ BX, R8                  // x = h1 = lo
-	MOVQ $0xC2B2AE3D27D4EB4F, R10 // hashing.OffsetMultiplier
-	IMULQ BX, R10                // z = h3
-	MOVQ $0x9E3779B97F4A7C15, R9  // hashing.StepMultiplier
-	IMULQ CX, R9
-	ADDQ R10, R9                 // y = hi·StepMultiplier + z
-	MOVQ $0xD6E8FEB86659FD93, R11 // hashing.FinalMultiplier
-	MOVQ k+40(FP), R12
-	MOVL $1, R13
+	BLOCK_SET
 
-set:
-	MOVQ  R8, AX
-	SHRQ  $32, AX
-	XORQ  R8, AX
-	IMULQ R11, AX     // v = Finalize(x)
-	ADDQ  R9, R8
-	ADDQ  R10, R9
-	RORXQ $55, AX, CX // v>>55 in the low bits: SHLX takes them mod 64
-	SHRQ  $61, AX     // its word
-	SHLXQ CX, R13, DX
-	ORQ   DX, (DI)(AX*8)
-	DECQ  R12
-	JNZ   set
+	VZEROUPPER
 	RET
 
 // RANGE_PROBE(dst, step) computes the next probe of the sequence in R8
