@@ -75,7 +75,7 @@ func (f *Filter) batchBlocked(hs []hashing.Hash128, out []bool) {
 		for j, h := range hs[done : done+n] {
 			w := (*[8]uint64)(f.words[cur[j]>>6:])
 			if out == nil {
-				blockSet(w, h, f.k)
+				setBlock(w, h, f.k)
 			} else {
 				out[done+j] = blockAllSet(w, h, f.k)
 			}

@@ -144,3 +144,38 @@ func BenchmarkBlockForms(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBlockSetForms compares the two forms of the blocked insert by
+// precomputed hash, the scalar loop and AVX-512, in cache and out of it:
+// the measurement behind addBlockedHash's choice.
+//
+//	go test -run '^$' -bench BlockSetForms -count 5 ./bloom
+func BenchmarkBlockSetForms(b *testing.B) {
+	forms := []struct {
+		name string
+		set  func(w *[8]uint64, h hashing.Hash128, k int)
+	}{
+		{"scalar", blockSet},
+		{"avx512", func(w *[8]uint64, h hashing.Hash128, k int) { blockSetAVX512(w, h.Lo, h.Hi, k) }},
+	}
+	for _, n := range []int{100_000, 20_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			f, in, _ := benchFilter(b, Blocked, n)
+			for _, form := range forms {
+				if form.name == "avx512" && !hasAVX512 {
+					continue
+				}
+				b.Run(form.name, func(b *testing.B) {
+					i := 0
+					for b.Loop() {
+						h := in[i]
+						form.set(f.block(h), h, f.k)
+						if i++; i == len(in) {
+							i = 0
+						}
+					}
+				})
+			}
+		})
+	}
+}

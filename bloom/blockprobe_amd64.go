@@ -24,6 +24,13 @@ var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasBMI2
 //go:noescape
 func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
 
+// blockSetAVX512 is blockSet in AVX-512 assembly (blockprobe_amd64.s),
+// eight probes per step and the block read and written once. k must be
+// at least 1. TestBlockAllSetAssembly cross-checks the two on every k.
+//
+//go:noescape
+func blockSetAVX512(w *[8]uint64, lo, hi uint64, k int)
+
 // blockAllSetKeyAVX512 is blockAllSetAVX512 for the key of n bytes at key,
 // MinLen ≤ n ≤ MaxLen of internal/xxh3asm, which it hashes itself with t's
 // seed (blockprobe_amd64.s): the nblocks blocks of 8 words from words are

@@ -344,6 +344,23 @@ set: \
 	VPORQ (AX), Z20, Z20 \
 	VMOVDQU64 Z20, (AX)
 
+// func blockSetAVX512(w *[8]uint64, lo, hi uint64, k int)
+//
+// blockSet in AVX-512 (BLOCK_SET), for a hash already computed. Its frame
+// is 128 bytes of lanes, 64-byte aligned as blockSetKeyAsm's.
+TEXT ·blockSetAVX512(SB), NOSPLIT, $192-32
+	MOVQ w+0(FP), AX
+	MOVQ lo+8(FP), BX
+	MOVQ hi+16(FP), CX
+	MOVQ k+24(FP), DX
+	LEAQ 63(SP), R10
+	ANDQ $-64, R10
+
+	BLOCK_SET
+
+	VZEROUPPER
+	RET
+
 // func blockSetKeyAsm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
 //
 // blockSet for a key of n bytes, 17 ≤ n ≤ 128, hashed here as in

@@ -13,6 +13,12 @@ func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool {
 	return blockAllSet(w, hashing.Hash128{Lo: lo, Hi: hi}, k)
 }
 
+// blockSetAVX512 stands in for the assembly of amd64 builds; with
+// hasAVX512 false it is never called.
+func blockSetAVX512(w *[8]uint64, lo, hi uint64, k int) {
+	blockSet(w, hashing.Hash128{Lo: lo, Hi: hi}, k)
+}
+
 // blockAllSetKey stands in for the assembly of amd64 builds: the key
 // hashed, then blockAllSet on its block. With hasAVX512 false it is never
 // called.

@@ -30,6 +30,11 @@ func TestBlockAllSetAssembly(t *testing.T) {
 				member := w
 				blockSet(&member, h, k)
 				checkBlockQuery(t, &member, h, k)
+				vector := w
+				blockSetAVX512(&vector, h.Lo, h.Hi, k)
+				if vector != member {
+					t.Fatalf("k=%d: blockSetAVX512 set %x, blockSet %x", k, vector, member)
+				}
 				if !blockAllSetAVX512(&member, h.Lo, h.Hi, k) {
 					t.Fatalf("k=%d: a member's probes are not all set", k)
 				}

@@ -160,7 +160,22 @@ func (f *Filter) containsBlockedKeyed(h hashing.Hash128) bool {
 // addBlockedHash is AddHash for the default blocked layout.
 func (f *Filter) addBlockedHash(h hashing.Hash128) {
 	f.count++
-	blockSet(f.block(h), h, f.k)
+	setBlock(f.block(h), h, f.k)
+}
+
+// setBlock sets h's k probes in its block w in AVX-512 where the CPU has
+// it, else with the scalar loop. By precomputed hash at p = 1%
+// (BenchmarkBlockSetForms, medians of six interleaved rounds), AVX-512
+// took 9.1 against 10.0 ns in cache (10^5 keys) and 55 against 77–124
+// out of it (2·10^7): one read and one write of the block where the
+// loop makes k of each, and about two thirds of its instructions between
+// one insert's line and the next.
+func setBlock(w *[8]uint64, h hashing.Hash128, k int) {
+	if hasAVX512 {
+		blockSetAVX512(w, h.Lo, h.Hi, k)
+		return
+	}
+	blockSet(w, h, k)
 }
 
 // TestAndAddHash inserts h and reports whether it may have been present.
