@@ -386,6 +386,33 @@ func TestConcurrentMatchesFilter(t *testing.T) {
 	}
 }
 
+// TestConcurrentTestAndAdd: used by one goroutine, a Concurrent's
+// TestAndAddHash answers exactly as a Filter's for the same keys in the
+// same order, in every layout, and allocates nothing.
+func TestConcurrentTestAndAdd(t *testing.T) {
+	for _, l := range layouts {
+		c := Config{Layout: l, N: 2000, P: 0.01}
+		cf, err := NewConcurrent(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := mustNew(t, c)
+		for i := range 6000 { // up to three times the capacity: some keys are false positives
+			h := f.HashString(key(i % 4000))
+			if got, want := cf.TestAndAddHash(h), f.TestAndAddHash(h); got != want {
+				t.Fatalf("%v: key %d: Concurrent says %v, Filter %v", l, i%4000, got, want)
+			}
+		}
+		if !cf.Snapshot().Equal(f) {
+			t.Fatalf("%v: the bits differ", l)
+		}
+		h := f.HashString("k")
+		if a := testing.AllocsPerRun(100, func() { cf.TestAndAddHash(h) }); a != 0 {
+			t.Errorf("%v: Concurrent.TestAndAddHash allocates %v", l, a)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []Config{{}, {P: 0.01}, {N: 10, P: 1}, {N: 10, P: -1}, {M: 100, K: 65}, {Layout: 9, M: 100}, {Layout: Paged, M: 1 << 20, BlockBits: 100}, {M: MaxBits + 1, K: 1}} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
