@@ -10,10 +10,11 @@ import (
 )
 
 // hasAVX512 reports whether this CPU and OS run the AVX-512 routines
-// (blockAllSetAVX512, blockAllSetKeyAVX512) and blockSetKeyAsm: AVX-512 F
-// (512-bit registers, VPERMQ, VPRORVQ, VPROLVQ, embedded broadcast) and DQ
-// (VPMULLQ, KORTESTB), and BMI2 (BZHI), which every CPU with AVX-512 has
-// (checked all the same). It is read once: a fact about the machine, not a setting.
+// (blockAllSetAVX512, blockAllSetKeyAVX512, blockSetAVX512 and
+// blockSetKeyAsm): AVX-512 F (512-bit registers, VPERMQ, VPRORVQ,
+// VPROLVQ, embedded broadcast) and DQ (VPMULLQ, KORTESTB), and BMI2
+// (BZHI), which every CPU with AVX-512 has (checked all the same). It is
+// read once: a fact about the machine, not a setting.
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasBMI2
 
 // blockAllSetAVX512 is blockAllSet in AVX-512 assembly

@@ -277,11 +277,12 @@ absent:
 	MOVB $0, ret+48(FP)
 	RET
 
-// BLOCK_SET is the body of blockSetKeyAsm: it sets in the 512-bit block
-// at AX the probes of the hash in BX (low) and CX (high), DX of them (k ≥
-// 1), eight at a time, with the block read and written once at the end.
-// R10 points to 128 bytes of scratch, 64-byte aligned. Clobbers DX, SI,
-// DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
+// BLOCK_SET is the body of blockSetAVX512 and blockSetKeyAsm: it sets in
+// the 512-bit block at AX the probes of the hash in BX (low) and CX
+// (high), DX of them (k ≥ 1), eight at a time, with the block read and
+// written once at the end. R10 points to 128 bytes of scratch, 64-byte
+// aligned. Clobbers DX, SI, DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
+// Uses the label set, so it appears at most once in a function.
 //
 // The probe values come in lanes as in BLOCK_ALL_SET. Lane i's probe is
 // bit v_i&63 (VPROLVQ rotates the 1 by v_i>>55 mod 64) of word v_i>>61;
@@ -290,9 +291,9 @@ absent:
 // in turn (embedded broadcast), so that the lane's bit is ORed into the
 // word it belongs to: two instructions a probe, where a scalar loop
 // takes twelve (and k reads and writes of the block). A lane beyond k
-// gets word 8, which no word of the block has. Against that scalar loop
-// (BMI2's RORX and SHLX), by 45-byte key: adds 16–22% faster in cache,
-// the same within the noise out of it (docs/BENCHMARKS.md).
+// gets word 8, which no word of the block has. Against a scalar loop in
+// assembly (BMI2's RORX and SHLX), by 45-byte key: adds 16–22% faster in
+// cache, the same within the noise out of it (docs/BENCHMARKS.md).
 #define BLOCK_SET \
 	PROBE_SETUP \
 	VMOVDQU64 (SI), Z6 \
