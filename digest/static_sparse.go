@@ -114,7 +114,7 @@ func (b *sparseBits) xor(diff []uint64, limit uint64) (sparseBits, error) {
 		}
 		out.low = append(out.low, src...)
 		if uint64(len(out.low)) > limit {
-			return sparseBits{}, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+			return sparseBits{}, errTooManyOnes(limit)
 		}
 		j = jd + 1
 	}
@@ -124,7 +124,7 @@ func (b *sparseBits) xor(diff []uint64, limit uint64) (sparseBits, error) {
 	}
 	out.low = append(out.low, b.low[b.start[j]:]...)
 	if uint64(len(out.low)) > limit {
-		return sparseBits{}, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+		return sparseBits{}, errTooManyOnes(limit)
 	}
 	if sparseShift(b.m, uint64(len(out.low))) != b.shift {
 		return newSparseBits(b.m, out.appendPositions(make([]uint64, 0, len(out.low)))), nil
@@ -194,7 +194,7 @@ func xorSorted(a, b []uint64, limit uint64) ([]uint64, error) {
 			continue
 		}
 		if uint64(len(out)) == limit {
-			return nil, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+			return nil, errTooManyOnes(limit)
 		}
 		out = append(out, p)
 	}
@@ -213,7 +213,7 @@ func readOnes(codec envelope.Codec, body []byte, m, limit, maxBits uint64) ([]ui
 	push := func(i uint64, w uint64) error {
 		for ; w != 0; w &= w - 1 {
 			if uint64(len(pos)) == limit {
-				return fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+				return errTooManyOnes(limit)
 			}
 			pos = append(pos, 64*i+uint64(bits.TrailingZeros64(w)))
 		}
@@ -405,7 +405,7 @@ func decodeStaticFilter(b []byte, lim envelope.Limits, seed, limit, maxBits uint
 		for i, w := range words {
 			for ; w != 0; w &= w - 1 {
 				if uint64(len(pos)) == limit {
-					return nil, fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
+					return nil, errTooManyOnes(limit)
 				}
 				pos = append(pos, 64*uint64(i)+uint64(bits.TrailingZeros64(w)))
 			}
@@ -460,4 +460,10 @@ func staticLimits(r *ribbon.Filter, lim envelope.Limits) (ones, maxBits uint64) 
 		maxBits = max(decoded, uint64(min(legit, float64(staticDecodeFactor*decoded))))
 	}
 	return ones, maxBits
+}
+
+// errTooManyOnes is the error of a static digest's filter that would hold
+// more than limit ones.
+func errTooManyOnes(limit uint64) error {
+	return fmt.Errorf("%w: more than %d ones in a static digest's filter", ErrTooLarge, limit)
 }
