@@ -121,6 +121,15 @@ func (f StaticForm) kinds() (whole, delta byte) {
 	return staticKindWhole, staticKindDelta
 }
 
+// kindForm returns the form of frame kind: StaticXOR for kinds 3 and 4,
+// else StaticAddedRemoved.
+func kindForm(kind byte) StaticForm {
+	if kind == staticKindXORWhole || kind == staticKindXORDelta {
+		return StaticXOR
+	}
+	return StaticAddedRemoved
+}
+
 // String returns "added-removed" or "xor".
 func (f StaticForm) String() string {
 	switch f {
@@ -616,7 +625,7 @@ func (v *StaticView) Apply(frame []byte, lim envelope.Limits) (*StaticView, erro
 		return nil, fmt.Errorf("%w: the delta's ribbon is %d (CRC %08x), the view's %d (CRC %08x)", ErrStatic, w.fullSeq, w.fullCRC, v.fullSeq, v.fullCRC)
 	case prev != v.seq:
 		return nil, fmt.Errorf("%w: the delta follows %d, the view is at %d", ErrStatic, prev, v.seq)
-	case (h.Params[0] == staticKindXORDelta) != (v.flip != nil):
+	case kindForm(h.Params[0]) != v.Form():
 		return nil, fmt.Errorf("%w: a delta of kind %d on a view of %d filters", ErrStatic, h.Params[0], len(v.parts()))
 	}
 	present := h.Params[1]
@@ -720,10 +729,7 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 		if v.fullSeq > v.seq || prev != 0 {
 			return nil, 0, fmt.Errorf("%w: whole frame of sequence %d names ribbon %d and previous %d", ErrCorrupt, v.seq, v.fullSeq, prev)
 		}
-		nf := 2
-		if kind == staticKindXORWhole {
-			nf = 1
-		}
+		nf := kindForm(kind).filterCount()
 		parts, err := staticParts(body, lim, 1+nf)
 		if err != nil {
 			return nil, 0, err
