@@ -46,6 +46,15 @@ const (
 // static reports whether f is one of the static kinds.
 func (f FullDigests) static() bool { return f == FullDigestsStatic || f == FullDigestsStaticXOR }
 
+// form returns the form of f's static digests: digest.StaticXOR for
+// FullDigestsStaticXOR, else digest.StaticAddedRemoved.
+func (f FullDigests) form() digest.StaticForm {
+	if f == FullDigestsStaticXOR {
+		return digest.StaticXOR
+	}
+	return digest.StaticAddedRemoved
+}
+
 // ParseFullDigests returns the kind named s: bloom, static or
 // static-xor ("" is bloom).
 func ParseFullDigests(s string) (FullDigests, error) {

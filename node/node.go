@@ -278,12 +278,8 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		return nil, err
 	}
 	if cfg.FullDigests.static() {
-		form := digest.StaticAddedRemoved
-		if cfg.FullDigests == FullDigestsStaticXOR {
-			form = digest.StaticXOR
-		}
 		// At the Bloom digest's rate at capacity, the target of its shape.
-		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, form, n.now); err != nil {
+		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, cfg.FullDigests.form(), n.now); err != nil {
 			return nil, errors.Join(err, n.store.Close())
 		}
 	}
