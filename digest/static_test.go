@@ -677,15 +677,11 @@ func TestStaticDeltaTooManyOnes(t *testing.T) {
 func TestStaticWholeFilterTooLong(t *testing.T) {
 	full, _ := staticGolden(t)
 	v := mustApply(t, nil, full)
-	h, body, err := envelope.Parse(full, envelope.Limits{})
+	h, _, err := envelope.Parse(full, envelope.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ribbonFrame := body[:size]
+	ribbonFrame := staticRibbonFrame(t, full)
 	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: 1 << 36, K: 1}, h.Seed, nil)
 	if err != nil {
 		t.Fatal(err)
