@@ -197,7 +197,13 @@ type Peer struct {
 
 	// update serialises the changes of view (polled and pushed), held
 	// while a digest is decoded against the view it updates.
-	update  sync.Mutex
+	update sync.Mutex
+	// polling holds one token, taken for the length of a fetch: two
+	// polls of one peer at once would both ask from the same view, and
+	// the one that stored second would be dropped (store keeps the view
+	// the first one made), so that a refresh begun after a publication
+	// could end on the digest from before it.
+	polling chan struct{}
 	mu      sync.RWMutex
 	view    *peerView
 	contact time.Time // last successful answer
@@ -296,7 +302,7 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 	if pc.Name == "" {
 		pc.Name = u.Host
 	}
-	return &Peer{cfg: pc, proxy: u, name: pc.Name}, nil
+	return &Peer{cfg: pc, proxy: u, name: pc.Name, polling: make(chan struct{}, 1)}, nil
 }
 
 // Peers returns the configured peers, in order.
@@ -564,8 +570,15 @@ func (p *Peer) unreachableNow() {
 	p.mu.Unlock()
 }
 
-// fetch makes one request; conditional asks for a delta or a 304.
+// fetch makes one request, one at a time for each peer; conditional
+// asks for a delta or a 304.
 func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error {
+	select {
+	case p.polling <- struct{}{}:
+		defer func() { <-p.polling }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	p.mu.RLock()
 	old := p.view
 	p.mu.RUnlock()

@@ -336,3 +336,57 @@ func TestFrameType(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshAfterPollInFlight: a refresh begun after a publication ends
+// on that publication even when a poll begun before it is still in
+// flight (as a node's first poll of a peer may be when the peer
+// publishes). The peer answers the earlier request with the old digest
+// only once the refresh is under way or half a second has passed: two
+// polls of one peer at once would both ask from no view, and the newer
+// digest, stored second, would be dropped.
+func TestRefreshAfterPollInFlight(t *testing.T) {
+	pub := newTestPublisher(t, 1, 8)
+	pub.Stored(urlKey(1))
+	pub.Publish()
+	old, err := pub.Respond("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan struct{})
+	var requests atomic.Int32
+	srv := newDigestServer(t, pub)
+	srv.mu.Lock()
+	srv.fixed = func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			select {
+			case <-second:
+			case <-time.After(500 * time.Millisecond):
+			}
+			w.Header().Set("ETag", old.ETag)
+			_, _ = w.Write(old.Body)
+			return
+		}
+		close(second)
+		time.Sleep(100 * time.Millisecond) // the old answer is stored first
+		pub.serveHTTP(w, r)
+	}
+	srv.mu.Unlock()
+	d := newTestDirectory(t, testutil.NewClock(time.Unix(1e9, 0)), PeerConfig{Name: "a", Proxy: srv.URL})
+	ctx := context.Background()
+	polled := make(chan error, 1)
+	go func() { polled <- d.RefreshPeer(ctx, d.Peers()[0]) }()
+	waitFor(t, 5*time.Second, "the first poll to reach the peer", func() bool { return requests.Load() == 1 })
+
+	pub.Stored(urlKey(2))
+	pub.Publish()
+	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-polled; err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Status()[0]; s.Sequence != pub.Stats().Sequence || len(d.Candidates(urlKey(2))) != 1 {
+		t.Fatalf("after the refresh: view of sequence %d, the peer's is %d; key 2 a candidate: %v",
+			s.Sequence, pub.Stats().Sequence, len(d.Candidates(urlKey(2))) == 1)
+	}
+}
