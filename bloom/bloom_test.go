@@ -38,8 +38,8 @@ func mustNew(t testing.TB, c Config) *Filter {
 
 func TestNoFalseNegatives(t *testing.T) {
 	for _, l := range layouts {
-		for _, c := range []Config{{N: 1000, P: 0.01}, {N: 1, P: 0.5}, {M: 64 * 3, K: 3}, {M: 1000, K: 7, Seed: 99}, {N: 5000, P: 1e-4, BlockBits: 1024}} {
-			c.Layout = l
+		for i, c := range []Config{{N: 1000, P: 0.01}, {N: 1, P: 0.5}, {M: 64 * 3, K: 3}, {M: 1000, K: 7, Seed: 99}, {N: 5000, P: 1e-4, BlockBits: 1024}} {
+			c.Layout, c.Scheme = l, inlineSchemes[i%2]
 			f := mustNew(t, c)
 			for i := 0; i < 3000; i++ {
 				f.AddString(key(i))
@@ -56,27 +56,37 @@ func TestNoFalseNegatives(t *testing.T) {
 // The inline probe paths must set exactly the bits the Scheme interface
 // describes: that is what makes the golden vectors a contract for them.
 func TestInlinePathsMatchScheme(t *testing.T) {
-	for _, l := range layouts {
-		for _, c := range []Config{{N: 20000, P: 0.01}, {M: 1000, K: 7}, {M: 4096, K: 1}, {M: 640, K: 64}} {
-			c.Layout = l
-			fast := mustNew(t, c)
-			c.Scheme = slowScheme{hashing.Default}
-			slow := mustNew(t, c)
-			if fast.fast == slow.fast {
-				t.Fatal("slowScheme did not select the interface path")
+	for _, scheme := range inlineSchemes {
+		for _, l := range layouts {
+			inlinePathsMatchScheme(t, scheme, l)
+		}
+	}
+}
+
+// inlineSchemes are the schemes whose probes the filters run inline.
+var inlineSchemes = []hashing.Scheme{hashing.Default, hashing.Fast64}
+
+func inlinePathsMatchScheme(t *testing.T, scheme hashing.Scheme, l Layout) {
+	t.Helper()
+	for _, c := range []Config{{N: 20000, P: 0.01}, {M: 1000, K: 7}, {M: 4096, K: 1}, {M: 640, K: 64}} {
+		c.Layout, c.Scheme = l, scheme
+		fast := mustNew(t, c)
+		c.Scheme = slowScheme{scheme}
+		slow := mustNew(t, c)
+		if fast.fast == slow.fast {
+			t.Fatal("slowScheme did not select the interface path")
+		}
+		for i := 0; i < 20000; i++ {
+			h := fast.HashString(key(i))
+			fast.AddHash(h)
+			slow.AddHash(h)
+			if i%7 == 0 && fast.ContainsHash(xor1(h)) != slow.ContainsHash(xor1(h)) {
+				t.Fatalf("%v scheme %d: ContainsHash differs", l, scheme.ID())
 			}
-			for i := 0; i < 20000; i++ {
-				h := fast.HashString(key(i))
-				fast.AddHash(h)
-				slow.AddHash(h)
-				if i%7 == 0 && fast.ContainsHash(xor1(h)) != slow.ContainsHash(xor1(h)) {
-					t.Fatalf("%v: ContainsHash differs", l)
-				}
-			}
-			slow.scheme = hashing.Default
-			if !fast.Equal(slow) {
-				t.Fatalf("%v %+v: inline and interface paths set different bits", l, c)
-			}
+		}
+		slow.scheme = scheme
+		if !fast.Equal(slow) {
+			t.Fatalf("%v %+v: inline and interface paths set different bits", l, c)
 		}
 	}
 }
@@ -86,31 +96,38 @@ func TestInlinePathsMatchScheme(t *testing.T) {
 // path do, for every k (the classic-family loop reads two probes at once,
 // so k = 1, 2 and 3 are edges).
 func TestKeyMethodsMatchContainsHash(t *testing.T) {
-	for _, l := range layouts {
-		for _, k := range []int{1, 2, 3, 7, 64} {
-			c := Config{Layout: l, M: 64 * 40, K: k}
-			fast := mustNew(t, c)
-			c.Scheme = slowScheme{hashing.Default}
-			slow := mustNew(t, c)
-			for i := 0; i < 200; i++ {
-				fast.AddString(key(i))
-				slow.AddString(key(i))
+	for _, scheme := range inlineSchemes {
+		for _, l := range layouts {
+			keyMethodsMatchContainsHash(t, scheme, l)
+		}
+	}
+}
+
+func keyMethodsMatchContainsHash(t *testing.T, scheme hashing.Scheme, l Layout) {
+	t.Helper()
+	for _, k := range []int{1, 2, 3, 7, 64} {
+		c := Config{Layout: l, M: 64 * 40, K: k, Scheme: scheme}
+		fast := mustNew(t, c)
+		c.Scheme = slowScheme{scheme}
+		slow := mustNew(t, c)
+		for i := 0; i < 200; i++ {
+			fast.AddString(key(i))
+			slow.AddString(key(i))
+		}
+		found := 0
+		for i := 0; i < 3000; i++ {
+			s := key(i)
+			want := fast.ContainsHash(fast.HashString(s))
+			if fast.ContainsString(s) != want || fast.Contains([]byte(s)) != want ||
+				slow.ContainsString(s) != want || slow.Contains([]byte(s)) != want {
+				t.Fatalf("%v k=%d scheme %d: key %q: the key methods and ContainsHash differ", l, k, scheme.ID(), s)
 			}
-			found := 0
-			for i := 0; i < 3000; i++ {
-				s := key(i)
-				want := fast.ContainsHash(fast.HashString(s))
-				if fast.ContainsString(s) != want || fast.Contains([]byte(s)) != want ||
-					slow.ContainsString(s) != want || slow.Contains([]byte(s)) != want {
-					t.Fatalf("%v k=%d: key %q: the key methods and ContainsHash differ", l, k, s)
-				}
-				if want {
-					found++
-				}
+			if want {
+				found++
 			}
-			if found == 3000 || found < 200 {
-				t.Fatalf("%v k=%d: %d of 3000 keys found: the test needs members and non-members", l, k, found)
-			}
+		}
+		if found == 3000 || found < 200 {
+			t.Fatalf("%v k=%d: %d of 3000 keys found: the test needs members and non-members", l, k, found)
 		}
 	}
 }
@@ -119,7 +136,7 @@ func xor1(h hashing.Hash128) hashing.Hash128 { return hashing.Hash128{Lo: h.Lo ^
 
 func TestPositionsMatchLocate(t *testing.T) {
 	for _, l := range layouts {
-		f := mustNew(t, Config{Layout: l, M: 64 * 700, K: 9, BlockBits: 640})
+		f := mustNew(t, Config{Layout: l, M: 64 * 700, K: 9, BlockBits: 640, Scheme: inlineSchemes[int(l)%2]})
 		var a, b [params.MaxK]uint64
 		for i := 0; i < 5000; i++ {
 			h := f.HashString(key(i))
@@ -155,8 +172,12 @@ func TestFalsePositiveRateMatchesParams(t *testing.T) {
 		n, q = 20000, 100000
 	}
 	for _, l := range layouts {
-		for _, p := range []float64{0.01, 0.001} {
-			f := mustNew(t, Config{Layout: l, N: uint64(n), P: p, Seed: 7})
+		for _, c := range []struct {
+			p      float64
+			scheme hashing.Scheme
+		}{{0.01, hashing.Default}, {0.001, hashing.Default}, {0.01, hashing.Fast64}, {0.001, hashing.Fast64}} {
+			p, scheme := c.p, c.scheme
+			f := mustNew(t, Config{Layout: l, N: uint64(n), P: p, Seed: 7, Scheme: scheme})
 			got := measureFPR(f, n, q)
 			want := f.Shape().FalsePositive(uint64(n))
 			se := math.Sqrt(want * (1 - want) / float64(q))
@@ -170,7 +191,7 @@ func TestFalsePositiveRateMatchesParams(t *testing.T) {
 			if math.Abs(est-want) > 0.1*want {
 				t.Errorf("%v p=%g: FalsePositiveRate from the bits %.5f, model %.5f", l, p, est, want)
 			}
-			t.Logf("%-11v p=%-6g m/n=%.2f k=%d measured %.5f predicted %.5f", l, p, float64(f.M())/float64(n), f.K(), got, want)
+			t.Logf("%-11v p=%-6g scheme %d m/n=%.2f k=%d measured %.5f predicted %.5f", l, p, scheme.ID(), float64(f.M())/float64(n), f.K(), got, want)
 		}
 	}
 }

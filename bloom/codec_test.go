@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/internal/codectest"
 )
 
@@ -16,7 +17,9 @@ func goldenFilters(t testing.TB) map[string]*Filter {
 		"classic":     {Layout: Classic, M: 200, K: 3, Seed: 0x0123456789abcdef},
 		"partitioned": {Layout: Partitioned, M: 210, K: 3, Seed: 1},
 		"blocked":     {Layout: Blocked, M: 1024, K: 6},
-		"paged":       {Layout: Paged, M: 2048, K: 4, BlockBits: 512, Seed: 2},
+		// blocked-xxh3x64: hashing scheme 3 (hashing.XXH3x64).
+		"blocked-xxh3x64": {Layout: Blocked, M: 1024, K: 6, Scheme: hashing.Fast64},
+		"paged":           {Layout: Paged, M: 2048, K: 4, BlockBits: 512, Seed: 2},
 		// estimated: the union of two classic filters, whose count is
 		// the estimate from the bits (format version 2, flags byte 1).
 		"estimated": {Layout: Classic, M: 200, K: 3, Seed: 0x0123456789abcdef},

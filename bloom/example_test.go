@@ -31,6 +31,27 @@ func ExampleNew() {
 // A filter travels in its frame (envelope): MarshalBinary or WriteTo on
 // one side, Decode or Read on the other, with limits on what a decoder
 // accepts from the network.
+// A filter whose keys are hashed with XXH3-64 (hashing scheme 3) rather
+// than the default XXH3-128: the same probes, a shorter hash. The scheme
+// travels with the filter, so a reader needs no setting.
+func ExampleConfig_scheme() {
+	f, err := bloom.New(bloom.Config{Layout: bloom.Blocked, N: 1000, P: 0.01, Scheme: hashing.Fast64})
+	if err != nil {
+		panic(err)
+	}
+	f.AddString("https://example.com/")
+	b, err := f.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	g, err := bloom.Decode(b, envelope.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(g.Scheme().ID() == hashing.XXH3x64, g.ContainsString("https://example.com/"))
+	// Output: true true
+}
+
 func ExampleDecode() {
 	f := bloom.MustNew(bloom.Config{Layout: bloom.Blocked, N: 100, P: 0.01, Seed: 7})
 	f.AddString("a")

@@ -33,7 +33,10 @@ type Geometry struct {
 	span      uint64 // Classic: m; Partitioned: bits per slice; Blocked, Paged: number of blocks
 	seed      uint64
 	scheme    hashing.Scheme
-	fast      bool // scheme is hashing.Default, whose probes run inline
+	// fast: the scheme's probes and blocks are hashing.Default's, which
+	// run inline (schemes XXH3 and XXH3x64); hash64: its key hash is
+	// hashing.Sum64Seed (XXH3x64), else hashing.SumSeed.
+	fast, hash64 bool
 	// blockedInline is fast && layout == Blocked: the path the key methods
 	// take without a call through Hash or ContainsHash.
 	blockedInline bool
@@ -87,10 +90,13 @@ func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 		blockBits: s.BlockBits,
 		seed:      seed,
 		scheme:    scheme,
-		fast:      scheme.ID() == hashing.XXH3,
+		fast:      scheme.ID() == hashing.XXH3 || scheme.ID() == hashing.XXH3x64,
+		hash64:    scheme.ID() == hashing.XXH3x64,
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
 	switch {
+	case g.hash64:
+		// No assembly hashes XXH3-64 yet: the Go hash, then the query.
 	case g.blockedInline && hasAVX512:
 		g.keyPath = keyBlocked
 	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):
@@ -135,29 +141,37 @@ func (g *Geometry) Seed() uint64 { return g.seed }
 // Scheme returns the hashing scheme.
 func (g *Geometry) Scheme() hashing.Scheme { return g.scheme }
 
-// Inline reports whether the scheme is the default one, whose probes
-// ProbeRange and hashing.Probes compute inline.
-func (g *Geometry) Inline() bool { return g.fast }
+// Inline reports whether the scheme is the default one, whose key hash
+// is hashing.SumSeed and whose probes ProbeRange and hashing.Probes
+// compute inline.
+func (g *Geometry) Inline() bool { return g.fast && !g.hash64 }
 
 // Hash returns key's hash under the scheme and seed, for the ...Hash
 // methods of this and every compatible filter.
 func (g *Geometry) Hash(key []byte) hashing.Hash128 {
-	if g.fast {
+	if g.fast && !g.hash64 {
 		return hashing.SumSeed(key, g.seed)
 	}
 	return g.schemeSum(key)
 }
 
-// schemeSum and schemeSumString hash through the Scheme interface, out of
-// line, so that Hash and HashString stay small enough to inline.
+// schemeSum and schemeSumString hash under the other schemes, out of
+// line, so that Hash and HashString stay small enough to inline:
+// XXH3x64 by a direct call, the others through the Scheme interface.
 // A zero Geometry has no scheme and takes this path too: the check costs
 // nothing on the default scheme's.
 func (g *Geometry) schemeSum(key []byte) hashing.Hash128 {
+	if g.hash64 {
+		return hashing.Sum64Seed(key, g.seed)
+	}
 	g.mustHaveScheme()
 	return g.scheme.Sum(key, g.seed)
 }
 
 func (g *Geometry) schemeSumString(key string) hashing.Hash128 {
+	if g.hash64 {
+		return hashing.SumString64Seed(key, g.seed)
+	}
 	g.mustHaveScheme()
 	return g.scheme.SumString(key, g.seed)
 }
@@ -171,7 +185,7 @@ func (g *Geometry) mustHaveScheme() {
 
 // HashString is Hash for a string key.
 func (g *Geometry) HashString(key string) hashing.Hash128 {
-	if g.fast {
+	if g.fast && !g.hash64 {
 		return hashing.SumStringSeed(key, g.seed)
 	}
 	return g.schemeSumString(key)

@@ -13,7 +13,7 @@ func (f *Filter) Add(key []byte) {
 		f.blockSetKey(key)
 		return
 	}
-	if f.blockedInline && !f.readOnly {
+	if f.blockedInline && !f.hash64 && !f.readOnly {
 		f.addBlockedHash(hashing.SumSeed(key, f.seed))
 		return
 	}
@@ -27,7 +27,7 @@ func (f *Filter) AddString(key string) {
 		f.blockSetKeyString(key)
 		return
 	}
-	if f.blockedInline && !f.readOnly {
+	if f.blockedInline && !f.hash64 && !f.readOnly {
 		f.addBlockedHash(hashing.SumStringSeed(key, f.seed))
 		return
 	}
@@ -41,6 +41,8 @@ func (f *Filter) Contains(key []byte) bool {
 		return f.blockAllSetKey(key)
 	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
 		return f.rangeHasKey(key, f.rangeStep())
+	case f.hash64:
+		return f.ContainsHash(f.Hash(key))
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumSeed(key, f.seed))
 	case f.fast:
@@ -56,6 +58,8 @@ func (f *Filter) ContainsString(key string) bool {
 		return f.blockAllSetKeyString(key)
 	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
 		return f.rangeHasKeyString(key, f.rangeStep())
+	case f.hash64:
+		return f.ContainsHash(f.HashString(key))
 	case f.blockedInline:
 		return f.containsBlockedKeyed(hashing.SumStringSeed(key, f.seed))
 	case f.fast:

@@ -11,6 +11,10 @@
 // a key once can probe many filters with the same Hash128, provided they
 // share the seed.
 //
+// A second scheme, [XXH3x64] ([Fast64], [Sum64Seed]), hashes keys with
+// XXH3-64 and derives the high half from the low one, with the same
+// probes: a filter records which scheme it uses.
+//
 // The derivation is a wire contract: docs/FORMAT.md states it byte for byte
 // and testdata/vectors.tsv pins it with language-neutral golden vectors, so
 // a digest built here can be queried by a program written in any language.
@@ -24,8 +28,10 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// Hash128 is a key's 128-bit hash. Lo and Hi are the low and high 64-bit
-// halves of the XXH3-128 value (XXH128_hash_t's low64 and high64).
+// Hash128 is a key's 128-bit hash. Under the default scheme, Lo and Hi
+// are the low and high 64-bit halves of the XXH3-128 value
+// (XXH128_hash_t's low64 and high64); other schemes define their own
+// (Sum64Seed, SquidWord).
 // The zero value is the hash whose halves are both 0, a valid Hash128.
 type Hash128 struct {
 	Lo, Hi uint64
@@ -49,6 +55,29 @@ func SumSeed(b []byte, seed uint64) Hash128 {
 func SumStringSeed(s string, seed uint64) Hash128 {
 	u := xxh3.HashString128Seed(s, seed)
 	return Hash128{Lo: u.Lo, Hi: u.Hi}
+}
+
+// HiMultiplier is the odd constant by which [Sum64Seed] derives a hash's
+// high half from its low one.
+const HiMultiplier = 0x9FB21C651E98DF25
+
+// Sum64Seed hashes b with XXH3-64 and the given seed, the key hash of
+// scheme [XXH3x64]: Lo is the XXH3-64 value and Hi = t ⊕ t≫28 with t =
+// Lo·HiMultiplier. Hi is a bijection of Lo (an odd multiplier, then an
+// xor-shift), so two keys collide in Hash128 exactly when their 64-bit
+// hashes do, with probability 2^-64 a pair: for any set a filter holds,
+// far below its false-positive rate. The multiply gives the top bits of
+// Hi, which choose a key's block, a dependence on every bit of Lo; the
+// shift folds them into the low bits, from which the probe step starts.
+func Sum64Seed(b []byte, seed uint64) Hash128 { return mix64(xxh3.HashSeed(b, seed)) }
+
+// SumString64Seed is Sum64Seed for a string key.
+func SumString64Seed(s string, seed uint64) Hash128 { return mix64(xxh3.HashStringSeed(s, seed)) }
+
+// mix64 is the Hash128 of a key whose XXH3-64 value is lo.
+func mix64(lo uint64) Hash128 {
+	t := lo * HiMultiplier
+	return Hash128{Lo: lo, Hi: t ^ t>>28}
 }
 
 // Reduce maps x uniformly onto [0, n) by multiply-shift: the high 64 bits

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -89,10 +91,37 @@ func TestReduceIsUniform(t *testing.T) {
 	}
 }
 
+// TestSum64 checks the XXH3x64 key hash: Lo is XXH3-64 (the byte and
+// string forms agree), and the blocks chosen from the derived Hi are
+// uniform (chi-squared over 97 blocks, as for the default scheme above).
+func TestSum64(t *testing.T) {
+	const keys, buckets = 200000, 97
+	counts := make([]int, buckets)
+	for i := range keys {
+		key := "http://www.example.com/" + strconv.Itoa(i)
+		h := SumString64Seed(key, uint64(i%3))
+		if h != Sum64Seed([]byte(key), uint64(i%3)) || h.Lo != xxh3.HashStringSeed(key, uint64(i%3)) {
+			t.Fatalf("key %q: %+v", key, h)
+		}
+		counts[Block(h, buckets)]++
+	}
+	chi := 0.0
+	for _, c := range counts {
+		d := float64(c) - keys/buckets
+		chi += d * d / (keys / buckets)
+	}
+	if chi > 155 {
+		t.Fatalf("chi-squared %.1f over 96 degrees of freedom", chi)
+	}
+}
+
 func TestLookup(t *testing.T) {
 	s, err := Lookup(XXH3)
 	if err != nil || s.ID() != XXH3 {
 		t.Fatalf("Lookup(XXH3) = %v, %v", s, err)
+	}
+	if s, err := Lookup(XXH3x64); err != nil || s != Fast64 || s.ID() != XXH3x64 {
+		t.Fatalf("Lookup(XXH3x64) = %v, %v", s, err)
 	}
 	if _, err := Lookup(200); err == nil || !strings.HasPrefix(err.Error(), "hashing: ") {
 		t.Fatalf("Lookup(200) error = %v", err)
@@ -121,7 +150,7 @@ func goldenKeys() [][]byte {
 	return append(keys, long[:16], long[:17], long[:128], long[:129], long[:240], long[:241], long)
 }
 
-func makeVectors() []vectorRow {
+func makeVectors(scheme Scheme) []vectorRow {
 	var rows []vectorRow
 	shapes := []struct {
 		m       uint64
@@ -132,7 +161,7 @@ func makeVectors() []vectorRow {
 	for _, key := range goldenKeys() {
 		for _, seed := range seeds {
 			for _, s := range shapes {
-				h := SumSeed(key, seed)
+				h := scheme.Sum(key, seed)
 				pos := make([]uint64, s.k)
 				p := NewProbes(h)
 				for i := range pos {
@@ -157,32 +186,36 @@ func formatVector(r vectorRow) string {
 		r.h.Lo, r.h.Hi, r.m, r.k, strings.Join(pos, ","), r.nblocks, r.block)
 }
 
-// TestGoldenVectors pins the key hash, the probe derivation and the block
-// choice. Run with -update only when the wire contract deliberately changes
-// (and bump the format version).
+// TestGoldenVectors pins each scheme's key hash, probe derivation and
+// block choice. Run with -update only when the wire contract deliberately
+// changes (and bump the format version).
 func TestGoldenVectors(t *testing.T) {
-	const path = "testdata/vectors.tsv"
-	var want strings.Builder
-	want.WriteString(vectorsHeader)
-	for _, r := range makeVectors() {
-		want.WriteString(formatVector(r))
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(want.String()), 0o644); err != nil {
+	for _, c := range []struct {
+		path   string
+		scheme Scheme
+	}{{"testdata/vectors.tsv", Default}, {"testdata/vectors-xxh3x64.tsv", Fast64}} {
+		var want strings.Builder
+		want.WriteString(vectorsHeader)
+		for _, r := range makeVectors(c.scheme) {
+			want.WriteString(formatVector(r))
+		}
+		if *update {
+			if err := os.WriteFile(c.path, []byte(want.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := os.Open(c.path)
+		if err != nil {
 			t.Fatal(err)
 		}
+		checkVectorFile(t, bufio.NewScanner(f), c.scheme)
+		f.Close()
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	checkVectorFile(t, bufio.NewScanner(f))
 }
 
 // checkVectorFile recomputes every row from its inputs alone, as a program
 // in another language would.
-func checkVectorFile(t *testing.T, sc *bufio.Scanner) {
+func checkVectorFile(t *testing.T, sc *bufio.Scanner, scheme Scheme) {
 	rows := 0
 	for sc.Scan() {
 		line := sc.Text()
@@ -198,12 +231,12 @@ func checkVectorFile(t *testing.T, sc *bufio.Scanner) {
 		m, _ := strconv.ParseUint(f[4], 10, 64)
 		k, _ := strconv.Atoi(f[5])
 		nblocks, _ := strconv.ParseUint(f[7], 10, 64)
-		h := Default.Sum(key, seed)
+		h := scheme.Sum(key, seed)
 		pos := make([]string, k)
 		for i := range pos {
-			pos[i] = strconv.FormatUint(Default.Probe(h, i, m), 10)
+			pos[i] = strconv.FormatUint(scheme.Probe(h, i, m), 10)
 		}
-		got := fmt.Sprintf("%016x\t%016x\t%s\t%d", h.Lo, h.Hi, strings.Join(pos, ","), Default.Block(h, nblocks))
+		got := fmt.Sprintf("%016x\t%016x\t%s\t%d", h.Lo, h.Hi, strings.Join(pos, ","), scheme.Block(h, nblocks))
 		want := strings.Join([]string{f[2], f[3], f[6], f[8]}, "\t")
 		if got != want {
 			t.Errorf("key %q seed %d m %d k %d:\n got %s\nwant %s", f[0], seed, m, k, got, want)

@@ -20,11 +20,14 @@ import (
 // them. Their JSON forms are a stable interface for scripts.
 
 // SchemeName names a frame header's hashing scheme for people: "xxh3",
-// "squid-md5", or "scheme N" for one this build does not know.
+// "xxh3-64", "squid-md5", or "scheme N" for one this build does not
+// know.
 func SchemeName(id uint8) string {
 	switch hashing.SchemeID(id) {
 	case hashing.XXH3:
 		return "xxh3"
+	case hashing.XXH3x64:
+		return "xxh3-64"
 	case hashing.SquidMD5:
 		return "squid-md5"
 	}

@@ -105,7 +105,7 @@ func TestReports(t *testing.T) {
 	if filereport.NewPiecesReport(nil) != nil {
 		t.Error("a report of no pieces")
 	}
-	if filereport.SchemeName(200) != "scheme 200" || filereport.EntropyRatio(10, 0) != nil || *filereport.EntropyRatio(10, 5) != 2 {
+	if filereport.SchemeName(200) != "scheme 200" || filereport.SchemeName(3) != "xxh3-64" || filereport.EntropyRatio(10, 0) != nil || *filereport.EntropyRatio(10, 5) != 2 {
 		t.Error("SchemeName or EntropyRatio")
 	}
 	sr, err := filereport.Structure((&anyfile.File{}), "x")
