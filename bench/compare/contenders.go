@@ -77,6 +77,10 @@ func Contenders() []Contender {
 			Note: "bloom.New(Config{Layout, N, P}); AddString / ContainsString; batch: HashString + ContainsBatch",
 		})
 	}
+	cs = append(cs, Contender{
+		Name: NameBlocked64, Short: "blocked64", Target: same, New: newBloomcastScheme(bloom.Blocked, hashing.Fast64),
+		Note: "as bloomcast blocked, with Config.Scheme hashing.Fast64 (scheme 3: XXH3-64 keys)",
+	})
 	return append(cs,
 		Contender{Name: "bits-and-blooms/bloom/v3", Short: "bitsandblooms", Target: same, New: newBitsAndBlooms,
 			Note: "NewWithEstimates(n, p); Add/Test on the key's bytes (no copy)"},
@@ -115,8 +119,14 @@ type bloomcastSet struct {
 }
 
 func newBloomcast(l bloom.Layout) func(int, float64) (Set, error) {
+	return newBloomcastScheme(l, nil)
+}
+
+// newBloomcastScheme is newBloomcast under a hashing scheme (nil: the
+// default).
+func newBloomcastScheme(l bloom.Layout, scheme hashing.Scheme) func(int, float64) (Set, error) {
 	return func(n int, p float64) (Set, error) {
-		f, err := bloom.New(bloom.Config{Layout: l, N: uint64(n), P: p})
+		f, err := bloom.New(bloom.Config{Layout: l, N: uint64(n), P: p, Scheme: scheme})
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 const (
 	NameClassic       = "bloomcast classic"
 	NameBlocked       = "bloomcast blocked"
+	NameBlocked64     = "bloomcast blocked, xxh3-64"
 	NameBitsAndBlooms = "bits-and-blooms/bloom/v3"
 	NameHoliman       = "holiman/bloomfilter/v2"
 	NameBlobloom      = "greatroar/blobloom"
