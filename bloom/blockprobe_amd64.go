@@ -10,8 +10,8 @@ import (
 )
 
 // hasAVX512 reports whether this CPU and OS run the AVX-512 routines
-// (blockAllSetAVX512, blockAllSetKeyAVX512, blockSetAVX512 and
-// blockSetKeyAsm): AVX-512 F (512-bit registers, VPERMQ, VPRORVQ,
+// (blockAllSetAVX512, blockAllSetKeyAVX512, blockAllSetKey64AVX512,
+// blockSetAVX512, blockSetKeyAsm and blockSetKey64Asm): AVX-512 F (512-bit registers, VPERMQ, VPRORVQ,
 // VPROLVQ, embedded broadcast) and DQ (VPMULLQ, KORTESTB), and BMI2
 // (BZHI), which every CPU with AVX-512 has (checked all the same). It is
 // read once: a fact about the machine, not a setting.
@@ -69,6 +69,45 @@ func (f *Filter) blockSetKey(key []byte) {
 // blockSetKeyString is blockSetKey for a string key.
 func (f *Filter) blockSetKeyString(key string) {
 	blockSetKeyAsm(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k)
+}
+
+// blockAllSetKey64AVX512 is blockAllSetKeyAVX512 with the key hashed by
+// XXH3-64 (xxh3.HashSeed of github.com/zeebo/xxh3 under t's seed) and
+// the second word derived from it, hi = t ^ t>>28 with t =
+// lo·0x9FB21C651E98DF25 (blockprobe_amd64.s, internal/xxh3asm's
+// XXH3_MID64): the block and probes are those of the hash {lo, hi}.
+// TestBlockedKey64Assembly cross-checks it with blockAllSet.
+//
+//go:noescape
+func blockAllSetKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+
+// blockAllSetKey64 is blockAllSetKey64AVX512 for f (keyPath keyBlocked)
+// and a key of MinLen to MaxLen bytes.
+func (f *Filter) blockAllSetKey64(key []byte) bool {
+	return blockAllSetKey64AVX512(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
+}
+
+// blockAllSetKey64String is blockAllSetKey64 for a string key.
+func (f *Filter) blockAllSetKey64String(key string) bool {
+	return blockAllSetKey64AVX512(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k)
+}
+
+// blockSetKey64Asm is blockSetKeyAsm with the key hashed as in
+// blockAllSetKey64AVX512 (blockprobe_amd64.s). TestBlockedKey64Assembly
+// cross-checks it with blockSet.
+//
+//go:noescape
+func blockSetKey64Asm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
+
+// blockSetKey64 is blockSetKey64Asm for f (keyPath keyBlocked) and a key
+// of MinLen to MaxLen bytes. It does not count the key.
+func (f *Filter) blockSetKey64(key []byte) {
+	blockSetKey64Asm(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
+}
+
+// blockSetKey64String is blockSetKey64 for a string key.
+func (f *Filter) blockSetKey64String(key string) {
+	blockSetKey64Asm(unsafe.SliceData(f.words), f.span, unsafe.StringData(key), len(key), f.keyed, f.k)
 }
 
 // hasKeyAsm reports that this build has rangeHasKeyAsm, which needs no

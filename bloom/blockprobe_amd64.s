@@ -277,11 +277,33 @@ absent:
 	MOVB $0, ret+48(FP)
 	RET
 
-// BLOCK_SET is the body of blockSetAVX512 and blockSetKeyAsm: it sets in
-// the 512-bit block at AX the probes of the hash in BX (low) and CX
-// (high), DX of them (k ≥ 1), eight at a time, with the block read and
-// written once at the end. R10 points to 128 bytes of scratch, 64-byte
-// aligned. Clobbers DX, SI, DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
+// func blockAllSetKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+//
+// blockAllSetKeyAVX512 with the key hashed by XXH3_MID64: XXH3-64 of the
+// key under t's seed and the word derived from it, the hash {lo, hi} that
+// then picks the block and the probes exactly as blockAllSetKeyAVX512's
+// XXH3-128 does.
+TEXT ·blockAllSetKey64AVX512(SB), NOSPLIT, $0-49
+	XXH3_KEY_BLOCK64(6) // 64 bytes a block
+	MOVQ DX, AX
+	MOVQ k+40(FP), DX
+
+	BLOCK_ALL_SET
+
+	VZEROUPPER
+	MOVB $1, ret+48(FP)
+	RET
+
+absent:
+	VZEROUPPER
+	MOVB $0, ret+48(FP)
+	RET
+
+// BLOCK_SET is the body of blockSetAVX512, blockSetKeyAsm and
+// blockSetKey64Asm: it sets in the 512-bit block at AX the probes of the
+// hash in BX (low) and CX (high), DX of them (k ≥ 1), eight at a time,
+// with the block read and written once at the end. R10 points to 128
+// bytes of scratch, 64-byte aligned. Clobbers DX, SI, DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
 // Uses the label set, so it appears at most once in a function.
 //
 // The probe values come in lanes as in BLOCK_ALL_SET. Lane i's probe is
@@ -359,6 +381,22 @@ TEXT ·blockSetAVX512(SB), NOSPLIT, $192-32
 // one line each.
 TEXT ·blockSetKeyAsm(SB), NOSPLIT, $192-48
 	XXH3_KEY_BLOCK(6) // 64 bytes a block
+	MOVQ DX, AX
+	MOVQ k+40(FP), DX
+	LEAQ 63(SP), R10
+	ANDQ $-64, R10
+
+	BLOCK_SET
+
+	VZEROUPPER
+	RET
+
+// func blockSetKey64Asm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
+//
+// blockSetKeyAsm with the key hashed by XXH3_MID64, as in
+// blockAllSetKey64AVX512. Its frame is blockSetKeyAsm's.
+TEXT ·blockSetKey64Asm(SB), NOSPLIT, $192-48
+	XXH3_KEY_BLOCK64(6) // 64 bytes a block
 	MOVQ DX, AX
 	MOVQ k+40(FP), DX
 	LEAQ 63(SP), R10

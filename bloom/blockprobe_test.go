@@ -2,10 +2,13 @@ package bloom
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/zeebo/xxh3"
 )
 
 // TestBlockAllSetAssembly cross-checks the AVX-512 block query against the
@@ -129,6 +132,78 @@ func TestBlockedKeyAssembly(t *testing.T) {
 			}
 			if byKey.Count() != byHash.Count() {
 				t.Fatalf("k=%d blocks=%d: counts %d and %d", k, blocks, byKey.Count(), byHash.Count())
+			}
+		}
+	}
+}
+
+// TestBlockedKey64Assembly checks the key routines of the XXH3-64 hash
+// (blockAllSetKey64, blockSetKey64 and their string forms, which hash a
+// key in assembly) against the hash computed here, {lo, t ^ t>>28} with
+// lo = xxh3.HashSeed(key, seed) and t = lo·0x9FB21C651E98DF25, and the Go
+// block routines: on every key length from 17 to 128, as []byte and as
+// string, with random seeds, on k from 1 to 64, over one to 1000 blocks.
+// An add by key must set exactly the bits blockSet sets in the hash's
+// block; a query must answer as blockAllSet there, at fills where both
+// answers are common, and yes for every key added.
+func TestBlockedKey64Assembly(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this machine, or a purego build: the routines are not assembled")
+	}
+	rng := rand.New(rand.NewPCG(38, 64))
+	buf := make([]byte, xxh3asm.MaxLen)
+	for _, k := range []int{1, 2, 7, 8, 9, 16, 17, 33, 64} {
+		for _, blocks := range []uint64{1, 3, 1000} {
+			seed := rng.Uint64()
+			if k == 7 {
+				seed = 0
+			}
+			byKey := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
+			byHash := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
+			if byKey.keyed == nil {
+				t.Fatal("a blocked filter with AVX-512 has no keyed secret")
+			}
+			fill := blocks * 512 / uint64(k) / 2
+			added := 0
+			for n := xxh3asm.MinLen; n <= xxh3asm.MaxLen; n++ {
+				b := buf[len(buf)-n:] // ends where the buffer does
+				for range 20 {
+					for i := range b {
+						b[i] = byte(rng.Uint32())
+					}
+					lo := xxh3.HashSeed(b, seed)
+					m := lo * 0x9FB21C651E98DF25
+					h := hashing.Hash128{Lo: lo, Hi: m ^ m>>28}
+					if rng.Uint64N(uint64(xxh3asm.MaxLen-xxh3asm.MinLen+1)*20) < fill {
+						if n%2 == 0 {
+							byKey.blockSetKey64(b)
+						} else {
+							byKey.blockSetKey64String(string(b))
+						}
+						blockSet(byHash.block(h), h, k)
+						if *byKey.block(h) != *byHash.block(h) {
+							t.Fatalf("k=%d blocks=%d n=%d key %x: the routine made the block %x, blockSet %x", k, blocks, n, b, *byKey.block(h), *byHash.block(h))
+						}
+						if !byKey.blockAllSetKey64(b) || !byKey.blockAllSetKey64String(string(b)) {
+							t.Fatalf("k=%d blocks=%d n=%d key %x: a key just added is absent", k, blocks, n, b)
+						}
+						added++
+						continue
+					}
+					want := blockAllSet(byHash.block(h), h, k)
+					if got := byKey.blockAllSetKey64(b); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: blockAllSetKey64 %v, blockAllSet %v", k, blocks, n, b, got, want)
+					}
+					if got := byKey.blockAllSetKey64String(string(b)); got != want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: blockAllSetKey64String %v, blockAllSet %v", k, blocks, n, b, got, want)
+					}
+				}
+			}
+			if !slices.Equal(byKey.words, byHash.words) {
+				t.Fatalf("k=%d blocks=%d: the routine and blockSet set different bits", k, blocks)
+			}
+			if added == 0 {
+				t.Fatalf("k=%d blocks=%d: no key added", k, blocks)
 			}
 		}
 	}

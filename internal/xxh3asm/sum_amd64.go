@@ -7,3 +7,10 @@ package xxh3asm
 //
 //go:noescape
 func sum(p *byte, n int, t *Keyed) (lo, hi uint64)
+
+// sum64 is the macro XXH3_MID64 as a function, for the tests: XXH3-64 of
+// the n bytes at p, MinLen ≤ n ≤ MaxLen, under the seed of t, and the
+// second word derived from it.
+//
+//go:noescape
+func sum64(p *byte, n int, t *Keyed) (lo, hi uint64)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/zeebo/xxh3"
 )
 
 // TestSumMatchesHashing checks the macro against hashing.SumSeed on every
@@ -31,6 +32,36 @@ func TestSumMatchesHashing(t *testing.T) {
 			want := hashing.SumSeed(key, seed)
 			if lo != want.Lo || hi != want.Hi {
 				t.Fatalf("n=%d seed=%#x: got %#x %#x, want %#x %#x", n, seed, lo, hi, want.Lo, want.Hi)
+			}
+		}
+	}
+}
+
+// TestSum64MatchesXXH3 checks the macro XXH3_MID64 against
+// github.com/zeebo/xxh3's HashSeed, an implementation of XXH3-64 written
+// apart from this one, and its second word against the derivation hi = t
+// ^ t>>28, t = lo·0x9FB21C651E98DF25, on every length the macro takes,
+// with random bytes and seeds (and seed 0), reading from the end of a
+// buffer as TestSumMatchesHashing does.
+func TestSum64MatchesXXH3(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 64))
+	buf := make([]byte, 2*MaxLen)
+	for trial := range 400 {
+		for n := MinLen; n <= MaxLen; n++ {
+			key := buf[len(buf)-n:]
+			for i := range key {
+				key[i] = byte(r.Uint32())
+			}
+			seed := r.Uint64()
+			if trial%4 == 0 {
+				seed = 0
+			}
+			tab := NewKeyed(seed)
+			lo, hi := sum64(&key[0], n, &tab)
+			want := xxh3.HashSeed(key, seed)
+			tw := want * 0x9FB21C651E98DF25
+			if lo != want || hi != tw^tw>>28 {
+				t.Fatalf("n=%d seed=%#x: got %#x %#x, want %#x %#x", n, seed, lo, hi, want, tw^tw>>28)
 			}
 		}
 	}

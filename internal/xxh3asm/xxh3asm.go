@@ -18,7 +18,10 @@
 //
 // The macro computes exactly hashing.SumSeed (XXH3-128 with a seed, the
 // project's hash); TestSumMatchesHashing checks it on every length it
-// takes, with random bytes and seeds.
+// takes, with random bytes and seeds. A second macro, XXH3_MID64, hashes
+// the same lengths with XXH3-64 and derives a second word from that hash,
+// for a scheme that spends less on the hash; TestSum64MatchesXXH3 checks
+// it against github.com/zeebo/xxh3 the same way.
 package xxh3asm
 
 // Keyed is the default XXH3 secret's first sixteen 64-bit words keyed with
