@@ -303,8 +303,9 @@ absent:
 // blockSetKey64Asm: it sets in the 512-bit block at AX the probes of the
 // hash in BX (low) and CX (high), DX of them (k ≥ 1), eight at a time,
 // with the block read and written once at the end. R10 points to 128
-// bytes of scratch, 64-byte aligned. Clobbers DX, SI, DI, R8, R9, R12, Z1–Z12, Z20, Z21, K1 and K2.
-// Uses the label set, so it appears at most once in a function.
+// bytes of scratch, 64-byte aligned. Clobbers DX, SI, DI, R8, R9, R12,
+// Z1–Z12, Z20, Z21, K1 and K2. Uses the label set, so it appears at most
+// once in a function.
 //
 // The probe values come in lanes as in BLOCK_ALL_SET. Lane i's probe is
 // bit v_i&63 (VPROLVQ rotates the 1 by v_i>>55 mod 64) of word v_i>>61;
