@@ -4,7 +4,6 @@ package bloom
 
 import (
 	"github.com/bloomcast/bloomcast/hashing"
-	"github.com/zeebo/xxh3"
 )
 
 // hasAVX512 is false: this build has no assembly.
@@ -50,16 +49,16 @@ func (f *Filter) blockSetKeyString(key string) {
 }
 
 // blockAllSetKey64 stands in for the assembly of amd64 builds: the key
-// hashed with XXH3-64 and the word derived from it (hash64), then
+// hashed with hashing.Sum64Seed (scheme XXH3x64), then
 // blockAllSet on its block. With hasAVX512 false it is never called.
 func (f *Filter) blockAllSetKey64(key []byte) bool {
-	h := hash64(xxh3.HashSeed(key, f.seed))
+	h := hashing.Sum64Seed(key, f.seed)
 	return blockAllSet(f.block(h), h, f.k)
 }
 
 // blockAllSetKey64String is blockAllSetKey64 for a string key.
 func (f *Filter) blockAllSetKey64String(key string) bool {
-	h := hash64(xxh3.HashStringSeed(key, f.seed))
+	h := hashing.SumString64Seed(key, f.seed)
 	return blockAllSet(f.block(h), h, f.k)
 }
 
@@ -67,22 +66,14 @@ func (f *Filter) blockAllSetKey64String(key string) bool {
 // as in blockAllSetKey64, then blockSet on its block. With hasAVX512
 // false it is never called.
 func (f *Filter) blockSetKey64(key []byte) {
-	h := hash64(xxh3.HashSeed(key, f.seed))
+	h := hashing.Sum64Seed(key, f.seed)
 	blockSet(f.block(h), h, f.k)
 }
 
 // blockSetKey64String is blockSetKey64 for a string key.
 func (f *Filter) blockSetKey64String(key string) {
-	h := hash64(xxh3.HashStringSeed(key, f.seed))
+	h := hashing.SumString64Seed(key, f.seed)
 	blockSet(f.block(h), h, f.k)
-}
-
-// hash64 is the 128-bit hash that blockAllSetKey64AVX512 and
-// blockSetKey64Asm derive from a key's XXH3-64 lo: {lo, t ^ t>>28} with
-// t = lo·0x9FB21C651E98DF25.
-func hash64(lo uint64) hashing.Hash128 {
-	t := lo * 0x9FB21C651E98DF25
-	return hashing.Hash128{Lo: lo, Hi: t ^ t>>28}
 }
 
 // hasKeyAsm is false: this build has no assembly.

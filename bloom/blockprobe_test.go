@@ -8,7 +8,6 @@ import (
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/internal/xxh3asm"
 	"github.com/bloomcast/bloomcast/params"
-	"github.com/zeebo/xxh3"
 )
 
 // TestBlockAllSetAssembly cross-checks the AVX-512 block query against the
@@ -139,8 +138,7 @@ func TestBlockedKeyAssembly(t *testing.T) {
 
 // TestBlockedKey64Assembly checks the key routines of the XXH3-64 hash
 // (blockAllSetKey64, blockSetKey64 and their string forms, which hash a
-// key in assembly) against the hash computed here, {lo, t ^ t>>28} with
-// lo = xxh3.HashSeed(key, seed) and t = lo·0x9FB21C651E98DF25, and the Go
+// key in assembly) against hashing.Sum64Seed (scheme XXH3x64) and the Go
 // block routines: on every key length from 17 to 128, as []byte and as
 // string, with random seeds, on k from 1 to 64, over one to 1000 blocks.
 // An add by key must set exactly the bits blockSet sets in the hash's
@@ -158,10 +156,10 @@ func TestBlockedKey64Assembly(t *testing.T) {
 			if k == 7 {
 				seed = 0
 			}
-			byKey := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
-			byHash := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed})
-			if byKey.keyed == nil {
-				t.Fatal("a blocked filter with AVX-512 has no keyed secret")
+			byKey := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed, Scheme: hashing.Fast64})
+			byHash := MustNew(Config{Layout: Blocked, M: 512 * blocks, K: k, Seed: seed, Scheme: hashing.Fast64})
+			if byKey.keyPath != keyBlocked64 {
+				t.Fatal("a blocked filter of scheme XXH3x64 with AVX-512 does not hash keys in assembly")
 			}
 			fill := blocks * 512 / uint64(k) / 2
 			added := 0
@@ -171,9 +169,7 @@ func TestBlockedKey64Assembly(t *testing.T) {
 					for i := range b {
 						b[i] = byte(rng.Uint32())
 					}
-					lo := xxh3.HashSeed(b, seed)
-					m := lo * 0x9FB21C651E98DF25
-					h := hashing.Hash128{Lo: lo, Hi: m ^ m>>28}
+					h := hashing.Sum64Seed(b, seed)
 					if rng.Uint64N(uint64(xxh3asm.MaxLen-xxh3asm.MinLen+1)*20) < fill {
 						if n%2 == 0 {
 							byKey.blockSetKey64(b)

@@ -52,9 +52,10 @@ type Geometry struct {
 type keyPath uint8
 
 const (
-	keyGo      keyPath = iota // none: hash, then the Go or hash-taking query
-	keyBlocked                // blockAllSetKey and blockSetKey (AVX-512, BMI2)
-	keyRange                  // rangeHasKey: classic and partitioned queries
+	keyGo        keyPath = iota // none: hash, then the Go or hash-taking query
+	keyBlocked                  // blockAllSetKey and blockSetKey (AVX-512, BMI2)
+	keyBlocked64                // blockAllSetKey64 and blockSetKey64: keyBlocked under XXH3x64
+	keyRange                    // rangeHasKey: classic and partitioned queries
 )
 
 // geometry lets Filter embed a Geometry under an unexported name: its
@@ -95,8 +96,10 @@ func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 	}
 	g.blockedInline = g.fast && g.layout == Blocked
 	switch {
+	case g.hash64 && g.blockedInline && hasAVX512:
+		g.keyPath = keyBlocked64
 	case g.hash64:
-		// No assembly hashes XXH3-64 yet: the Go hash, then the query.
+		// Classic and partitioned: the Go hash, then the query.
 	case g.blockedInline && hasAVX512:
 		g.keyPath = keyBlocked
 	case g.fast && hasKeyAsm && (g.layout == Classic || g.layout == Partitioned):

@@ -13,6 +13,11 @@ func (f *Filter) Add(key []byte) {
 		f.blockSetKey(key)
 		return
 	}
+	if f.keyPath == keyBlocked64 && !f.readOnly && xxh3asm.Fits(len(key)) {
+		f.count++
+		f.blockSetKey64(key)
+		return
+	}
 	if f.blockedInline && !f.hash64 && !f.readOnly {
 		f.addBlockedHash(hashing.SumSeed(key, f.seed))
 		return
@@ -27,6 +32,11 @@ func (f *Filter) AddString(key string) {
 		f.blockSetKeyString(key)
 		return
 	}
+	if f.keyPath == keyBlocked64 && !f.readOnly && xxh3asm.Fits(len(key)) {
+		f.count++
+		f.blockSetKey64String(key)
+		return
+	}
 	if f.blockedInline && !f.hash64 && !f.readOnly {
 		f.addBlockedHash(hashing.SumStringSeed(key, f.seed))
 		return
@@ -39,6 +49,8 @@ func (f *Filter) Contains(key []byte) bool {
 	switch {
 	case f.keyPath == keyBlocked && xxh3asm.Fits(len(key)):
 		return f.blockAllSetKey(key)
+	case f.keyPath == keyBlocked64 && xxh3asm.Fits(len(key)):
+		return f.blockAllSetKey64(key)
 	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
 		return f.rangeHasKey(key, f.rangeStep())
 	case f.hash64:
@@ -56,6 +68,8 @@ func (f *Filter) ContainsString(key string) bool {
 	switch {
 	case f.keyPath == keyBlocked && xxh3asm.Fits(len(key)):
 		return f.blockAllSetKeyString(key)
+	case f.keyPath == keyBlocked64 && xxh3asm.Fits(len(key)):
+		return f.blockAllSetKey64String(key)
 	case f.keyPath == keyRange && xxh3asm.Fits(len(key)):
 		return f.rangeHasKeyString(key, f.rangeStep())
 	case f.hash64:
