@@ -86,10 +86,11 @@ func checkRendering(t *testing.T, rep *Report) {
 	}
 	// At n = 50 000 only the checks that apply at every n are present: 5
 	// against holiman, 4 rate ratios, 1 size ratio, and 9 against blobloom
-	// (add, hit, miss and bits/key at each of its two sizings, and the rate
-	// at the blocked layout's bits).
-	if got := len(Checks(rep)); got != 19 {
-		t.Errorf("got %d checks, want 19", got)
+	// for each of the blocked layout's two hashing schemes (add, hit, miss
+	// and bits/key at each of its two sizings, and the rate at the blocked
+	// layout's bits).
+	if got := len(Checks(rep)); got != 28 {
+		t.Errorf("got %d checks, want 28", got)
 	}
 	var js bytes.Buffer
 	if err := WriteJSON(&js, rep); err != nil {
