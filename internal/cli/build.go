@@ -52,6 +52,8 @@ func runBuild(e *env, args []string) error {
 	fs.Var(&layout, "layout", "")
 	fs.Var(&blockBits, "block-bits", "")
 	fs.Uint64Var(&seed, "seed", 0, "")
+	var hash hashValue
+	fs.Var(&hash, "hash", "")
 	fs.Var(&folds, "folds", "")
 	e.outFlag(fs, &out, "")
 	var budget buildBudgetFlags
@@ -61,6 +63,9 @@ func runBuild(e *env, args []string) error {
 	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
 		return err
+	}
+	if flagSet(fs, "hash") && (flagSet(fs, "budget") || squidOut) {
+		return usagef("--hash applies to Bloom, counting and deletion filters, not to --budget or --squid (their hashing is fixed)")
 	}
 	if flagSet(fs, "budget") && !squidOut { // build_budget.go
 		return buildBudget(e, fs, budget.options(uint64(n), uint64(blockBits), layout.layout, flagSet(fs, "layout")), seed, inputs, out)
@@ -101,7 +106,7 @@ func runBuild(e *env, args []string) error {
 	if m == 0 || flagSet(fs, "p") {
 		q.P = float64(p)
 	}
-	b, err := anyfile.NewBuilder(anyfile.BuildConfig{Kind: kind.kind(), Query: q, Seed: seed, Folds: int(folds),
+	b, err := anyfile.NewBuilder(anyfile.BuildConfig{Kind: kind.kind(), Query: q, Seed: seed, Scheme: hash.scheme, Folds: int(folds),
 		Width: int(kind.width), MinimalIncrease: kind.minInc, MaxExactDistinct: maxExactDistinct})
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bloomcast/bloomcast/hashing"
+	"github.com/bloomcast/bloomcast/internal/filereport"
 	"github.com/bloomcast/bloomcast/internal/flagvalue"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -243,6 +245,29 @@ func (k *probesValue) Set(s string) error {
 }
 
 // layoutValue is a layout name; with all set, "all" is accepted as 0.
+// hashValue is a --hash flag: the hashing scheme of a filter built,
+// by the name "bloomcast inspect" prints (filereport.SchemeName).
+type hashValue struct{ scheme hashing.Scheme }
+
+func (h *hashValue) String() string {
+	if h.scheme == nil {
+		return "xxh3"
+	}
+	return filereport.SchemeName(uint8(h.scheme.ID()))
+}
+
+func (h *hashValue) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "xxh3":
+		h.scheme = hashing.Default
+	case "xxh3-64":
+		h.scheme = hashing.Fast64
+	default:
+		return errors.New("want xxh3 or xxh3-64")
+	}
+	return nil
+}
+
 type layoutValue struct {
 	layout params.Layout
 	all    bool

@@ -66,7 +66,7 @@ func (lf *loadedFilter) combineWith(next *loadedFilter, intersect bool) error {
 			if m := describeMismatch(lf, next); m != nil {
 				return m
 			}
-			return fmt.Errorf("cannot combine with %s: %w; build both with the same -n and -p (or -m, -k and --layout) and --seed", displayName(lf.path), err)
+			return fmt.Errorf("cannot combine with %s: %w; build both with the same -n and -p (or -m, -k and --layout), --seed and --hash", displayName(lf.path), err)
 		}
 	}
 	if intersect {
@@ -126,5 +126,5 @@ func describeMismatch(a, b *loadedFilter) error {
 		}
 		return &mismatch{fmt.Sprintf("%s: build both with the same -m (%s does not fold to %d bits)", what, displayName(large.path), target)}
 	}
-	return &mismatch{what + ": build both with the same -n and -p (or -m and -k), --layout and --seed"}
+	return &mismatch{what + ": build both with the same -n and -p (or -m and -k), --layout, --seed and --hash"}
 }

@@ -657,3 +657,42 @@ func foldRounded(s params.Shape) params.Shape {
 	s.M = (s.M + unit - 1) / unit * unit
 	return s
 }
+
+// TestBuildHash: --hash xxh3-64 writes a filter of hashing scheme 3,
+// which inspect names and query, union and add read by its scheme; files
+// of the two hashes do not combine.
+func TestBuildHash(t *testing.T) {
+	dir := t.TempDir()
+	keys, lines := keyLines("https://www.example.com/objects/key", 2000)
+	fast, def := filepath.Join(dir, "fast.bf"), filepath.Join(dir, "default.bf")
+	for _, kind := range [][]string{nil, {"--counting"}, {"--deletion"}} {
+		out := filepath.Join(dir, "kind.bf")
+		ok(t, lines, append([]string{"build", "-n", "2000", "--hash", "xxh3-64", "-o", out}, kind...)...)
+		if r := inspectJSON(t, out); r.HashScheme != "xxh3-64" {
+			t.Fatalf("%q: scheme %q", kind, r.HashScheme)
+		}
+		if answers, code := queryAll(t, out, keys); code != 0 || slices.Contains(answers, "no") {
+			t.Fatalf("%q: a key built in is not found (exit %d)", kind, code)
+		}
+	}
+	ok(t, lines, "build", "-n", "2000", "--hash", "xxh3-64", "-o", fast)
+	ok(t, lines, "build", "-n", "2000", "-o", def)
+	if r := inspectJSON(t, def); r.HashScheme != "xxh3" {
+		t.Fatalf("default scheme %q", r.HashScheme)
+	}
+	if r := inspectJSON(t, fast); r.Count != 2000 {
+		t.Fatalf("count %d, want 2000", r.Count)
+	}
+	// The same keys, the same shape: other bits, so the hash matters.
+	if a, b := mustRead(t, fast), mustRead(t, def); bytes.Equal(a, b) {
+		t.Fatal("the two hashes built the same file")
+	}
+	absent, _ := keyLines("https://www.example.com/objects/absent", 20000)
+	if answers, _ := queryAll(t, fast, absent); strings.Count(strings.Join(answers, " "), "maybe") > 600 {
+		t.Fatal("more than 3% of 20 000 absent keys found at p = 1%")
+	}
+	failsWith(t, "union: "+fast+" hashes with xxh3-64, "+def+" xxh3: build both with the same -n and -p (or -m and -k), --layout, --seed and --hash",
+		"union", "-o", filepath.Join(dir, "u.bf"), fast, def)
+	failsWith(t, "build: --hash \"md5\": want xxh3 or xxh3-64", "build", "--hash", "md5", "-o", fast)
+	failsWith(t, "build: --hash applies to Bloom", "build", "--budget", "1000", "--hash", "xxh3-64", "-o", fast)
+}
