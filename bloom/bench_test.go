@@ -254,7 +254,8 @@ func BenchmarkKeyHash64(b *testing.B) {
 // urlKey writes into buf the 45-byte key of i < 10^12:
 // http://hostHH.example.com/object/IIIIIIIIIIII, HH = i mod 97.
 func urlKey(buf *[45]byte, i int) []byte {
-	b := append(buf[:0], "http://host00.example.com/object/000000000000"...)
+	copy(buf[:], "http://host00.example.com/object/000000000000")
+	b := buf[:]
 	b[11], b[12] = '0'+byte(i%97/10), '0'+byte(i%97%10)
 	for j := len(b) - 1; i > 0; j-- {
 		b[j] = '0' + byte(i%10)
