@@ -91,7 +91,7 @@ func newGeometry(s params.Shape, seed uint64, scheme hashing.Scheme) Geometry {
 		blockBits: s.BlockBits,
 		seed:      seed,
 		scheme:    scheme,
-		fast:      scheme.ID() == hashing.XXH3 || scheme.ID() == hashing.XXH3x64,
+		fast:      hashing.InlineProbes(scheme.ID()),
 		hash64:    scheme.ID() == hashing.XXH3x64,
 	}
 	g.blockedInline = g.fast && g.layout == Blocked

@@ -59,7 +59,7 @@ import (
 // classicCounters4 is the loop below without the other layouts' block
 // offsets (3–12% faster).
 func (f *Filter) containsCounters(h hashing.Hash128) bool {
-	if !f.geo.Inline() {
+	if !f.inline {
 		return f.containsAt(h)
 	}
 	if f.width == 4 {

@@ -161,6 +161,7 @@ type Filter struct {
 	perMask  uint64 // counters per word − 1
 	max      uint64 // the largest counter value, 2^width − 1; sticky
 	minInc   bool
+	inline   bool // the scheme's probes are hashing.XXH3's, which run inline (hashing.InlineProbes)
 	pairKeys bool // the key methods run classicPair4 (see Contains)
 	// blockKeys, when not nil, is geo's keyed secret, and the key methods
 	// run blockCountersKey with it (see Contains).
@@ -244,6 +245,7 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 		perMask:   64/uint64(width) - 1,
 		max:       1<<width - 1,
 		minInc:    minInc,
+		inline:    hashing.InlineProbes(geo.Scheme().ID()),
 		pairKeys:  view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
 		blockKeys: blockKeys(geo, width, view == nil),
 	}, nil

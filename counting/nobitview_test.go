@@ -32,7 +32,7 @@ func TestPositionsMatchBloom(t *testing.T) {
 		{M: 2, K: 8},
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, scheme := range []hashing.Scheme{hashing.Default, hashing.Squid} {
+	for _, scheme := range []hashing.Scheme{hashing.Default, hashing.Fast64, hashing.Squid} {
 		for _, bc := range configs {
 			bc.Scheme = scheme
 			b := bloom.MustNew(bc)
@@ -140,11 +140,11 @@ func TestNoBitViewMatchesView(t *testing.T) {
 		minInc bool
 		scheme hashing.Scheme
 	}
-	variants := []variant{{false, nil}, {true, nil}, {false, hashing.Squid}}
+	variants := []variant{{false, nil}, {true, nil}, {false, hashing.Squid}, {false, hashing.Fast64}}
 	for _, l := range layouts {
 		for _, w := range widths {
 			for _, vr := range variants {
-				name := fmt.Sprintf("%v/%d/minInc=%t/scheme=%v", l, w, vr.minInc, vr.scheme != nil)
+				name := fmt.Sprintf("%v/%d/minInc=%t/scheme=%v", l, w, vr.minInc, vr.scheme)
 				c := Config{Layout: l, N: 1500, P: 0.02, Width: w, Seed: 11, MinimalIncrease: vr.minInc, Scheme: vr.scheme}
 				view := mustNew(t, c)
 				c.NoBitView = true
@@ -330,4 +330,33 @@ func TestNoBitViewSaturation(t *testing.T) {
 		t.Fatalf("a saturated counter moved: %v", f)
 	}
 	checkInvariants(t, f)
+}
+
+// TestKeyMethodsFast64: under hashing scheme XXH3x64 the key methods of
+// a counters-only filter, which take the inline probe paths, answer as
+// the hash methods do, for members and non-members, in every layout.
+func TestKeyMethodsFast64(t *testing.T) {
+	for _, l := range layouts {
+		f := mustNew(t, Config{Layout: l, N: 2000, P: 0.05, NoBitView: true, Scheme: hashing.Fast64})
+		if !f.inline {
+			t.Fatalf("%v: the probes of scheme XXH3x64 do not run inline", l)
+		}
+		for i := range 2000 {
+			f.AddString(key(i))
+		}
+		found := 0
+		for i := range 6000 {
+			k := key(i)
+			want := f.ContainsHash(hashing.SumString64Seed(k, f.Seed()))
+			if f.ContainsString(k) != want || f.Contains([]byte(k)) != want {
+				t.Fatalf("%v: key %q: the key methods and ContainsHash differ", l, k)
+			}
+			if want {
+				found++
+			}
+		}
+		if found < 2000 || found == 6000 {
+			t.Fatalf("%v: %d of 6000 keys found", l, found)
+		}
+	}
 }

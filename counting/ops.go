@@ -53,6 +53,8 @@ func (f *Filter) Contains(key []byte) bool {
 		return f.view.Contains(key)
 	case f.geo.Inline():
 		return f.containsCounters(hashing.SumSeed(key, f.geo.Seed()))
+	case f.inline: // hashing.XXH3x64
+		return f.containsCounters(f.Hash(key))
 	}
 	return f.containsAt(f.Hash(key))
 }
@@ -68,6 +70,8 @@ func (f *Filter) ContainsString(key string) bool {
 		return f.view.ContainsString(key)
 	case f.geo.Inline():
 		return f.containsCounters(hashing.SumStringSeed(key, f.geo.Seed()))
+	case f.inline: // hashing.XXH3x64
+		return f.containsCounters(f.HashString(key))
 	}
 	return f.containsAt(f.HashString(key))
 }
@@ -84,7 +88,7 @@ func (f *Filter) CountString(key string) uint64 { return f.CountHash(f.HashStrin
 // twice), or with MinimalIncrease only those equal to their minimum. A
 // counter at Max stays there. It allocates nothing.
 func (f *Filter) AddHash(h hashing.Hash128) {
-	if f.bits == nil && !f.minInc && f.geo.Inline() {
+	if f.bits == nil && !f.minInc && f.inline {
 		f.count++
 		f.addCounters(h)
 		return
@@ -166,7 +170,7 @@ func (f *Filter) RemoveHash(h hashing.Hash128) error {
 	if f.minInc {
 		return ErrNoRemoval
 	}
-	if f.bits == nil && f.geo.Inline() {
+	if f.bits == nil && f.inline {
 		return f.removeCounters(h)
 	}
 	var buf [params.MaxK]uint64

@@ -79,6 +79,12 @@ func ProbeValue(h Hash128, i int) uint64 {
 	return Finalize(h.Lo + u*(h.Hi*StepMultiplier) + (h.Lo*OffsetMultiplier)*(u*(u+1)/2))
 }
 
+// InlineProbes reports whether scheme id derives probes and blocks as
+// [XXH3] does ([ProbeValue], [Block]): XXH3 and XXH3x64, which differ in
+// their key hash only. Filters run such probes inline, without a call
+// through the Scheme interface a probe.
+func InlineProbes(id SchemeID) bool { return id == XXH3 || id == XXH3x64 }
+
 // Lookup returns the built-in scheme with the given ID.
 func Lookup(id SchemeID) (Scheme, error) {
 	switch id {
