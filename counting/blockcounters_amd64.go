@@ -50,3 +50,22 @@ func (f *Filter) blockCountersKey(key []byte) bool {
 func (f *Filter) blockCountersKeyString(key string) bool {
 	return blockCountersKeyAVX512(unsafe.SliceData(f.counters), f.m>>9, unsafe.StringData(key), len(key), f.blockKeys, f.geo.K())
 }
+
+// blockCountersKey64AVX512 is blockCountersKeyAVX512 with the key hashed
+// as hashing scheme XXH3x64 hashes it (hashing.Sum64Seed: XXH3-64 and a
+// word derived from it), in blockcounters_amd64.s. TestBlockCountersKey64
+// cross-checks it with hashing the key and blockCounters4.
+//
+//go:noescape
+func blockCountersKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+
+// blockCountersKey64 is blockCountersKey64AVX512 for f (blockKeys64 not
+// nil) and a key of MinLen to MaxLen bytes.
+func (f *Filter) blockCountersKey64(key []byte) bool {
+	return blockCountersKey64AVX512(unsafe.SliceData(f.counters), f.m>>9, unsafe.SliceData(key), len(key), f.blockKeys64, f.geo.K())
+}
+
+// blockCountersKey64String is blockCountersKey64 for a string key.
+func (f *Filter) blockCountersKey64String(key string) bool {
+	return blockCountersKey64AVX512(unsafe.SliceData(f.counters), f.m>>9, unsafe.StringData(key), len(key), f.blockKeys64, f.geo.K())
+}

@@ -91,6 +91,24 @@ mask: \
 	SUBQ $8, DX \
 	JG   step
 
+// BLOCK_COUNTERS_KEY is the body of blockCountersKeyAVX512 and
+// blockCountersKey64AVX512 after their hash (XXH3_KEY_BLOCK or
+// XXH3_KEY_BLOCK64 with shift 8, the block's address in DX, lo in BX, hi
+// in CX): BLOCK_COUNTERS on that block with the argument k, and the
+// answer written to the result of their common signature. Uses the label
+// absent.
+#define BLOCK_COUNTERS_KEY \
+	MOVQ DX, AX \
+	MOVQ k+40(FP), DX \
+	BLOCK_COUNTERS \
+	VZEROUPPER \
+	MOVB $1, ret+48(FP) \
+	RET \
+absent: \
+	VZEROUPPER \
+	MOVB $0, ret+48(FP) \
+	RET
+
 // func blockCountersAVX512(w *[32]uint64, lo, hi uint64, k int) bool
 //
 // blockCounters4 for eight probes per step: the block's 512 4-bit counters
@@ -130,19 +148,17 @@ absent:
 // internal/xxh3asm).
 TEXT ·blockCountersKeyAVX512(SB), NOSPLIT, $0-49
 	XXH3_KEY_BLOCK(8) // 256 bytes a block
-	MOVQ DX, AX
-	MOVQ k+40(FP), DX
+	BLOCK_COUNTERS_KEY
 
-	BLOCK_COUNTERS
-
-	VZEROUPPER
-	MOVB $1, ret+48(FP)
-	RET
-
-absent:
-	VZEROUPPER
-	MOVB $0, ret+48(FP)
-	RET
+// func blockCountersKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
+//
+// blockCountersKeyAVX512 with the key hashed by XXH3_MID64 (hashing
+// scheme XXH3x64, hashing.Sum64Seed under t's seed): XXH3-64 of the key
+// and the word derived from it, the hash {lo, hi} that then picks the
+// block and the probes exactly as blockCountersKeyAVX512's XXH3-128 does.
+TEXT ·blockCountersKey64AVX512(SB), NOSPLIT, $0-49
+	XXH3_KEY_BLOCK64(8) // 256 bytes a block
+	BLOCK_COUNTERS_KEY
 
 // func classicCountersAVX512(c []uint64, r, lo, hi uint64, k int) bool
 //

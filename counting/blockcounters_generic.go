@@ -32,3 +32,17 @@ func (f *Filter) blockCountersKeyString(key string) bool {
 	h := hashing.SumStringSeed(key, f.geo.Seed())
 	return blockCounters4(f.counterBlock(h), h, f.geo.K())
 }
+
+// blockCountersKey64 stands in for the assembly of amd64 builds: the key
+// hashed with hashing.Sum64Seed (scheme XXH3x64), then blockCounters4 on
+// its block. With hasAVX512 false it is never called.
+func (f *Filter) blockCountersKey64(key []byte) bool {
+	h := hashing.Sum64Seed(key, f.geo.Seed())
+	return blockCounters4(f.counterBlock(h), h, f.geo.K())
+}
+
+// blockCountersKey64String is blockCountersKey64 for a string key.
+func (f *Filter) blockCountersKey64String(key string) bool {
+	h := hashing.SumString64Seed(key, f.geo.Seed())
+	return blockCounters4(f.counterBlock(h), h, f.geo.K())
+}

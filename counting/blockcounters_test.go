@@ -214,3 +214,76 @@ func TestBlockCountersKey(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockCountersKey64 checks blockCountersKey64, the key routine of
+// hashing scheme XXH3x64, and its string form, against hashing the key
+// with hashing.Sum64Seed and containsCounters: on every key length it
+// takes (17 to 128), with random seeds, on k from 1 to 64, over filters
+// of one to 1000 blocks half full, each key asked as a non-member and,
+// one in three, again as a member (added, then removed). It also checks
+// that the key methods of such a filter take the routine (blockKeys64)
+// and answer as it does.
+func TestBlockCountersKey64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	key := make([]byte, 128)
+	for _, k := range []int{1, 2, 6, 7, 8, 9, 16, 17, 33, 64} {
+		for _, blocks := range []uint64{1, 3, 1000} {
+			seed := rng.Uint64()
+			f := MustNew(Config{Layout: bloom.Blocked, M: 512 * blocks, K: k, NoBitView: true, Seed: seed, Scheme: hashing.Fast64})
+			if hasAVX512 && (f.blockKeys64 == nil || f.blockKeys != nil) {
+				t.Fatal("a counters-only blocked filter of scheme XXH3x64 with AVX-512 does not take its assembly")
+			}
+			for range blocks * 512 / uint64(k) / 2 {
+				f.AddHash(hashing.Hash128{Lo: rng.Uint64(), Hi: rng.Uint64()})
+			}
+			found := 0
+			for n := 17; n <= 128; n++ {
+				for i := range 20 {
+					b := key[len(key)-n:] // ends where the buffer does
+					for j := range b {
+						b[j] = byte(rng.Uint32())
+					}
+					member := i%3 == 0
+					if member {
+						f.Add(b)
+					}
+					want := f.containsCounters(hashing.Sum64Seed(b, seed))
+					if member && !want {
+						t.Fatalf("k=%d blocks=%d n=%d key %x: added, not found", k, blocks, n, b)
+					}
+					if want {
+						found++
+					}
+					checkKey64(t, f, b, want)
+					if member {
+						if err := f.Remove(b); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			if found == 20*112 {
+				t.Fatalf("k=%d blocks=%d: every key found", k, blocks)
+			}
+		}
+	}
+}
+
+func checkKey64(t *testing.T, f *Filter, b []byte, want bool) {
+	t.Helper()
+	k, n := f.geo.K(), len(b)
+	if hasAVX512 { // else an amd64 build has no routine to run
+		if got := f.blockCountersKey64(b); got != want {
+			t.Fatalf("k=%d n=%d key %x: blockCountersKey64 %v, containsCounters %v", k, n, b, got, want)
+		}
+		if got := f.blockCountersKey64String(string(b)); got != want {
+			t.Fatalf("k=%d n=%d key %x: blockCountersKey64String %v, containsCounters %v", k, n, b, got, want)
+		}
+	}
+	if got := f.Contains(b); got != want {
+		t.Fatalf("k=%d n=%d key %x: Contains %v, containsCounters %v", k, n, b, got, want)
+	}
+	if got := f.ContainsString(string(b)); got != want {
+		t.Fatalf("k=%d n=%d key %x: ContainsString %v, containsCounters %v", k, n, b, got, want)
+	}
+}

@@ -169,6 +169,10 @@ type Filter struct {
 	count     uint64 // keys added minus keys removed
 	sat       uint64 // counters at max
 	track     tracker
+
+	// blockKeys64 is blockKeys for blockCountersKey64, under scheme
+	// XXH3x64. At most one of the two is set.
+	blockKeys64 *xxh3asm.Keyed
 }
 
 // New returns an empty counting filter for c.
@@ -233,36 +237,47 @@ func newFilterOver(s params.Shape, width uint, minInc, withView bool, seed uint6
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	keys, keys64 := blockKeys(geo, width, view == nil)
 	return &Filter{
-		counters:  counters,
-		bits:      bits,
-		view:      view,
-		geo:       geo,
-		m:         s.M,
-		width:     width,
-		wShift:    wShift,
-		perShift:  6 - wShift,
-		perMask:   64/uint64(width) - 1,
-		max:       1<<width - 1,
-		minInc:    minInc,
-		inline:    hashing.InlineProbes(geo.Scheme().ID()),
-		pairKeys:  view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
-		blockKeys: blockKeys(geo, width, view == nil),
+		counters:    counters,
+		bits:        bits,
+		view:        view,
+		geo:         geo,
+		m:           s.M,
+		width:       width,
+		wShift:      wShift,
+		perShift:    6 - wShift,
+		perMask:     64/uint64(width) - 1,
+		max:         1<<width - 1,
+		minInc:      minInc,
+		inline:      hashing.InlineProbes(geo.Scheme().ID()),
+		pairKeys:    view == nil && width == 4 && s.Layout == bloom.Classic && geo.Inline(),
+		blockKeys:   keys,
+		blockKeys64: keys64,
 	}, nil
 }
 
-// blockKeys returns the keyed secret for blockCountersKey when a filter of
-// geometry g, with counters of the given width and no bit view, runs it:
-// 4-bit counters in the blocked layout under the default scheme, with
-// AVX-512, as the routine needs. Each filter (and each clone) builds its
-// own table from the seed (17 words), so that no two filters share one
-// and no exported method hands one out.
-func blockKeys(g bloom.Geometry, width uint, noView bool) *xxh3asm.Keyed {
-	if !hasAVX512 || !noView || width != 4 || g.Layout() != bloom.Blocked || !g.Inline() {
-		return nil
+// blockKeys returns the keyed secret for blockCountersKey (keys) or for
+// blockCountersKey64 (keys64) when a filter of geometry g, with counters
+// of the given width and no bit view, runs one: 4-bit counters in the
+// blocked layout with AVX-512, as the routines need, under the default
+// scheme (keys) or scheme XXH3x64 (keys64); under any other scheme
+// neither. Each filter (and each clone) builds its own table from the
+// seed (17 words), so that no two filters share one and no exported
+// method hands one out.
+func blockKeys(g bloom.Geometry, width uint, noView bool) (keys, keys64 *xxh3asm.Keyed) {
+	if !hasAVX512 || !noView || width != 4 || g.Layout() != bloom.Blocked {
+		return nil, nil
 	}
-	t := xxh3asm.NewKeyed(g.Seed())
-	return &t
+	switch {
+	case g.Inline():
+		t := xxh3asm.NewKeyed(g.Seed())
+		return &t, nil
+	case g.Scheme().ID() == hashing.XXH3x64:
+		t := xxh3asm.NewKeyed(g.Seed())
+		return nil, &t
+	}
+	return nil, nil
 }
 
 // shape sizes the filter as bloom.Config does: (N, P) through params.Size,

@@ -333,13 +333,17 @@ func TestNoBitViewSaturation(t *testing.T) {
 }
 
 // TestKeyMethodsFast64: under hashing scheme XXH3x64 the key methods of
-// a counters-only filter, which take the inline probe paths, answer as
-// the hash methods do, for members and non-members, in every layout.
+// a counters-only filter, which take the inline probe paths (in the
+// blocked layout with AVX-512 the assembly, blockCountersKey64), answer
+// as the hash methods do, for members and non-members, in every layout.
 func TestKeyMethodsFast64(t *testing.T) {
 	for _, l := range layouts {
 		f := mustNew(t, Config{Layout: l, N: 2000, P: 0.05, NoBitView: true, Scheme: hashing.Fast64})
 		if !f.inline {
 			t.Fatalf("%v: the probes of scheme XXH3x64 do not run inline", l)
+		}
+		if asm := hasAVX512 && l == bloom.Blocked; (f.blockKeys64 != nil) != asm {
+			t.Fatalf("%v: the key methods take blockCountersKey64: %v, want %v", l, f.blockKeys64 != nil, asm)
 		}
 		for i := range 2000 {
 			f.AddString(key(i))
