@@ -227,6 +227,23 @@ test: \
 	SUBQ $16, DX \
 	JG   step
 
+// BLOCK_ALL_SET_KEY is the body of blockAllSetKeyAVX512 and
+// blockAllSetKey64AVX512 after their hash (XXH3_KEY_BLOCK or
+// XXH3_KEY_BLOCK64 with shift 6: the block's address in DX, lo in BX, hi
+// in CX): BLOCK_ALL_SET on that block with the argument k, and the answer
+// written to the result of their common signature. Uses the label absent.
+#define BLOCK_ALL_SET_KEY \
+	MOVQ DX, AX \
+	MOVQ k+40(FP), DX \
+	BLOCK_ALL_SET \
+	VZEROUPPER \
+	MOVB $1, ret+48(FP) \
+	RET \
+absent: \
+	VZEROUPPER \
+	MOVB $0, ret+48(FP) \
+	RET
+
 // func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
 //
 // blockAllSet for sixteen probes per step, in two vectors of eight: the
@@ -263,19 +280,7 @@ absent:
 // internal/xxh3asm).
 TEXT ·blockAllSetKeyAVX512(SB), NOSPLIT, $0-49
 	XXH3_KEY_BLOCK(6) // 64 bytes a block
-	MOVQ DX, AX
-	MOVQ k+40(FP), DX
-
-	BLOCK_ALL_SET
-
-	VZEROUPPER
-	MOVB $1, ret+48(FP)
-	RET
-
-absent:
-	VZEROUPPER
-	MOVB $0, ret+48(FP)
-	RET
+	BLOCK_ALL_SET_KEY
 
 // func blockAllSetKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 //
@@ -285,19 +290,7 @@ absent:
 // XXH3-128 does.
 TEXT ·blockAllSetKey64AVX512(SB), NOSPLIT, $0-49
 	XXH3_KEY_BLOCK64(6) // 64 bytes a block
-	MOVQ DX, AX
-	MOVQ k+40(FP), DX
-
-	BLOCK_ALL_SET
-
-	VZEROUPPER
-	MOVB $1, ret+48(FP)
-	RET
-
-absent:
-	VZEROUPPER
-	MOVB $0, ret+48(FP)
-	RET
+	BLOCK_ALL_SET_KEY
 
 // BLOCK_SET is the body of blockSetAVX512, blockSetKeyAsm and
 // blockSetKey64Asm: it sets in the 512-bit block at AX the probes of the
