@@ -81,13 +81,25 @@ func TestReduceIsUniform(t *testing.T) {
 	for i := 0; i < keys; i++ {
 		counts[Reduce(SumString(strconv.Itoa(i)).Lo, buckets)]++
 	}
+	checkUniform(t, counts[:])
+}
+
+// checkUniform fails t unless counts, over 97 buckets, pass a
+// chi-squared test: df = 96, the 99.99% point is about 155.
+func checkUniform(t *testing.T, counts []int) {
+	t.Helper()
+	keys := 0
+	for _, c := range counts {
+		keys += c
+	}
+	want := float64(keys) / float64(len(counts))
 	chi := 0.0
 	for _, c := range counts {
-		d := float64(c) - keys/buckets
-		chi += d * d / (keys / buckets)
+		d := float64(c) - want
+		chi += d * d / want
 	}
-	if chi > 155 {
-		t.Fatalf("chi-squared %.1f over 96 degrees of freedom", chi)
+	if len(counts) != 97 || chi > 155 {
+		t.Fatalf("chi-squared %.1f over %d buckets (want 97, at most 155)", chi, len(counts))
 	}
 }
 
@@ -105,14 +117,7 @@ func TestSum64(t *testing.T) {
 		}
 		counts[Block(h, buckets)]++
 	}
-	chi := 0.0
-	for _, c := range counts {
-		d := float64(c) - keys/buckets
-		chi += d * d / (keys / buckets)
-	}
-	if chi > 155 {
-		t.Fatalf("chi-squared %.1f over 96 degrees of freedom", chi)
-	}
+	checkUniform(t, counts)
 }
 
 func TestLookup(t *testing.T) {
