@@ -11,10 +11,11 @@ import (
 
 // hasAVX512 reports whether this CPU and OS run the AVX-512 routines
 // (blockAllSetAVX512, blockAllSetKeyAVX512, blockAllSetKey64AVX512,
-// blockSetAVX512, blockSetKeyAsm and blockSetKey64Asm): AVX-512 F (512-bit registers, VPERMQ, VPRORVQ,
-// VPROLVQ, embedded broadcast) and DQ (VPMULLQ, KORTESTB), and BMI2
-// (BZHI), which every CPU with AVX-512 has (checked all the same). It is
-// read once: a fact about the machine, not a setting.
+// blockSetAVX512, blockSetKeyAsm and blockSetKey64Asm): AVX-512 F
+// (512-bit registers, VPERMQ, VPRORVQ, VPROLVQ, embedded broadcast) and
+// DQ (VPMULLQ, KORTESTB), and BMI2 (BZHI), which every CPU with AVX-512
+// has (checked all the same). It is read once: a fact about the machine,
+// not a setting.
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasBMI2
 
 // blockAllSetAVX512 is blockAllSet in AVX-512 assembly
@@ -81,8 +82,8 @@ func (f *Filter) blockSetKeyString(key string) {
 //go:noescape
 func blockAllSetKey64AVX512(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int) bool
 
-// blockAllSetKey64 is blockAllSetKey64AVX512 for f (keyPath keyBlocked)
-// and a key of MinLen to MaxLen bytes.
+// blockAllSetKey64 is blockAllSetKey64AVX512 for f (keyPath
+// keyBlocked64) and a key of MinLen to MaxLen bytes.
 func (f *Filter) blockAllSetKey64(key []byte) bool {
 	return blockAllSetKey64AVX512(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
 }
@@ -99,8 +100,8 @@ func (f *Filter) blockAllSetKey64String(key string) bool {
 //go:noescape
 func blockSetKey64Asm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
 
-// blockSetKey64 is blockSetKey64Asm for f (keyPath keyBlocked) and a key
-// of MinLen to MaxLen bytes. It does not count the key.
+// blockSetKey64 is blockSetKey64Asm for f (keyPath keyBlocked64) and a
+// key of MinLen to MaxLen bytes. It does not count the key.
 func (f *Filter) blockSetKey64(key []byte) {
 	blockSetKey64Asm(unsafe.SliceData(f.words), f.span, unsafe.SliceData(key), len(key), f.keyed, f.k)
 }

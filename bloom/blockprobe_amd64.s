@@ -244,6 +244,20 @@ absent: \
 	MOVB $0, ret+48(FP) \
 	RET
 
+// BLOCK_SET_KEY is the body of blockSetKeyAsm and blockSetKey64Asm after
+// their hash (XXH3_KEY_BLOCK or XXH3_KEY_BLOCK64 with shift 6: the
+// block's address in DX, lo in BX, hi in CX): BLOCK_SET on that block
+// with the argument k and the frame's 128 bytes of lanes, 64-byte
+// aligned, as its scratch.
+#define BLOCK_SET_KEY \
+	MOVQ DX, AX \
+	MOVQ k+40(FP), DX \
+	LEAQ 63(SP), R10 \
+	ANDQ $-64, R10 \
+	BLOCK_SET \
+	VZEROUPPER \
+	RET
+
 // func blockAllSetAVX512(w *[8]uint64, lo, hi uint64, k int) bool
 //
 // blockAllSet for sixteen probes per step, in two vectors of eight: the
@@ -375,15 +389,7 @@ TEXT ·blockSetAVX512(SB), NOSPLIT, $192-32
 // one line each.
 TEXT ·blockSetKeyAsm(SB), NOSPLIT, $192-48
 	XXH3_KEY_BLOCK(6) // 64 bytes a block
-	MOVQ DX, AX
-	MOVQ k+40(FP), DX
-	LEAQ 63(SP), R10
-	ANDQ $-64, R10
-
-	BLOCK_SET
-
-	VZEROUPPER
-	RET
+	BLOCK_SET_KEY
 
 // func blockSetKey64Asm(words *uint64, nblocks uint64, key *byte, n int, t *xxh3asm.Keyed, k int)
 //
@@ -391,15 +397,7 @@ TEXT ·blockSetKeyAsm(SB), NOSPLIT, $192-48
 // blockAllSetKey64AVX512. Its frame is blockSetKeyAsm's.
 TEXT ·blockSetKey64Asm(SB), NOSPLIT, $192-48
 	XXH3_KEY_BLOCK64(6) // 64 bytes a block
-	MOVQ DX, AX
-	MOVQ k+40(FP), DX
-	LEAQ 63(SP), R10
-	ANDQ $-64, R10
-
-	BLOCK_SET
-
-	VZEROUPPER
-	RET
+	BLOCK_SET_KEY
 
 // RANGE_PROBE(dst, step) computes the next probe of the sequence in R8
 // (x), R9 (y), R10 (z) with R11 = hashing.FinalMultiplier, its bit b =

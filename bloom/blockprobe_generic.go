@@ -2,9 +2,7 @@
 
 package bloom
 
-import (
-	"github.com/bloomcast/bloomcast/hashing"
-)
+import "github.com/bloomcast/bloomcast/hashing"
 
 // hasAVX512 is false: this build has no assembly.
 const hasAVX512 = false
@@ -49,8 +47,8 @@ func (f *Filter) blockSetKeyString(key string) {
 }
 
 // blockAllSetKey64 stands in for the assembly of amd64 builds: the key
-// hashed with hashing.Sum64Seed (scheme XXH3x64), then
-// blockAllSet on its block. With hasAVX512 false it is never called.
+// hashed with hashing.Sum64Seed (scheme XXH3x64), then blockAllSet on its
+// block. With hasAVX512 false it is never called.
 func (f *Filter) blockAllSetKey64(key []byte) bool {
 	h := hashing.Sum64Seed(key, f.seed)
 	return blockAllSet(f.block(h), h, f.k)

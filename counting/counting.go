@@ -166,13 +166,12 @@ type Filter struct {
 	// blockKeys, when not nil, is geo's keyed secret, and the key methods
 	// run blockCountersKey with it (see Contains).
 	blockKeys *xxh3asm.Keyed
-	count     uint64 // keys added minus keys removed
-	sat       uint64 // counters at max
-	track     tracker
-
 	// blockKeys64 is blockKeys for blockCountersKey64, under scheme
 	// XXH3x64. At most one of the two is set.
 	blockKeys64 *xxh3asm.Keyed
+	count       uint64 // keys added minus keys removed
+	sat         uint64 // counters at max
+	track       tracker
 }
 
 // New returns an empty counting filter for c.

@@ -244,7 +244,6 @@ func (k *probesValue) Set(s string) error {
 	return nil
 }
 
-// layoutValue is a layout name; with all set, "all" is accepted as 0.
 // hashValue is a --hash flag: the hashing scheme of a filter built,
 // by the name "bloomcast inspect" prints (filereport.SchemeName).
 type hashValue struct{ scheme hashing.Scheme }
@@ -257,17 +256,16 @@ func (h *hashValue) String() string {
 }
 
 func (h *hashValue) Set(s string) error {
-	switch strings.ToLower(s) {
-	case "xxh3":
-		h.scheme = hashing.Default
-	case "xxh3-64":
-		h.scheme = hashing.Fast64
-	default:
-		return errors.New("want xxh3 or xxh3-64")
+	for _, scheme := range []hashing.Scheme{hashing.Default, hashing.Fast64} {
+		if strings.EqualFold(s, filereport.SchemeName(uint8(scheme.ID()))) {
+			h.scheme = scheme
+			return nil
+		}
 	}
-	return nil
+	return errors.New("want xxh3 or xxh3-64")
 }
 
+// layoutValue is a layout name; with all set, "all" is accepted as 0.
 type layoutValue struct {
 	layout params.Layout
 	all    bool
