@@ -33,7 +33,7 @@ const DefaultVia = "bloomcast"
 type Config struct {
 	Store          Store            // where responses are kept; required. Its Observer sees every change.
 	Router         Router           // forwards what the cache cannot answer; nil: Direct(Client)
-	Client         *http.Client     // the default Router's client; nil: NewClient()
+	Client         *http.Client     // the default Router's client; nil: one that decodes transfer codings
 	AccessLog      io.Writer        // Squid-format access log; nil: none
 	Logger         *slog.Logger     // operational log; nil: slog.Default()
 	MaxObjectBytes int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
@@ -371,7 +372,7 @@ func TestProxyRouterSource(t *testing.T) {
 		c.Now = clock.Now
 		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 			seen.Store(f.Key)
-			resp, err := NewClient().Do(f.Request)
+			resp, err := originclient.New(nil).Do(f.Request)
 			return resp, Source{Hierarchy: squidlog.HierCDSiblingHit, Host: "peer1"}, err
 		})
 	})

@@ -1,11 +1,9 @@
 package cache
 
 import (
-	"crypto/tls"
-	"net"
 	"net/http"
-	"time"
 
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -57,61 +55,15 @@ type RouterFunc func(f *Forward) (*http.Response, Source, error)
 func (fn RouterFunc) Route(f *Forward) (*http.Response, Source, error) { return fn(f) }
 
 // Direct returns the Router that sends every request to its origin server
-// with client (nil: [NewClient]'s), reporting HIER_DIRECT and the origin's
-// host. The client must not follow redirects: a proxy passes them on.
+// with client, reporting HIER_DIRECT and the origin's host. A nil client
+// means the proxy's own, which also decodes the transfer codings Go's
+// client refuses (gzip, deflate, compress; RFC 9112 §7). The client must not follow redirects: a proxy passes them on.
 func Direct(client *http.Client) Router {
 	if client == nil {
-		client = NewClient()
+		client = originclient.New(nil)
 	}
 	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
-		resp, err := client.Do(ExpectResponse(f.Request))
+		resp, err := client.Do(originclient.Expect(f.Request))
 		return resp, Source{Hierarchy: squidlog.HierDirect, Host: f.Request.URL.Hostname()}, err
 	})
-}
-
-// Timeouts of the client NewClient builds. There is no limit on a whole
-// exchange, so that large bodies can stream; the client's request context
-// ends an exchange the client abandons.
-const (
-	dialTimeout           = 10 * time.Second
-	responseHeaderTimeout = 30 * time.Second
-	IdleConnTimeout       = 90 * time.Second
-)
-
-// IdleConnsPerHost is how many idle connections the node's clients keep
-// to one origin or peer. It is set above the concurrency a node sees
-// (net/http keeps 2 by default): a connection the pool cannot keep is
-// closed when its response ends, and the next request pays a new TCP
-// handshake and leaves a socket in TIME_WAIT, so a pool smaller than
-// the concurrency redials on most requests. Idle connections still close
-// after IdleConnTimeout.
-const IdleConnsPerHost = 256
-
-// NewClient returns the HTTP client a proxy uses by default: no
-// environment proxy, no redirect following, no transparent decompression
-// (the cache stores and forwards what the origin sent), and timeouts on
-// connecting, TLS handshakes and waiting for response headers. Response
-// bodies in the transfer codings gzip, x-gzip, deflate, compress and
-// x-compress (RFC 9112 §7) reach it decoded, as chunked bodies do, when
-// the request came through [Direct].
-func NewClient() *http.Client { return newClient(nil) }
-
-// newClient is NewClient with a TLS configuration for origins (nil: the
-// defaults).
-func newClient(tlsConfig *tls.Config) *http.Client {
-	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
-	t := &http.Transport{
-		DialContext:           DecodingDialer(dial),
-		DialTLSContext:        codingTLSDialer(dial, tlsConfig, dialTimeout),
-		TLSHandshakeTimeout:   dialTimeout,
-		ResponseHeaderTimeout: responseHeaderTimeout,
-		IdleConnTimeout:       IdleConnTimeout,
-		MaxIdleConnsPerHost:   IdleConnsPerHost,
-		DisableCompression:    true,
-		ForceAttemptHTTP2:     true,
-	}
-	return &http.Client{
-		Transport:     t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }

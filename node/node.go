@@ -161,7 +161,8 @@ type NodeConfig struct {
 
 	AccessLog io.Writer    // Squid-format access log; nil for none
 	Logger    *slog.Logger // nil for slog.Default()
-	// Client is the origin client; nil means NewClient().
+	// Client is the origin client; nil means the proxy's own, which
+	// decodes the transfer codings Go's client refuses.
 	Client *http.Client
 	// Transport, if set, carries this node's digests to its peers and
 	// theirs to it besides HTTP polling ([DigestTransport]): the node

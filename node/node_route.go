@@ -15,6 +15,7 @@ import (
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -48,7 +49,7 @@ type peerFetcher struct {
 	// clients are the peers' clients, by Peer: a peer reconfigured with
 	// another proxy under the same name (SIGHUP) is another Peer, and
 	// gets a client for its new proxy. A dropped peer's entry stays; its
-	// idle connections close after cache.IdleConnTimeout.
+	// idle connections close after originclient.IdleConnTimeout.
 	clients map[*Peer]*http.Client
 }
 
@@ -71,11 +72,11 @@ func (pf *peerFetcher) client(p *Peer) *http.Client {
 		Proxy:                 http.ProxyURL(p.proxy),
 		ResponseHeaderTimeout: timeout,
 		TLSHandshakeTimeout:   timeout,
-		IdleConnTimeout:       cache.IdleConnTimeout,
-		MaxIdleConnsPerHost:   cache.IdleConnsPerHost,
+		IdleConnTimeout:       originclient.IdleConnTimeout,
+		MaxIdleConnsPerHost:   originclient.IdleConnsPerHost,
 		DisableCompression:    true,
 	}
-	t.DialContext = cache.DecodingDialer(dialer(timeout))
+	t.DialContext = originclient.Dialer(dialer(timeout))
 	c := &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	pf.clients[p] = c
 	return c
@@ -87,7 +88,7 @@ func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOut
 	if p == nil || p.proxy == nil || f == nil || f.Request == nil {
 		return nil, peerOutcomeError, fmt.Errorf("%w: Fetch needs a Directory's Peer and a Forward with a Request", cache.ErrConfig)
 	}
-	req := cache.ExpectResponse(f.Request) // a copy, whose Header may be replaced
+	req := originclient.Expect(f.Request) // a copy, whose Header may be replaced
 	req.Header = onlyIfCached(f.Request.Header)
 	resp, err := pf.client(p).Do(req)
 	outcome := peerOutcomeError

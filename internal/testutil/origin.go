@@ -3,7 +3,9 @@ package testutil
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"net"
@@ -71,6 +73,31 @@ func Gzipped(t testing.TB, s string) string {
 	t.Helper()
 	var b bytes.Buffer
 	w := gzip.NewWriter(&b)
+	_, _ = io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Zlibbed is s in the zlib format, which HTTP's deflate coding names
+// (RFC 9110 §8.4.1.2).
+func Zlibbed(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = io.WriteString(w, s)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Deflated is s in raw DEFLATE, which some servers send as deflate.
+func Deflated(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestCompression)
 	_, _ = io.WriteString(w, s)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package cache
+package originclient
 
 import (
 	"io"
@@ -9,7 +9,7 @@ import (
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
-// TestClientKeepsConnections: the client NewClient builds keeps as many
+// TestClientKeepsConnections: the client New builds keeps as many
 // idle connections to an origin as it had requests in flight, so a burst
 // of concurrent misses reuses the connections of the one before instead
 // of redialling all but net/http's default two.
@@ -22,7 +22,7 @@ func TestClientKeepsConnections(t *testing.T) {
 	srv.Config.ConnState = burst.ConnState
 	srv.Start()
 	t.Cleanup(srv.Close)
-	client := NewClient()
+	client := New(nil)
 	t.Cleanup(client.CloseIdleConnections)
 	for range bursts {
 		burst.Run(func(int) {

@@ -1,4 +1,4 @@
-package cache
+package originclient
 
 import (
 	"bufio"
@@ -56,9 +56,9 @@ const (
 
 // errCoding reports a body whose transfer coding could not be decoded:
 // the body is cut there, so the proxy stores nothing.
-var errCoding = errors.New("cache: origin's transfer coding")
+var errCoding = errors.New("originclient: the transfer coding of a response")
 
-// What a connection's next response answers, set by [expectResponse].
+// What a connection's next response answers, set by [Expect].
 const (
 	pendNone uint32 = iota
 	pendGet         // any method whose response may have a body
@@ -113,12 +113,12 @@ func (c *codingConn) expect(method string) {
 	c.pend.Store(v)
 }
 
-// ExpectResponse returns req with a client trace that tells the
-// connection carrying it, when it is one of [DecodingDialer]'s, the request's method
+// Expect returns req with a client trace that tells the
+// connection carrying it, when it is one of [Dialer]'s, the request's method
 // before the request is written, so that its response is framed right (a
 // response to HEAD has no body whatever its header says, RFC 9110 §9.3.2).
 // Without it a codingConn decodes nothing.
-func ExpectResponse(req *http.Request) *http.Request {
+func Expect(req *http.Request) *http.Request {
 	method := req.Method
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
@@ -129,13 +129,13 @@ func ExpectResponse(req *http.Request) *http.Request {
 	}))
 }
 
-// DecodingDialer wraps dial's connections in a response framer that
+// Dialer wraps dial's connections in a response framer that
 // decodes the gzip, deflate and compress transfer codings Go's HTTP client refuses
 // (RFC 9112 §7), rewriting such a response as chunked; every other byte
 // passes untouched. It is for a Transport's DialContext, with each request
-// sent through [ExpectResponse]; the node's peer client uses it as the
+// sent through [Expect]; the node's peer client uses it as the
 // proxy's origin client does.
-func DecodingDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func Dialer(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
@@ -145,13 +145,13 @@ func DecodingDialer(dial func(ctx context.Context, network, addr string) (net.Co
 	}
 }
 
-// codingTLSDialer returns a Transport's DialTLSContext: dial, a TLS
+// tlsDialer returns a Transport's DialTLSContext: dial, a TLS
 // handshake within timeout offering HTTP/2 and HTTP/1.1 (config, nil
 // for the defaults, supplies the roots), and the connection wrapped in a
 // codingConn when HTTP/1.1 was agreed. An HTTP/2 connection is returned
 // as the *tls.Conn net/http needs to speak HTTP/2; HTTP/2 has no
 // transfer codings (RFC 9113 §8.2.2).
-func codingTLSDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error), config *tls.Config, timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func tlsDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error), config *tls.Config, timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
