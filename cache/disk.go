@@ -457,8 +457,10 @@ func (d *Disk) IndexBytes() int64 {
 // write succeeds again (or none has failed).
 func (d *Disk) Fault() error { return d.faults.fault() }
 
-// Failures returns the failed file operations so far by reason (the
-// Failure constants); reasons that never failed are absent.
+// Failures returns the failed file operations so far by reason:
+// no_space, missing, read_only, corrupt or io (the label values of a
+// node's bloomcast_store_failures_total); reasons that never failed are
+// absent.
 func (d *Disk) Failures() map[string]uint64 { return d.faults.failures() }
 
 // Keys implements Store.

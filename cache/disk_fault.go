@@ -1,40 +1,13 @@
 package cache
 
 import (
-	"errors"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"sync"
-	"syscall"
 	"time"
-)
 
-// Reasons a store's file operation failed: the label of
-// bloomcast_store_failures_total and the keys of [Disk.Failures].
-const (
-	FailureNoSpace  = "no_space"  // the file system is full, or a quota reached (ENOSPC, EDQUOT)
-	FailureMissing  = "missing"   // the directory, or an entry's file, is gone (ENOENT)
-	FailureReadOnly = "read_only" // the file system is read-only or the directory not writable (EROFS, EACCES, EPERM)
-	FailureCorrupt  = "corrupt"   // an entry's file did not decode (ErrCorrupt)
-	FailureIO       = "io"        // an I/O error (EIO), or any other
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
-
-// FailureReason classifies a store's error into one of the Failure
-// reasons.
-func FailureReason(err error) string {
-	switch {
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return FailureNoSpace
-	case errors.Is(err, fs.ErrNotExist):
-		return FailureMissing
-	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission):
-		return FailureReadOnly
-	case errors.Is(err, ErrCorrupt):
-		return FailureCorrupt
-	}
-	return FailureIO
-}
 
 // faultLogEvery is the least time between two warnings of one reason:
 // a full disk fails every store, and one line a minute says so.
@@ -65,7 +38,7 @@ func newFaults(log *slog.Logger) *faults {
 // of op on dir. A failed write (write true) is the store's fault until a
 // write succeeds.
 func (f *faults) failed(dir, op string, write bool, err error) {
-	reason := FailureReason(err)
+	reason := storefail.Reason(err)
 	now := f.now()
 	f.mu.Lock()
 	f.counts[reason]++
@@ -92,7 +65,7 @@ func (f *faults) failed(dir, op string, write bool, err error) {
 // count counts a failure without logging it (the caller logs it).
 func (f *faults) count(err error) {
 	f.mu.Lock()
-	f.counts[FailureReason(err)]++
+	f.counts[storefail.Reason(err)]++
 	f.mu.Unlock()
 }
 

@@ -2,8 +2,6 @@ package cache
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
 // duBytes is what du says dir takes (blocks of its files and itself),
@@ -134,7 +134,7 @@ func TestDiskFullIsLoud(t *testing.T) {
 	if failed == 0 || stored == 0 {
 		t.Fatalf("stored %d, failed %d: the file system never filled", stored, failed)
 	}
-	if got := d.Failures()[FailureNoSpace]; got != uint64(failed) {
+	if got := d.Failures()[storefail.NoSpace]; got != uint64(failed) {
 		t.Errorf("Failures()[no_space] = %d, want %d", got, failed)
 	}
 	if d.Fault() == nil || !errors.Is(d.Fault(), syscall.ENOSPC) {
@@ -190,7 +190,7 @@ func TestDiskDirectoryRemoved(t *testing.T) {
 		t.Errorf("after the directory went: %d entries, %d B, index %d B", d.Len(), d.Bytes(), d.IndexBytes())
 	}
 	o.matches(d)
-	if d.Failures()[FailureMissing] == 0 || !strings.Contains(logs.String(), "reason=missing") {
+	if d.Failures()[storefail.Missing] == 0 || !strings.Contains(logs.String(), "reason=missing") {
 		t.Errorf("failures %v, log:\n%s", d.Failures(), logs.String())
 	}
 	if err := d.Put(testEntry(keyN(20), 400)); err != nil {
@@ -229,32 +229,13 @@ func TestDiskReadOnlyDirectory(t *testing.T) {
 		t.Skipf("remount ro: %v %s", err, out)
 	}
 	err = d.Put(testEntry(keyN(1), 400))
-	if err == nil || FailureReason(err) != FailureReadOnly || d.Fault() == nil || d.Failures()[FailureReadOnly] != 1 {
-		t.Fatalf("Put on a read-only file system: %v (%s), fault %v, failures %v", err, FailureReason(err), d.Fault(), d.Failures())
+	if err == nil || storefail.Reason(err) != storefail.ReadOnly || d.Fault() == nil || d.Failures()[storefail.ReadOnly] != 1 {
+		t.Fatalf("Put on a read-only file system: %v (%s), fault %v, failures %v", err, storefail.Reason(err), d.Fault(), d.Failures())
 	}
 	if out, err := exec.Command("mount", "-o", "remount,rw", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("remount rw: %v %s", err, out)
 	}
 	if err := d.Put(testEntry(keyN(2), 400)); err != nil || d.Fault() != nil {
 		t.Fatalf("Put once writable: %v, fault %v", err, d.Fault())
-	}
-}
-
-func TestFailureReason(t *testing.T) {
-	for _, c := range []struct {
-		err  error
-		want string
-	}{
-		{&fs.PathError{Op: "open", Path: "x", Err: syscall.ENOSPC}, FailureNoSpace},
-		{fmt.Errorf("w: %w", syscall.EDQUOT), FailureNoSpace},
-		{&fs.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}, FailureMissing},
-		{&fs.PathError{Op: "open", Path: "x", Err: syscall.EROFS}, FailureReadOnly},
-		{&fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, FailureReadOnly},
-		{fmt.Errorf("%w: bad crc", ErrCorrupt), FailureCorrupt},
-		{&fs.PathError{Op: "read", Path: "x", Err: syscall.EIO}, FailureIO},
-	} {
-		if got := FailureReason(c.err); got != c.want {
-			t.Errorf("FailureReason(%v) = %s, want %s", c.err, got, c.want)
-		}
 	}
 }

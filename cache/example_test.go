@@ -2,10 +2,8 @@ package cache_test
 
 import (
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -71,16 +69,4 @@ func ExampleNewProxy() {
 	// forwards.
 	srv := &http.Server{Addr: "127.0.0.1:3128", Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
 	_ = srv // srv.ListenAndServe()
-}
-
-// A disk store's failures are counted, logged and shown in a node's
-// /healthz by reason; FailureReason classifies an error as they are.
-func ExampleFailureReason() {
-	full := &fs.PathError{Op: "write", Path: "/var/cache/bloomcast/x.bce", Err: syscall.ENOSPC}
-	gone := &fs.PathError{Op: "open", Path: "/var/cache/bloomcast", Err: syscall.ENOENT}
-	fmt.Println(cache.FailureReason(full))
-	fmt.Println(cache.FailureReason(gone))
-	// Output:
-	// no_space
-	// missing
 }

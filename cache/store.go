@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
 // Errors of the stores. Functions wrap them with details; test with
@@ -11,7 +13,7 @@ import (
 var (
 	ErrConfig   = errors.New("cache: invalid configuration")
 	ErrTooLarge = errors.New("cache: entry larger than the store's budget")
-	ErrCorrupt  = errors.New("cache: corrupt entry")
+	ErrCorrupt  = storefail.ErrCorrupt
 	ErrClosed   = errors.New("cache: store closed")
 )
 

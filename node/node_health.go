@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
 // publishState is the node's publication loop's last outcome.
@@ -71,7 +72,7 @@ func (n *Node) unhealthy() string {
 	}
 	if d, ok := n.store.(*cache.Disk); ok {
 		if err := d.Fault(); err != nil {
-			return fmt.Sprintf("disk cache failing (%s): %v", cache.FailureReason(err), err)
+			return fmt.Sprintf("disk cache failing (%s): %v", storefail.Reason(err), err)
 		}
 	}
 	p := n.publisher

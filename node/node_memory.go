@@ -5,10 +5,12 @@ import (
 	"runtime/debug"
 	"unsafe"
 
-	"github.com/bloomcast/bloomcast/cache"
-	"github.com/bloomcast/bloomcast/counting"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/counting"
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
 // heldBytes is the memory the publisher holds: the counting filter and
@@ -133,10 +135,6 @@ func (m *nodeMetrics) registerMemory(n *Node) {
 	}
 }
 
-// failureReasons are a disk store's failure reasons, in the order the
-// metrics list them.
-var failureReasons = []string{cache.FailureNoSpace, cache.FailureMissing, cache.FailureReadOnly, cache.FailureCorrupt, cache.FailureIO}
-
 // failureCollector reports a disk store's failures by reason.
 type failureCollector struct{ d *cache.Disk }
 
@@ -148,7 +146,7 @@ func (c *failureCollector) Describe(ch chan<- *prometheus.Desc) { ch <- storeFai
 
 func (c *failureCollector) Collect(ch chan<- prometheus.Metric) {
 	counts := c.d.Failures()
-	for _, r := range failureReasons {
+	for _, r := range storefail.Reasons {
 		ch <- prometheus.MustNewConstMetric(storeFailuresDesc, prometheus.CounterValue, float64(counts[r]), r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/storefail"
 	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
@@ -53,7 +54,7 @@ func TestNodeDiskFullHealth(t *testing.T) {
 	logs.mu.Lock()
 	warned := 0
 	for _, r := range logs.recs {
-		if r.msg == "cache: disk store failing" && r.attrs["reason"] == cache.FailureNoSpace {
+		if r.msg == "cache: disk store failing" && r.attrs["reason"] == storefail.NoSpace {
 			warned++
 		}
 	}
