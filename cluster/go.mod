@@ -7,6 +7,7 @@ replace github.com/bloomcast/bloomcast => ../
 require (
 	github.com/bloomcast/bloomcast v0.0.0-00010101000000-000000000000
 	github.com/nats-io/nats.go v1.55.0
+	github.com/prometheus/client_model v0.6.2
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -21,7 +22,6 @@ require (
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/parquet-go v0.32.0 // indirect
 	github.com/prometheus/client_golang v1.23.2 // indirect
-	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect

@@ -206,7 +206,7 @@ func (p *Publisher) Evicted(key string) {
 // PublishIfDue publishes if the threshold was passed or the current
 // digest is older than MaxAge with changes pending; a node calls it
 // periodically. It reports whether it published.
-func (p *Publisher) PublishIfDue() (bool, error) {
+func (p *Publisher) publishIfDue() (bool, error) {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
 		return false, errZeroPublisher
 	}
@@ -274,7 +274,7 @@ func (p *Publisher) loop(ctx context.Context, before func(), after func(publishe
 		if before != nil {
 			before()
 		}
-		if err := after(p.PublishIfDue()); err != nil {
+		if err := after(p.publishIfDue()); err != nil {
 			return err
 		}
 	}
@@ -317,36 +317,10 @@ func (p *Publisher) publishLocked() error {
 	return nil
 }
 
-// Stats describes the publisher's state.
-// The zero value describes a publisher that has published nothing.
-type PublisherStats struct {
-	Sequence    uint64
-	Published   time.Time
-	Keys        uint64  // keys in the filter
-	Pending     uint64  // stores and evictions not yet published
-	Missing     uint64  // evictions of keys the filter did not hold
-	DigestBytes int     // size of the current full digest
-	Codec       string  // its codec
-	Fill        float64 // fraction of bits set in the published view
-	FalsePos    float64 // false-positive rate of the published view, from its fill
-	// Capacity is the number of keys the filter is sized for (its
-	// Config.N, doubled by each Resize); 0 when it was configured by M
-	// and K alone. PredictedFalsePos is the false-positive rate the
-	// filter's shape predicts for the keys it holds (params.
-	// ApproxFalsePositive of m, Keys and k), which climbs past the
-	// configured rate once Keys passes Capacity.
-	// TargetFalsePos is the rate the shape predicts at Capacity keys:
-	// the configured target.
-	Capacity          uint64
-	PredictedFalsePos float64
-	TargetFalsePos    float64
-	Resizes           uint64 // rebuilds by Resize
-}
-
-// Stats returns the publisher's state.
-func (p *Publisher) Stats() PublisherStats {
+// stats returns the publisher's state.
+func (p *Publisher) stats() publisherStats {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
-		return PublisherStats{}
+		return publisherStats{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -355,7 +329,7 @@ func (p *Publisher) Stats() PublisherStats {
 		// them zero, and a peer asking for the digest is told it.
 		_, _ = p.fullLocked()
 	}
-	return PublisherStats{
+	return publisherStats{
 		Sequence: p.current.seq, Published: p.current.at, Keys: p.filter.Len(), Pending: p.changes,
 		Missing: p.missing, DigestBytes: len(p.current.full), Codec: p.current.codec.String(),
 		Fill: p.view.FillRatio(), FalsePos: p.view.FalsePositiveRate(),
@@ -482,9 +456,9 @@ func (p *Publisher) etagLocked() string {
 	return fmt.Sprintf(`"%d-%08x"`, p.current.seq, p.current.checksum)
 }
 
-// Response is what the digest endpoint answers for one request.
+// response is what the digest endpoint answers for one request.
 // The zero value, with status 0, is no answer.
-type Response struct {
+type response struct {
 	Status   int    // 200 or 304
 	Body     []byte // the digest or delta (200 only)
 	Delta    bool   // Body is a delta
@@ -494,18 +468,18 @@ type Response struct {
 	Codec    envelope.Codec
 }
 
-// Respond answers a digest request: 304 if ifNoneMatch names the current
+// respond answers a digest request: 304 if ifNoneMatch names the current
 // publication (its ETag holds the sequence and the checksum, so a peer
 // that restarted and reused sequence numbers is not mistaken for an
 // unchanged one); a delta if since is an older sequence still in the
 // history; the full digest otherwise (since 0 means none).
-func (p *Publisher) Respond(ifNoneMatch string, since uint64) (Response, error) {
+func (p *Publisher) respond(ifNoneMatch string, since uint64) (response, error) {
 	if p.kick == nil { // a zero Publisher (kick, unlike filter, never changes)
-		return Response{}, errZeroPublisher
+		return response{}, errZeroPublisher
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r := Response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at}
+	r := response{Status: http.StatusOK, ETag: p.etagLocked(), Sequence: p.current.seq, Modified: p.current.at}
 	if etagMatches(ifNoneMatch, r.ETag) {
 		if _, err := p.fullLocked(); err != nil { // for its codec
 			return r, err
@@ -625,7 +599,7 @@ func etagMatches(header, etag string) bool {
 // DigestPath behind its peer allow-list.
 func (p *Publisher) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mustBeMade()
-	serveDigest(w, r, p.Respond, digestMedia{full: digestContentType, delta: deltaContentType, what: "digest"})
+	serveDigest(w, r, p.respond, digestMedia{full: digestContentType, delta: deltaContentType, what: "digest"})
 }
 
 // digestMedia are what a digest response says of its body: the media
@@ -637,7 +611,7 @@ type digestMedia struct {
 
 // serveDigest serves GET and HEAD of a digest that respond makes:
 // ?since=SEQ asks for a delta, If-None-Match for revalidation.
-func serveDigest(w http.ResponseWriter, r *http.Request, respond func(ifNoneMatch string, since uint64) (Response, error), m digestMedia) {
+func serveDigest(w http.ResponseWriter, r *http.Request, respond func(ifNoneMatch string, since uint64) (response, error), m digestMedia) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

@@ -31,7 +31,7 @@ func newTestPublisher(t *testing.T, threshold float64, history int) *Publisher {
 func urlKey(i int) string { return fmt.Sprintf("http://origin.test/object/%d", i) }
 
 // peerCopy decodes a full digest response.
-func peerCopy(t *testing.T, r Response) *digest.Digest {
+func peerCopy(t *testing.T, r response) *digest.Digest {
 	t.Helper()
 	if r.Status != http.StatusOK || r.Delta {
 		t.Fatalf("want a full digest, got status %d delta %t", r.Status, r.Delta)
@@ -45,12 +45,12 @@ func peerCopy(t *testing.T, r Response) *digest.Digest {
 
 func TestPublisherThreshold(t *testing.T) {
 	p := newTestPublisher(t, 0.1, 16)
-	if s := p.Stats(); s.Sequence != 1 || s.Keys != 0 {
+	if s := p.stats(); s.Sequence != 1 || s.Keys != 0 {
 		t.Fatalf("new publisher: %+v", s)
 	}
 	// With no keys published, the first store passes any threshold.
 	p.Stored(urlKey(0))
-	if s := p.Stats(); s.Sequence != 2 || s.Keys != 1 {
+	if s := p.stats(); s.Sequence != 2 || s.Keys != 1 {
 		t.Fatalf("after one store: %+v", s)
 	}
 	for i := 1; i < 100; i++ {
@@ -59,19 +59,19 @@ func TestPublisherThreshold(t *testing.T) {
 	// With 100 keys published, 10% of them must change before the next
 	// publication.
 	p.Publish()
-	seq := p.Stats().Sequence
+	seq := p.stats().Sequence
 	for i := 100; i < 109; i++ {
 		p.Stored(urlKey(i))
 	}
-	if got := p.Stats(); got.Sequence != seq || got.Pending != 9 {
+	if got := p.stats(); got.Sequence != seq || got.Pending != 9 {
 		t.Fatalf("9 changes of 100 published: %+v", got)
 	}
 	p.Evicted(urlKey(0))
-	if got := p.Stats(); got.Sequence != seq+1 || got.Pending != 0 || got.Keys != 108 {
+	if got := p.stats(); got.Sequence != seq+1 || got.Pending != 0 || got.Keys != 108 {
 		t.Fatalf("10 changes: %+v", got)
 	}
 	p.Evicted("never stored")
-	if got := p.Stats(); got.Missing != 1 || got.Keys != 108 {
+	if got := p.stats(); got.Missing != 1 || got.Keys != 108 {
 		t.Fatalf("eviction of an absent key: %+v", got)
 	}
 }
@@ -91,16 +91,16 @@ func TestPublisherDefaultThreshold(t *testing.T) {
 			p.Stored(urlKey(1000*round + i))
 		}
 		p.Publish()
-		keys, seq := p.Stats().Keys, p.Stats().Sequence
+		keys, seq := p.stats().Keys, p.stats().Sequence
 		changes := int(float64(keys)*0.05+0.999) - 1 // one short of 5%
 		for i := range changes {
 			p.Stored(urlKey(1000*round + 100 + i))
 		}
-		if got := p.Stats(); got.Sequence != seq || got.Pending != uint64(changes) {
+		if got := p.stats(); got.Sequence != seq || got.Pending != uint64(changes) {
 			t.Fatalf("round %d: %d changes of %d published: %+v", round, changes, keys, got)
 		}
 		p.Stored(urlKey(1000*round + 999))
-		if got := p.Stats(); got.Sequence != seq+1 {
+		if got := p.stats(); got.Sequence != seq+1 {
 			t.Fatalf("round %d: %d changes of %d published did not publish: %+v", round, changes+1, keys, got)
 		}
 	}
@@ -112,7 +112,7 @@ func TestPublisherDeltas(t *testing.T) {
 		p.Stored(urlKey(i))
 	}
 	p.Publish()
-	r, err := p.Respond("", 0)
+	r, err := p.respond("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +124,10 @@ func TestPublisherDeltas(t *testing.T) {
 	}
 	// Revalidation: the same ETag → 304; the current sequence without
 	// it gets the full digest (the ETag also holds the checksum).
-	if r2, _ := p.Respond(r.ETag, r.Sequence); r2.Status != http.StatusNotModified {
+	if r2, _ := p.respond(r.ETag, r.Sequence); r2.Status != http.StatusNotModified {
 		t.Fatalf("If-None-Match %s: status %d", r.ETag, r2.Status)
 	}
-	if r2, _ := p.Respond("", r.Sequence); r2.Status != http.StatusOK || r2.Delta {
+	if r2, _ := p.respond("", r.Sequence); r2.Status != http.StatusOK || r2.Delta {
 		t.Fatalf("since current without an ETag: status %d delta %t", r2.Status, r2.Delta)
 	}
 	// Three more publications; a delta brings the peer up to date from
@@ -139,11 +139,11 @@ func TestPublisherDeltas(t *testing.T) {
 		}
 		p.Publish()
 	}
-	r3, err := p.Respond("", peer.Sequence)
+	r3, err := p.respond("", peer.Sequence)
 	if err != nil || !r3.Delta {
 		t.Fatalf("since %d: delta %t, %v", peer.Sequence, r3.Delta, err)
 	}
-	full, _ := p.Respond("", 0)
+	full, _ := p.respond("", 0)
 	if len(r3.Body) >= len(full.Body) {
 		t.Errorf("delta %d bytes, full %d", len(r3.Body), len(full.Body))
 	}
@@ -157,16 +157,16 @@ func TestPublisherDeltas(t *testing.T) {
 	}
 	// A second request for the same delta is served from the cache of
 	// coded deltas, byte for byte.
-	if r4, _ := p.Respond("", peer.Sequence); string(r4.Body) != string(r3.Body) {
+	if r4, _ := p.respond("", peer.Sequence); string(r4.Body) != string(r3.Body) {
 		t.Error("delta differs on a second request")
 	}
 	// Bases beyond the history, or unknown, get the full digest.
 	for range 4 {
-		p.Stored(urlKey(5000 + int(p.Stats().Sequence)))
+		p.Stored(urlKey(5000 + int(p.stats().Sequence)))
 		p.Publish()
 	}
 	for _, since := range []uint64{peer.Sequence, 999999} {
-		if r5, _ := p.Respond("", since); r5.Delta || r5.Status != http.StatusOK {
+		if r5, _ := p.respond("", since); r5.Delta || r5.Status != http.StatusOK {
 			t.Errorf("since %d: delta %t status %d, want the full digest", since, r5.Delta, r5.Status)
 		}
 	}
@@ -191,7 +191,7 @@ func TestPublisherHTTP(t *testing.T) {
 		}
 		return resp
 	}
-	seq := p.Stats().Sequence
+	seq := p.stats().Sequence
 	resp := get("", "")
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -232,7 +232,7 @@ func TestPublisherRun(t *testing.T) {
 	go func() { done <- p.run(ctx) }()
 	p.Stored(urlKey(1)) // passes the threshold: Run publishes
 	deadline := time.Now().Add(5 * time.Second)
-	for p.Stats().Sequence < 2 {
+	for p.stats().Sequence < 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("Run did not publish")
 		}
@@ -294,13 +294,13 @@ func TestPublisherDeltaChangedBack(t *testing.T) {
 		p.Stored(urlKey(i))
 	}
 	p.Publish()
-	r, _ := p.Respond("", 0)
+	r, _ := p.respond("", 0)
 	peer := peerCopy(t, r)
 	p.Stored(urlKey(1000))
 	p.Publish()
 	p.Evicted(urlKey(1000))
 	p.Publish()
-	d, err := p.Respond("", peer.Sequence)
+	d, err := p.respond("", peer.Sequence)
 	if err != nil || !d.Delta {
 		t.Fatalf("delta %t, %v", d.Delta, err)
 	}
@@ -309,7 +309,7 @@ func TestPublisherDeltaChangedBack(t *testing.T) {
 		t.Fatalf("the delta changes %d bits (%v)", dd.Changed(), err)
 	}
 	next, err := digest.Patch(peer, d.Body, envelope.Limits{})
-	full, _ := p.Respond("", 0)
+	full, _ := p.respond("", 0)
 	if err != nil || !next.Bloom.Equal(peerCopy(t, full).Bloom) {
 		t.Fatalf("patched view differs from the full digest (%v)", err)
 	}
@@ -329,7 +329,7 @@ func TestPublisherWorkPerPublication(t *testing.T) {
 		if encoded {
 			t.Fatalf("%s: a full digest encoded before it was asked for", step)
 		}
-		r, err := p.Respond("", 0)
+		r, err := p.respond("", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func TestSquidDigestFlushesHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	io.WriteString(conn, "GET "+SquidDigestPath+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.WriteString(conn, "GET "+squidDigestPath+" HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -110,12 +110,12 @@ func (p *pausingWriter) Flush() { p.ResponseWriter.(http.Flusher).Flush() }
 func TestSquidDigestMethods(t *testing.T) {
 	d, _ := newSquidDigest(squidDigestConfig{})
 	rec := httptest.NewRecorder()
-	d.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, SquidDigestPath, strings.NewReader("")))
+	d.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, squidDigestPath, strings.NewReader("")))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Fatalf("POST: %d", rec.Code)
 	}
 	rec = httptest.NewRecorder()
-	d.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, SquidDigestPath, nil))
+	d.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, squidDigestPath, nil))
 	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") == "" {
 		t.Fatalf("HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
 	}
@@ -130,7 +130,7 @@ func TestSquidDigestFlushesThroughWrappers(t *testing.T) {
 		d.ServeHTTP(&httpx.CountingWriter{ResponseWriter: w}, r)
 	}))
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + SquidDigestPath)
+	resp, err := http.Get(srv.URL + squidDigestPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,7 +155,7 @@ func (s *staticServer) refreshLocked() error {
 	// that holds the last static publication's version (its delta,
 	// coded once and kept for the Bloom digest's own peers, or its
 	// whole digest): digest.StaticPublisher.PublishWithin.
-	ref, err := s.pub.Respond("", s.seq)
+	ref, err := s.pub.respond("", s.seq)
 	if err != nil {
 		return err
 	}
@@ -184,13 +184,13 @@ func (s *staticServer) refreshLocked() error {
 // does for the Bloom digest: 304 for the current entity tag; the delta
 // frames from since to the current publication when they are all kept
 // and smaller than the whole frame; the whole frame otherwise.
-func (s *staticServer) respond(ifNoneMatch string, since uint64) (Response, error) {
+func (s *staticServer) respond(ifNoneMatch string, since uint64) (response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
-		return Response{}, err
+		return response{}, err
 	}
-	r := Response{Status: http.StatusOK, ETag: s.etag, Sequence: s.seq, Modified: s.at}
+	r := response{Status: http.StatusOK, ETag: s.etag, Sequence: s.seq, Modified: s.at}
 	if etagMatches(ifNoneMatch, r.ETag) {
 		r.Status = http.StatusNotModified
 		return r, nil

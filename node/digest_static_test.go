@@ -67,9 +67,9 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 		}
 	}
 	a.Directory().Refresh(ctx)
-	for i, st := range a.Directory().Status() {
-		if !st.HasView || st.Form != PeerViewsStatic || st.Full != 1 || st.Delta != 0 || st.HeldBytes <= 0 ||
-			!(st.FalsePos > 0 && st.FalsePos < 0.01) || st.Sequence != []*testNode{b, c}[i].Publisher().Stats().Sequence {
+	for i, st := range a.Directory().status() {
+		if !st.HasView || st.Form != peerViewsStatic || st.Full != 1 || st.Delta != 0 || st.HeldBytes <= 0 ||
+			!(st.FalsePos > 0 && st.FalsePos < 0.01) || st.Sequence != []*testNode{b, c}[i].Publisher().stats().Sequence {
 			t.Fatalf("a's view of %s: %+v", st.Name, st)
 		}
 	}
@@ -82,7 +82,7 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 			t.Fatalf("a's view of %s is not a static digest of form %v", p.Name(), wantForm)
 		}
 	}
-	st := a.Directory().Status()[0]
+	st := a.Directory().status()[0]
 	if got := a.metric(t, `bloomcast_peer_view_bytes{form="static",peer="b"}`); got != fmt.Sprint(st.HeldBytes) {
 		t.Fatalf("bloomcast_peer_view_bytes: %q, status %d", got, st.HeldBytes)
 	}
@@ -105,8 +105,8 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 		t.Fatal(err)
 	}
 	a.Directory().Refresh(ctx)
-	st = a.Directory().Status()[0]
-	if st.Full != 1 || st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence || st.Form != PeerViewsStatic {
+	st = a.Directory().status()[0]
+	if st.Full != 1 || st.Delta != 1 || st.Sequence != b.Publisher().stats().Sequence || st.Form != peerViewsStatic {
 		t.Fatalf("a's view of b after a delta: %+v", st)
 	}
 	if full, deltas := b.static.stats(); full != 1 || deltas != 1 {
@@ -115,7 +115,7 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 	// The node's memory counts its static publications and its peers'
 	// static views.
 	held := b.static.heldBytes()
-	if views := int64(b.Directory().Status()[0].HeldBytes); held < 16*209 ||
+	if views := int64(b.Directory().status()[0].HeldBytes); held < 16*209 ||
 		b.fixedBytes(false) != b.publisher.heldBytes()+b.squid.heldBytes()+held+views {
 		t.Fatalf("b's fixed bytes %d: static publications %d, view of a %d", b.fixedBytes(false), held, views)
 	}
@@ -142,7 +142,7 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 	}
 	// Nothing published since: 304.
 	a.Directory().Refresh(ctx)
-	if st := a.Directory().Status()[0]; st.NotModified != 1 || st.Delta != 1 || st.Full != 1 {
+	if st := a.Directory().status()[0]; st.NotModified != 1 || st.Delta != 1 || st.Full != 1 {
 		t.Fatalf("a's view of b after no change: %+v", st)
 	}
 
@@ -159,10 +159,10 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 		}
 	}
 	a.Directory().Refresh(ctx)
-	if st := a.Directory().Status()[0]; st.Full != 1 || st.Delta != 2 || st.Resync != 0 || st.Sequence != b.Publisher().Stats().Sequence {
+	if st := a.Directory().status()[0]; st.Full != 1 || st.Delta != 2 || st.Resync != 0 || st.Sequence != b.Publisher().stats().Sequence {
 		t.Fatalf("a's view of b after two publications: %+v", st)
 	}
-	if !a.Directory().Status()[0].HasView || len(a.Directory().Candidates(obj(315))) != 1 {
+	if !a.Directory().status()[0].HasView || len(a.Directory().Candidates(obj(315))) != 1 {
 		t.Fatal("object of the first of two deltas not routed")
 	}
 }
@@ -189,10 +189,10 @@ func TestNodesStaticMixed(t *testing.T) {
 	}
 	a.Directory().Refresh(ctx)
 	b.Directory().Refresh(ctx)
-	if st := a.Directory().Status()[0]; st.Form != PeerViewsDecoded || st.Full != 1 {
+	if st := a.Directory().status()[0]; st.Form != string(PeerViewsDecoded) || st.Full != 1 {
 		t.Fatalf("static node's view of the Bloom node: %+v", st)
 	}
-	if st := b.Directory().Status()[0]; st.Form != PeerViewsDecoded || st.Full != 1 {
+	if st := b.Directory().status()[0]; st.Form != string(PeerViewsDecoded) || st.Full != 1 {
 		t.Fatalf("Bloom node's view of the static node: %+v", st)
 	}
 	if body, _ := a.get(t, obj(120)); body != "object /obj/120" || origin.count("/obj/120") != 0 {
@@ -211,8 +211,8 @@ func TestNodesStaticMixed(t *testing.T) {
 	}
 	a.Directory().Refresh(ctx)
 	b.Directory().Refresh(ctx)
-	for _, st := range []PeerStatus{a.Directory().Status()[0], b.Directory().Status()[0]} {
-		if st.Delta != 1 || st.Resync != 0 || st.Form != PeerViewsDecoded {
+	for _, st := range []peerStatus{a.Directory().status()[0], b.Directory().status()[0]} {
+		if st.Delta != 1 || st.Resync != 0 || st.Form != string(PeerViewsDecoded) {
 			t.Fatalf("%s after a delta: %+v", st.Name, st)
 		}
 	}
@@ -234,8 +234,8 @@ func TestNodesStaticMixed(t *testing.T) {
 		}
 	}
 	c.Directory().Refresh(ctx)
-	st := c.Directory().Status()[0]
-	if st.Form != PeerViewsStatic || st.Full != 2 || st.Delta != 0 || st.Sequence != a.Publisher().Stats().Sequence {
+	st := c.Directory().status()[0]
+	if st.Form != peerViewsStatic || st.Full != 2 || st.Delta != 0 || st.Sequence != a.Publisher().stats().Sequence {
 		t.Fatalf("c's view of a after the history passed it: %+v", st)
 	}
 	if len(c.Directory().Candidates(obj(1010))) != 1 {
@@ -347,7 +347,7 @@ func TestStaticHostilePeer(t *testing.T) {
 			if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one line with %q", err, c.want)
 			}
-			if st := d.Status()[0]; st.HasView || st.Failures != 1 {
+			if st := d.status()[0]; st.HasView || st.Failures != 1 {
 				t.Fatalf("status %+v", st)
 			}
 			if len(d.Candidates("http://x/")) != 0 {
@@ -374,7 +374,7 @@ func mustEnvelope(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pub.Respond("", 0)
+	r, err := pub.respond("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,8 +507,8 @@ func TestStaticResyncOnGap(t *testing.T) {
 	if err := d.RefreshPeer(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	st := d.Status()[0]
-	if st.Full != 2 || st.Delta != 0 || st.Resync != 1 || st.Sequence != 3 || st.Form != PeerViewsStatic {
+	st := d.status()[0]
+	if st.Full != 2 || st.Delta != 0 || st.Resync != 1 || st.Sequence != 3 || st.Form != peerViewsStatic {
 		t.Fatalf("status %+v (asked %q)", st, asked)
 	}
 	if len(d.Candidates("999")) != 1 || len(asked) != 3 || asked[1] != "since=1" || asked[2] != "" {
@@ -539,8 +539,8 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
 		t.Fatal(err)
 	}
-	st := a.Directory().Status()[0]
-	if st.Form != PeerViewsStatic || st.Full != 1 || st.HeldBytes > 2<<10 || st.Sequence != b.Publisher().Stats().Sequence {
+	st := a.Directory().status()[0]
+	if st.Form != peerViewsStatic || st.Full != 1 || st.HeldBytes > 2<<10 || st.Sequence != b.Publisher().stats().Sequence {
 		t.Fatalf("a's view of b at 1000 objects: %+v", st)
 	}
 	putObjects(t, b, origin.URL, 1000, 1600)
@@ -548,8 +548,8 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Directory().Refresh(ctx)
-	st = a.Directory().Status()[0]
-	if st.Form != PeerViewsDecoded || st.Full != 2 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().Stats().Sequence {
+	st = a.Directory().status()[0]
+	if st.Form != string(PeerViewsDecoded) || st.Full != 2 || st.Resync != 1 || st.Refused != 1 || st.Sequence != b.Publisher().stats().Sequence {
 		t.Fatalf("a's view of b at 1600 objects: %+v", st)
 	}
 	if !strings.Contains(logs.String(), `msg="peer digest resync" peer=b reason="node: static digest too large: `) {
@@ -563,7 +563,7 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Directory().Refresh(ctx)
-	if st := a.Directory().Status()[0]; st.Form != PeerViewsDecoded || st.Delta != 1 || st.Resync != 1 {
+	if st := a.Directory().status()[0]; st.Form != string(PeerViewsDecoded) || st.Delta != 1 || st.Resync != 1 {
 		t.Fatalf("a's view of b after a publication: %+v", st)
 	}
 }

@@ -15,7 +15,7 @@
 //     published from it, full or as deltas, when a threshold of changes is
 //     reached or the digest reaches its maximum age ([Node.Publisher]);
 //     the node serves the same keys as a Squid Cache Digest at
-//     [SquidDigestPath];
+//     /squid-internal-periodic/store_digest, where Squid serves its own;
 //   - [Directory]: the peers' views, polled over HTTP (bloomcast digests
 //     or Squid's), expired when a peer stops answering;
 //   - the routers (unexported; [NodeConfig.Route] picks one): a miss goes

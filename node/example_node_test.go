@@ -124,11 +124,22 @@ func Example_peerHit() {
 		f := strings.Fields(line)
 		fmt.Println("a's access log:", f[3], f[8]) // code/status, hierarchy/peer
 	}
-	fmt.Println("a's peer hits:", a.Stats().PeerHits)
+	families, err := a.Metrics().Gather()
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "bloomcast_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			fmt.Printf("a's requests, %s: %v\n", m.GetLabel()[0].GetValue(), m.GetCounter().GetValue())
+		}
+	}
 	// Output:
 	// via b: "object /logo.png", X-Cache: MISS from b
 	// via a: "object /logo.png", X-Cache: HIT from b, MISS from a
 	// origin requests: 1
 	// a's access log: TCP_MISS/200 CD_SIBLING_HIT/b
-	// a's peer hits: 1
+	// a's requests, peer_hit: 1
 }

@@ -201,15 +201,15 @@ func faultKey(t *testing.T, target string) string {
 }
 
 // faultStatus returns the status of the named peer in d.
-func faultStatus(t *testing.T, d *Directory, name string) PeerStatus {
+func faultStatus(t *testing.T, d *Directory, name string) peerStatus {
 	t.Helper()
-	for _, s := range d.Status() {
+	for _, s := range d.status() {
 		if s.Name == name {
 			return s
 		}
 	}
 	t.Fatalf("no peer %q", name)
-	return PeerStatus{}
+	return peerStatus{}
 }
 
 func faultPeer(t *testing.T, d *Directory, name string) *Peer {
@@ -275,7 +275,7 @@ func TestFaultPeerKilled(t *testing.T) {
 	// a's own polling loop picks both digests up.
 	faultWait(t, 5*time.Second, "a's views of b and c", func() bool {
 		sb, sc := faultStatus(t, a.Directory(), "b"), faultStatus(t, a.Directory(), "c")
-		return sb.Sequence == b.Publisher().Stats().Sequence && sc.Sequence == c.Publisher().Stats().Sequence
+		return sb.Sequence == b.Publisher().stats().Sequence && sc.Sequence == c.Publisher().stats().Sequence
 	})
 	for i := range 60 {
 		if !faultCandidate(a.Directory(), faultKey(t, origin.URL+bPath(i)), "b") {
@@ -521,8 +521,8 @@ func TestFaultPeerRestarted(t *testing.T) {
 	}
 	b.Publisher().Publish()
 	refresh()
-	before := a.Directory().Status()[0]
-	if before.Full != 1 || before.Delta != 1 || before.Sequence != b.Publisher().Stats().Sequence {
+	before := a.Directory().status()[0]
+	if before.Full != 1 || before.Delta != 1 || before.Sequence != b.Publisher().stats().Sequence {
 		t.Fatalf("before the restart: %+v", before)
 	}
 	client := faultClient(t, a)
@@ -536,13 +536,13 @@ func TestFaultPeerRestarted(t *testing.T) {
 		b2.get(t, origin.URL+path(2, i))
 	}
 	b2.Publisher().Publish()
-	if b2.Publisher().Stats().Sequence >= before.Sequence {
-		t.Fatalf("test setup: the restarted peer is at sequence %d, not below %d", b2.Publisher().Stats().Sequence, before.Sequence)
+	if b2.Publisher().stats().Sequence >= before.Sequence {
+		t.Fatalf("test setup: the restarted peer is at sequence %d, not below %d", b2.Publisher().stats().Sequence, before.Sequence)
 	}
 	refresh()
-	st := a.Directory().Status()[0]
-	if st.Full != before.Full+1 || st.Delta != before.Delta || st.Sequence != b2.Publisher().Stats().Sequence {
-		t.Fatalf("after the restart, want one more full digest at b2's sequence %d: %+v", b2.Publisher().Stats().Sequence, st)
+	st := a.Directory().status()[0]
+	if st.Full != before.Full+1 || st.Delta != before.Delta || st.Sequence != b2.Publisher().stats().Sequence {
+		t.Fatalf("after the restart, want one more full digest at b2's sequence %d: %+v", b2.Publisher().stats().Sequence, st)
 	}
 	if faultCandidate(a.Directory(), faultKey(t, origin.URL+path(1, 3)), "b") {
 		t.Error("an object the restarted peer no longer holds is still claimed")
@@ -558,8 +558,8 @@ func TestFaultPeerRestarted(t *testing.T) {
 	}
 	b2.Publisher().Publish()
 	refresh()
-	st2 := a.Directory().Status()[0]
-	if st2.Delta != st.Delta+1 || st2.Full != st.Full || st2.Sequence != b2.Publisher().Stats().Sequence {
+	st2 := a.Directory().status()[0]
+	if st2.Delta != st.Delta+1 || st2.Full != st.Full || st2.Sequence != b2.Publisher().stats().Sequence {
 		t.Fatalf("the next publication did not arrive as a delta: %+v", st2)
 	}
 	faultGet(t, client, origin, path(2, 7), time.Second)
@@ -599,8 +599,8 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		st := a.Directory().Status()[0]
-		if st.Full != 2 || st.Delta != 0 || st.Sequence != b.Publisher().Stats().Sequence {
+		st := a.Directory().status()[0]
+		if st.Full != 2 || st.Delta != 0 || st.Sequence != b.Publisher().stats().Sequence {
 			t.Fatalf("after missing 20 publications, want a second full digest: %+v", st)
 		}
 		for i := range 30 {
@@ -613,7 +613,7 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		if st := a.Directory().Status()[0]; st.Delta != 1 || st.Full != 2 || st.Sequence != b.Publisher().Stats().Sequence {
+		if st := a.Directory().status()[0]; st.Delta != 1 || st.Full != 2 || st.Sequence != b.Publisher().stats().Sequence {
 			t.Fatalf("deltas did not resume: %+v", st)
 		}
 	})
@@ -635,7 +635,7 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		held := a.Directory().Status()[0].Sequence
+		held := a.Directory().status()[0].Sequence
 		pub.Stored(urlKey(2))
 		pub.Publish()
 		pub.Stored(urlKey(3))
@@ -649,7 +649,7 @@ func TestFaultDroppedDeltas(t *testing.T) {
 				pub.serveHTTP(w, r)
 				return
 			}
-			resp, err := pub.Respond("", since+1)
+			resp, err := pub.respond("", since+1)
 			if err != nil || !resp.Delta {
 				http.Error(w, "test server: no delta", http.StatusInternalServerError)
 				return
@@ -661,8 +661,8 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		st := a.Directory().Status()[0]
-		if st.Resync != 1 || st.Full != 2 || st.Delta != 0 || st.Sequence != pub.Stats().Sequence || st.Sequence == held {
+		st := a.Directory().status()[0]
+		if st.Resync != 1 || st.Full != 2 || st.Delta != 0 || st.Sequence != pub.stats().Sequence || st.Sequence == held {
 			t.Fatalf("a delta from the wrong base, want a resync with a full digest: %+v", st)
 		}
 		if !faultCandidate(a.Directory(), urlKey(3), "p") {
@@ -681,16 +681,16 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		held := a.Directory().Status()[0].Sequence
+		held := a.Directory().status()[0].Sequence
 		// The peer restarts with other content and publishes past the
 		// held sequence: it has a publication of that number, but not
 		// the same one, so its delta's base checksum differs.
 		pub2 := newTestPublisher(t, 1, 16)
-		for i := 100; pub2.Stats().Sequence < held+2; i++ {
+		for i := 100; pub2.stats().Sequence < held+2; i++ {
 			pub2.Stored(urlKey(i))
 			pub2.Publish()
 		}
-		if r, _ := pub2.Respond("", held); !r.Delta {
+		if r, _ := pub2.respond("", held); !r.Delta {
 			t.Fatal("test setup: the restarted publisher has no delta from the held sequence")
 		}
 		srv.mu.Lock()
@@ -699,8 +699,8 @@ func TestFaultDroppedDeltas(t *testing.T) {
 		if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 			t.Fatal(err)
 		}
-		st := a.Directory().Status()[0]
-		if st.Resync != 1 || st.Full != 2 || st.Delta != 0 || st.Sequence != pub2.Stats().Sequence {
+		st := a.Directory().status()[0]
+		if st.Resync != 1 || st.Full != 2 || st.Delta != 0 || st.Sequence != pub2.stats().Sequence {
 			t.Fatalf("a delta for another base, want a resync with a full digest: %+v", st)
 		}
 		if faultCandidate(a.Directory(), urlKey(1), "p") || !faultCandidate(a.Directory(), urlKey(100), "p") {
@@ -731,12 +731,12 @@ func TestFaultBadDigests(t *testing.T) {
 	if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 		t.Fatal(err)
 	}
-	good := a.Directory().Status()[0]
-	full, _ := b.Publisher().Respond("", 0)
+	good := a.Directory().status()[0]
+	full, _ := b.Publisher().respond("", 0)
 	// b publishes once more, so that a delta is due.
 	b.get(t, origin.URL+obj(20))
 	b.Publisher().Publish()
-	delta, _ := b.Publisher().Respond("", good.Sequence)
+	delta, _ := b.Publisher().respond("", good.Sequence)
 	if !delta.Delta {
 		t.Fatal("test setup: no delta")
 	}
@@ -786,7 +786,7 @@ func TestFaultBadDigests(t *testing.T) {
 	client := faultClient(t, a)
 	served := 0
 	for i, c := range bad {
-		before := a.Directory().Status()[0]
+		before := a.Directory().status()[0]
 		warned, _ := logs.count(slog.LevelWarn, "peer digest fetch failed", "b")
 		srv.mu.Lock()
 		srv.fixed = c.serve
@@ -795,7 +795,7 @@ func TestFaultBadDigests(t *testing.T) {
 			t.Errorf("%s: accepted", c.name)
 			continue
 		}
-		st := a.Directory().Status()[0]
+		st := a.Directory().status()[0]
 		if !st.HasView || st.Sequence != good.Sequence || st.Full != good.Full || st.Delta != good.Delta {
 			t.Errorf("%s: the last good view was lost or changed: %+v", c.name, st)
 		}
@@ -832,7 +832,7 @@ func TestFaultBadDigests(t *testing.T) {
 	if err := a.Directory().RefreshPeer(ctx, peer); err != nil {
 		t.Fatal(err)
 	}
-	if st := a.Directory().Status()[0]; st.Delta != good.Delta+1 || st.Sequence != b.Publisher().Stats().Sequence || st.Failures != 0 {
+	if st := a.Directory().status()[0]; st.Delta != good.Delta+1 || st.Sequence != b.Publisher().stats().Sequence || st.Failures != 0 {
 		t.Fatalf("after the peer mended: %+v", st)
 	}
 }
@@ -916,7 +916,7 @@ func TestFaultSlowPeer(t *testing.T) {
 	b.Publisher().Publish()
 	ctx := faultCtx(t, 10*time.Second)
 	a.Directory().Refresh(ctx)
-	for _, s := range a.Directory().Status() {
+	for _, s := range a.Directory().status() {
 		if !s.HasView {
 			t.Fatalf("no view of %s: %+v", s.Name, s)
 		}

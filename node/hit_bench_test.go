@@ -79,7 +79,7 @@ func BenchmarkNodeHit(b *testing.B) {
 			b.Fatalf("status %d, %d bytes", w.Status, w.N)
 		}
 	}
-	if got := n.Stats().LocalHits; got < uint64(b.N) {
+	if got := n.stats().LocalHits; got < uint64(b.N) {
 		b.Fatalf("%d local hits for %d requests", got, b.N)
 	}
 }
@@ -132,7 +132,7 @@ func BenchmarkNodeHitLoopback(b *testing.B) {
 		}
 	})
 	b.StopTimer()
-	if st := n.Stats(); st.LocalHits < uint64(b.N) {
+	if st := n.stats(); st.LocalHits < uint64(b.N) {
 		b.Fatalf("%d local hits for %d requests", st.LocalHits, b.N)
 	}
 }

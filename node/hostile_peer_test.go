@@ -167,7 +167,7 @@ func TestPeerScalableDigestRefused(t *testing.T) {
 		if got := d.Candidates("http://origin/1"); len(got) != 0 {
 			t.Errorf("%s views: %d candidates", views, len(got))
 		}
-		if st := d.Status(); len(st) != 1 || st[0].HasView {
+		if st := d.status(); len(st) != 1 || st[0].HasView {
 			t.Errorf("%s views: status %+v", views, st)
 		}
 	}
@@ -188,7 +188,7 @@ func FuzzPeerDigest(f *testing.F) {
 	if err := pub.Publish(); err != nil {
 		f.Fatal(err)
 	}
-	full, err := pub.Respond("", 0)
+	full, err := pub.respond("", 0)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func FuzzPeerDigest(f *testing.F) {
 	if err := pub.Publish(); err != nil {
 		f.Fatal(err)
 	}
-	delta, err := pub.Respond("", full.Sequence)
+	delta, err := pub.respond("", full.Sequence)
 	if err != nil || !delta.Delta {
 		f.Fatal(delta.Delta, err)
 	}
@@ -236,7 +236,7 @@ func FuzzPeerDigest(f *testing.F) {
 				t.Fatalf("a multi-line error: %q", err)
 			}
 			d.Candidates("http://origin/1")
-			d.Status()
+			d.status()
 		}
 	})
 }

@@ -13,12 +13,13 @@ import (
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
-// Outcomes of a client request, the label of bloomcast_requests_total.
+// Outcomes of a client request, the label values of
+// bloomcast_requests_total.
 const (
-	OutcomeLocalHit = "local_hit" // answered from this node's cache
-	OutcomePeerHit  = "peer_hit"  // fetched from a peer's cache
-	OutcomeMiss     = "miss"      // fetched from the origin
-	OutcomeOther    = "other"     // refused, failed, or not a cacheable method
+	outcomeLocalHit = "local_hit" // answered from this node's cache
+	outcomePeerHit  = "peer_hit"  // fetched from a peer's cache
+	outcomeMiss     = "miss"      // fetched from the origin
+	outcomeOther    = "other"     // refused, failed, or not a cacheable method
 )
 
 // nodeMetrics are a node's Prometheus metrics, in a registry of its own
@@ -66,17 +67,17 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	}
 	gauge("bloomcast_cache_objects", "Objects in the cache.", func() float64 { return float64(n.store.Len()) })
 	gauge("bloomcast_cache_bytes", "Accounted bytes in the cache.", func() float64 { return float64(n.store.Bytes()) })
-	gauge("bloomcast_filter_keys", "Keys in the counting filter.", func() float64 { return float64(n.publisher.Stats().Keys) })
-	gauge("bloomcast_filter_fill_ratio", "Fraction of bits set in the published digest.", func() float64 { return n.publisher.Stats().Fill })
+	gauge("bloomcast_filter_keys", "Keys in the counting filter.", func() float64 { return float64(n.publisher.stats().Keys) })
+	gauge("bloomcast_filter_fill_ratio", "Fraction of bits set in the published digest.", func() float64 { return n.publisher.stats().Fill })
 	gauge("bloomcast_filter_false_positive_rate", "False-positive rate of the published digest, estimated from its fill.",
-		func() float64 { return n.publisher.Stats().FalsePos })
-	gauge("bloomcast_digest_sequence", "Sequence number of the published digest.", func() float64 { return float64(n.publisher.Stats().Sequence) })
-	gauge("bloomcast_digest_bytes", "Size of the published full digest.", func() float64 { return float64(n.publisher.Stats().DigestBytes) })
+		func() float64 { return n.publisher.stats().FalsePos })
+	gauge("bloomcast_digest_sequence", "Sequence number of the published digest.", func() float64 { return float64(n.publisher.stats().Sequence) })
+	gauge("bloomcast_digest_bytes", "Size of the published full digest.", func() float64 { return float64(n.publisher.stats().DigestBytes) })
 	gauge("bloomcast_digest_age_seconds",
 		"Seconds since the current digest was published: changes made since then (bloomcast_digest_pending_changes) reach peers at the next publication.",
-		func() float64 { return n.publisher.now().Sub(n.publisher.Stats().Published).Seconds() })
+		func() float64 { return n.publisher.now().Sub(n.publisher.stats().Published).Seconds() })
 	gauge("bloomcast_digest_pending_changes", "Stores and evictions not yet in the published digest.",
-		func() float64 { return float64(n.publisher.Stats().Pending) })
+		func() float64 { return float64(n.publisher.stats().Pending) })
 	m.registry.MustRegister(&peerCollector{dir: n.directory}, &peerFalsePosCollector{dir: n.directory})
 	if s := n.static; s != nil {
 		for i, kind := range []string{"full", "delta"} {
@@ -101,13 +102,13 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 func outcome(r *cache.Record) string {
 	switch {
 	case r.Hierarchy == squidlog.HierCDSiblingHit || r.Hierarchy == squidlog.HierSiblingHit:
-		return OutcomePeerHit
+		return outcomePeerHit
 	case strings.Contains(r.Code, "HIT") || r.Code == squidlog.CodeRefreshUnmodified:
-		return OutcomeLocalHit
+		return outcomeLocalHit
 	case r.Hierarchy == squidlog.HierDirect:
-		return OutcomeMiss
+		return outcomeMiss
 	}
-	return OutcomeOther
+	return outcomeOther
 }
 
 func (m *nodeMetrics) request(r *cache.Record) {
@@ -118,8 +119,9 @@ func (m *nodeMetrics) request(r *cache.Record) {
 	}
 }
 
-// requestCollector reports the client requests, their bytes by outcome
-// and the requests that met a false hit, from the node's counters.
+// requestCollector reports the client requests, their bytes by outcome,
+// the requests that met a false hit and the digests pushed to the node,
+// from the node's counters.
 type requestCollector struct{ c *nodeCounters }
 
 var (
@@ -127,6 +129,8 @@ var (
 		"Client requests by outcome: local_hit, peer_hit, miss, other.", []string{"outcome"}, nil)
 	responseBytesDesc = prometheus.NewDesc("bloomcast_response_bytes_total",
 		"Bytes sent to clients, by outcome.", []string{"outcome"}, nil)
+	digestsPushedDesc = prometheus.NewDesc("bloomcast_digests_pushed_total",
+		"Digests delivered by the digest transport and applied to a peer's view, by kind: full or delta.", []string{"kind"}, nil)
 	falseHitRequestsDesc = prometheus.NewDesc("bloomcast_false_hit_requests_total",
 		"Client requests that met at least one false hit (a peer whose summary or ICP reply said maybe answered 504), whatever their outcome.", nil, nil)
 )
@@ -135,6 +139,7 @@ func (rc *requestCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- requestsDesc
 	ch <- responseBytesDesc
 	ch <- falseHitRequestsDesc
+	ch <- digestsPushedDesc
 }
 
 func (rc *requestCollector) Collect(ch chan<- prometheus.Metric) {
@@ -143,8 +148,8 @@ func (rc *requestCollector) Collect(ch chan<- prometheus.Metric) {
 		name    string
 		n, size *atomic.Uint64
 	}{
-		{OutcomeLocalHit, &c.localHits, &c.localHitBytes}, {OutcomePeerHit, &c.peerHits, &c.peerHitBytes},
-		{OutcomeMiss, &c.misses, &c.missBytes}, {OutcomeOther, &c.other, &c.otherBytes},
+		{outcomeLocalHit, &c.localHits, &c.localHitBytes}, {outcomePeerHit, &c.peerHits, &c.peerHitBytes},
+		{outcomeMiss, &c.misses, &c.missBytes}, {outcomeOther, &c.other, &c.otherBytes},
 	} {
 		if n := o.n.Load(); n > 0 { // as a CounterVec would: outcomes seen
 			ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue, float64(n), o.name)
@@ -152,6 +157,19 @@ func (rc *requestCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(falseHitRequestsDesc, prometheus.CounterValue, float64(c.falseHitRequests.Load()))
+	ch <- prometheus.MustNewConstMetric(digestsPushedDesc, prometheus.CounterValue, float64(c.pushedFull.Load()), "full")
+	ch <- prometheus.MustNewConstMetric(digestsPushedDesc, prometheus.CounterValue, float64(c.pushedDelta.Load()), "delta")
+}
+
+// Metrics returns the node's Prometheus metrics, the ones its /metrics
+// serves (docs/NODE.md lists them): a program that embeds a node reads
+// its numbers here, by the names an operator's dashboards use. A zero
+// Node has none.
+func (n *Node) Metrics() prometheus.Gatherer {
+	if n.metrics == nil {
+		return prometheus.NewRegistry()
+	}
+	return n.metrics.registry
 }
 
 func (m *nodeMetrics) handler() http.Handler {
@@ -168,6 +186,9 @@ var (
 		"Fraction of bits set in each peer's digest.", []string{"peer"}, nil)
 	peerSeqDesc = prometheus.NewDesc("bloomcast_peer_view_sequence",
 		"Sequence number of each peer's digest.", []string{"peer"}, nil)
+	peerDigestsDesc = prometheus.NewDesc("bloomcast_peer_digests_total",
+		"Digest answers from each peer, by result: full and delta (polled and applied to the view), not_modified (304), pushed (applied from the digest transport), resync (a delta made for another base, or a static digest too large, answered by fetching the full digest) and refused (a body over the size limit or cut short).",
+		[]string{"peer", "result"}, nil)
 	peerBytesDesc = prometheus.NewDesc("bloomcast_peer_view_bytes",
 		"Memory each peer's view holds, by form: decoded (the bit array) or compressed (the coded pieces, their index and the decoded pieces cached; serve --peer-views).",
 		[]string{"peer", "form"}, nil)
@@ -178,17 +199,24 @@ func (c *peerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- peerFillDesc
 	ch <- peerSeqDesc
 	ch <- peerBytesDesc
+	ch <- peerDigestsDesc
 }
 
 func (c *peerCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, s := range c.dir.Status() {
+	for _, s := range c.dir.status() {
+		for _, r := range []struct {
+			result string
+			n      uint64
+		}{{"full", s.Full}, {"delta", s.Delta}, {"not_modified", s.NotModified}, {"pushed", s.Pushed}, {"resync", s.Resync}, {"refused", s.Refused}} {
+			ch <- prometheus.MustNewConstMetric(peerDigestsDesc, prometheus.CounterValue, float64(r.n), s.Name, r.result)
+		}
 		if !s.HasView {
 			continue
 		}
 		ch <- prometheus.MustNewConstMetric(peerAgeDesc, prometheus.GaugeValue, s.Age.Seconds(), s.Name)
 		ch <- prometheus.MustNewConstMetric(peerFillDesc, prometheus.GaugeValue, s.Fill, s.Name)
 		ch <- prometheus.MustNewConstMetric(peerSeqDesc, prometheus.GaugeValue, float64(s.Sequence), s.Name)
-		ch <- prometheus.MustNewConstMetric(peerBytesDesc, prometheus.GaugeValue, float64(s.HeldBytes), s.Name, string(s.Form))
+		ch <- prometheus.MustNewConstMetric(peerBytesDesc, prometheus.GaugeValue, float64(s.HeldBytes), s.Name, s.Form)
 	}
 }
 

@@ -127,7 +127,7 @@ func BenchmarkNodeMiss(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if st := n.Stats(); st.LocalHits != 0 {
+	if st := n.stats(); st.LocalHits != 0 {
 		b.Fatalf("%d hits in distinct URLs", st.LocalHits)
 	}
 }

@@ -280,7 +280,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.FullDigests.static() {
 		// At the Bloom digest's rate at capacity, the target of its shape.
-		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.Stats().TargetFalsePos, cfg.Codec, cfg.FullDigests.form(), n.now); err != nil {
+		if n.static, err = newStaticServer(n.publisher, n.store.Keys, n.publisher.stats().TargetFalsePos, cfg.Codec, cfg.FullDigests.form(), n.now); err != nil {
 			return nil, errors.Join(err, n.store.Close())
 		}
 	}
@@ -508,14 +508,14 @@ func (n *Node) digestFetched(codec string, bytes int, delta bool) {
 func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.digestHandler())))
-	local.Handle(SquidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
+	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
 	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
 	local.Handle(nodestatus.Path, n.peersOnly(http.HandlerFunc(n.serveStatus)))
 	local.Handle(nodestatus.JSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, squidlog.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
-			SquidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
+			squidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !n.admit(w, r) {
@@ -545,7 +545,7 @@ func (n *Node) addressedToMe(r *http.Request) bool {
 	if !strings.Contains(r.RequestURI, "://") {
 		return r.RequestURI != "*" && r.Method != http.MethodConnect
 	}
-	if r.URL.Path != DigestPath && r.URL.Path != SquidDigestPath {
+	if r.URL.Path != DigestPath && r.URL.Path != squidDigestPath {
 		return false
 	}
 	host, port, err := net.SplitHostPort(r.URL.Host)

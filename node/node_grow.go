@@ -45,7 +45,7 @@ func (n *Node) growSummaries() (bool, error) {
 
 func (n *Node) growLocked() (bool, error) {
 	objects := uint64(n.store.Len())
-	before := n.publisher.Stats()
+	before := n.publisher.stats()
 	if before.Capacity == 0 || objects <= before.Capacity || objects < n.grow.failedBelow {
 		return false, nil
 	}
@@ -65,7 +65,7 @@ func (n *Node) growLocked() (bool, error) {
 			return true, err
 		}
 	}
-	after := n.publisher.Stats()
+	after := n.publisher.stats()
 	n.log.Info("summary grown past its capacity", "proxy", n.listenAddr(), "objects", objects,
 		"capacity", before.Capacity, "new_capacity", after.Capacity,
 		"predicted_false_positive_rate", before.PredictedFalsePos, "new_predicted_false_positive_rate", after.PredictedFalsePos,
@@ -91,9 +91,9 @@ func (m *nodeMetrics) registerSummary(n *Node) {
 		capacity, fp, grew func() float64
 	}{
 		{"bloomcast",
-			func() float64 { return float64(n.publisher.Stats().Capacity) },
-			func() float64 { return n.publisher.Stats().PredictedFalsePos },
-			func() float64 { return float64(n.publisher.Stats().Resizes) }},
+			func() float64 { return float64(n.publisher.stats().Capacity) },
+			func() float64 { return n.publisher.stats().PredictedFalsePos },
+			func() float64 { return float64(n.publisher.stats().Resizes) }},
 		{"squid",
 			func() float64 { return float64(n.squid.Stats().Capacity) },
 			func() float64 { return n.squid.Stats().PredictedFalsePos },
@@ -110,5 +110,5 @@ func (m *nodeMetrics) registerSummary(n *Node) {
 	}
 	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bloomcast_summary_target_false_positive_rate",
 		Help: "False-positive rate of the bloomcast summary at its capacity: the configured target."},
-		func() float64 { return n.publisher.Stats().TargetFalsePos }))
+		func() float64 { return n.publisher.stats().TargetFalsePos }))
 }

@@ -43,7 +43,7 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, squidTarget := a.Publisher().Stats().TargetFalsePos, a.squid.Stats().TargetFalsePos
+	target, squidTarget := a.Publisher().stats().TargetFalsePos, a.squid.Stats().TargetFalsePos
 	t.Logf("configured rates at the capacity: bloomcast %.3g%%, squid %.3g%%", 100*target, 100*squidTarget)
 	obj := func(i int) string { return "http://origin.test/obj/" + strconv.Itoa(i) }
 	absent := func(i int) string { return "http://origin.test/absent/" + strconv.Itoa(i) }
@@ -72,14 +72,14 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 		// digest has grown too, it is overfull, and a Squid peer refuses
 		// it (Squid's 65% fill rule) and keeps its older view.
 		waitFor(t, 10*time.Second, "the summaries to grow", func() bool {
-			return a.Publisher().Stats().Capacity >= held && uint64(a.squid.Stats().Capacity) >= held
+			return a.Publisher().stats().Capacity >= held && uint64(a.squid.Stats().Capacity) >= held
 		})
 		if err := a.Publisher().Publish(); err != nil {
 			t.Fatal(err)
 		}
 		dir.Refresh(ctx)
-		pub := a.Publisher().Stats()
-		for _, st := range dir.Status() {
+		pub := a.Publisher().stats()
+		for _, st := range dir.status() {
 			if st.Name == "a" && st.Sequence != pub.Sequence {
 				t.Fatalf("%d objects: the peer's view is at sequence %d, the node at %d (%+v)", held, st.Sequence, pub.Sequence, st)
 			}
@@ -110,12 +110,12 @@ func TestNodeOutgrowsCapacity(t *testing.T) {
 		t.Errorf("the Squid peer's false-hit rate reached %.4g%%, over twice the target %.4g%%", 100*worstSquid, 100*squidTarget)
 	}
 
-	pub := a.Publisher().Stats()
+	pub := a.Publisher().stats()
 	if pub.Capacity != 16*capacity || pub.Resizes != 4 || a.squid.Stats().Capacity != 16*capacity {
 		t.Errorf("after %d objects: capacity %d, %d resizes, squid capacity %d; want 16000, 4, 16000",
 			a.Store().Len(), pub.Capacity, pub.Resizes, a.squid.Stats().Capacity)
 	}
-	for _, st := range dir.Status() {
+	for _, st := range dir.status() {
 		// Each growth is a full digest for the bloomcast peer (its
 		// delta base is gone); the other refreshes are deltas.
 		if st.Name == "a" && (st.Full != 1+4 || st.Delta != batches-1-4) {
@@ -185,7 +185,7 @@ func TestResizeJournal(t *testing.T) {
 	if err := sd.Resize(400, keys); err != nil {
 		t.Fatal(err)
 	}
-	st, sst := pub.Stats(), sd.Stats()
+	st, sst := pub.stats(), sd.Stats()
 	if st.Capacity != 400 || st.Keys != uint64(len(held)) || sst.Capacity != 400 || sst.Keys != uint64(len(held)) {
 		t.Fatalf("after the resize: %+v, %+v; want capacity 400 and %d keys", st, sst, len(held))
 	}
@@ -199,7 +199,7 @@ func TestResizeJournal(t *testing.T) {
 		delete(held, k)
 		obs.Evicted(k)
 	}
-	if st := pub.Stats(); st.Keys != 0 || st.Missing != 0 || sd.Stats().Keys != 0 {
+	if st := pub.stats(); st.Keys != 0 || st.Missing != 0 || sd.Stats().Keys != 0 {
 		t.Errorf("after evicting every key: %+v, squid %+v", st, sd.Stats())
 	}
 }

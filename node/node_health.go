@@ -49,7 +49,7 @@ func (n *Node) afterPublish(published bool, err error) error {
 			n.log.Error("digest publication failed; retrying", "proxy", n.listenAddr(), "err", err)
 		}
 	case was != nil && published:
-		n.log.Info("digest publication recovered", "proxy", n.listenAddr(), "sequence", n.publisher.Stats().Sequence)
+		n.log.Info("digest publication recovered", "proxy", n.listenAddr(), "sequence", n.publisher.stats().Sequence)
 	}
 	return nil
 }
@@ -126,5 +126,5 @@ func (m *nodeMetrics) registerHealth(n *Node) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "bloomcast_digest_published_timestamp_seconds",
 			Help: "Time of the last publication of this node's digest, in Unix seconds.",
-		}, func() float64 { return float64(n.publisher.Stats().Published.UnixNano()) / 1e9 }))
+		}, func() float64 { return float64(n.publisher.stats().Published.UnixNano()) / 1e9 }))
 }

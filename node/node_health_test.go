@@ -71,7 +71,7 @@ func TestHealthPublicationFailure(t *testing.T) {
 	if code, body := getBody(t, n.url()+"/healthz"); code != http.StatusOK || body != "ok\n" {
 		t.Fatalf("healthy node: /healthz %d %q", code, body)
 	}
-	first := n.Publisher().Stats().Published
+	first := n.Publisher().stats().Published
 
 	injected := errors.New("injected publication failure")
 	n.Publisher().setPublishFault(func() error { return injected })
@@ -121,7 +121,7 @@ func TestHealthPublicationFailure(t *testing.T) {
 		code, _ := getBody(t, n.url()+"/healthz")
 		return code == http.StatusOK
 	})
-	if got := n.Publisher().Stats().Published; !got.After(first) {
+	if got := n.Publisher().stats().Published; !got.After(first) {
 		t.Errorf("last publication %v, want after the first %v", got, first)
 	}
 	waitFor(t, 10*time.Second, "the recovery log line", func() bool {

@@ -51,7 +51,7 @@ func (n *Node) fixedBytes(estimate bool) int64 {
 		total += n.static.heldBytes()
 	}
 	own := int64(n.publisher.bitBytes())
-	for _, s := range n.directory.Status() {
+	for _, s := range n.directory.status() {
 		switch {
 		case s.HasView:
 			total += int64(s.HeldBytes)

@@ -60,7 +60,7 @@ func (n *Node) PushDigest(ctx context.Context) error {
 // pushed, and, when it holds a publication, the time the push is due
 // (zero otherwise): the caller must call again then, as the node's push
 // loop does with a timer. With a PushInterval of 0 it is PushDigest.
-func (n *Node) PushIfDue(ctx context.Context) (pushed bool, due time.Time, err error) {
+func (n *Node) pushIfDue(ctx context.Context) (pushed bool, due time.Time, err error) {
 	if n.proxy == nil {
 		return false, time.Time{}, errZeroNode
 	}
@@ -87,12 +87,12 @@ func (n *Node) PushIfDue(ctx context.Context) (pushed bool, due time.Time, err e
 func (n *Node) pushLocked(ctx context.Context) (bool, error) {
 	t := n.cfg.Transport
 	ps := &n.pushing
-	r, err := n.publisher.Respond("", ps.seq)
+	r, err := n.publisher.respond("", ps.seq)
 	if err != nil || r.Sequence == ps.seq {
 		return false, err
 	}
 	if r.Delta && ps.sinceFull+len(r.Body) > ps.fullBytes {
-		if r, err = n.publisher.Respond("", 0); err != nil {
+		if r, err = n.publisher.respond("", 0); err != nil {
 			return false, err
 		}
 	}
@@ -148,7 +148,7 @@ func (n *Node) pushLoop(ctx context.Context) error {
 	defer hold.Stop()
 	failing := false
 	for {
-		_, due, err := n.PushIfDue(ctx)
+		_, due, err := n.pushIfDue(ctx)
 		if err == nil {
 			err = n.pushAlive(ctx)
 		}

@@ -76,7 +76,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 	if err := pub.Publish(); err != nil {
 		t.Fatal(err)
 	}
-	if pushed, due, err := n.PushIfDue(ctx); !pushed || !due.IsZero() || err != nil {
+	if pushed, due, err := n.pushIfDue(ctx); !pushed || !due.IsZero() || err != nil {
 		t.Fatalf("first publication: pushed %v, due %v, %v (want pushed at once)", pushed, due, err)
 	}
 	for i := range k {
@@ -89,7 +89,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 		mu.Lock()
 		now = now.Add(interval / (2 * k))
 		mu.Unlock()
-		pushed, due, err := n.PushIfDue(ctx)
+		pushed, due, err := n.pushIfDue(ctx)
 		if pushed || err != nil || !due.Equal(time.Unix(1e9, 0).Add(interval)) {
 			t.Fatalf("publication %d within the interval: pushed %v, due %v, %v (want held until %v)", i, pushed, due, err, time.Unix(1e9, 0).Add(interval))
 		}
@@ -97,14 +97,14 @@ func TestPushIntervalCoalesces(t *testing.T) {
 	mu.Lock()
 	now = time.Unix(1e9, 0).Add(interval)
 	mu.Unlock()
-	if pushed, due, err := n.PushIfDue(ctx); !pushed || !due.IsZero() || err != nil {
+	if pushed, due, err := n.pushIfDue(ctx); !pushed || !due.IsZero() || err != nil {
 		t.Fatalf("at the interval's end: pushed %v, due %v, %v", pushed, due, err)
 	}
-	if pushed, due, err := n.PushIfDue(ctx); pushed || !due.IsZero() || err != nil {
+	if pushed, due, err := n.pushIfDue(ctx); pushed || !due.IsZero() || err != nil {
 		t.Fatalf("nothing new: pushed %v, due %v, %v", pushed, due, err)
 	}
 	msgs := tr.messages()
-	newest := pub.Stats().Sequence
+	newest := pub.stats().Sequence
 	if len(msgs) != 2 || msgs[0].Delta || !msgs[1].Delta || msgs[1].Sequence != newest || msgs[1].Sequence-msgs[0].Sequence != k {
 		t.Fatalf("%d messages %+v (want a full digest, then one delta to sequence %d covering %d publications)", len(msgs), msgs, newest, k)
 	}
@@ -113,7 +113,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st := peer.Status(); len(st) != 1 || !st[0].HasView || st[0].Sequence != newest {
+	if st := peer.status(); len(st) != 1 || !st[0].HasView || st[0].Sequence != newest {
 		t.Fatalf("peer's view: %+v (want sequence %d)", st, newest)
 	}
 	for _, key := range keys {
@@ -121,7 +121,7 @@ func TestPushIntervalCoalesces(t *testing.T) {
 			t.Fatalf("peer's view lacks %s", key)
 		}
 	}
-	if s := n.Stats(); s.TransportSent != 2 {
+	if s := n.stats(); s.TransportSent != 2 {
 		t.Fatalf("TransportSent %d, want 2", s.TransportSent)
 	}
 }
@@ -154,7 +154,7 @@ func TestPushIntervalTimerAndFlush(t *testing.T) {
 			t.Fatal(err)
 		}
 		tn.kickPush() // as the publication loop does
-		newest := pub.Stats().Sequence
+		newest := pub.stats().Sequence
 		if stop {
 			tn.stop()
 		}

@@ -28,9 +28,9 @@ func TestNodeReconfigure(t *testing.T) {
 	b.Publisher().Publish()
 	a.Directory().Refresh(context.Background())
 	viewB := a.Directory().Peers()[0]
-	seqB := a.Directory().Status()[0].Sequence
+	seqB := a.Directory().status()[0].Sequence
 	if seqB == 0 {
-		t.Fatalf("no view of b before the change: %+v", a.Directory().Status()[0])
+		t.Fatalf("no view of b before the change: %+v", a.Directory().status()[0])
 	}
 
 	// An invalid configuration changes nothing.
@@ -67,14 +67,14 @@ func TestNodeReconfigure(t *testing.T) {
 	// b's view is kept, not refetched from nothing: the directory's own
 	// poll loop may fetch b again at any time, so the test asks only that
 	// the view is there and its sequence did not go back.
-	if st := a.Directory().Status(); !st[1].HasView || st[1].Sequence < seqB {
+	if st := a.Directory().status(); !st[1].HasView || st[1].Sequence < seqB {
 		t.Fatalf("b's view after the change (sequence %d before): %+v", seqB, st[1])
 	}
 	// The new peer is polled by Run without being asked.
 	deadline := time.Now().Add(5 * time.Second)
-	for !a.Directory().Status()[0].HasView {
+	for !a.Directory().status()[0].HasView {
 		if time.Now().After(deadline) {
-			t.Fatalf("c never polled: %+v", a.Directory().Status()[0])
+			t.Fatalf("c never polled: %+v", a.Directory().status()[0])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -118,7 +118,7 @@ func TestPeerConnectionsKept(t *testing.T) {
 			}
 		})
 	}
-	if hits := front.Stats().PeerHits; hits != concurrent*bursts {
+	if hits := front.stats().PeerHits; hits != concurrent*bursts {
 		t.Fatalf("%d peer hits, want %d", hits, concurrent*bursts)
 	}
 	if n := burst.Connections() - before; n > concurrent {

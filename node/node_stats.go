@@ -2,60 +2,9 @@ package node
 
 import (
 	"sync/atomic"
-
-	"github.com/bloomcast/bloomcast/icp"
 )
 
-// NodeStats is a snapshot of a node's counters: the events its
-// Prometheus metrics count, as plain numbers, so that a program
-// embedding nodes (the simulations of package sim) reads them without
-// scraping /metrics. Counts start at zero when the node is built.
-//
-// The zero value counts nothing.
-type NodeStats struct {
-	// Client requests by outcome (OutcomeLocalHit, ...), and the bytes
-	// sent to clients for each, headers included. PeerHitBytes is thus
-	// the object traffic fetched from peers.
-	LocalHits, PeerHits, Misses, Other                 uint64
-	LocalHitBytes, PeerHitBytes, MissBytes, OtherBytes uint64
-	// FalseHitRequests counts client requests that met at least one
-	// false hit on their way (counted once, whatever their outcome).
-	FalseHitRequests uint64
-
-	// Requests to peers with only-if-cached, by result: PeerAskHits
-	// (the peer served the object), PeerAskFalseHits (504: the summary
-	// or the ICP answer erred), PeerAskErrors.
-	PeerAskHits, PeerAskFalseHits, PeerAskErrors uint64
-
-	// Digest responses fetched from peers: full digests, deltas and 304s,
-	// and the body bytes of each kind (the frames, as OnFetch reports).
-	DigestFetchesFull, DigestFetchesDelta, DigestNotModified uint64
-	DigestInFullBytes, DigestInDeltaBytes                    uint64
-	// Digest responses served to peers (status 200), by kind: the
-	// project's full digests and deltas, and Squid digests; bytes as
-	// bloomcast_digest_out_bytes_total counts them: the response's
-	// status line and header fields as well as its body.
-	DigestServedFull, DigestServedDelta, DigestServedSquid       uint64
-	DigestOutFullBytes, DigestOutDeltaBytes, DigestOutSquidBytes uint64
-	// The digest transport (NodeConfig.Transport): messages published
-	// and delivered (alive messages, with no frame, included) and their
-	// frames' bytes, and the full digests and deltas delivered that were
-	// applied to a peer's view.
-	TransportSent, TransportSentBytes uint64
-	// DigestHTTPServed counts every digest response served over HTTP,
-	// 304s included, and DigestHTTPServedBytes their bytes with their
-	// status lines and header fields.
-	DigestHTTPServed, DigestHTTPServedBytes   uint64
-	TransportReceived, TransportReceivedBytes uint64
-	DigestPushedFull, DigestPushedDelta       uint64
-
-	// ICP: the node's client (queries it sent, replies it read; zero
-	// until Serve opens an ICP socket) and server (queries it answered).
-	ICPClient icp.ClientStats
-	ICPServer icp.ServerStats
-}
-
-// nodeCounters are the live counters behind NodeStats, updated where the
+// nodeCounters are the live counters behind nodeStats, updated where the
 // metrics are.
 type nodeCounters struct {
 	localHits, peerHits, misses, other                 atomic.Uint64
@@ -84,11 +33,11 @@ func (c *nodeCounters) pushed(delta bool) {
 func (c *nodeCounters) request(o string, bytes int64) {
 	n, b := &c.other, &c.otherBytes
 	switch o {
-	case OutcomeLocalHit:
+	case outcomeLocalHit:
 		n, b = &c.localHits, &c.localHitBytes
-	case OutcomePeerHit:
+	case outcomePeerHit:
 		n, b = &c.peerHits, &c.peerHitBytes
-	case OutcomeMiss:
+	case outcomeMiss:
 		n, b = &c.misses, &c.missBytes
 	}
 	n.Add(1)
@@ -135,14 +84,14 @@ func (c *nodeCounters) served(kind string, bytes int64) {
 	b.Add(uint64(max(bytes, 0)))
 }
 
-// Stats returns a snapshot of the node's counters. Safe for concurrent
+// stats returns a snapshot of the node's counters. Safe for concurrent
 // use; each counter is read atomically, the snapshot as a whole is not.
-func (n *Node) Stats() NodeStats {
+func (n *Node) stats() nodeStats {
 	if n.metrics == nil { // a zero Node counts nothing
-		return NodeStats{}
+		return nodeStats{}
 	}
 	c := &n.metrics.counts
-	s := NodeStats{
+	s := nodeStats{
 		LocalHits: c.localHits.Load(), PeerHits: c.peerHits.Load(), Misses: c.misses.Load(), Other: c.other.Load(),
 		LocalHitBytes: c.localHitBytes.Load(), PeerHitBytes: c.peerHitBytes.Load(),
 		MissBytes: c.missBytes.Load(), OtherBytes: c.otherBytes.Load(), FalseHitRequests: c.falseHitRequests.Load(),

@@ -37,7 +37,7 @@ func TestNodeStats(t *testing.T) {
 	a.get(t, obj(3)) // false hit, then the origin
 	a.get(t, obj(2)) // local hit
 
-	sa, sb := a.Stats(), b.Stats()
+	sa, sb := a.stats(), b.stats()
 	if sa.LocalHits != 1 || sa.PeerHits != 1 || sa.Misses != 1 || sa.PeerHitBytes == 0 || sa.LocalHitBytes == 0 {
 		t.Errorf("a's requests: %+v", sa)
 	}
@@ -47,7 +47,7 @@ func TestNodeStats(t *testing.T) {
 	if sa.DigestFetchesFull != 2 || sa.DigestFetchesDelta != 0 || sa.DigestNotModified != 1 || sa.DigestInFullBytes == 0 {
 		t.Errorf("a's digest fetches with NoDelta: %+v", sa)
 	}
-	if st := a.Directory().Status()[0]; st.Full != 2 || st.Delta != 0 {
+	if st := a.Directory().status()[0]; st.Full != 2 || st.Delta != 0 {
 		t.Errorf("a's view of b: %+v", st)
 	}
 	if sb.Misses != 6 || sb.PeerHits != 0 || sb.LocalHits != 1 || sb.Other != 1 {

@@ -63,8 +63,8 @@ func TestNodesShareDigests(t *testing.T) {
 	if got := a.metric(t, `bloomcast_peer_requests_total{peer="b",result="false_hit"}`); got != "1" {
 		t.Fatalf("false hits: %q", got)
 	}
-	if got := a.metric(t, `bloomcast_false_hit_requests_total`); got != "1" || a.Stats().FalseHitRequests != 1 {
-		t.Fatalf("requests with a false hit: %q, %d", got, a.Stats().FalseHitRequests)
+	if got := a.metric(t, `bloomcast_false_hit_requests_total`); got != "1" || a.stats().FalseHitRequests != 1 {
+		t.Fatalf("requests with a false hit: %q, %d", got, a.stats().FalseHitRequests)
 	}
 	if got := a.metric(t, `bloomcast_requests_total{outcome="miss"}`); got != "1" {
 		t.Fatalf("misses: %q", got)
@@ -76,8 +76,8 @@ func TestNodesShareDigests(t *testing.T) {
 	}
 	b.Publisher().Publish()
 	a.Directory().Refresh(ctx)
-	st := a.Directory().Status()[0]
-	if st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence {
+	st := a.Directory().status()[0]
+	if st.Delta != 1 || st.Sequence != b.Publisher().stats().Sequence {
 		t.Fatalf("a's view of b after a publication: %+v", st)
 	}
 	if body, _ := a.get(t, obj(22)); body != "object /obj/22" || origin.count("/obj/22") != 1 {
@@ -94,8 +94,8 @@ func TestNodesShareDigests(t *testing.T) {
 	if err := a.Directory().RefreshPeer(ctx, a.Directory().Peers()[0]); err != nil {
 		t.Fatal(err)
 	}
-	st = a.Directory().Status()[0]
-	if st.Full != fullBefore+1 || st.Sequence != b2.Publisher().Stats().Sequence {
+	st = a.Directory().status()[0]
+	if st.Full != fullBefore+1 || st.Sequence != b2.Publisher().stats().Sequence {
 		t.Fatalf("a's view of b after b restarted: %+v", st)
 	}
 	if body, _ := a.get(t, obj(10)); body != "object /obj/10" || origin.count("/obj/10") != 1 {
@@ -104,7 +104,7 @@ func TestNodesShareDigests(t *testing.T) {
 
 	// b serves a Squid digest of the same cache, as Squid fetches it:
 	// absolute form, addressed to b itself.
-	resp, err := http.Get(b2.url() + SquidDigestPath)
+	resp, err := http.Get(b2.url() + squidDigestPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestNodesShareDigests(t *testing.T) {
 	if ok, _ := sd.Contains(squid.GET, obj(10)); !ok || resp.Header.Get("Content-Type") != "application/cache-digest" {
 		t.Fatal("b's Squid digest does not hold its objects")
 	}
-	if !b2.addressedToMe(&http.Request{RequestURI: b2.url() + SquidDigestPath, URL: mustURL(b2.url() + SquidDigestPath)}) {
+	if !b2.addressedToMe(&http.Request{RequestURI: b2.url() + squidDigestPath, URL: mustURL(b2.url() + squidDigestPath)}) {
 		t.Fatal("an absolute-form request for b's own digest is not served by b")
 	}
 }
@@ -158,10 +158,10 @@ func TestNodeICPRoute(t *testing.T) {
 	}
 	// b counts each reply after sending it (icp.ServerStats.Answered).
 	waitFor(t, 5*time.Second, "b's ICP replies to be counted", func() bool {
-		s := b.Stats().ICPServer
+		s := b.stats().ICPServer
 		return s.Answered() >= s.Queries
 	})
-	sa, sb := a.Stats(), b.Stats()
+	sa, sb := a.stats(), b.stats()
 	if sa.ICPClient.MessagesSent != 2 || sa.ICPClient.Queries != 2 || sa.PeerHits != 1 || sa.Misses != 1 {
 		t.Errorf("a: %+v", sa)
 	}

@@ -58,16 +58,16 @@ func ParseProtocol(s string) (Protocol, error) {
 // value, "", means PeerViewsDecoded.
 type PeerViews string
 
+// peerViewsStatic is not a configuration but the form a peer's status
+// reports for its static digest (NodeConfig.FullDigests): a ribbon
+// filter and its Bloom filters, held as they came.
+const peerViewsStatic = "static"
+
 // Forms of the peers' views.
 const (
 	// PeerViewsDecoded: a peer's digest decoded to its bit array, as
 	// Decode gives it; a lookup reads the bits.
 	PeerViewsDecoded PeerViews = "decoded"
-	// PeerViewsStatic is not a configuration but the form
-	// PeerStatus.Form reports for a peer's static digest
-	// (NodeConfig.FullDigests): a ribbon filter and two Bloom filters,
-	// held as they came.
-	PeerViewsStatic PeerViews = "static"
 	// PeerViewsCompressed: a peer's digest kept coded in pieces
 	// (digest.Pieces), a few decoded pieces cached; a digest sent as one
 	// stream is coded again in pieces of 1 KiB (peerPieceBytes) once, one
@@ -98,8 +98,8 @@ func checkPeerViews(v PeerViews) error {
 	return err
 }
 
-// SquidDigestPath is where Squid serves its store digest.
-const SquidDigestPath = "/squid-internal-periodic/store_digest"
+// squidDigestPath is where Squid serves its store digest.
+const squidDigestPath = "/squid-internal-periodic/store_digest"
 
 // PeerConfig describes one peer.
 //
@@ -215,7 +215,7 @@ type Peer struct {
 	lastErr     error
 	pushedAt    time.Time // last message applied from the transport
 	fetches     struct{ full, delta, notModified, resync, refused, pushed uint64 }
-	// lookup, when set (Directory.SetLookup), answers for the peer in
+	// lookup, when set (setLookup), answers for the peer in
 	// place of a fetched view.
 	lookup atomic.Pointer[func(key string) bool]
 	// bloomOnly is set once a static digest of the peer's was too large
@@ -292,7 +292,7 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 	if pc.DigestURL == "" {
 		path := DigestPath
 		if pc.Protocol == Squid {
-			path = SquidDigestPath
+			path = squidDigestPath
 		}
 		pc.DigestURL = strings.TrimSuffix(pc.Proxy, "/") + path
 	}
@@ -392,12 +392,10 @@ func (d *Directory) Candidates(key string) []*Peer {
 	return out
 }
 
-// SetLookup makes Candidates ask contains whether key may be at p, in
-// place of a digest the directory fetched: for a summary that reaches
-// the node another way, such as a static digest (digest.StaticView)
-// that a simulation applies as the peer publishes it. Its caller keeps
-// it current: it does not expire. nil returns p to its fetched view.
-func (d *Directory) SetLookup(p *Peer, contains func(key string) bool) {
+// setLookup makes Candidates ask contains whether key may be at p, in
+// place of a digest the directory fetched (nodeaccess.SetLookup says
+// what for). nil returns p to its fetched view.
+func setLookup(p *Peer, contains func(key string) bool) {
 	if p == nil {
 		return
 	}
@@ -752,17 +750,17 @@ func holdPieces(old *peerView, body []byte, lim envelope.Limits, isDelta bool) (
 }
 
 // form returns how the view is held, PeerViewsCompressed,
-// PeerViewsDecoded or PeerViewsStatic, the bytes it holds, and the
+// PeerViewsDecoded or peerViewsStatic, the bytes it holds, and the
 // fraction of its bits set (0 for a static view).
-func (v *peerView) form() (form PeerViews, held int, fill float64) {
+func (v *peerView) form() (form string, held int, fill float64) {
 	if v.static != nil {
-		return PeerViewsStatic, v.static.MemoryBytes(), 0
+		return peerViewsStatic, v.static.MemoryBytes(), 0
 	}
 	if v.pieces != nil {
 		set, _ := v.pieces.SetBits() // known since holdPieces
-		return PeerViewsCompressed, v.pieces.MemoryBytes(), float64(set) / float64(v.pieces.Geometry().M())
+		return string(PeerViewsCompressed), v.pieces.MemoryBytes(), float64(set) / float64(v.pieces.Geometry().M())
 	}
-	return PeerViewsDecoded, 8 * len(v.filter.Words()), v.filter.FillRatio()
+	return string(PeerViewsDecoded), 8 * len(v.filter.Words()), v.filter.FillRatio()
 }
 
 // hashes returns the view's number of hash functions.
@@ -773,51 +771,17 @@ func (v *peerView) hashes() int {
 	return v.filter.K()
 }
 
-// PeerStatus describes a peer's view.
-// The zero value describes a peer with no view and no fetch.
-type PeerStatus struct {
-	Name        string
-	Protocol    string
-	HasView     bool
-	Sequence    uint64
-	Age         time.Duration // since the view was fetched
-	SinceAnswer time.Duration // since the peer last answered
-	Fill        float64
-	// FalsePos is the false-positive rate the view predicts from its
-	// fill and its number of hash functions (fill^k): the share of
-	// this node's misses that will be sent to the peer in vain.
-	FalsePos float64
-	// Unreachable is set while the peer's last fetch found it down.
-	Unreachable bool
-	Bytes       int // size of the last digest or delta fetched
-	// Form is how the view is held (PeerViewsCompressed,
-	// PeerViewsDecoded, or PeerViewsStatic for a static digest) and
-	// HeldBytes the memory it holds: the decoded array, or the coded
-	// pieces, their index and the decoded pieces cached, or the static
-	// digest's ribbon and two filters. A static view's Fill is 0 and its
-	// FalsePos the ribbon's rate plus the added filter's
-	// (digest.StaticView.FalsePositiveRate).
-	Form                                      PeerViews
-	HeldBytes                                 int
-	Failures                                  int
-	LastError                                 string
-	Full, Delta, NotModified, Resync, Refused uint64
-	// Pushed counts the digests and deltas applied from the digest
-	// transport (Directory.receive); Full and Delta count polled ones.
-	Pushed uint64
-}
-
-// Status returns each peer's status, in order.
-func (d *Directory) Status() []PeerStatus {
+// status returns each peer's status, in order.
+func (d *Directory) status() []peerStatus {
 	if d.changed == nil { // a zero Directory has no peers
 		return nil
 	}
 	now := d.now()
 	peers := d.Peers()
-	out := make([]PeerStatus, 0, len(peers))
+	out := make([]peerStatus, 0, len(peers))
 	for _, p := range peers {
 		p.mu.RLock()
-		s := PeerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
+		s := peerStatus{Name: p.name, Protocol: p.cfg.Protocol.String(), Failures: p.fails,
 			Full: p.fetches.full, Delta: p.fetches.delta, NotModified: p.fetches.notModified,
 			Resync: p.fetches.resync, Refused: p.fetches.refused, Pushed: p.fetches.pushed, Unreachable: p.unreachable}
 		if p.lastErr != nil {

@@ -96,8 +96,8 @@ func TestDirectoryFollowsPublisher(t *testing.T) {
 	}
 	pub.Publish()
 	d.RefreshPeer(ctx, d.Peers()[0])
-	s := d.Status()[0]
-	if s.Full != 1 || s.NotModified != 1 || s.Delta != 1 || s.Sequence != pub.Stats().Sequence {
+	s := d.status()[0]
+	if s.Full != 1 || s.NotModified != 1 || s.Delta != 1 || s.Sequence != pub.stats().Sequence {
 		t.Fatalf("status %+v", s)
 	}
 	if len(d.Candidates(urlKey(320))) != 1 {
@@ -133,7 +133,7 @@ func TestDirectoryFollowsPublisher(t *testing.T) {
 		t.Fatal("view dropped before the expiry")
 	}
 	clock.Advance(6 * time.Second)
-	if len(d.Candidates(urlKey(50001))) != 0 || d.Status()[0].HasView {
+	if len(d.Candidates(urlKey(50001))) != 0 || d.status()[0].HasView {
 		t.Fatal("view kept after the expiry")
 	}
 }
@@ -148,7 +148,7 @@ func TestDirectoryRefusesBadDigests(t *testing.T) {
 	if err := d.RefreshPeer(ctx, d.Peers()[0]); err != nil {
 		t.Fatal(err)
 	}
-	good, _ := pub.Respond("", 0)
+	good, _ := pub.respond("", 0)
 	bad := map[string]func(w http.ResponseWriter, r *http.Request){
 		"corrupt": func(w http.ResponseWriter, r *http.Request) {
 			b := append([]byte(nil), good.Body...)
@@ -177,7 +177,7 @@ func TestDirectoryRefusesBadDigests(t *testing.T) {
 			t.Errorf("%s: the good view was lost", name)
 		}
 	}
-	if s := d.Status()[0]; s.Refused < 4 || s.LastError == "" {
+	if s := d.status()[0]; s.Refused < 4 || s.LastError == "" {
 		t.Errorf("status %+v", s)
 	}
 }
@@ -189,7 +189,7 @@ func TestDirectorySquidPeer(t *testing.T) {
 	}
 	body, _ := sd.MarshalBinary()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != SquidDigestPath {
+		if r.URL.Path != squidDigestPath {
 			http.NotFound(w, r)
 			return
 		}
@@ -267,7 +267,7 @@ func TestDirectoryPatchesCountingDigest(t *testing.T) {
 	if v.patcher == nil || v.digest.Counting == nil || v.seq != 2 {
 		t.Fatalf("view %+v: not a counting digest patched in place", v)
 	}
-	if s := d.Status()[0]; s.Full != 1 || s.Delta != 1 {
+	if s := d.status()[0]; s.Full != 1 || s.Delta != 1 {
 		t.Fatalf("status %+v", s)
 	}
 	if !slices.Equal(v.digest.Counting.Counters(), next.Counters()) {
@@ -289,7 +289,7 @@ func TestSetLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := d.Peers()[0], d.Peers()[1]
-	d.SetLookup(b, func(key string) bool { return key == "http://x/in" })
+	setLookup(b, func(key string) bool { return key == "http://x/in" })
 	now = now.Add(24 * time.Hour) // past any expiry
 	if got := d.Candidates("http://x/in"); len(got) != 1 || got[0] != b {
 		t.Errorf("in: %v", got)
@@ -301,10 +301,10 @@ func TestSetLookup(t *testing.T) {
 	if got := d.Candidates("http://x/in"); len(got) != 0 {
 		t.Errorf("unreachable peer a candidate: %v", got)
 	}
-	d.SetLookup(b, nil)
-	d.SetLookup(nil, nil) // ignored
+	setLookup(b, nil)
+	setLookup(nil, nil) // ignored
 	if got := d.Candidates("http://x/in"); len(got) != 0 || a.view != nil {
-		t.Errorf("after SetLookup(nil): %v", got)
+		t.Errorf("after setLookup(nil): %v", got)
 	}
 }
 
@@ -348,7 +348,7 @@ func TestRefreshAfterPollInFlight(t *testing.T) {
 	pub := newTestPublisher(t, 1, 8)
 	pub.Stored(urlKey(1))
 	pub.Publish()
-	old, err := pub.Respond("", 0)
+	old, err := pub.respond("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,8 +385,8 @@ func TestRefreshAfterPollInFlight(t *testing.T) {
 	if err := <-polled; err != nil {
 		t.Fatal(err)
 	}
-	if s := d.Status()[0]; s.Sequence != pub.Stats().Sequence || len(d.Candidates(urlKey(2))) != 1 {
+	if s := d.status()[0]; s.Sequence != pub.stats().Sequence || len(d.Candidates(urlKey(2))) != 1 {
 		t.Fatalf("after the refresh: view of sequence %d, the peer's is %d; key 2 a candidate: %v",
-			s.Sequence, pub.Stats().Sequence, len(d.Candidates(urlKey(2))) == 1)
+			s.Sequence, pub.stats().Sequence, len(d.Candidates(urlKey(2))) == 1)
 	}
 }

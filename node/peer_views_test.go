@@ -36,9 +36,9 @@ func TestNodesCompressedPeerViews(t *testing.T) {
 	b.Publisher().Publish()
 	a.Directory().Refresh(ctx)
 
-	st := a.Directory().Status()[0]
+	st := a.Directory().status()[0]
 	decoded := int(b.Publisher().view.M()+63) / 64 * 8
-	if !st.HasView || st.Form != PeerViewsCompressed || st.HeldBytes <= 0 || st.HeldBytes > decoded/10 {
+	if !st.HasView || st.Form != string(PeerViewsCompressed) || st.HeldBytes <= 0 || st.HeldBytes > decoded/10 {
 		t.Fatalf("a's view of b: %+v (decoded: %d bytes)", st, decoded)
 	}
 	if got := a.metric(t, `bloomcast_peer_view_bytes{form="compressed",peer="b"}`); got != strconv.Itoa(st.HeldBytes) {
@@ -61,8 +61,8 @@ func TestNodesCompressedPeerViews(t *testing.T) {
 	}
 	b.Publisher().Publish()
 	a.Directory().Refresh(ctx)
-	st = a.Directory().Status()[0]
-	if st.Full != 1 || st.Delta != 1 || st.Sequence != b.Publisher().Stats().Sequence || st.Form != PeerViewsCompressed {
+	st = a.Directory().status()[0]
+	if st.Full != 1 || st.Delta != 1 || st.Sequence != b.Publisher().stats().Sequence || st.Form != string(PeerViewsCompressed) {
 		t.Fatalf("a's view of b after a delta: %+v", st)
 	}
 	if body, _ := a.get(t, obj(22)); body != "object /obj/22" || origin.count("/obj/22") != 1 {
@@ -73,7 +73,7 @@ func TestNodesCompressedPeerViews(t *testing.T) {
 	}
 	// b's own view of a is decoded.
 	b.Directory().Refresh(ctx)
-	if st := b.Directory().Status()[0]; st.Form != PeerViewsDecoded || st.HeldBytes != 2000 {
+	if st := b.Directory().status()[0]; st.Form != string(PeerViewsDecoded) || st.HeldBytes != 2000 {
 		t.Fatalf("b's view of a: %+v", st)
 	}
 }
@@ -157,7 +157,7 @@ func BenchmarkPeerViews(b *testing.B) {
 						dir.Candidates(keys[i%len(keys)])
 					}
 					b.StopTimer()
-					st := dir.Status()[0]
+					st := dir.status()[0]
 					b.ReportMetric(float64(st.HeldBytes), "held-bytes")
 					b.ReportMetric(float64(st.Bytes), "msg-bytes")
 					b.ReportMetric(float64(allocated), "fetch-alloc-bytes")
@@ -225,7 +225,7 @@ func testPeerViewsConcurrent(t *testing.T, form PeerViews) {
 	}
 	close(stop)
 	wg.Wait()
-	st := dir.Status()[0]
+	st := dir.status()[0]
 	if st.Delta != 10 || st.Resync != 0 {
 		t.Fatalf("after 10 publications: %+v", st)
 	}

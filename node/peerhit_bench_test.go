@@ -60,13 +60,13 @@ func BenchmarkNodePeerHit(b *testing.B) {
 	front.Directory().Refresh(ctx)
 	h := front.Handler()
 	serve(h, 0)
-	before := front.Stats()
+	before := front.stats()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		serve(h, i)
 	}
 	b.StopTimer()
-	after := front.Stats()
+	after := front.stats()
 	if hits := after.PeerHits - before.PeerHits; hits != uint64(b.N) || after.Misses != before.Misses {
 		b.Fatalf("%d peer hits of %d requests, %d misses", hits, b.N, after.Misses-before.Misses)
 	}

@@ -158,7 +158,7 @@ func (r *squidRun) squidRestarts() {
 	stopped := time.Now()
 	waitFor(t, 10*time.Second, "the node's view of the stopped Squid to expire", func() bool {
 		r.node.Directory().Candidates(r.key("c", 0))
-		return !r.node.Directory().Status()[0].HasView
+		return !r.node.Directory().status()[0].HasView
 	})
 	t.Logf("Squid down: the node's view of it expired %v after the stop", time.Since(stopped).Round(100*time.Millisecond))
 	r.fetch(r.viaNode, "c", down/2, down)

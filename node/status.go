@@ -19,7 +19,7 @@ func (n *Node) status() nodestatus.Status {
 	if n.metrics == nil { // a zero Node
 		return st
 	}
-	s := n.Stats()
+	s := n.stats()
 	m := n.metrics
 	budget := n.cfg.MemoryBytes
 	if n.cfg.DiskDir != "" {
@@ -44,7 +44,7 @@ func (n *Node) status() nodestatus.Status {
 	}
 	st.Requests.LastHourRatio = st.Requests.LastHour.Ratios()
 
-	p := n.publisher.Stats()
+	p := n.publisher.stats()
 	st.Digest = nodestatus.Digest{Sequence: p.Sequence, Codec: p.Codec, WireBytes: p.DigestBytes, Keys: p.Keys,
 		BitsPerEntry: n.cfg.BitsPerEntry, HashFunctions: n.cfg.HashFunctions, Fill: p.Fill, FalsePos: p.FalsePos,
 		PredictedFalsePos: p.PredictedFalsePos, TargetFalsePos: p.TargetFalsePos,
@@ -60,10 +60,10 @@ func (n *Node) status() nodestatus.Status {
 		}
 	}
 
-	for _, ps := range n.directory.Status() {
+	for _, ps := range n.directory.status() {
 		hits, falseHits, errs := m.status.peerAsks(ps.Name)
 		sp := nodestatus.Peer{Name: ps.Name, Protocol: ps.Protocol, HasView: ps.HasView, Sequence: ps.Sequence,
-			AgeSeconds: ps.Age.Seconds(), WireBytes: ps.Bytes, HeldBytes: ps.HeldBytes, Form: string(ps.Form),
+			AgeSeconds: ps.Age.Seconds(), WireBytes: ps.Bytes, HeldBytes: ps.HeldBytes, Form: ps.Form,
 			Fill: ps.Fill, FalsePos: ps.FalsePos, Unreachable: ps.Unreachable,
 			Hits: hits, FalseHits: falseHits, Errors: errs,
 			Failures: ps.Failures, LastError: ps.LastError, SinceAnswerSeconds: ps.SinceAnswer.Seconds(),
@@ -174,11 +174,11 @@ func (r *minuteRing) add(t time.Time, outcome string, falseHit bool) {
 		*s = minuteSlot{minute: m}
 	}
 	switch outcome {
-	case OutcomeLocalHit:
+	case outcomeLocalHit:
 		s.counts.LocalHits++
-	case OutcomePeerHit:
+	case outcomePeerHit:
 		s.counts.PeerHits++
-	case OutcomeMiss:
+	case outcomeMiss:
 		s.counts.Misses++
 	default:
 		s.counts.Other++

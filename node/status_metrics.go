@@ -16,7 +16,7 @@ type peerFalsePosCollector struct{ dir *Directory }
 func (c *peerFalsePosCollector) Describe(ch chan<- *prometheus.Desc) { ch <- peerFalsePosDesc }
 
 func (c *peerFalsePosCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, s := range c.dir.Status() {
+	for _, s := range c.dir.status() {
 		if s.HasView {
 			ch <- prometheus.MustNewConstMetric(peerFalsePosDesc, prometheus.GaugeValue, s.FalsePos, s.Name)
 		}

@@ -139,9 +139,9 @@ func TestStatusPage(t *testing.T) {
 func TestMinuteRing(t *testing.T) {
 	var r minuteRing
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	r.add(t0, OutcomeLocalHit, false)
-	r.add(t0.Add(10*time.Second), OutcomePeerHit, true)
-	r.add(t0.Add(time.Minute), OutcomeMiss, false)
+	r.add(t0, outcomeLocalHit, false)
+	r.add(t0.Add(10*time.Second), outcomePeerHit, true)
+	r.add(t0.Add(time.Minute), outcomeMiss, false)
 	got := r.last(t0.Add(time.Minute))
 	if len(got) != statusMinutes || got[statusMinutes-1].Misses != 1 ||
 		got[statusMinutes-2].Counts != (nodestatus.Counts{LocalHits: 1, PeerHits: 1, FalseHits: 1}) ||
@@ -149,7 +149,7 @@ func TestMinuteRing(t *testing.T) {
 		t.Fatalf("last minutes: %+v", got[statusMinutes-2:])
 	}
 	// An hour on, the first minute's slot is reused.
-	r.add(t0.Add(time.Hour), OutcomeOther, false)
+	r.add(t0.Add(time.Hour), outcomeOther, false)
 	got = r.last(t0.Add(time.Hour))
 	var sum nodestatus.Counts
 	for _, m := range got {
@@ -161,7 +161,7 @@ func TestMinuteRing(t *testing.T) {
 		t.Fatalf("an hour on: %+v", sum)
 	}
 	// A request older than the ring holds is not counted.
-	r.add(t0, OutcomeLocalHit, false)
+	r.add(t0, outcomeLocalHit, false)
 	if got := r.last(t0.Add(time.Hour)); got[0].LocalHits != 0 {
 		t.Fatalf("old request counted: %+v", got[0])
 	}

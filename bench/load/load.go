@@ -304,6 +304,20 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 // counts are a node's request counters by outcome.
 type counts struct{ local, peer, miss int64 }
 
+// gauge reads the first sample of n's gauge name.
+func gauge(n *node.Node, name string) (float64, error) {
+	families, err := n.Metrics().Gather()
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) > 0 {
+			return f.GetMetric()[0].GetGauge().GetValue(), nil
+		}
+	}
+	return 0, fmt.Errorf("no metric %s", name)
+}
+
 // scrape reads a node's bloomcast_requests_total from /metrics.
 func scrape(ctx context.Context, nodeURL string) (counts, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, nodeURL+"/metrics", nil)
@@ -331,11 +345,11 @@ func scrape(ctx context.Context, nodeURL string) (counts, error) {
 			return counts{}, fmt.Errorf("metrics: %q", sc.Text())
 		}
 		switch label {
-		case node.OutcomeLocalHit:
+		case "local_hit":
 			c.local = int64(v)
-		case node.OutcomePeerHit:
+		case "peer_hit":
 			c.peer = int64(v)
-		case node.OutcomeMiss:
+		case "miss":
 			c.miss = int64(v)
 		}
 	}
@@ -538,8 +552,16 @@ func (cl *cluster) peerHits(ctx context.Context, cfg Config, pool *int) (Result,
 		if err := dir.RefreshPeer(ctx, dir.Peers()[0]); err != nil {
 			return nil, fmt.Errorf("node A fetching node B's digest: %w", err)
 		}
-		if st := dir.Status()[0]; st.Sequence != cl.b.Publisher().Stats().Sequence {
-			return nil, fmt.Errorf("node A's view of node B is at sequence %d, B published %d", st.Sequence, cl.b.Publisher().Stats().Sequence)
+		seen, err := gauge(cl.a, "bloomcast_peer_view_sequence")
+		if err != nil {
+			return nil, err
+		}
+		published, err := gauge(cl.b, "bloomcast_digest_sequence")
+		if err != nil {
+			return nil, err
+		}
+		if seen != published {
+			return nil, fmt.Errorf("node A's view of node B is at sequence %v, B published %v", seen, published)
 		}
 		return paths, nil
 	}

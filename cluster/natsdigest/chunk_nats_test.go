@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
 	"github.com/bloomcast/bloomcast/cluster/natsdigest"
 	"github.com/bloomcast/bloomcast/node"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // keys returns n keys from the i-th on.
@@ -103,8 +104,8 @@ func TestChunkedDigests(t *testing.T) {
 	probe := keys(0, 20000)
 
 	a.store(t, keys(0, 3000)...)
-	if full := a.Publisher().Stats().DigestBytes; full < 4*maxPayload {
-		t.Fatalf("a's full digest is %d bytes, not several max payloads", full)
+	if full := metric(t, a.Node, "bloomcast_digest_bytes"); full < 4*maxPayload {
+		t.Fatalf("a's full digest is %v bytes, not several max payloads", full)
 	}
 	waitViews(t, nodes)
 	sameViews(t, a, []*testNode{b, c}, probe)
@@ -114,8 +115,9 @@ func TestChunkedDigests(t *testing.T) {
 
 	// Deltas of 1500 keys each (chunks too) until a sends a full digest
 	// again, which purges the older ones.
-	fulls := b.Stats().DigestPushedFull
-	for i := 0; b.Stats().DigestPushedFull == fulls; i++ {
+	pushedFull := func() float64 { return metric(t, b.Node, "bloomcast_digests_pushed_total", "kind", "full") }
+	fulls := pushedFull()
+	for i := 0; pushedFull() == fulls; i++ {
 		if i == 20 {
 			t.Fatal("20 deltas and no full digest")
 		}
@@ -176,8 +178,8 @@ func TestChunkedDigests(t *testing.T) {
 	waitViews(t, map[string]*testNode{"a": a, "b": b, "c": c, "d": d})
 	sameViews(t, a, []*testNode{d}, probe)
 	for _, x := range []*testNode{b, c, d} {
-		if s := x.Stats(); s.DigestFetchesFull+s.DigestFetchesDelta != 0 {
-			t.Fatalf("%s fetched %d digests over HTTP", x.name, s.DigestFetchesFull+s.DigestFetchesDelta)
+		if polled := polledDigests(t, x.Node); polled != 0 {
+			t.Fatalf("%s fetched %v digests over HTTP", x.name, polled)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -140,13 +142,21 @@ func waitViews(t *testing.T, nodes map[string]*testNode) {
 // lagging names a node's view that is not at its peer's sequence, or "".
 func lagging(nodes map[string]*testNode) string {
 	for name, n := range nodes {
-		for _, st := range n.Directory().Status() {
-			p := nodes[st.Name]
+		for _, peer := range n.Directory().Peers() {
+			p := nodes[peer.Name()]
 			if p == nil {
 				continue
 			}
-			if want := p.Publisher().Stats().Sequence; !st.HasView || st.Sequence != want {
-				return fmt.Sprintf("%s's view of %s: has view %t, sequence %d, want %d", name, st.Name, st.HasView, st.Sequence, want)
+			seq, has, err := sample(n.Node, "bloomcast_peer_view_sequence", "peer", peer.Name())
+			if err != nil {
+				return err.Error()
+			}
+			want, _, err := sample(p.Node, "bloomcast_digest_sequence")
+			if err != nil {
+				return err.Error()
+			}
+			if !has || seq != want {
+				return fmt.Sprintf("%s's view of %s: has view %t, sequence %v, want %v", name, peer.Name(), has, seq, want)
 			}
 		}
 	}
@@ -173,18 +183,20 @@ func TestPushedViews(t *testing.T) {
 			}
 		}
 	}
-	st := b.Directory().Status()
-	if st[0].Name != "a" || st[0].Pushed != 6 || st[0].Full+st[0].Delta+st[0].NotModified != 0 {
-		t.Fatalf("b's view of a: %+v (want 6 pushed, none polled)", st[0])
+	if v := peerView(t, b.Node, "a"); v.pushed != 6 || v.polled != 0 {
+		t.Fatalf("b's view of a: %+v (want 6 pushed, none polled)", v)
 	}
 	// b received a's 6 publications and c's first, each once: as deltas
 	// or, while a's digest is nearly empty and a full digest is smaller
 	// than the deltas since the last one, as full digests.
-	if s := b.Stats(); s.DigestPushedFull+s.DigestPushedDelta != 7 || s.DigestPushedFull < 2 {
-		t.Fatalf("b's pushed full %d, delta %d (want 7 in all, 2 full at least)", s.DigestPushedFull, s.DigestPushedDelta)
+	full, delta := metric(t, b.Node, "bloomcast_digests_pushed_total", "kind", "full"), metric(t, b.Node, "bloomcast_digests_pushed_total", "kind", "delta")
+	if full+delta != 7 || full < 2 {
+		t.Fatalf("b's pushed full %v, delta %v (want 7 in all, 2 full at least)", full, delta)
 	}
-	if as := a.Stats(); as.TransportSent != 6 || as.DigestServedFull+as.DigestServedDelta != 0 {
-		t.Fatalf("a sent %d messages, served %d digests over HTTP (want 6 and 0)", as.TransportSent, as.DigestServedFull+as.DigestServedDelta)
+	sent := metric(t, a.Node, "bloomcast_digest_messages_total", "transport", "nats", "direction", "out")
+	served := metric(t, a.Node, "bloomcast_digest_out_bytes_total", "kind", "full") + metric(t, a.Node, "bloomcast_digest_out_bytes_total", "kind", "delta")
+	if sent != 6 || served != 0 {
+		t.Fatalf("a sent %v messages, served %v bytes of digests over HTTP (want 6 and 0)", sent, served)
 	}
 	metrics := get(t, "http://"+b.addr+"/metrics")
 	for _, want := range []string{`bloomcast_digest_messages_total{direction="in",transport="nats"} 7`, `bloomcast_digest_messages_total{direction="out",transport="nats"} 1`} {
@@ -208,8 +220,9 @@ func TestPushedViews(t *testing.T) {
 	if got := d.Directory().Candidates("http://origin/a/3"); len(got) != 1 || got[0].Name() != "a" {
 		t.Fatalf("late node's candidates: %v", got)
 	}
-	if s := d.Stats(); s.DigestFetchesFull+s.DigestFetchesDelta != 0 || s.DigestPushedFull != 3 {
-		t.Fatalf("late node: %d polled, %d full digests pushed (want 0 and 3: each peer's last)", s.DigestFetchesFull+s.DigestFetchesDelta, s.DigestPushedFull)
+	polled, pushed := polledDigests(t, d.Node), metric(t, d.Node, "bloomcast_digests_pushed_total", "kind", "full")
+	if polled != 0 || pushed != 3 {
+		t.Fatalf("late node: %v digests polled, %v full digests pushed (want 0 and 3: each peer's last)", polled, pushed)
 	}
 }
 
@@ -223,9 +236,9 @@ func TestFullReplacesDeltas(t *testing.T) {
 	a := nodes["a"]
 	a.store(t)
 	nodes["b"].store(t)
-	full := a.Publisher().Stats().DigestBytes
+	full := metric(t, a.Node, "bloomcast_digest_bytes")
 	i := 0
-	for a.Stats().TransportSentBytes < uint64(3*full) {
+	for metric(t, a.Node, "bloomcast_digest_message_bytes_total", "transport", "nats", "direction", "out") < 3*full {
 		keys := make([]string, 20)
 		for j := range keys {
 			keys[j] = fmt.Sprintf("http://origin/%d", i)
@@ -244,8 +257,9 @@ func TestFullReplacesDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := info.State.Subjects[a.tr.Subject("a")]
-	if held == 0 || held >= a.Stats().TransportSent {
-		t.Fatalf("stream holds %d of a's %d messages: no full digest replaced the older ones", held, a.Stats().TransportSent)
+	sent := metric(t, a.Node, "bloomcast_digest_messages_total", "transport", "nats", "direction", "out")
+	if held == 0 || float64(held) >= sent {
+		t.Fatalf("stream holds %d of a's %v messages: no full digest replaced the older ones", held, sent)
 	}
 	first, err := stream.GetLastMsgForSubject(context.Background(), a.tr.Subject("a"))
 	if err != nil {
@@ -261,8 +275,9 @@ func TestFullReplacesDeltas(t *testing.T) {
 	}
 	c := startNode(t, ln, srv.URL, true, time.Hour, "c", []node.PeerConfig{{Name: "a", Proxy: "http://" + a.addr}})
 	waitViews(t, map[string]*testNode{"a": a, "c": c})
-	if s := c.Stats(); s.DigestPushedFull != 1 || s.DigestPushedDelta+1 != held {
-		t.Fatalf("late node got %d full and %d deltas; the stream held %d", s.DigestPushedFull, s.DigestPushedDelta, held)
+	full, delta := metric(t, c.Node, "bloomcast_digests_pushed_total", "kind", "full"), metric(t, c.Node, "bloomcast_digests_pushed_total", "kind", "delta")
+	if full != 1 || delta+1 != float64(held) {
+		t.Fatalf("late node got %v full and %v deltas; the stream held %d", full, delta, held)
 	}
 }
 
@@ -284,9 +299,8 @@ func TestUnreachableFallsBackToPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitViews(t, nodes)
-	st := b.Directory().Status()[0]
-	if st.Pushed != 0 || st.Full == 0 {
-		t.Fatalf("b's view of a: %+v (want polled, not pushed)", st)
+	if v := peerView(t, b.Node, "a"); v.pushed != 0 || v.full == 0 {
+		t.Fatalf("b's view of a: %+v (want polled, not pushed)", v)
 	}
 	if err := a.PushDigest(context.Background()); err == nil {
 		t.Fatal("push with no server succeeded")
@@ -352,15 +366,12 @@ func TestResyncOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := restarted.Publisher()
-	first := other.Stats().Sequence
+	first := uint64(metric(t, restarted, "bloomcast_digest_sequence"))
 	other.Stored("http://origin/elsewhere")
 	if err := other.Publish(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := other.Respond("", first)
-	if err != nil || !r.Delta {
-		t.Fatalf("delta: %+v, %v", r, err)
-	}
+	seq, frame := deltaSince(t, restarted, first)
 	tr, err := natsdigest.New(natsdigest.Config{URL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -369,17 +380,17 @@ func TestResyncOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if err := tr.Publish(context.Background(), node.DigestMessage{Node: "a", Sequence: r.Sequence, Delta: true, Frame: r.Body}); err != nil {
+	if err := tr.Publish(context.Background(), node.DigestMessage{Node: "a", Sequence: seq, Delta: true, Frame: frame}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		st := b.Directory().Status()[0]
-		if st.Resync == 1 && st.Full == 1 && st.Sequence == a.Publisher().Stats().Sequence {
+		v := peerView(t, b.Node, "a")
+		if v.resync == 1 && v.full == 1 && float64(v.sequence) == metric(t, a.Node, "bloomcast_digest_sequence") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("b's view of a a minute after a delta of another base: %+v", st)
+			t.Fatalf("b's view of a a minute after a delta of another base: %+v", v)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -432,3 +443,22 @@ func failureLog(t *testing.T, name string) *slog.Logger {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// deltaSince asks n's digest endpoint, as a peer on loopback would, for
+// the delta since its publication since, and returns the sequence it
+// answers and the frame.
+func deltaSince(t *testing.T, n *node.Node, since uint64) (uint64, []byte) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, node.DigestPath+"?since="+strconv.FormatUint(since, 10), nil)
+	req.RemoteAddr = "127.0.0.1:1"
+	rec := httptest.NewRecorder()
+	n.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/x-bloomcast-delta" {
+		t.Fatalf("delta since %d: %d %s %q", since, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	}
+	seq, err := strconv.ParseUint(rec.Header().Get("X-Bloomcast-Sequence"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seq, rec.Body.Bytes()
+}

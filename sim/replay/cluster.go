@@ -17,6 +17,7 @@ import (
 	"time"
 
 	bcdigest "github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/internal/nodeaccess"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -774,7 +775,7 @@ func startNodes(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, index
 			j, _ := strconv.Atoi(strings.TrimPrefix(p.Name(), "node"))
 			cn.peers[j] = p
 			if shape.static != nil {
-				nd.Directory().SetLookup(p, shape.static.lookup(i, j))
+				nodeaccess.SetLookup(p, shape.static.lookup(i, j))
 			}
 		}
 		var pc net.PacketConn
@@ -874,7 +875,7 @@ func settle(nodes []*clusterNode, sent uint64) error {
 	for spins := 0; ; spins++ {
 		var done, asked, icpQueries, icpAnswered uint64
 		for _, cn := range nodes {
-			s := cn.node.Stats()
+			s := nodeaccess.NodeStats(cn.node)
 			done += s.LocalHits + s.PeerHits + s.Misses + s.Other
 			asked += s.PeerAskHits + s.PeerAskFalseHits + s.PeerAskErrors
 			icpQueries += s.ICPServer.Queries
@@ -899,7 +900,7 @@ func settle(nodes []*clusterNode, sent uint64) error {
 // its cache's keys as a static digest, which the others apply at once.
 func propagate(ctx context.Context, nodes []*clusterNode, static *staticDigests) error {
 	for i, cn := range nodes {
-		published, err := cn.node.Publisher().PublishIfDue()
+		published, err := nodeaccess.PublishIfDue(cn.node)
 		if err != nil {
 			return err
 		}
@@ -910,13 +911,12 @@ func propagate(ctx context.Context, nodes []*clusterNode, static *staticDigests)
 			// What the compressed Bloom digest's peers would fetch: the
 			// delta from the previous publication (the whole digest the
 			// first time), which the static publisher is held to.
-			pub := cn.node.Publisher()
-			r, err := pub.Respond("", static.last[i])
+			seq, bytes, err := nodeaccess.DigestSince(cn.node, static.last[i])
 			if err != nil {
 				return err
 			}
-			static.last[i] = r.Sequence
-			if err := static.publish(i, r.Sequence, cn.node.Store().Keys(), len(r.Body)); err != nil {
+			static.last[i] = seq
+			if err := static.publish(i, seq, cn.node.Store().Keys(), bytes); err != nil {
 				return err
 			}
 			continue
@@ -938,7 +938,7 @@ func collect(r *ClusterResult, nodes []*clusterNode) {
 	var objects, digestBytes, falsePos float64
 	var served uint64 // peer requests answered from the peer's cache
 	for _, cn := range nodes {
-		s := cn.node.Stats()
+		s := nodeaccess.NodeStats(cn.node)
 		r.LocalHits += s.LocalHits
 		r.RemoteHits += s.PeerHits
 		r.Misses += s.Misses
@@ -958,7 +958,7 @@ func collect(r *ClusterResult, nodes []*clusterNode) {
 		r.DigestMessageBytes += s.DigestHTTPServedBytes + s.TransportSentBytes + s.TransportReceivedBytes
 		r.FullDigestBodyBytes += s.DigestInFullBytes
 		r.DeltaBodyBytes += s.DigestInDeltaBytes
-		ps := cn.node.Publisher().Stats()
+		ps := nodeaccess.Publisher(cn.node)
 		r.Publications += ps.Sequence - 1
 		objects += float64(cn.node.Store().Len())
 		digestBytes += float64(ps.DigestBytes)

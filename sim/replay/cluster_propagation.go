@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/nodeaccess"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -42,7 +43,7 @@ func (p *propagation) record(d time.Duration) {
 // without one.
 func viewSeq(n *node.Node, peer int) uint64 {
 	name := "node" + strconv.Itoa(peer)
-	for _, st := range n.Directory().Status() {
+	for _, st := range nodeaccess.Peers(n) {
 		if st.Name == name && st.HasView {
 			return st.Sequence
 		}
@@ -51,7 +52,7 @@ func viewSeq(n *node.Node, peer int) uint64 {
 }
 
 // push publishes each node's digest if due, pushes it through the
-// node's transport when its push interval allows (node.Node.PushIfDue,
+// node's transport when its push interval allows (nodeaccess.PushIfDue,
 // on trace time: the nodes' clock), and waits until every other node's
 // view holds it. Each publication the push carried counts the trace time
 // it was held (since now, the trace time of its publication) plus the
@@ -61,18 +62,18 @@ func (p *propagation) push(ctx context.Context, nodes []*clusterNode, now float6
 		p.pending = map[int][]*pendingPub{}
 	}
 	for i, cn := range nodes {
-		published, err := cn.node.Publisher().PublishIfDue()
+		published, err := nodeaccess.PublishIfDue(cn.node)
 		if err != nil {
 			return err
 		}
 		if published {
-			p.pending[i] = append(p.pending[i], &pendingPub{seq: cn.node.Publisher().Stats().Sequence, at: now})
+			p.pending[i] = append(p.pending[i], &pendingPub{seq: nodeaccess.Publisher(cn.node).Sequence, at: now})
 		}
 		if len(p.pending[i]) == 0 {
 			continue
 		}
 		start := time.Now()
-		pushed, _, err := cn.node.PushIfDue(ctx)
+		pushed, _, err := nodeaccess.PushIfDue(ctx, cn.node)
 		if err != nil {
 			return err
 		}
@@ -171,12 +172,12 @@ func (p *propagation) poll(ctx context.Context, nodes []*clusterNode, s *pollSch
 	}
 	n := len(nodes)
 	for i, cn := range nodes {
-		published, err := cn.node.Publisher().PublishIfDue()
+		published, err := nodeaccess.PublishIfDue(cn.node)
 		if err != nil {
 			return err
 		}
 		if published && n > 1 {
-			p.pending[i] = append(p.pending[i], &pendingPub{seq: cn.node.Publisher().Stats().Sequence, at: now, held: make([]bool, n), left: n - 1})
+			p.pending[i] = append(p.pending[i], &pendingPub{seq: nodeaccess.Publisher(cn.node).Sequence, at: now, held: make([]bool, n), left: n - 1})
 		}
 	}
 	for {

@@ -18,7 +18,7 @@ const staticSeed = 0x5eed
 // staticDigests carries a static mode's digests (Mode.Static): each
 // node's digest.StaticPublisher, and each node's digest.StaticView of
 // every other node, which its Directory answers through
-// (node.Directory.SetLookup). A publication's frame is applied to the
+// (nodeaccess.SetLookup). A publication's frame is applied to the
 // peers' views as it is made, as the other modes' peers fetch at once.
 type staticDigests struct {
 	pubs  []*bcdigest.StaticPublisher
