@@ -32,7 +32,7 @@ type Record struct {
 	FalseHits int    // peers that answered 504 before the response (Source.FalseHits); not logged
 }
 
-// AppendSquid appends the record in Squid's native access-log format
+// appendSquid appends the record in Squid's native access-log format
 // (logformat squid: "%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un
 // %Sh/%<a %mt") and a newline, e.g.
 //
@@ -45,7 +45,7 @@ type Record struct {
 // is written without userinfo (as Squid does; it may hold a password)
 // and cut to 4 KiB, the other text fields to 256 bytes each, so that no
 // line is longer than MaxAccessLogLine, however long what a client sent.
-func (r Record) AppendSquid(dst []byte) []byte {
+func (r Record) appendSquid(dst []byte) []byte {
 	ms := r.Time.UnixMilli()
 	dst = strconv.AppendInt(dst, ms/1000, 10)
 	dst = append(dst, '.')
@@ -128,7 +128,7 @@ func (l *accessLog) Log(r Record) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf = r.AppendSquid(l.buf[:0])
+	l.buf = r.appendSquid(l.buf[:0])
 	_, err := l.w.Write(l.buf)
 	return err
 }

@@ -37,7 +37,7 @@ func TestAccessLogConcurrentLines(t *testing.T) {
 		}
 	}
 	r := Record{Time: time.Unix(5, 7e6), Elapsed: 123456 * time.Millisecond, Status: 5}
-	if got := string(r.AppendSquid(nil)); got != "5.007 123456 - -/005 0 - - - -/- -\n" {
+	if got := string(r.appendSquid(nil)); got != "5.007 123456 - -/005 0 - - - -/- -\n" {
 		t.Fatalf("%q", got)
 	}
 }
@@ -49,7 +49,7 @@ func TestAccessLogLineBounded(t *testing.T) {
 	long := strings.Repeat("\x01 x", 100<<10)
 	r := Record{Time: time.Unix(1, 0), Client: long, Code: long, Status: 200, Method: long,
 		URL: "http://alice:secret@example.com/" + long, User: long, Hierarchy: long, From: long, ContentType: long}
-	line := string(r.AppendSquid(nil))
+	line := string(r.appendSquid(nil))
 	if len(line) > MaxAccessLogLine {
 		t.Fatalf("line of %d bytes", len(line))
 	}
@@ -79,7 +79,7 @@ func FuzzAccessLogLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method, url, ctype, client string) {
 		r := Record{Time: time.Unix(1, 0), Client: client, Code: squidlog.CodeMiss, Status: 200, Method: method,
 			URL: url, Hierarchy: squidlog.HierDirect, From: client, ContentType: ctype}
-		line := string(r.AppendSquid(nil))
+		line := string(r.appendSquid(nil))
 		if len(line) > MaxAccessLogLine || strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
 			t.Fatalf("line of %d bytes: %.100q", len(line), line)
 		}
@@ -97,4 +97,29 @@ func FuzzAccessLogLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAppendSquidLine pins the access log line of a hit and of a peer
+// hit, the Content-Type's space escaped.
+func TestAppendSquidLine(t *testing.T) {
+	r := Record{
+		Time:        time.UnixMilli(1700000000123),
+		Elapsed:     12 * time.Millisecond,
+		Client:      "127.0.0.1",
+		Code:        "TCP_HIT",
+		Status:      200,
+		Bytes:       1234,
+		Method:      "GET",
+		URL:         "http://x/",
+		Hierarchy:   "HIER_NONE",
+		ContentType: "text/html",
+	}
+	got := string(r.appendSquid(nil))
+	r.Code, r.Hierarchy, r.From, r.ContentType = "TCP_MISS", "CD_SIBLING_HIT", "peer1", "text/html; charset=utf-8"
+	got += string(r.appendSquid(nil))
+	want := "1700000000.123     12 127.0.0.1 TCP_HIT/200 1234 GET http://x/ - HIER_NONE/- text/html\n" +
+		"1700000000.123     12 127.0.0.1 TCP_MISS/200 1234 GET http://x/ - CD_SIBLING_HIT/peer1 text/html;%20charset=utf-8\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
 }

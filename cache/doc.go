@@ -5,9 +5,9 @@
 // It holds:
 //
 //   - the caching rules of RFC 9111 for a shared cache: which responses may
-//     be stored (§3), [FreshnessLifetime] with heuristic freshness (§4.2.1,
+//     be stored (§3), freshness lifetimes with heuristic freshness (§4.2.1,
 //     §4.2.2), the current age (§4.2.3), the Cache-Control directives (§5.2),
-//     Vary selection ([Entry.MatchesVary], §4.1), request directives
+//     Vary selection (§4.1), request directives
 //     (no-cache, max-age, min-fresh, max-stale, only-if-cached, no-store),
 //     validation of stale responses (§4.3), stale-while-revalidate (RFC 5861
 //     §3: served at once, revalidated once in the background) and

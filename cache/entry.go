@@ -25,33 +25,33 @@ type Entry struct {
 	ResponseTime time.Time   // when the response was received
 }
 
-// Lifetime is the entry's freshness lifetime (RFC 9111 §4.2.1).
-func (e *Entry) Lifetime() time.Duration {
-	return FreshnessLifetime(e.Status, e.Header, e.ResponseTime)
+// lifetime is the entry's freshness lifetime (RFC 9111 §4.2.1).
+func (e *Entry) lifetime() time.Duration {
+	return freshnessLifetime(e.Status, e.Header, e.ResponseTime)
 }
 
-// Age is the entry's current age at now (RFC 9111 §4.2.3).
-func (e *Entry) Age(now time.Time) time.Duration {
+// age is the entry's current age at now (RFC 9111 §4.2.3).
+func (e *Entry) age(now time.Time) time.Duration {
 	return currentAge(e.Header, e.RequestTime, e.ResponseTime, now)
 }
 
-// Fresh reports whether the entry is fresh at now: its freshness lifetime
+// fresh reports whether the entry is fresh at now: its freshness lifetime
 // exceeds its current age (RFC 9111 §4.2). A response with
 // "Cache-Control: no-cache" is never served without validation, so it is
 // not fresh here either (a qualified no-cache="field" only keeps its
 // fields out of the stored response, RFC 9111 §3.1).
-func (e *Entry) Fresh(now time.Time) bool {
+func (e *Entry) fresh(now time.Time) bool {
 	if sharedCacheControl(e.Header).whole("no-cache") {
 		return false
 	}
-	return e.Lifetime() > e.Age(now)
+	return e.lifetime() > e.age(now)
 }
 
-// MatchesVary reports whether the entry may answer a request with header
+// matchesVary reports whether the entry may answer a request with header
 // fields h: every field the stored response's Vary names has the same
 // (normalised) value in h as in the request that produced the response,
 // and Vary is not "*" (RFC 9111 §4.1).
-func (e *Entry) MatchesVary(h http.Header) bool {
+func (e *Entry) matchesVary(h http.Header) bool {
 	names, star := varyNames(e.Header)
 	return matchVary(names, star, e.ReqHeader, h)
 }

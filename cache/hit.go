@@ -131,7 +131,7 @@ func newStored(e *Entry) *storedEntry {
 		RequestTime:  e.RequestTime,
 		ResponseTime: e.ResponseTime,
 		dir:          directivesOf(sharedCacheControl(e.Header)),
-		lifetime:     e.Lifetime(),
+		lifetime:     e.lifetime(),
 		initialAge:   currentAge(e.Header, e.RequestTime, e.ResponseTime, e.ResponseTime),
 		fields:       make([]storedField, 0, len(e.Header)),
 	}
@@ -288,7 +288,7 @@ func (s *storedEntry) heapSize(text, values int) int64 {
 // (servedAge, its one-value slice and the digits).
 var servedAgeSize = allocSize(int(unsafe.Sizeof(servedAge{}))) + allocSize(int(unsafe.Sizeof(""))) + allocSize(10)
 
-// currentAge is Entry.Age.
+// currentAge is Entry.age.
 func (s *storedEntry) currentAge(now time.Time) time.Duration {
 	return s.initialAge + max(now.Sub(s.ResponseTime), 0)
 }

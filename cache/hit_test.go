@@ -41,8 +41,8 @@ func TestStoredAgreesWithEntry(t *testing.T) {
 				ReqHeader:   varyHeader(h, reqs[1]),
 				RequestTime: t0.Add(-2 * time.Second), ResponseTime: t0}
 			s := newStored(e)
-			if s.lifetime != e.Lifetime() {
-				t.Errorf("header %d status %d: lifetime %v, Entry says %v", i, status, s.lifetime, e.Lifetime())
+			if s.lifetime != e.lifetime() {
+				t.Errorf("header %d status %d: lifetime %v, Entry says %v", i, status, s.lifetime, e.lifetime())
 			}
 			if want := directivesOf(parseCacheControl(h)); s.dir != want {
 				t.Errorf("header %d: directives %+v, parsed %+v", i, s.dir, want)
@@ -58,15 +58,15 @@ func TestStoredAgreesWithEntry(t *testing.T) {
 				}
 			}
 			for _, d := range []time.Duration{-time.Hour, 0, 1500 * time.Millisecond, 90 * time.Second, 1000 * time.Hour} {
-				if got, want := s.currentAge(t0.Add(d)), e.Age(t0.Add(d)); got != want {
+				if got, want := s.currentAge(t0.Add(d)), e.age(t0.Add(d)); got != want {
 					t.Errorf("header %d at %v: age %v, Entry says %v", i, d, got, want)
 				}
-				if got, want := s.ageValues(t0.Add(d))[0], formatSeconds(e.Age(t0.Add(d))); got != want {
+				if got, want := s.ageValues(t0.Add(d))[0], formatSeconds(e.age(t0.Add(d))); got != want {
 					t.Errorf("header %d at %v: Age field %q, want %q", i, d, got, want)
 				}
 			}
 			for j, rh := range reqs {
-				if got, want := s.matchesVary(rh), e.MatchesVary(rh); got != want {
+				if got, want := s.matchesVary(rh), e.matchesVary(rh); got != want {
 					t.Errorf("header %d request %d: matchesVary %v, MatchesVary %v", i, j, got, want)
 				}
 			}

@@ -62,10 +62,10 @@ func TestParseHTTPDate(t *testing.T) {
 func TestExpiresInvalid(t *testing.T) {
 	date := httpDate(t0)
 	valid := t0.Add(time.Hour).UTC().Format(http.TimeFormat)
-	if got := FreshnessLifetime(200, hdr("Date", date, "Expires", valid), t0); got != time.Hour {
+	if got := freshnessLifetime(200, hdr("Date", date, "Expires", valid), t0); got != time.Hour {
 		t.Fatalf("valid Expires: lifetime %v, want 1h", got)
 	}
-	if got := FreshnessLifetime(200, hdr("Date", date, "Expires", valid, "Expires", valid), t0); got != time.Hour {
+	if got := freshnessLifetime(200, hdr("Date", date, "Expires", valid, "Expires", valid), t0); got != time.Hour {
 		t.Errorf("Expires repeated with one value: lifetime %v, want 1h", got)
 	}
 	for _, exp := range []string{
@@ -74,11 +74,11 @@ func TestExpiresInvalid(t *testing.T) {
 		t0.Add(time.Hour).UTC().Format("Mon, 02 Jan 2006 3:04:05 GMT"),        // one-digit hour (the 12-hour "1")
 		t0.Add(time.Hour).UTC().Format("Mon, 02 Jan 2006 15:04:05 MST") + " ", // trailing space
 	} {
-		if got := FreshnessLifetime(200, hdr("Date", date, "Expires", exp), t0); got != 0 {
+		if got := freshnessLifetime(200, hdr("Date", date, "Expires", exp), t0); got != 0 {
 			t.Errorf("Expires %q: lifetime %v, want 0 (already expired)", exp, got)
 		}
 	}
-	if got := FreshnessLifetime(200, hdr("Date", date, "Expires", valid, "Expires", date), t0); got != 0 {
+	if got := freshnessLifetime(200, hdr("Date", date, "Expires", valid, "Expires", date), t0); got != 0 {
 		t.Errorf("two different Expires: lifetime %v, want 0", got)
 	}
 }

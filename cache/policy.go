@@ -95,7 +95,7 @@ func dropListedFields(h http.Header) {
 	}
 }
 
-// FreshnessLifetime returns the freshness lifetime of a response as a
+// freshnessLifetime returns the freshness lifetime of a response as a
 // shared cache computes it (RFC 9111 §4.2.1), the first that applies of:
 // s-maxage; max-age; Expires minus Date (an Expires that is not an
 // HTTP-date in one of its three exact formats, or differs between field
@@ -103,7 +103,7 @@ func dropListedFields(h http.Header) {
 // heuristicFraction of Date minus Last-Modified, capped at heuristicMax,
 // for heuristically cacheable statuses and public responses; otherwise
 // zero. A missing or invalid Date is taken to be the response time.
-func FreshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
+func freshnessLifetime(status int, h http.Header, responseTime time.Time) time.Duration {
 	cc := sharedCacheControl(h)
 	if d, ok := cc.Duration("s-maxage"); ok {
 		return d
@@ -215,7 +215,7 @@ func staleIfError(e *Entry, qcc cacheControl, now time.Time) bool {
 	if d, qok := qcc.Duration("stale-if-error"); qok {
 		window, ok = max(window, d), true
 	}
-	stale := e.Age(now) - e.Lifetime()
+	stale := e.age(now) - e.lifetime()
 	return ok && stale <= window
 }
 

@@ -127,7 +127,7 @@ func TestFreshnessLifetime(t *testing.T) {
 		{"invalid max-age is stale", 200, hdr("Cache-Control", "max-age=-1", "Expires", httpDate(t0.Add(time.Hour))), 0},
 	}
 	for _, c := range cases {
-		if got := FreshnessLifetime(c.status, c.h, t0); got != c.want {
+		if got := freshnessLifetime(c.status, c.h, t0); got != c.want {
 			t.Errorf("%s: lifetime %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -201,7 +201,7 @@ func TestUsable(t *testing.T) {
 		if got := usable(newStored(e), qcc, c.now); got != c.want {
 			t.Errorf("%s: usable %v, want %v", c.name, got, c.want)
 		}
-		if got := e.Fresh(c.now); got != c.fresh {
+		if got := e.fresh(c.now); got != c.fresh {
 			t.Errorf("%s: Fresh %v, want %v", c.name, got, c.fresh)
 		}
 	}
@@ -226,15 +226,15 @@ func TestVary(t *testing.T) {
 		{"unrelated fields differ", hdr("Accept-Encoding", "gzip, br", "Accept-Language", "en", "Cookie", "y"), true},
 	}
 	for _, c := range cases {
-		if got := e.MatchesVary(c.h); got != c.want {
+		if got := e.matchesVary(c.h); got != c.want {
 			t.Errorf("%s: MatchesVary %v, want %v", c.name, got, c.want)
 		}
 	}
 	absent := &Entry{Header: hdr("Vary", "X-A")}
-	if !absent.MatchesVary(hdr()) || absent.MatchesVary(hdr("X-A", "1")) {
+	if !absent.matchesVary(hdr()) || absent.matchesVary(hdr("X-A", "1")) {
 		t.Error("a field absent from both requests must match, present in one must not")
 	}
-	if (&Entry{Header: hdr("Vary", "*")}).MatchesVary(hdr()) {
+	if (&Entry{Header: hdr("Vary", "*")}).matchesVary(hdr()) {
 		t.Error("Vary: * matched")
 	}
 }
@@ -331,5 +331,22 @@ func TestStoredHeader(t *testing.T) {
 	// An unqualified no-cache or private lists no field.
 	if got := storedHeader(hdr("Cache-Control", "no-cache", "X-A", "1")); got.Get("X-A") != "1" {
 		t.Errorf("unqualified no-cache dropped a field: %v", got)
+	}
+}
+
+// TestFreshnessLifetimeHeuristicAndShared: without explicit freshness
+// the lifetime is 10% of the time since Last-Modified (RFC 9111
+// §4.2.2); with both max-age and s-maxage a shared cache obeys s-maxage.
+func TestFreshnessLifetimeHeuristicAndShared(t *testing.T) {
+	date := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	h := http.Header{}
+	h.Set("Date", date.Format(http.TimeFormat))
+	h.Set("Last-Modified", date.Add(-30*time.Hour).Format(http.TimeFormat))
+	if got := freshnessLifetime(200, h, date); got != 3*time.Hour {
+		t.Errorf("heuristic lifetime %v, want 3h (10%% of 30h)", got)
+	}
+	h.Set("Cache-Control", "max-age=600, s-maxage=60")
+	if got := freshnessLifetime(200, h, date); got != time.Minute {
+		t.Errorf("lifetime %v, want s-maxage's 1m", got)
 	}
 }

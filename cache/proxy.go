@@ -261,7 +261,7 @@ func (p *Proxy) Lookup(rawURL string) (*Entry, bool) {
 		return nil, false
 	}
 	e, ok := p.store.Get(key)
-	if !ok || !e.Fresh(p.now()) {
+	if !ok || !e.fresh(p.now()) {
 		return nil, false
 	}
 	return e, true
