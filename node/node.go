@@ -301,6 +301,12 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 }
 
 func (cfg *NodeConfig) defaults() error {
+	cfg.fillDefaults()
+	return cfg.check()
+}
+
+// fillDefaults sets every zero field that has a default to it.
+func (cfg *NodeConfig) fillDefaults() {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:3128"
 	}
@@ -355,6 +361,10 @@ func (cfg *NodeConfig) defaults() error {
 	if cfg.Name == "" {
 		cfg.Name = hostName()
 	}
+}
+
+// check validates a configuration whose defaults are filled in.
+func (cfg *NodeConfig) check() error {
 	if err := checkSelfPeers(cfg); err != nil {
 		return err
 	}
@@ -665,14 +675,11 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		}()
 	}
 	if icpConn != nil {
-		c, err := icp.NewClient(icpConn, icp.ClientConfig{Server: n.icpServer, Logger: n.log})
+		c, err := n.startICP(icpConn)
 		if err != nil {
 			stop()
 			return err
 		}
-		n.mu.Lock()
-		n.icpClient = c
-		n.mu.Unlock()
 		defer func() {
 			if cerr := c.Close(); err == nil {
 				err = cerr
@@ -727,6 +734,19 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	}
 	n.log.Info("bloomcast node stopped", "proxy", n.addr)
 	return err
+}
+
+// startICP makes the node's ICP client on icpConn, which the client then
+// owns.
+func (n *Node) startICP(icpConn net.PacketConn) (*icp.Client, error) {
+	c, err := icp.NewClient(icpConn, icp.ClientConfig{Server: n.icpServer, Logger: n.log})
+	if err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	n.icpClient = c
+	n.mu.Unlock()
+	return c, nil
 }
 
 // errZeroNode is what the methods of a zero Node that return an error
