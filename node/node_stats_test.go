@@ -9,8 +9,9 @@ import (
 	"github.com/bloomcast/bloomcast/cache"
 )
 
-// TestNodeStats checks the plain counters of Node.Stats against what a
-// small exchange between two nodes must have counted, the NoDelta option
+// TestNodeStats checks the plain counters (stats, what the cluster
+// replay reads) and the per-peer digest metrics against what a small
+// exchange between two nodes must have counted, the NoDelta option
 // (full digests only) and HashFunctions.
 func TestNodeStats(t *testing.T) {
 	origin := newTestOrigin(t)
@@ -49,6 +50,19 @@ func TestNodeStats(t *testing.T) {
 	}
 	if st := a.Directory().status()[0]; st.Full != 2 || st.Delta != 0 {
 		t.Errorf("a's view of b: %+v", st)
+	}
+	_, text := getBody(t, a.url()+"/metrics")
+	for result, want := range map[string]float64{"full": 2, "delta": 0, "not_modified": 1, "pushed": 0, "resync": 0, "refused": 0} {
+		if got := metricValue(t, text, `bloomcast_peer_digests_total{peer="b",result="`+result+`"}`); got != want {
+			t.Errorf("bloomcast_peer_digests_total %s: %v, want %v", result, got, want)
+		}
+	}
+	if got := metricValue(t, text, `bloomcast_digests_pushed_total{kind="full"}`); got != 0 {
+		t.Errorf("bloomcast_digests_pushed_total full: %v, want 0", got)
+	}
+	families, err := a.Metrics().Gather()
+	if err != nil || len(families) == 0 {
+		t.Errorf("Metrics().Gather(): %d families, %v", len(families), err)
 	}
 	if sb.Misses != 6 || sb.PeerHits != 0 || sb.LocalHits != 1 || sb.Other != 1 {
 		// b: six objects from the origin, a's peer hit answered from
