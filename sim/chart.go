@@ -11,5 +11,5 @@ type Chart = plot.Chart
 // The zero value is an unnamed series with no points.
 type Series = plot.Series
 
-// Palette returns the i-th of plot's eight colours.
-func Palette(i int) string { return plot.Palette(i) }
+// palette returns the i-th of plot's eight colours, for the charts' series.
+func palette(i int) string { return plot.Palette(i) }

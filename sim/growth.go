@@ -122,9 +122,9 @@ func GrowthCharts(rs []GrowthResult) []Chart {
 	mem := Chart{Title: "Scalable Bloom filter: memory as it grows", XLabel: "keys added", YLabel: "bytes per key", LogX: true}
 	for i, r := range rs {
 		label := fmt.Sprintf("s=%d, r=%g", r.Expansion, r.Tightening)
-		measured := Series{Name: label + " measured", Color: Palette(i), Markers: true}
-		predicted := Series{Name: label + " predicted", Color: Palette(i), Line: true}
-		bytes := Series{Name: label, Color: Palette(i), Line: true, Markers: true}
+		measured := Series{Name: label + " measured", Color: palette(i), Markers: true}
+		predicted := Series{Name: label + " predicted", Color: palette(i), Line: true}
+		bytes := Series{Name: label, Color: palette(i), Line: true, Markers: true}
 		for _, pt := range r.Points {
 			x := float64(pt.N)
 			measured.X, measured.Y = append(measured.X, x), append(measured.Y, pt.Measured)

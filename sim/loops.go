@@ -345,8 +345,8 @@ func LoopChart(rs []LoopResult) Chart {
 	}
 	for i, r := range rs {
 		label := fmt.Sprintf("%d bits, k=%d", r.Bits, r.K)
-		model := Series{Name: label + " model", Color: Palette(i), Line: true}
-		measured := Series{Name: label + " measured", Color: Palette(i), Markers: true}
+		model := Series{Name: label + " model", Color: palette(i), Line: true}
+		measured := Series{Name: label + " measured", Color: palette(i), Markers: true}
 		for _, ch := range r.Checks {
 			model.X, model.Y = append(model.X, float64(ch.Masks)), append(model.Y, ch.Model)
 			measured.X, measured.Y = append(measured.X, float64(ch.Masks)), append(measured.Y, ch.Rate())

@@ -631,8 +631,8 @@ func TracebackChart(rs []TracebackResult) Chart {
 		}
 	}
 	for i, name := range names {
-		measured := Series{Name: name + " measured", Color: Palette(i), Markers: true}
-		expected := Series{Name: name + " expected", Color: Palette(i), Dashed: true}
+		measured := Series{Name: name + " measured", Color: palette(i), Markers: true}
+		expected := Series{Name: name + " expected", Color: palette(i), Dashed: true}
 		for _, r := range rs {
 			if r.Topology == name {
 				measured.X, measured.Y = append(measured.X, r.P), append(measured.Y, r.FalseBranchesPerAttack())
