@@ -39,6 +39,32 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// metric returns the value of n's metric name for the sample whose
+// label value is label ("" for a metric without labels), and whether
+// there is one.
+func metric(t *testing.T, n *node.Node, name, label string) (float64, bool) {
+	t.Helper()
+	families, err := n.Metrics().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if label != "" && (len(m.GetLabel()) == 0 || m.GetLabel()[0].GetValue() != label) {
+				continue
+			}
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue(), true
+			}
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
 type testNode struct {
 	*node.Node
 	ln   net.Listener
@@ -124,19 +150,21 @@ func TestStatusPageInChromium(t *testing.T) {
 	c.Publisher().Publish()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		st := a.Directory().Status()
-		if len(st) == 2 && st[0].Sequence == b.Publisher().Stats().Sequence && st[1].HasView {
+		seqB, hasB := metric(t, a.Node, "bloomcast_peer_view_sequence", "b")
+		_, hasC := metric(t, a.Node, "bloomcast_peer_view_sequence", "c")
+		published, _ := metric(t, b.Node, "bloomcast_digest_sequence", "")
+		if hasB && hasC && seqB == published {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a did not poll b's and c's digests: %+v", st)
+			t.Fatalf("a did not poll b's and c's digests: view of b %t at %v (b published %v), view of c %t", hasB, seqB, published, hasC)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	a.get(t, origin.URL+"/obj/3") // a peer hit from b
 	a.get(t, origin.URL+"/other") // a miss
-	if s := a.Stats(); s.PeerHits != 1 {
-		t.Fatalf("peer hits at a: %d", s.PeerHits)
+	if hits, _ := metric(t, a.Node, "bloomcast_requests_total", "peer_hit"); hits != 1 {
+		t.Fatalf("peer hits at a: %v", hits)
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
