@@ -14,11 +14,17 @@ import (
 // read them: a node's numbers are its Prometheus metrics.
 func metric(t testing.TB, n *node.Node, name string, labels ...string) float64 {
 	t.Helper()
-	v, _, err := sample(n, name, labels...)
+	v, _ := sum(gather(t, n), name, labels...)
+	return v
+}
+
+func gather(t testing.TB, n *node.Node) []*dto.MetricFamily {
+	t.Helper()
+	families, err := n.Metrics().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return families
 }
 
 // sample is metric, reporting whether any sample matched.
@@ -27,7 +33,14 @@ func sample(n *node.Node, name string, labels ...string) (float64, bool, error) 
 	if err != nil {
 		return 0, false, err
 	}
-	var sum float64
+	v, found := sum(families, name, labels...)
+	return v, found, nil
+}
+
+// sum adds the samples of families' metric name that have labels, and
+// reports whether there was one.
+func sum(families []*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	var total float64
 	found := false
 	for _, f := range families {
 		if f.GetName() != name {
@@ -38,15 +51,10 @@ func sample(n *node.Node, name string, labels ...string) (float64, bool, error) 
 				continue
 			}
 			found = true
-			switch {
-			case m.GetCounter() != nil:
-				sum += m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				sum += m.GetGauge().GetValue()
-			}
+			total += m.GetCounter().GetValue() + m.GetGauge().GetValue() // a sample is one or the other
 		}
 	}
-	return sum, found, nil
+	return total, found
 }
 
 func hasLabels(have []*dto.LabelPair, want []string) bool {
@@ -61,28 +69,31 @@ func hasLabels(have []*dto.LabelPair, want []string) bool {
 // view is what n's metrics say of its view of peer: whether it holds
 // one, its sequence, and how it was kept up to date.
 type view struct {
-	has                                              bool
-	sequence                                         uint64
-	full, delta, notModified, pushed, resync, polled uint64
+	has                                      bool
+	sequence                                 uint64
+	full, delta, notModified, pushed, resync uint64
 }
+
+// polled counts the digest answers the view took from polls.
+func (v view) polled() uint64 { return v.full + v.delta + v.notModified }
 
 func peerView(t testing.TB, n *node.Node, peer string) view {
 	t.Helper()
-	seq, has, err := sample(n, "bloomcast_peer_view_sequence", "peer", peer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	families := gather(t, n)
+	seq, has := sum(families, "bloomcast_peer_view_sequence", "peer", peer)
 	count := func(result string) uint64 {
-		return uint64(metric(t, n, "bloomcast_peer_digests_total", "peer", peer, "result", result))
+		v, _ := sum(families, "bloomcast_peer_digests_total", "peer", peer, "result", result)
+		return uint64(v)
 	}
-	v := view{has: has, sequence: uint64(seq), full: count("full"), delta: count("delta"), notModified: count("not_modified"),
+	return view{has: has, sequence: uint64(seq), full: count("full"), delta: count("delta"), notModified: count("not_modified"),
 		pushed: count("pushed"), resync: count("resync")}
-	v.polled = v.full + v.delta + v.notModified
-	return v
 }
 
 // polledDigests counts the full digests and deltas n fetched over HTTP
 // and applied, from all its peers.
 func polledDigests(t testing.TB, n *node.Node) float64 {
-	return metric(t, n, "bloomcast_peer_digests_total", "result", "full") + metric(t, n, "bloomcast_peer_digests_total", "result", "delta")
+	families := gather(t, n)
+	full, _ := sum(families, "bloomcast_peer_digests_total", "result", "full")
+	delta, _ := sum(families, "bloomcast_peer_digests_total", "result", "delta")
+	return full + delta
 }

@@ -183,7 +183,7 @@ func TestPushedViews(t *testing.T) {
 			}
 		}
 	}
-	if v := peerView(t, b.Node, "a"); v.pushed != 6 || v.polled != 0 {
+	if v := peerView(t, b.Node, "a"); v.pushed != 6 || v.polled() != 0 {
 		t.Fatalf("b's view of a: %+v (want 6 pushed, none polled)", v)
 	}
 	// b received a's 6 publications and c's first, each once: as deltas

@@ -71,33 +71,30 @@ func (o *RawOrigin) serveConn(c net.Conn) {
 // Gzipped returns s in the gzip coding (RFC 1952).
 func Gzipped(t testing.TB, s string) string {
 	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, _ = io.WriteString(w, s)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return encoded(t, s, func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) })
 }
 
 // Zlibbed is s in the zlib format, which HTTP's deflate coding names
 // (RFC 9110 §8.4.1.2).
 func Zlibbed(t testing.TB, s string) string {
 	t.Helper()
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	_, _ = io.WriteString(w, s)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return encoded(t, s, func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
 }
 
 // Deflated is s in raw DEFLATE, which some servers send as deflate.
 func Deflated(t testing.TB, s string) string {
 	t.Helper()
+	return encoded(t, s, func(w io.Writer) io.WriteCloser {
+		fw, _ := flate.NewWriter(w, flate.BestCompression) // a valid level: no error
+		return fw
+	})
+}
+
+// encoded is s written through the writer newWriter makes and closed.
+func encoded(t testing.TB, s string, newWriter func(io.Writer) io.WriteCloser) string {
+	t.Helper()
 	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestCompression)
+	w := newWriter(&b)
 	_, _ = io.WriteString(w, s)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
