@@ -60,7 +60,10 @@ type Config struct {
 	// nothing and the peer behind it holding the objects, the front
 	// routing by the peer's digest. ObjectBytes must be at least 2 (the
 	// front node's --max-object is one byte less).
-	Peer     bool
+	Peer bool
+	// Floor also measures the floor of a local hit (ProxyFloor):
+	// net/http at GOMAXPROCS=1 answering from memory. Not with Peer.
+	Floor    bool
 	Progress io.Writer // progress lines; nil for none
 }
 
@@ -93,6 +96,9 @@ func (c *Config) defaults() error {
 	if c.Rounds < 0 || c.Threads < 0 || c.Connections < c.Threads || c.Objects < 0 || c.ObjectBytes < 0 || c.Duration < time.Second {
 		return errors.New("hits: negative setting, fewer connections than threads, or a round under 1 s")
 	}
+	if c.Peer && c.Floor {
+		return errors.New("hits: the floor is of local hits, not of peer hits")
+	}
 	if c.Peer && c.ObjectBytes < 2 {
 		return errors.New("hits: peer hits need objects of at least 2 bytes")
 	}
@@ -114,7 +120,7 @@ type Round struct {
 	Round      int    `json:"round"`
 	Proxy      string `json:"proxy"`
 	Peer       bool   `json:"peer,omitempty"`       // a pair's peer hits
-	GOMAXPROCS int    `json:"gomaxprocs,omitempty"` // the node's; 0 for Squid
+	GOMAXPROCS int    `json:"gomaxprocs,omitempty"` // the node's or the floor's; 0 for Squid
 	// From wrk: completed requests, the round's length, requests per
 	// second, latency percentiles in microseconds, and socket errors plus
 	// responses other than 2xx or 3xx.
@@ -138,10 +144,18 @@ type Round struct {
 
 // Name is the round's proxy with the node's GOMAXPROCS.
 func (r Round) Name() string {
-	if r.Proxy == ProxyNode {
-		return fmt.Sprintf("%s GOMAXPROCS=%d", r.Proxy, r.GOMAXPROCS)
+	return proxyName(r.Proxy, r.GOMAXPROCS)
+}
+
+// proxyName names a proxy, with its GOMAXPROCS unless it is Squid.
+func proxyName(proxy string, procs int) string {
+	switch proxy {
+	case ProxyNode:
+		return fmt.Sprintf("%s GOMAXPROCS=%d", proxy, procs)
+	case ProxyFloor:
+		return fmt.Sprintf("floor: %s GOMAXPROCS=%d", proxy, procs)
 	}
-	return r.Proxy
+	return proxy
 }
 
 // Check reports whether every request of the round was a hit, and why
@@ -164,7 +178,7 @@ func (r Round) Check(connections int) error {
 		return fmt.Errorf("%d requests reached the origin", r.OriginRequests)
 	case r.ProxyHits < r.Requests || r.ProxyHits > r.Requests+int64(connections):
 		return fmt.Errorf("%s counted %d hits for %d requests", r.Proxy, r.ProxyHits, r.Requests)
-	case r.Proxy == ProxyNode && misses != 0, r.Proxy == ProxySquid && misses > 2:
+	case r.Proxy != ProxySquid && misses != 0, r.Proxy == ProxySquid && misses > 2:
 		return fmt.Errorf("%s counted %d requests that were not hits", r.Proxy, misses)
 	}
 	return nil
@@ -175,11 +189,16 @@ func (r Round) Check(connections int) error {
 type Summary struct {
 	Name       string  `json:"name"`
 	RPS        float64 `json:"median_requests_per_second"`
+	P50Us      float64 `json:"median_latency_p50_us"`
+	P90Us      float64 `json:"median_latency_p90_us"`
 	P99Us      float64 `json:"median_latency_p99_us"`
 	CPUUs      float64 `json:"median_cpu_us_per_request"`
 	RPSRatio   float64 `json:"rps_vs_squid"`
 	P99Ratio   float64 `json:"p99_vs_squid"`
 	CPUUsRatio float64 `json:"cpu_per_request_vs_squid"`
+	// CPUUsAboveFloor is CPUUs less the floor's, when the run measured
+	// the floor (Config.Floor).
+	CPUUsAboveFloor float64 `json:"cpu_us_per_request_above_floor,omitempty"`
 }
 
 // Report is a whole run.
@@ -259,6 +278,20 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			err = errors.Join(err, t.stop())
 		}
 	}()
+	if cfg.Floor {
+		progress("building and starting the floor")
+		floor, err := floorBinary(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		t, err := startFloor(ctx, floor, cfg.ObjectBytes)
+		if t != nil {
+			targets = append(targets, t)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	rep.NodeArguments = []string{"serve", "--listen", "127.0.0.1:PORT", "--name", "bench", "--memory", "64MiB", "--log-level", "warn"}
 	if cfg.Peer {
 		// The peer publishes what it holds within a second, not when
@@ -266,7 +299,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		rep.NodeArguments = append(rep.NodeArguments, "--max-digest-age", "1s")
 		rep.FrontArguments = frontNodeArguments(cfg.ObjectBytes)
 	}
-	for _, procs := range cfg.Procs {
+	for i, procs := range cfg.Procs {
 		var t *target
 		if cfg.Peer {
 			progress("starting the node pair at GOMAXPROCS=%d", procs)
@@ -280,7 +313,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(targets) == 1 {
+		if i == 0 { // Squid's rounds after the first node's
 			var sq *target
 			if cfg.Peer {
 				progress("starting the Squid pair")
@@ -334,10 +367,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 }
 
 func (t *target) name() string {
-	name := t.proxy
-	if t.proxy == ProxyNode {
-		name = fmt.Sprintf("%s GOMAXPROCS=%d", t.proxy, t.procs)
-	}
+	name := proxyName(t.proxy, t.procs)
 	if t.back != nil {
 		name += " pair"
 	}
@@ -347,7 +377,7 @@ func (t *target) name() string {
 // measure runs one round of wrk against t, with the counters around it.
 func measure(ctx context.Context, cfg Config, t *target, script string, origin *origin) (Round, error) {
 	r := Round{Proxy: t.proxy, Peer: t.back != nil}
-	if t.proxy == ProxyNode {
+	if t.proxy != ProxySquid {
 		r.GOMAXPROCS = t.procs
 	}
 	hits0, reqs0, err := t.roundCounters(ctx)
@@ -417,14 +447,19 @@ func summarise(rounds []Round) []Summary {
 		rs := by[n]
 		s := Summary{Name: n,
 			RPS:   median(rs, func(r Round) float64 { return r.RPS }),
+			P50Us: median(rs, func(r Round) float64 { return r.P50Us }),
+			P90Us: median(rs, func(r Round) float64 { return r.P90Us }),
 			P99Us: median(rs, func(r Round) float64 { return r.P99Us }),
 			CPUUs: median(rs, func(r Round) float64 { return r.CPUUsPerRequest })}
 		out = append(out, s)
 	}
 	for i := range out {
-		for _, sq := range out {
-			if sq.Name == ProxySquid && sq.RPS > 0 && sq.P99Us > 0 && sq.CPUUs > 0 {
-				out[i].RPSRatio, out[i].P99Ratio, out[i].CPUUsRatio = out[i].RPS/sq.RPS, out[i].P99Us/sq.P99Us, out[i].CPUUs/sq.CPUUs
+		for _, o := range out {
+			if o.Name == ProxySquid && o.RPS > 0 && o.P99Us > 0 && o.CPUUs > 0 {
+				out[i].RPSRatio, out[i].P99Ratio, out[i].CPUUsRatio = out[i].RPS/o.RPS, out[i].P99Us/o.P99Us, out[i].CPUUs/o.CPUUs
+			}
+			if strings.HasPrefix(o.Name, "floor: ") {
+				out[i].CPUUsAboveFloor = out[i].CPUUs - o.CPUUs
 			}
 		}
 	}
@@ -712,8 +747,11 @@ func get(ctx context.Context, c *http.Client, u string) (http.Header, error) {
 // counters returns the hits and client requests the proxy has counted.
 func (t *target) counters(ctx context.Context) (hits, requests int64, err error) {
 	path := "/metrics"
-	if t.proxy == ProxySquid {
+	switch t.proxy {
+	case ProxySquid:
 		path = "/squid-internal-mgr/counters"
+	case ProxyFloor:
+		path = floorCountersPath
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+t.addr+path, nil)
 	if err != nil {
@@ -731,8 +769,11 @@ func (t *target) counters(ctx context.Context) (hits, requests int64, err error)
 	if resp.StatusCode != http.StatusOK {
 		return 0, 0, fmt.Errorf("%s: %s", path, resp.Status)
 	}
-	if t.proxy == ProxySquid {
+	switch t.proxy {
+	case ProxySquid:
 		return SquidCounters(string(body))
+	case ProxyFloor:
+		return FloorCounters(string(body))
 	}
 	return NodeCounters(string(body))
 }

@@ -161,15 +161,18 @@ func TestRunShort(t *testing.T) {
 	needSquidAndWrk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4})
+	rep, err := Run(ctx, Config{Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4, Floor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rounds) != 2 || rep.Rounds[0].Proxy != ProxyNode || rep.Rounds[1].Proxy != ProxySquid || len(rep.Summaries) != 2 {
+	if len(rep.Rounds) != 3 || rep.Rounds[0].Proxy != ProxyFloor || rep.Rounds[1].Proxy != ProxyNode || rep.Rounds[2].Proxy != ProxySquid || len(rep.Summaries) != 3 {
 		t.Fatalf("rounds %+v, summaries %+v", rep.Rounds, rep.Summaries)
+	}
+	if s := rep.Summaries[1]; s.CPUUsAboveFloor != s.CPUUs-rep.Summaries[0].CPUUs {
+		t.Errorf("the node's CPU above the floor %g, want %g − %g", s.CPUUsAboveFloor, s.CPUUs, rep.Summaries[0].CPUUs)
 	}
 	for _, r := range rep.Rounds {
 		if r.ProxyHits < r.Requests || r.CPUUsPerRequest <= 0 || r.P50Us > r.P99Us {
@@ -180,13 +183,13 @@ func TestRunShort(t *testing.T) {
 	if err := errors.Join(WriteMarkdown(&md, rep), WriteJSON(&js, rep)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 1 | bloomcast GOMAXPROCS=1 |", "| 1 | squid |", "hits/s vs Squid", "Squid Cache: Version"} {
+	for _, want := range []string{"| 1 | floor: net/http GOMAXPROCS=1 |", "| 1 | bloomcast GOMAXPROCS=1 |", "| 1 | squid |", "hits/s vs Squid", "Squid Cache: Version"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, md.String())
 		}
 	}
 	var back Report
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Rounds[1].ProxyHits != rep.Rounds[1].ProxyHits {
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Rounds[2].ProxyHits != rep.Rounds[2].ProxyHits {
 		t.Fatalf("JSON round trip: %v", err)
 	}
 }

@@ -36,11 +36,23 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "| %d | %s | %.0f | %.2f | %.2f | %.2f | %.1f | %s |\n",
 			r.Round, r.Name(), r.RPS, r.P50Us/1e3, r.P90Us/1e3, r.P99Us/1e3, r.CPUUsPerRequest, check)
 	}
-	b.WriteString("\n| proxy (median of rounds) | hits/s | p99 ms | CPU µs/hit | hits/s vs Squid | p99 vs Squid | CPU/hit vs Squid |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|\n")
+	floor := false
+	for _, r := range rep.Rounds {
+		floor = floor || r.Proxy == ProxyFloor
+	}
+	if floor {
+		b.WriteString("\nThe floor is Go's net/http server at GOMAXPROCS=1 answering every request from memory with a hit's " +
+			"header fields and no cache behind it (`cmd/hitfloor`); CPU above it is in brackets.\n")
+	}
+	b.WriteString("\n| proxy (median of rounds) | hits/s | p50 ms | p90 ms | p99 ms | CPU µs/hit | hits/s vs Squid | p99 vs Squid | CPU/hit vs Squid |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range rep.Summaries {
-		fmt.Fprintf(&b, "| %s | %.0f | %.2f | %.1f | %.2f | %.2f | %.2f |\n",
-			s.Name, s.RPS, s.P99Us/1e3, s.CPUUs, s.RPSRatio, s.P99Ratio, s.CPUUsRatio)
+		cpu := fmt.Sprintf("%.1f", s.CPUUs)
+		if floor && !strings.HasPrefix(s.Name, "floor: ") {
+			cpu += fmt.Sprintf(" (%.1f)", s.CPUUsAboveFloor)
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %.2f |\n",
+			s.Name, s.RPS, s.P50Us/1e3, s.P90Us/1e3, s.P99Us/1e3, cpu, s.RPSRatio, s.P99Ratio, s.CPUUsRatio)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -15,6 +15,10 @@
 //
 //	go run ./cmd/hits -peer -procs 1
 //
+// Local hits are measured beside their floor: Go's net/http server at
+// GOMAXPROCS=1 answering every request from memory (cmd/hitfloor), what
+// a hit costs any Go server before the cache does anything.
+//
 // Progress goes to stderr, the report to stdout.
 package main
 
@@ -44,6 +48,7 @@ func main() {
 	flag.IntVar(&cfg.Objects, "objects", 100, "objects of the origin")
 	flag.IntVar(&cfg.ObjectBytes, "size", 4096, "object body size in bytes")
 	flag.BoolVar(&cfg.Peer, "peer", false, "measure peer hits: each proxy a pair, the front routing every request by its peer's digest to the peer holding the objects")
+	floor := flag.Bool("floor", true, "also measure the floor of a local hit: net/http at GOMAXPROCS=1 answering from memory (not with -peer)")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
 	flag.Parse()
@@ -54,6 +59,7 @@ func main() {
 		}
 		cfg.Procs = append(cfg.Procs, n)
 	}
+	cfg.Floor = *floor && !cfg.Peer
 	cfg.Progress = os.Stderr
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
