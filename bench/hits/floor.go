@@ -3,9 +3,12 @@ package hits
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +21,8 @@ import (
 // ProxyFloor is the floor of a round: Go's net/http server answering
 // every request from memory as a hit, with no cache behind it
 // (ServeFloor), so that a node's hit can be read as the floor's cost
-// and the rest.
+// and the rest; for peer hits, a pair of them, the front forwarding
+// through net/http's client (ServeFloorFront).
 const ProxyFloor = "net/http"
 
 // floorCountersPath is where a floor server reports what it counted.
@@ -64,6 +68,49 @@ func ServeFloor(ln net.Listener, size int) error {
 	return srv.Serve(ln)
 }
 
+// ServeFloorFront serves on ln until the listener fails as the front of
+// a floor pair: every request but GET /counters is sent on, as the
+// absolute-URI request it came as, to the floor server at back through
+// net/http's client (back as its proxy; as many idle connections kept
+// as requests in flight), and its response relayed: status, header
+// fields and body. /counters answers as ServeFloor's: the responses of
+// status 200 relayed, and all requests but its own. It measures what a
+// peer hit costs in net/http alone: a client and a server on each side
+// of the hop, and nothing of a cache.
+func ServeFloorFront(ln net.Listener, back string) error {
+	var hits, requests atomic.Int64
+	proxy := &url.URL{Scheme: "http", Host: back}
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 1 << 10}}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
+			fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load())
+			return
+		}
+		requests.Add(1)
+		out, err := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		resp, err := c.Do(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		wh := w.Header()
+		for k, vs := range resp.Header {
+			wh[k] = vs
+		}
+		w.WriteHeader(resp.StatusCode)
+		if _, err := io.Copy(w, resp.Body); err == nil && resp.StatusCode == http.StatusOK {
+			hits.Add(1)
+		}
+	})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return srv.Serve(ln)
+}
+
 // FloorCounters reads a floor server's /counters answer.
 func FloorCounters(s string) (hits, requests int64, err error) {
 	if _, err := fmt.Sscanf(s, "hits %d requests %d", &hits, &requests); err != nil {
@@ -87,14 +134,30 @@ func floorBinary(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// startFloor runs the floor server bin at GOMAXPROCS=1 and waits until
-// it answers.
-func startFloor(ctx context.Context, bin string, size int) (*target, error) {
+// startFloorPair starts a floor server and, in front of it, a floor
+// front (ServeFloorFront), both at GOMAXPROCS=1.
+func startFloorPair(ctx context.Context, bin string, size int) (*target, error) {
+	back, err := startFloor(ctx, bin, size)
+	if err != nil {
+		return nil, errors.Join(err, stopTarget(back))
+	}
+	front, err := startFloor(ctx, bin, size, "-forward", back.addr)
+	if front != nil {
+		front.back = back
+	} else {
+		err = errors.Join(err, back.stop())
+	}
+	return front, err
+}
+
+// startFloor runs the floor server bin at GOMAXPROCS=1, with the extra
+// arguments, and waits until it answers.
+func startFloor(ctx context.Context, bin string, size int, extra ...string) (*target, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "-listen", addr, "-size", strconv.Itoa(size))
+	cmd := exec.Command(bin, append([]string{"-listen", addr, "-size", strconv.Itoa(size)}, extra...)...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	cmd.Stderr = os.Stderr
 	t := &target{proxy: ProxyFloor, procs: 1, addr: addr, cmd: cmd}

@@ -55,9 +55,43 @@ func TestServeFloor(t *testing.T) {
 	}
 }
 
-func TestFloorNotWithPeer(t *testing.T) {
-	cfg := Config{Peer: true, Floor: true}
-	if err := cfg.defaults(); err == nil || !strings.Contains(err.Error(), "floor") {
-		t.Errorf("Peer and Floor together: %v", err)
+// TestServeFloorFront relays through a floor front to a floor server:
+// the back's hit, its fields and body, counted by both.
+func TestServeFloorFront(t *testing.T) {
+	serve := func(f func(net.Listener) error) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- f(ln) }()
+		t.Cleanup(func() {
+			ln.Close()
+			if err := <-done; !errors.Is(err, net.ErrClosed) {
+				t.Errorf("serving ended with %v", err)
+			}
+		})
+		return ln.Addr().String()
+	}
+	back := serve(func(ln net.Listener) error { return ServeFloor(ln, 10) })
+	front := serve(func(ln net.Listener) error { return ServeFloorFront(ln, back) })
+	c := proxyClient(front)
+	defer c.CloseIdleConnections()
+	for range 2 {
+		h, err := get(context.Background(), c, "http://origin.test/obj-1")
+		if err != nil || h.Get("X-Cache") != "HIT from floor" || h.Get("Content-Length") != "10" {
+			t.Fatalf("through the front: %v, %v", h, err)
+		}
+	}
+	for addr, want := range map[string]string{front: "hits 2 requests 2\n", back: "hits 2 requests 2\n"} {
+		resp, err := http.Get("http://" + addr + floorCountersPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != want {
+			t.Errorf("%s counted %q, want %q", addr, body, want)
+		}
 	}
 }

@@ -61,8 +61,9 @@ type Config struct {
 	// routing by the peer's digest. ObjectBytes must be at least 2 (the
 	// front node's --max-object is one byte less).
 	Peer bool
-	// Floor also measures the floor of a local hit (ProxyFloor):
-	// net/http at GOMAXPROCS=1 answering from memory. Not with Peer.
+	// Floor also measures the floor (ProxyFloor): net/http at
+	// GOMAXPROCS=1 answering from memory; with Peer, a pair of them,
+	// the front forwarding each request to the other.
 	Floor    bool
 	Progress io.Writer // progress lines; nil for none
 }
@@ -95,9 +96,6 @@ func (c *Config) defaults() error {
 	}
 	if c.Rounds < 0 || c.Threads < 0 || c.Connections < c.Threads || c.Objects < 0 || c.ObjectBytes < 0 || c.Duration < time.Second {
 		return errors.New("hits: negative setting, fewer connections than threads, or a round under 1 s")
-	}
-	if c.Peer && c.Floor {
-		return errors.New("hits: the floor is of local hits, not of peer hits")
 	}
 	if c.Peer && c.ObjectBytes < 2 {
 		return errors.New("hits: peer hits need objects of at least 2 bytes")
@@ -284,7 +282,12 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		if err != nil {
 			return nil, err
 		}
-		t, err := startFloor(ctx, floor, cfg.ObjectBytes)
+		var t *target
+		if cfg.Peer {
+			t, err = startFloorPair(ctx, floor, cfg.ObjectBytes)
+		} else {
+			t, err = startFloor(ctx, floor, cfg.ObjectBytes)
+		}
 		if t != nil {
 			targets = append(targets, t)
 		}

@@ -202,14 +202,14 @@ func TestRunPeerShort(t *testing.T) {
 	needSquidAndWrk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Peer: true, Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4})
+	rep, err := Run(ctx, Config{Peer: true, Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4, Floor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rounds) != 2 || !rep.Peer || !strings.Contains(rep.SquidFrontConfig, "cache_peer 127.0.0.1 sibling") {
+	if len(rep.Rounds) != 3 || rep.Rounds[0].Proxy != ProxyFloor || !rep.Peer || !strings.Contains(rep.SquidFrontConfig, "cache_peer 127.0.0.1 sibling") {
 		t.Fatalf("rounds %+v, front %q", rep.Rounds, rep.SquidFrontConfig)
 	}
 	for _, r := range rep.Rounds {

@@ -40,7 +40,12 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	for _, r := range rep.Rounds {
 		floor = floor || r.Proxy == ProxyFloor
 	}
-	if floor {
+	switch {
+	case floor && rep.Peer:
+		b.WriteString("\nThe floor is a pair of Go net/http servers at GOMAXPROCS=1, the front forwarding every request " +
+			"through net/http's client to the other, which answers from memory with a hit's header fields; no cache in " +
+			"either (`cmd/hitfloor`). CPU above it is in brackets.\n")
+	case floor:
 		b.WriteString("\nThe floor is Go's net/http server at GOMAXPROCS=1 answering every request from memory with a hit's " +
 			"header fields and no cache behind it (`cmd/hitfloor`); CPU above it is in brackets.\n")
 	}

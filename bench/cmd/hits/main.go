@@ -15,9 +15,10 @@
 //
 //	go run ./cmd/hits -peer -procs 1
 //
-// Local hits are measured beside their floor: Go's net/http server at
-// GOMAXPROCS=1 answering every request from memory (cmd/hitfloor), what
-// a hit costs any Go server before the cache does anything.
+// Both are measured beside their floor (cmd/hitfloor): Go's net/http
+// server at GOMAXPROCS=1 answering every request from memory, what a hit
+// costs any Go server before a cache does anything, and for peer hits a
+// pair of them, the front forwarding through net/http's client.
 //
 // Progress goes to stderr, the report to stdout.
 package main
@@ -48,7 +49,7 @@ func main() {
 	flag.IntVar(&cfg.Objects, "objects", 100, "objects of the origin")
 	flag.IntVar(&cfg.ObjectBytes, "size", 4096, "object body size in bytes")
 	flag.BoolVar(&cfg.Peer, "peer", false, "measure peer hits: each proxy a pair, the front routing every request by its peer's digest to the peer holding the objects")
-	floor := flag.Bool("floor", true, "also measure the floor of a local hit: net/http at GOMAXPROCS=1 answering from memory (not with -peer)")
+	flag.BoolVar(&cfg.Floor, "floor", true, "also measure the floor: net/http at GOMAXPROCS=1 answering from memory (with -peer, a pair of them)")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
 	flag.Parse()
@@ -59,7 +60,6 @@ func main() {
 		}
 		cfg.Procs = append(cfg.Procs, n)
 	}
-	cfg.Floor = *floor && !cfg.Peer
 	cfg.Progress = os.Stderr
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
