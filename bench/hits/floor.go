@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -153,23 +152,7 @@ func startFloorPair(ctx context.Context, bin string, size int) (*target, error) 
 // startFloor runs the floor server bin at GOMAXPROCS=1, with the extra
 // arguments, and waits until it answers.
 func startFloor(ctx context.Context, bin string, size int, extra ...string) (*target, error) {
-	addr, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, append([]string{"-listen", addr, "-size", strconv.Itoa(size)}, extra...)...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	cmd.Stderr = os.Stderr
-	t := &target{proxy: ProxyFloor, procs: 1, addr: addr, cmd: cmd}
-	if err := t.start(); err != nil {
-		return nil, err
-	}
-	return t, waitUntil(ctx, 20*time.Second, func() bool {
-		resp, err := http.Get("http://" + addr + floorCountersPath)
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close() // only the status matters
-		return resp.StatusCode == http.StatusOK
+	return startGoServer(ctx, ProxyFloor, bin, 1, floorCountersPath, func(addr string) []string {
+		return append([]string{"-listen", addr, "-size", strconv.Itoa(size)}, extra...)
 	})
 }

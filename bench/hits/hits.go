@@ -550,23 +550,32 @@ func freePort() (string, error) {
 // startNode runs `bloomcast serve` with GOMAXPROCS=procs (PORT in args
 // replaced by a free port) and waits until it answers /healthz.
 func startNode(ctx context.Context, bin string, procs int, args []string) (*target, error) {
+	return startGoServer(ctx, ProxyNode, bin, procs, "/healthz", func(addr string) []string {
+		argv := slices.Clone(args)
+		for i, a := range argv {
+			argv[i] = strings.Replace(a, "127.0.0.1:PORT", addr, 1)
+		}
+		return argv
+	})
+}
+
+// startGoServer runs bin with GOMAXPROCS=procs and the arguments argv
+// gives for a free loopback address, as the proxy named, and waits until
+// it answers GET ready with 200.
+func startGoServer(ctx context.Context, proxy, bin string, procs int, ready string, argv func(addr string) []string) (*target, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	argv := slices.Clone(args)
-	for i, a := range argv {
-		argv[i] = strings.Replace(a, "127.0.0.1:PORT", addr, 1)
-	}
-	cmd := exec.Command(bin, argv...)
+	cmd := exec.Command(bin, argv(addr)...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	cmd.Stderr = os.Stderr
-	t := &target{proxy: ProxyNode, procs: procs, addr: addr, cmd: cmd}
+	t := &target{proxy: proxy, procs: procs, addr: addr, cmd: cmd}
 	if err := t.start(); err != nil {
 		return nil, err
 	}
 	return t, waitUntil(ctx, 20*time.Second, func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
+		resp, err := http.Get("http://" + addr + ready)
 		if err != nil {
 			return false
 		}
