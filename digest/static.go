@@ -66,12 +66,28 @@ import (
 // same bytes.
 
 // Static digest kinds, the first byte of the type-13 parameters.
+//
+// Kinds 1 and 3 carry each filter of a whole frame as a whole frame of
+// its own, 66 bytes for an empty filter; kinds 5 and 6, which publishers
+// write, carry it as a part of a few bytes (docs/FORMAT.md). Readers
+// read all four.
 const (
-	staticKindWhole    = 1 // the ribbon and the added and removed filters, whole
-	staticKindDelta    = 2 // the two filters' deltas since the previous publication
-	staticKindXORWhole = 3 // the ribbon and the filter of its wrong answers, whole
-	staticKindXORDelta = 4 // that filter's delta since the previous publication
+	staticKindWhole           = 1 // the ribbon and the added and removed filters, as frames
+	staticKindDelta           = 2 // the two filters' deltas since the previous publication
+	staticKindXORWhole        = 3 // the ribbon and the filter of its wrong answers, as a frame
+	staticKindXORDelta        = 4 // that filter's delta since the previous publication
+	staticKindWholeCompact    = 5 // kind 1 with the filters as parts
+	staticKindXORWholeCompact = 6 // kind 3 with the filter as a part
 )
+
+// staticWhole reports whether kind is a whole frame's.
+func staticWhole(kind byte) bool {
+	switch kind {
+	case staticKindWhole, staticKindXORWhole, staticKindWholeCompact, staticKindXORWholeCompact:
+		return true
+	}
+	return false
+}
 
 // StaticForm chooses what a [StaticPublisher] sends beside its ribbon.
 // The zero value is StaticAddedRemoved.
@@ -93,12 +109,12 @@ type StaticForm uint8
 // higher rates is a trade a deployment makes, not a default.
 const (
 	// StaticAddedRemoved, the default: two Bloom filters, the keys
-	// added since the ribbon and the keys removed since (frame kinds 1
+	// added since the ribbon and the keys removed since (frame kinds 5
 	// and 2). A present key is hidden only by the removed filter, an
 	// absent one shown only by the added filter.
 	StaticAddedRemoved StaticForm = iota
 	// StaticXOR: one Bloom filter of the keys the ribbon answers
-	// wrongly (frame kinds 3 and 4), without the bit a change that says
+	// wrongly (frame kinds 6 and 4), without the bit a change that says
 	// which of two filters it is in; both rates are the ribbon's plus
 	// that filter's share of bits set.
 	StaticXOR
@@ -113,18 +129,20 @@ func (f StaticForm) filterCount() int {
 	return 2
 }
 
-// kinds returns the frame kinds of the form's whole frames and deltas.
+// kinds returns the frame kinds of the form's whole frames and deltas
+// as publishers write them.
 func (f StaticForm) kinds() (whole, delta byte) {
 	if f == StaticXOR {
-		return staticKindXORWhole, staticKindXORDelta
+		return staticKindXORWholeCompact, staticKindXORDelta
 	}
-	return staticKindWhole, staticKindDelta
+	return staticKindWholeCompact, staticKindDelta
 }
 
-// kindForm returns the form of frame kind: StaticXOR for kinds 3 and 4,
-// else StaticAddedRemoved.
+// kindForm returns the form of frame kind: StaticXOR for kinds 3, 4 and
+// 6, else StaticAddedRemoved.
 func kindForm(kind byte) StaticForm {
-	if kind == staticKindXORWhole || kind == staticKindXORDelta {
+	switch kind {
+	case staticKindXORWhole, staticKindXORDelta, staticKindXORWholeCompact:
 		return StaticXOR
 	}
 	return StaticAddedRemoved
@@ -270,9 +288,10 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // was added or removed, which a Bloom delta need not. That holds of
 // StaticAddedRemoved only: a StaticXOR delta flips the bits a Bloom
 // delta of one hash function and the same bits would, and says nothing
-// more. The first frame is a whole frame, three frames in one (two
-// under StaticXOR; 276 or 210 bytes of frames besides the ribbon),
-// larger than the Bloom digest's below about 2 000 keys.
+// more. The first frame is a whole frame: the ribbon's frame inside the
+// static frame, and a part of a few bytes a filter (154 or 149 bytes
+// besides the ribbon's), larger than the Bloom digest's below about
+// 1 000 keys (k = 2, m/n 31) or 2 000 (k = 1, m/n 256).
 //
 // The cost is the caller's: coding the Bloom publication, which a Bloom
 // digest's publisher does for its peers anyway.
@@ -484,14 +503,9 @@ func (p *StaticPublisher) delta(seq uint64, fs []*staticFilter) ([]byte, []*stat
 		if len(xor) == 0 {
 			continue
 		}
-		body = append(body, 0) // the codec, once coded
-		at := len(body) - 1
-		body = binary.AppendUvarint(body, d.count)
-		var codec envelope.Codec
-		if body, codec, err = appendXORPayload(body, xor, d.bits.m, p.cfg.Codec); err != nil {
+		if body, err = appendStaticPart(body, d.count, xor, d.bits.m, p.cfg.Codec); err != nil {
 			return nil, nil, err
 		}
-		body[at] = byte(codec)
 		parts |= 1 << i
 		next[i] = d
 	}
@@ -500,6 +514,21 @@ func (p *StaticPublisher) delta(seq uint64, fs []*staticFilter) ([]byte, []*stat
 	h.Params[1] = parts
 	frame, err := appendFrame(nil, &h, body)
 	return frame, next, err
+}
+
+// appendStaticPart appends a static delta's part (docs/FORMAT.md, kind
+// 2): the codec, the filter's key count, and the XOR of an m-bit array,
+// the positions xor, coded (with its length) by c.
+func appendStaticPart(dst []byte, count uint64, xor []uint64, m uint64, c Codec) ([]byte, error) {
+	dst = append(dst, 0) // the codec, once coded
+	at := len(dst) - 1
+	dst = binary.AppendUvarint(dst, count)
+	dst, codec, err := appendXORPayload(dst, xor, m, c)
+	if err != nil {
+		return nil, err
+	}
+	dst[at] = byte(codec)
+	return dst, nil
 }
 
 // Whole returns the whole frame of the last publication: the ribbon and
@@ -519,7 +548,7 @@ func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64,
 	body := slices.Clone(rf)
 	var err error
 	for _, f := range fs {
-		if body, err = f.appendFrame(body, p.cfg.Codec); err != nil {
+		if body, err = f.appendCompact(body, fullSeq, p.cfg.Codec); err != nil {
 			return nil, err
 		}
 	}
@@ -530,8 +559,8 @@ func (p *StaticPublisher) wholeFrame(rf []byte, crc uint32, fullSeq, seq uint64,
 
 // StaticFullSize returns the least length of a whole static digest of n
 // keys at rate p: the type-13 frame around a ribbon frame of the shape
-// ribbon.Size gives, without the two filters' frames (MaxInt for a
-// rate it refuses).
+// ribbon.Size gives, without the filters' parts (MaxInt for a rate it
+// refuses).
 func StaticFullSize(n uint64, p float64) int {
 	s, err := ribbon.Size(n, p)
 	if err != nil {
@@ -573,8 +602,8 @@ type StaticView struct {
 	seq, fullSeq   uint64
 	fullCRC        uint32
 	static         *ribbon.Filter
-	added, removed *staticFilter // kinds 1 and 2; held as their ones: see sparseBits
-	flip           *staticFilter // kinds 3 and 4: the ribbon's wrong answers
+	added, removed *staticFilter // kinds 5, 1 and 2; held as their ones: see sparseBits
+	flip           *staticFilter // kinds 6, 3 and 4: the ribbon's wrong answers
 }
 
 // parts returns the view's filters: the added and removed filters, or
@@ -718,73 +747,114 @@ func staticFromFrame(h envelope.Header, body []byte, lim envelope.Limits) (*Stat
 	case len(h.Params) != staticParamsSize:
 		return nil, 0, fmt.Errorf("%w: static digest parameters of %d bytes, want %d", ErrCorrupt, len(h.Params), staticParamsSize)
 	case h.Params[2] != 0 || h.Params[3] != 0 || h.Params[1]&^3 != 0 ||
-		(h.Params[0] == staticKindWhole || h.Params[0] == staticKindXORWhole) && h.Params[1] != 0 ||
+		staticWhole(h.Params[0]) && h.Params[1] != 0 ||
 		h.Params[0] == staticKindXORDelta && h.Params[1]&^1 != 0:
 		return nil, 0, fmt.Errorf("%w: static digest reserved bits not zero", ErrCorrupt)
 	}
 	v := &StaticView{seq: h.Sequence, fullCRC: binary.LittleEndian.Uint32(h.Params[4:]), fullSeq: binary.LittleEndian.Uint64(h.Params[8:])}
 	prev := binary.LittleEndian.Uint64(h.Params[16:])
-	switch kind := h.Params[0]; kind {
-	case staticKindWhole, staticKindXORWhole:
+	switch kind := h.Params[0]; {
+	case staticWhole(kind):
 		if v.fullSeq > v.seq || prev != 0 {
 			return nil, 0, fmt.Errorf("%w: whole frame of sequence %d names ribbon %d and previous %d", ErrCorrupt, v.seq, v.fullSeq, prev)
 		}
-		nf := kindForm(kind).filterCount()
-		parts, err := staticParts(body, lim, 1+nf)
-		if err != nil {
+		if err := v.decodeWhole(h, body, lim); err != nil {
 			return nil, 0, err
 		}
-		if crc := envelope.Checksum(parts[0]); crc != v.fullCRC {
-			return nil, 0, fmt.Errorf("%w: ribbon frame CRC %08x, header says %08x", ErrCorrupt, crc, v.fullCRC)
-		}
-		f, err := ribbon.Decode(parts[0], lim)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
-		}
-		if f.Seed() != h.Seed {
-			return nil, 0, fmt.Errorf("%w: ribbon seed %#x in a frame of seed %#x", ErrCorrupt, f.Seed(), h.Seed)
-		}
-		ones, maxBits := staticLimits(f, lim)
-		fs := make([]*staticFilter, nf)
-		for i, b := range parts[1:] {
-			d, err := decodeStaticFilter(b, lim, h.Seed, ones, maxBits)
-			if errors.Is(err, ErrTooLarge) {
-				return nil, 0, fmt.Errorf("filter %d: %w", i, err)
-			}
-			if err != nil {
-				return nil, 0, fmt.Errorf("%w: filter %d: %w", ErrCorrupt, i, err)
-			}
-			if d.seq > h.Sequence || d.seq < v.fullSeq {
-				return nil, 0, fmt.Errorf("%w: filter %d is not a Bloom filter of one hash function, the frame's seed, and a sequence from the ribbon's to the frame's", ErrCorrupt, i)
-			}
-			ones -= d.bits.ones()
-			fs[i] = d
-		}
-		v.static = f
-		if nf == 1 {
-			v.flip = fs[0]
-		} else {
-			if fs[0].geo.Shape() != fs[1].geo.Shape() || fs[0].geo.Scheme().ID() != fs[1].geo.Scheme().ID() {
-				return nil, 0, fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
-			}
-			v.added, v.removed = fs[0], fs[1]
-		}
-		if held := uint64(v.MemoryBytes()); held > lim.Payload() {
-			return nil, 0, fmt.Errorf("%w: a static digest holding %d bytes (limit %d)", ErrTooLarge, held, lim.Payload())
-		}
 		return v, 0, nil
-	case staticKindDelta, staticKindXORDelta:
+	case kind == staticKindDelta || kind == staticKindXORDelta:
 		if v.fullSeq > prev || prev >= v.seq {
 			return nil, 0, fmt.Errorf("%w: delta of sequence %d after %d on ribbon %d", ErrCorrupt, v.seq, prev, v.fullSeq)
 		}
 		return v, prev, nil
 	}
-	return nil, 0, fmt.Errorf("%w: static digest kind %d (want 1 or 3 whole, 2 or 4 delta)", ErrCorrupt, h.Params[0])
+	return nil, 0, fmt.Errorf("%w: static digest kind %d (want 1, 3, 5 or 6 whole, 2 or 4 delta)", ErrCorrupt, h.Params[0])
+}
+
+// decodeWhole decodes a whole frame's payload into v, whose sequences
+// and ribbon checksum are the frame header's: the ribbon frame, then the
+// filters, as frames (kinds 1 and 3) or as parts (kinds 5 and 6).
+func (v *StaticView) decodeWhole(h envelope.Header, body []byte, lim envelope.Limits) error {
+	kind := h.Params[0]
+	compact := kind == staticKindWholeCompact || kind == staticKindXORWholeCompact
+	nf := kindForm(kind).filterCount()
+	var frames [][]byte
+	if compact {
+		_, _, size, err := envelope.ParsePrefix(body, lim)
+		if err != nil {
+			return fmt.Errorf("%w: the ribbon: %w", ErrCorrupt, err)
+		}
+		frames = [][]byte{body[:size]}
+		body = body[size:]
+	} else {
+		var err error
+		if frames, err = staticParts(body, lim, 1+nf); err != nil {
+			return err
+		}
+		body = nil // staticParts took it whole
+	}
+	f, err := v.decodeRibbon(frames[0], h.Seed, lim)
+	if err != nil {
+		return err
+	}
+	ones, maxBits := staticLimits(f, lim)
+	fs := make([]*staticFilter, nf)
+	for i := range fs {
+		var d *staticFilter
+		if compact {
+			d, body, err = decodeCompactFilter(body, h.Seed, v.fullSeq, ones, maxBits)
+		} else {
+			d, err = decodeStaticFilter(frames[1+i], lim, h.Seed, ones, maxBits)
+		}
+		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+			return fmt.Errorf("filter %d: %w", i, err)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: filter %d: %w", ErrCorrupt, i, err)
+		}
+		if d.seq > h.Sequence || d.seq < v.fullSeq {
+			return fmt.Errorf("%w: filter %d is not a Bloom filter of one hash function, the frame's seed, and a sequence from the ribbon's to the frame's", ErrCorrupt, i)
+		}
+		ones -= d.bits.ones()
+		fs[i] = d
+	}
+	if len(body) != 0 {
+		return fmt.Errorf("%w: %d bytes after the static digest's parts", ErrCorrupt, len(body))
+	}
+	v.static = f
+	if nf == 1 {
+		v.flip = fs[0]
+	} else {
+		if fs[0].geo.Shape() != fs[1].geo.Shape() || fs[0].geo.Scheme().ID() != fs[1].geo.Scheme().ID() {
+			return fmt.Errorf("%w: the added and removed filters differ in shape", ErrCorrupt)
+		}
+		v.added, v.removed = fs[0], fs[1]
+	}
+	if held := uint64(v.MemoryBytes()); held > lim.Payload() {
+		return fmt.Errorf("%w: a static digest holding %d bytes (limit %d)", ErrTooLarge, held, lim.Payload())
+	}
+	return nil
+}
+
+// decodeRibbon decodes a whole frame's ribbon frame rf, which must be
+// the one the header's checksum names, of the frame's seed.
+func (v *StaticView) decodeRibbon(rf []byte, seed uint64, lim envelope.Limits) (*ribbon.Filter, error) {
+	if crc := envelope.Checksum(rf); crc != v.fullCRC {
+		return nil, fmt.Errorf("%w: ribbon frame CRC %08x, header says %08x", ErrCorrupt, crc, v.fullCRC)
+	}
+	f, err := ribbon.Decode(rf, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if f.Seed() != seed {
+		return nil, fmt.Errorf("%w: ribbon seed %#x in a frame of seed %#x", ErrCorrupt, f.Seed(), seed)
+	}
+	return f, nil
 }
 
 // ContainsHash reports whether the key hashed to h (with the view's seed)
 // may be in the peer's set: in the ribbon or the added filter, and not
-// in the removed filter; or, for a view of one filter (kinds 3 and 4),
+// in the removed filter; or, for a view of one filter (kinds 6, 3, 4),
 // in exactly one of the ribbon and that filter. It allocates nothing.
 func (v *StaticView) ContainsHash(h hashing.Hash128) bool {
 	if v == nil || v.static == nil {
@@ -854,7 +924,7 @@ func (v *StaticView) Sizes() (ribbonKeys, filterBits uint64) {
 }
 
 // Form returns the form of the frames the view was read from:
-// StaticXOR for kinds 3 and 4, else StaticAddedRemoved (also for the
+// StaticXOR for kinds 6, 3 and 4, else StaticAddedRemoved (also for the
 // zero view).
 func (v *StaticView) Form() StaticForm {
 	if v == nil || v.flip == nil {

@@ -340,35 +340,46 @@ func (f *staticFilter) header() envelope.Header {
 		Scheme: uint8(f.geo.Scheme().ID()), Seed: f.geo.Seed(), Params: p}
 }
 
-// appendFrame appends the filter's Bloom digest frame, coded by c, byte
-// for byte what Append writes for the decoded filter. An empty filter
-// under Auto or Fast is the constant stream Auto and Fast pick for it,
-// written without decoding the filter; otherwise the filter is decoded
-// for the coder and dropped.
-func (f *staticFilter) appendFrame(dst []byte, c Codec) ([]byte, error) {
-	h := f.header()
-	h.Sequence = f.seq
-	if f.bits.ones() == 0 && f.bits.m > 0 && (c == Auto || c == Fast) {
-		h.Codec = envelope.CodecFast
-		return appendFrame(dst, &h, []byte{byte(entropy.Const), 0})
+// appendCompact appends f as a part of a whole static frame of kind 5
+// or 6 (docs/FORMAT.md) of the ribbon built at fullSeq: its bits, its
+// sequence after fullSeq, and, unless it is empty, its key count and its
+// ones coded as a delta's XOR from an empty filter.
+func (f *staticFilter) appendCompact(dst []byte, fullSeq uint64, c Codec) ([]byte, error) {
+	dst = binary.AppendUvarint(dst, f.bits.m)
+	dst = binary.AppendUvarint(dst, f.seq-fullSeq)
+	if f.bits.ones() == 0 {
+		return append(dst, 0), nil
 	}
-	if c != Raw && f.bits.ones() <= uint64(sparseLimit(f.bits.m)) {
-		// The positions of the ones, gap-coded as a sparse delta's XOR:
-		// about as small as the array coded bit by bit, and read in time
-		// proportional to the ones, where a filter of n/ε bits coded bit
-		// by bit takes seconds to read at 10^6 keys.
-		body, err := gapsPayload(f.bits.appendPositions(make([]uint64, 0, f.bits.ones())), f.bits.m)
-		if err != nil {
-			return dst, err
-		}
-		h.Codec = envelope.CodecGaps
-		return appendFrame(dst, &h, body)
+	dst = append(dst, 1)
+	return appendStaticPart(dst, f.count, f.bits.appendPositions(make([]uint64, 0, f.bits.ones())), f.bits.m, c)
+}
+
+// decodeCompactFilter reads a filter that appendCompact wrote, of the
+// frame's seed, from the front of b, holding at most limit ones (maxBits
+// as for readOnes), and returns it and the rest of b.
+func decodeCompactFilter(b []byte, seed, fullSeq, limit, maxBits uint64) (*staticFilter, []byte, error) {
+	m, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, nil, fmt.Errorf("%w: a filter's bits", ErrCorrupt)
 	}
-	bf, err := bloom.FromWords(h, f.bits.words())
+	b = b[n:]
+	after, n := binary.Uvarint(b)
+	if n <= 0 || after > math.MaxUint64-fullSeq || len(b) == n {
+		return nil, nil, fmt.Errorf("%w: a filter's sequence", ErrCorrupt)
+	}
+	present, b := b[n], b[n+1:]
+	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: m, K: 1}, seed, nil)
 	if err != nil {
-		return dst, err
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	return Append(dst, &Digest{Sequence: f.seq, Bloom: bf}, c)
+	empty := &staticFilter{geo: geo, bits: newSparseBits(m, nil), seq: fullSeq + after}
+	switch present {
+	case 0:
+		return empty, b, nil
+	case 1:
+		return applyStaticPart(empty, b, empty.seq, limit, maxBits)
+	}
+	return nil, nil, fmt.Errorf("%w: a filter part marked %d (want 0 or 1)", ErrCorrupt, present)
 }
 
 // decodeStaticFilter decodes one of a whole static frame's filter

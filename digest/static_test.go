@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -333,6 +334,42 @@ func TestStaticGolden(t *testing.T) {
 	goldenStaticAnswers(t, full, delta)
 }
 
+// TestStaticGoldenFramed: the whole frames of kinds 1 and 3, each
+// filter a frame of its own, which publishers wrote before kinds 5 and 6
+// (testdata, no longer written), still decode, to the views the compact
+// frames of the same publication give, and the golden deltas apply to
+// them.
+func TestStaticGoldenFramed(t *testing.T) {
+	for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
+		name, kind := "static-full-framed", byte(staticKindWhole)
+		if form == StaticXOR {
+			name, kind = "static-xor-full-framed", staticKindXORWhole
+		}
+		framed, err := os.ReadFile("testdata/golden-" + name + ".bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, _ := frameKind(t, framed); k != kind {
+			t.Fatalf("%s: kind %d, want %d", name, k, kind)
+		}
+		full, delta := staticGoldenForm(t, form)
+		if len(full) >= len(framed) {
+			t.Errorf("%v: the compact whole frame is %d bytes, the framed one %d", form, len(full), len(framed))
+		}
+		a, b := mustApply(t, nil, framed), mustApply(t, nil, full)
+		if a.Form() != b.Form() || a.Sequence() != b.Sequence() || a.FalsePositiveRate() != b.FalsePositiveRate() {
+			t.Errorf("%v: the framed view (%v, %d, %g) and the compact one (%v, %d, %g) differ",
+				form, a.Form(), a.Sequence(), a.FalsePositiveRate(), b.Form(), b.Sequence(), b.FalsePositiveRate())
+		}
+		for _, h := range staticKeys("framed", 0, 2000) {
+			if a.ContainsHash(h) != b.ContainsHash(h) {
+				t.Fatalf("%v: the framed and compact views answer differently", form)
+			}
+		}
+		goldenStaticAnswers(t, framed, delta)
+	}
+}
+
 // goldenStaticAnswers applies the golden whole frame and delta of
 // staticGoldenForm and checks the view's shape and answers: "k1"
 // removed, "d" added. It returns the view after the delta.
@@ -376,6 +413,12 @@ func FuzzStaticApply(f *testing.F) {
 	full, delta := staticGolden(f)
 	f.Add(full, delta)
 	f.Add(delta, full)
+	// The framed whole frames of kinds 1 and 3.
+	for _, name := range []string{"static-full-framed", "static-xor-full-framed"} {
+		if framed, err := os.ReadFile("testdata/golden-" + name + ".bin"); err == nil {
+			f.Add(framed, delta)
+		}
+	}
 	// A whole frame whose filters hold keys: gap-coded.
 	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed})
 	if _, _, err := p.Publish(1, staticKeys("f", 0, 50)); err != nil {
@@ -672,8 +715,10 @@ func TestStaticDeltaTooManyOnes(t *testing.T) {
 
 // TestStaticWholeFilterTooLong: a whole frame whose filters claim 2^36
 // bits, coded arith (decoded in time proportional to m), is refused with
-// ErrTooLarge before any decoding, within any limit; coded as the
-// constant zero stream, it costs nothing and is held in a few bytes.
+// ErrTooLarge before any decoding, within any limit, whether the filters
+// are frames (kinds 1 and 3) or parts (kinds 5 and 6); coded as the
+// constant zero stream, or a part marked empty, it costs nothing and is
+// held in a few bytes.
 func TestStaticWholeFilterTooLong(t *testing.T) {
 	full, _ := staticGolden(t)
 	v := mustApply(t, nil, full)
@@ -702,8 +747,19 @@ func TestStaticWholeFilterTooLong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Kind 1 with two such filters, kind 3 with one.
-		for kind, body := range map[byte][]byte{staticKindWhole: slices.Concat(ribbonFrame, part, part), staticKindXORWhole: slices.Concat(ribbonFrame, part)} {
+		// The same filter as a part: 2^36 bits, the ribbon's sequence,
+		// present, and the delta part of its XOR from an empty filter
+		// (codec, 1 key, the payload's length, the payload); or marked
+		// empty.
+		compact := slices.Concat(binaryUvarint(1<<36), []byte{0, 1, byte(c.codec), 1}, binaryUvarint(uint64(len(c.body))), c.body)
+		if c.ok {
+			compact = slices.Concat(binaryUvarint(1<<36), []byte{0, 0})
+		}
+		// Kinds 1 and 5 with two such filters, kinds 3 and 6 with one.
+		for kind, body := range map[byte][]byte{
+			staticKindWhole: slices.Concat(ribbonFrame, part, part), staticKindXORWhole: slices.Concat(ribbonFrame, part),
+			staticKindWholeCompact: slices.Concat(ribbonFrame, compact, compact), staticKindXORWholeCompact: slices.Concat(ribbonFrame, compact),
+		} {
 			h.Params = slices.Clone(h.Params)
 			h.Params[0] = kind
 			frame, err := appendFrame(nil, &h, body)
@@ -836,24 +892,19 @@ func TestStaticWholeFiltersGapCoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, body, err := envelope.Parse(whole, envelope.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var codecs []envelope.Codec
-		for len(body) > 0 {
-			h, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			codecs, body = append(codecs, h.Codec), body[size:]
-		}
+		codecs := compactCodecs(t, whole)
 		want := envelope.CodecGaps
 		if c == Raw {
 			want = envelope.CodecRaw
 		}
-		if len(codecs) != 3 || codecs[1] != want || codecs[2] != want {
-			t.Errorf("%v: the whole frame's parts are coded %v, want the filters %v", c, codecs, want)
+		nonEmpty := 0
+		for _, f := range p.published {
+			if f.bits.ones() > 0 {
+				nonEmpty++
+			}
+		}
+		if c != Raw && nonEmpty != 2 || len(codecs) != nonEmpty || slices.ContainsFunc(codecs, func(x envelope.Codec) bool { return x != want }) {
+			t.Errorf("%v: the whole frame's %d filters not empty are coded %v, want %v", c, nonEmpty, codecs, want)
 		}
 		fresh := mustApply(t, nil, whole)
 		for _, h := range staticKeys("g", 0, 3100) {
@@ -862,6 +913,40 @@ func TestStaticWholeFiltersGapCoded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compactCodecs returns the codecs of the filters of a whole frame of
+// kind 5 or 6 that are not empty, in order.
+func compactCodecs(t *testing.T, whole []byte) []envelope.Codec {
+	t.Helper()
+	h, body, err := envelope.Parse(whole, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := h.Params[0]; k != staticKindWholeCompact && k != staticKindXORWholeCompact {
+		t.Fatalf("a whole frame of kind %d", k)
+	}
+	_, _, size, err := envelope.ParsePrefix(body, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codecs []envelope.Codec
+	for body = body[size:]; len(body) > 0; {
+		for range 2 { // the bits, the sequence after the ribbon's
+			_, n := binary.Uvarint(body)
+			body = body[n:]
+		}
+		present := body[0]
+		if body = body[1:]; present == 0 {
+			continue
+		}
+		codecs = append(codecs, envelope.Codec(body[0]))
+		_, n := binary.Uvarint(body[1:]) // the key count
+		body = body[1+n:]
+		length, n := binary.Uvarint(body)
+		body = body[n+int(length):]
+	}
+	return codecs
 }
 
 // denseGapsPart returns a static delta part (key count 1) whose XOR is

@@ -45,7 +45,7 @@ func TestStaticXORRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := mustApply(t, nil, frame)
-	if k, _ := frameKind(t, frame); k != staticKindXORWhole {
+	if k, _ := frameKind(t, frame); k != staticKindXORWholeCompact {
 		t.Fatalf("whole frame of kind %d", k)
 	}
 	frame, full, err := p.Publish(2, staticKeys("x", c, n+c))
@@ -196,7 +196,7 @@ func TestStaticXORRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			k, _ := frameKind(t, frame)
-			if full != (k == staticKindXORWhole) || k != staticKindXORWhole && k != staticKindXORDelta {
+			if full != (k == staticKindXORWholeCompact) || k != staticKindXORWholeCompact && k != staticKindXORDelta {
 				t.Fatalf("%v: publication %d of kind %d, full %v", c, seq, k, full)
 			}
 			kinds += map[bool]string{true: "W", false: "d"}[full]
@@ -270,13 +270,13 @@ func staticPair(t testing.TB, form StaticForm) [2][]byte {
 	return [2][]byte{full, delta}
 }
 
-// TestStaticXORGolden: the StaticXOR frames of the golden keys (kinds 3
+// TestStaticXORGolden: the StaticXOR frames of the golden keys (kinds 6
 // and 4) are those in testdata (-args -update rewrites them), the same
 // ribbon as the two-filter golden frames, and decode to the same answers.
 func TestStaticXORGolden(t *testing.T) {
 	full, delta := staticGoldenForm(t, StaticXOR)
 	checkGolden(t, map[string][]byte{"static-xor-full": full, "static-xor-delta": delta})
-	if k, parts := frameKind(t, full); k != 3 || parts != 0 {
+	if k, parts := frameKind(t, full); k != staticKindXORWholeCompact || parts != 0 {
 		t.Errorf("whole frame of kind %d, parts %d", k, parts)
 	}
 	if k, parts := frameKind(t, delta); k != 4 || parts != 1 {

@@ -53,7 +53,7 @@ type Mode struct {
 	Static bool
 	// StaticXOR, with Static, sends the static digests in one filter of
 	// the keys the ribbon answers wrongly instead of the two
-	// (digest.StaticXOR, frame kinds 3 and 4).
+	// (digest.StaticXOR, frame kinds 6 and 4).
 	StaticXOR bool
 }
 
