@@ -48,7 +48,7 @@ func ServeFloor(ln net.Listener, size int) error {
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
-			fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load())
+			_, _ = fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load()) // a failed write is a client gone away
 			return
 		}
 		requests.Add(1)
@@ -82,7 +82,7 @@ func ServeFloorFront(ln net.Listener, back string) error {
 	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 1 << 10}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
-			fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load())
+			_, _ = fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load()) // a failed write is a client gone away
 			return
 		}
 		requests.Add(1)
@@ -96,7 +96,7 @@ func ServeFloorFront(ln net.Listener, back string) error {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }() // read to the end below, or the connection is dropped
 		wh := w.Header()
 		for k, vs := range resp.Header {
 			wh[k] = vs
