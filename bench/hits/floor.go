@@ -36,7 +36,6 @@ const floorCountersPath = "/counters"
 // and all requests but its own. It measures what serving a hit costs in
 // net/http alone: no cache key, lookup, freshness or metrics.
 func ServeFloor(ln net.Listener, size int) error {
-	var hits, requests atomic.Int64
 	body := bytes.Repeat([]byte("x"), size)
 	fields := http.Header{
 		"Cache-Control":  {"max-age=86400"},
@@ -46,25 +45,18 @@ func ServeFloor(ln net.Listener, size int) error {
 		"Via":            {"1.1 floor (bloomcast-bench)"},
 		"X-Cache":        {"HIT from floor"},
 	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
-			_, _ = fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load()) // a failed write is a client gone away
-			return
-		}
-		requests.Add(1)
+	return serveCounted(ln, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodGet || !r.URL.IsAbs() || !strings.HasPrefix(r.URL.Path, "/obj-") {
 			http.NotFound(w, r)
-			return
+			return false
 		}
-		hits.Add(1)
 		wh := w.Header()
 		for k, vs := range fields {
 			wh[k] = vs
 		}
 		_, _ = w.Write(body) // a failed write is a client gone away; the round's checks see it
+		return true
 	})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	return srv.Serve(ln)
 }
 
 // ServeFloorFront serves on ln until the listener fails as the front of
@@ -77,24 +69,18 @@ func ServeFloor(ln net.Listener, size int) error {
 // peer hit costs in net/http alone: a client and a server on each side
 // of the hop, and nothing of a cache.
 func ServeFloorFront(ln net.Listener, back string) error {
-	var hits, requests atomic.Int64
 	proxy := &url.URL{Scheme: "http", Host: back}
 	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), MaxIdleConnsPerHost: 1 << 10}}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
-			_, _ = fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load()) // a failed write is a client gone away
-			return
-		}
-		requests.Add(1)
+	return serveCounted(ln, func(w http.ResponseWriter, r *http.Request) bool {
 		out, err := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+			return false
 		}
 		resp, err := c.Do(out)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
+			return false
 		}
 		defer func() { _ = resp.Body.Close() }() // read to the end below, or the connection is dropped
 		wh := w.Header()
@@ -102,7 +88,24 @@ func ServeFloorFront(ln net.Listener, back string) error {
 			wh[k] = vs
 		}
 		w.WriteHeader(resp.StatusCode)
-		if _, err := io.Copy(w, resp.Body); err == nil && resp.StatusCode == http.StatusOK {
+		_, err = io.Copy(w, resp.Body)
+		return err == nil && resp.StatusCode == http.StatusOK
+	})
+}
+
+// serveCounted serves on ln until the listener fails: GET /counters (an
+// origin-form request) answers "hits H requests R", and every other
+// request is counted and handed to serve, which reports whether it was
+// a hit.
+func serveCounted(ln net.Listener, serve func(http.ResponseWriter, *http.Request) bool) error {
+	var hits, requests atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() && r.URL.Path == floorCountersPath {
+			_, _ = fmt.Fprintf(w, "hits %d requests %d\n", hits.Load(), requests.Load()) // a failed write is a client gone away
+			return
+		}
+		requests.Add(1)
+		if serve(w, r) {
 			hits.Add(1)
 		}
 	})
