@@ -150,11 +150,11 @@ func RunFill(ctx context.Context, cfg FillConfig) (rep *FillReport, err error) {
 		for _, proxy := range cfg.Proxies {
 			var t *target
 			if proxy == ProxyNode {
-				t, err = startNode(ctx, bin, 2, rep.NodeArguments)
+				t, err = startNode(ctx, "", bin, 2, rep.NodeArguments)
 			} else {
 				sqDir := filepath.Join(dir, "squid-"+strconv.Itoa(set.Bytes))
 				if err = os.MkdirAll(sqDir, 0o755); err == nil {
-					t, rep.SquidConfig, err = startSquidMem(ctx, cfg.Squid, sqDir, cfg.MemoryMiB)
+					t, rep.SquidConfig, err = startSquidMem(ctx, "", cfg.Squid, sqDir, cfg.MemoryMiB)
 				}
 			}
 			if err == nil {

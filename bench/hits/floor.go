@@ -137,13 +137,13 @@ func floorBinary(ctx context.Context, dir string) (string, error) {
 }
 
 // startFloorPair starts a floor server and, in front of it, a floor
-// front (ServeFloorFront), both at GOMAXPROCS=1.
-func startFloorPair(ctx context.Context, bin string, size int) (*target, error) {
-	back, err := startFloor(ctx, bin, size)
+// front (ServeFloorFront), both at GOMAXPROCS=1 on cpus (unless "").
+func startFloorPair(ctx context.Context, cpus, bin string, size int) (*target, error) {
+	back, err := startFloor(ctx, cpus, bin, size)
 	if err != nil {
 		return nil, errors.Join(err, stopTarget(back))
 	}
-	front, err := startFloor(ctx, bin, size, "-forward", back.addr)
+	front, err := startFloor(ctx, cpus, bin, size, "-forward", back.addr)
 	if front != nil {
 		front.back = back
 	} else {
@@ -152,10 +152,10 @@ func startFloorPair(ctx context.Context, bin string, size int) (*target, error) 
 	return front, err
 }
 
-// startFloor runs the floor server bin at GOMAXPROCS=1, with the extra
+// startFloor runs the floor server bin at GOMAXPROCS=1 on cpus (unless ""), with the extra
 // arguments, and waits until it answers.
-func startFloor(ctx context.Context, bin string, size int, extra ...string) (*target, error) {
-	return startGoServer(ctx, ProxyFloor, bin, 1, floorCountersPath, func(addr string) []string {
+func startFloor(ctx context.Context, cpus, bin string, size int, extra ...string) (*target, error) {
+	return startGoServer(ctx, cpus, ProxyFloor, bin, 1, floorCountersPath, func(addr string) []string {
 		return append([]string{"-listen", addr, "-size", strconv.Itoa(size)}, extra...)
 	})
 }

@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,7 +65,11 @@ type Config struct {
 	// Floor also measures the floor (ProxyFloor): net/http at
 	// GOMAXPROCS=1 answering from memory; with Peer, a pair of them,
 	// the front forwarding each request to the other.
-	Floor    bool
+	Floor bool
+	// Pin runs every proxy on CPU 0 and wrk on the other CPUs
+	// (taskset), so that the load generator does not share the proxy's
+	// CPU: Linux, at least 2 CPUs, every Procs 1.
+	Pin      bool
 	Progress io.Writer // progress lines; nil for none
 }
 
@@ -105,12 +110,57 @@ func (c *Config) defaults() error {
 			return fmt.Errorf("hits: GOMAXPROCS %d", p)
 		}
 	}
+	if c.Pin {
+		if err := c.checkPin(); err != nil {
+			return err
+		}
+	}
 	for _, bin := range []string{c.Squid, c.Wrk} {
 		if _, err := os.Stat(bin); err != nil {
 			return fmt.Errorf("hits: %w", err)
 		}
 	}
 	return nil
+}
+
+// checkPin reports why Pin cannot be honoured, if it cannot.
+func (c *Config) checkPin() error {
+	if runtime.NumCPU() < 2 {
+		return errors.New("hits: pinning needs at least 2 CPUs, one for the proxies and one for wrk")
+	}
+	if slices.ContainsFunc(c.Procs, func(p int) bool { return p != 1 }) {
+		return fmt.Errorf("hits: pinning runs the proxies on one CPU, so GOMAXPROCS must be 1 (got %v)", c.Procs)
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		return fmt.Errorf("hits: pinning: %w", err)
+	}
+	return nil
+}
+
+// proxyCPUs returns the CPU list the proxies run on ("" unpinned).
+func (c *Config) proxyCPUs() string {
+	if !c.Pin {
+		return ""
+	}
+	return "0"
+}
+
+// wrkCPUs returns the CPU list wrk runs on ("" unpinned).
+func (c *Config) wrkCPUs() string {
+	if !c.Pin {
+		return ""
+	}
+	return "1-" + strconv.Itoa(runtime.NumCPU()-1)
+}
+
+// pinned returns the command that runs bin with args on cpus (under
+// taskset; bin itself when cpus is ""). taskset execs bin, so the
+// process keeps its pid.
+func pinned(ctx context.Context, cpus, bin string, args ...string) *exec.Cmd {
+	if cpus == "" {
+		return exec.CommandContext(ctx, bin, args...)
+	}
+	return exec.CommandContext(ctx, "taskset", append([]string{"-c", cpus, bin}, args...)...)
 }
 
 // Round is one proxy's measured round.
@@ -218,6 +268,9 @@ type Report struct {
 	Peer             bool     `json:"peer,omitempty"`
 	SquidFrontConfig string   `json:"squid_front_conf,omitempty"`
 	FrontArguments   []string `json:"front_node_arguments,omitempty"`
+	// With Pin: the CPUs the proxies ran on, and wrk's.
+	ProxyCPUs string `json:"proxy_cpus,omitempty"`
+	WrkCPUs   string `json:"wrk_cpus,omitempty"`
 }
 
 // Check reports the first round that was not all hits.
@@ -252,7 +305,8 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	rep = &Report{Env: compare.StartRunEnv(), Threads: cfg.Threads, Connections: cfg.Connections,
-		DurationS: cfg.Duration.Seconds(), Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes, Peer: cfg.Peer}
+		DurationS: cfg.Duration.Seconds(), Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes, Peer: cfg.Peer,
+		ProxyCPUs: cfg.proxyCPUs(), WrkCPUs: cfg.wrkCPUs()}
 	rep.SquidVersion = firstLine(exec.Command(cfg.Squid, "-v").Output())
 	rep.WrkVersion = firstLine(exec.Command(cfg.Wrk, "-v").CombinedOutput())
 	progress := func(format string, a ...any) {
@@ -284,9 +338,9 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		}
 		var t *target
 		if cfg.Peer {
-			t, err = startFloorPair(ctx, floor, cfg.ObjectBytes)
+			t, err = startFloorPair(ctx, cfg.proxyCPUs(), floor, cfg.ObjectBytes)
 		} else {
-			t, err = startFloor(ctx, floor, cfg.ObjectBytes)
+			t, err = startFloor(ctx, cfg.proxyCPUs(), floor, cfg.ObjectBytes)
 		}
 		if t != nil {
 			targets = append(targets, t)
@@ -308,7 +362,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			progress("starting the node pair at GOMAXPROCS=%d", procs)
 			t, err = startNodePair(ctx, cfg, bin, procs, rep, origin)
 		} else {
-			t, err = startNode(ctx, bin, procs, rep.NodeArguments)
+			t, err = startNode(ctx, cfg.proxyCPUs(), bin, procs, rep.NodeArguments)
 		}
 		if t != nil {
 			targets = append(targets, t)
@@ -322,7 +376,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 				progress("starting the Squid pair")
 				sq, err = startSquidPair(ctx, cfg, dir, rep, origin)
 			} else {
-				sq, rep.SquidConfig, err = startSquid(ctx, cfg.Squid, dir)
+				sq, rep.SquidConfig, err = startSquid(ctx, cfg.proxyCPUs(), cfg.Squid, dir)
 			}
 			if sq != nil {
 				targets = append(targets, sq)
@@ -547,10 +601,10 @@ func freePort() (string, error) {
 	return addr, ln.Close()
 }
 
-// startNode runs `bloomcast serve` with GOMAXPROCS=procs (PORT in args
+// startNode runs `bloomcast serve` with GOMAXPROCS=procs on cpus (PORT in args
 // replaced by a free port) and waits until it answers /healthz.
-func startNode(ctx context.Context, bin string, procs int, args []string) (*target, error) {
-	return startGoServer(ctx, ProxyNode, bin, procs, "/healthz", func(addr string) []string {
+func startNode(ctx context.Context, cpus, bin string, procs int, args []string) (*target, error) {
+	return startGoServer(ctx, cpus, ProxyNode, bin, procs, "/healthz", func(addr string) []string {
 		argv := slices.Clone(args)
 		for i, a := range argv {
 			argv[i] = strings.Replace(a, "127.0.0.1:PORT", addr, 1)
@@ -559,15 +613,15 @@ func startNode(ctx context.Context, bin string, procs int, args []string) (*targ
 	})
 }
 
-// startGoServer runs bin with GOMAXPROCS=procs and the arguments argv
+// startGoServer runs bin with GOMAXPROCS=procs (on cpus, unless "") and the arguments argv
 // gives for a free loopback address, as the proxy named, and waits until
 // it answers GET ready with 200.
-func startGoServer(ctx context.Context, proxy, bin string, procs int, ready string, argv func(addr string) []string) (*target, error) {
+func startGoServer(ctx context.Context, cpus, proxy, bin string, procs int, ready string, argv func(addr string) []string) (*target, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, argv(addr)...)
+	cmd := pinned(context.Background(), cpus, bin, argv(addr)...) // stopped by target.stop, not by ctx
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
 	cmd.Stderr = os.Stderr
 	t := &target{proxy: proxy, procs: procs, addr: addr, cmd: cmd}
@@ -612,12 +666,12 @@ shutdown_lifetime 1 second
 
 // startSquid writes squid.conf into dir and runs Squid in the foreground
 // until it listens.
-func startSquid(ctx context.Context, bin, dir string) (*target, string, error) {
-	return startSquidMem(ctx, bin, dir, 64)
+func startSquid(ctx context.Context, cpus, bin, dir string) (*target, string, error) {
+	return startSquidMem(ctx, cpus, bin, dir, 64)
 }
 
 // startSquidMem is startSquid with a cache_mem of cacheMemMB.
-func startSquidMem(ctx context.Context, bin, dir string, cacheMemMB int64) (*target, string, error) {
+func startSquidMem(ctx context.Context, cpus, bin, dir string, cacheMemMB int64) (*target, string, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, "", err
@@ -630,7 +684,7 @@ func startSquidMem(ctx context.Context, bin, dir string, cacheMemMB int64) (*tar
 	if err := chownToSquidUser(dir); err != nil {
 		return nil, conf, err
 	}
-	t := &target{proxy: ProxySquid, addr: addr, cmd: exec.Command(bin, "-N", "-f", path)}
+	t := &target{proxy: ProxySquid, addr: addr, cmd: pinned(context.Background(), cpus, bin, "-N", "-f", path)}
 	t.cmd.Stderr = os.Stderr
 	if err := t.start(); err != nil {
 		return nil, conf, err
@@ -875,7 +929,7 @@ type wrkResult struct {
 func runWrk(ctx context.Context, cfg Config, addr, script string, d time.Duration) (wrkResult, error) {
 	args := []string{"-t" + strconv.Itoa(cfg.Threads), "-c" + strconv.Itoa(cfg.Connections),
 		"-d" + strconv.Itoa(int(d.Round(time.Second)/time.Second)) + "s", "--latency", "-s", script, "http://" + addr + "/"}
-	out, err := exec.CommandContext(ctx, cfg.Wrk, args...).CombinedOutput()
+	out, err := pinned(ctx, cfg.wrkCPUs(), cfg.Wrk, args...).CombinedOutput()
 	if err != nil {
 		return wrkResult{}, fmt.Errorf("wrk: %w\n%s", err, out)
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,10 +129,48 @@ func TestLuaScript(t *testing.T) {
 }
 
 func TestConfigRejects(t *testing.T) {
-	for _, c := range []Config{{Rounds: -1}, {Connections: 1, Threads: 2}, {Duration: time.Millisecond}, {Procs: []int{0}}, {Squid: "/nonexistent/squid"}} {
+	for _, c := range []Config{{Rounds: -1}, {Connections: 1, Threads: 2}, {Duration: time.Millisecond}, {Procs: []int{0}}, {Squid: "/nonexistent/squid"},
+		{Pin: true, Procs: []int{1, 2}}} {
 		if _, err := Run(context.Background(), c); err == nil {
 			t.Errorf("%+v accepted", c)
 		}
+	}
+}
+
+// TestPinned: a command pinned to CPUs runs there (its own
+// /proc/self/status says so) under the pid the harness started (taskset
+// execs it, so CPU time is read from the right process), and an
+// unpinned one runs wherever the test may.
+func TestPinned(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil || runtime.GOOS != "linux" {
+		t.Skip("needs Linux and taskset")
+	}
+	allowed := func(cpus string) string {
+		cmd := pinned(context.Background(), cpus, "/bin/sh", "-c", `echo $$; grep Cpus_allowed_list /proc/self/status`)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(out))
+		if len(f) != 3 {
+			t.Fatalf("output %q", out)
+		}
+		if pid, _ := strconv.Atoi(f[0]); pid != cmd.Process.Pid {
+			t.Errorf("on CPUs %q: the shell's pid %d, started %d", cpus, pid, cmd.Process.Pid)
+		}
+		return f[2]
+	}
+	if got := allowed("0"); got != "0" {
+		t.Errorf("pinned to CPU 0, allowed %s", got)
+	}
+	if runtime.NumCPU() >= 2 {
+		c := &Config{Pin: true, Procs: []int{1}}
+		if got, want := allowed(c.wrkCPUs()), c.wrkCPUs(); got != want && !(want == "1-1" && got == "1") {
+			t.Errorf("wrk's CPUs %s, allowed %s", want, got)
+		}
+	}
+	if got := allowed(""); got == "" || got == "0" && runtime.NumCPU() > 1 {
+		t.Errorf("unpinned: allowed %q", got)
 	}
 }
 
@@ -156,12 +196,13 @@ func needSquidAndWrk(t *testing.T) {
 
 // TestRunShort runs the whole comparison briefly: a node at GOMAXPROCS=1
 // and Squid, one round of a second each, every request checked to be a
-// hit.
+// hit; pinned (Config.Pin) where there are two CPUs or more.
 func TestRunShort(t *testing.T) {
 	needSquidAndWrk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4, Floor: true})
+	pin := runtime.NumCPU() >= 2
+	rep, err := Run(ctx, Config{Rounds: 1, Duration: time.Second, Procs: []int{1}, Objects: 20, Connections: 4, Floor: true, Pin: pin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +228,9 @@ func TestRunShort(t *testing.T) {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, md.String())
 		}
+	}
+	if pinned := strings.Contains(md.String(), "Pinned: every proxy process on CPU 0, wrk on CPUs 1-"); pinned != pin || (rep.ProxyCPUs == "0") != pin {
+		t.Errorf("pinned %v: proxies on %q, report:\n%s", pin, rep.ProxyCPUs, md.String())
 	}
 	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Rounds[2].ProxyHits != rep.Rounds[2].ProxyHits {

@@ -36,7 +36,7 @@ const peerWait = 60 * time.Second
 // startNodePair starts the node pair at GOMAXPROCS procs and warms it:
 // the peer holds every object, the front routes each to it.
 func startNodePair(ctx context.Context, cfg Config, bin string, procs int, rep *Report, o *origin) (*target, error) {
-	peer, err := startNode(ctx, bin, procs, rep.NodeArguments)
+	peer, err := startNode(ctx, cfg.proxyCPUs(), bin, procs, rep.NodeArguments)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func startNodePair(ctx context.Context, cfg Config, bin string, procs int, rep *
 	for i, a := range rep.FrontArguments {
 		args[i] = strings.Replace(a, "PEER", peer.addr, 1)
 	}
-	front, err := startNode(ctx, bin, procs, args)
+	front, err := startNode(ctx, cfg.proxyCPUs(), bin, procs, args)
 	if front != nil {
 		front.back = peer
 	} else {
@@ -82,7 +82,7 @@ func startSquidPair(ctx context.Context, cfg Config, dir string, rep *Report, o 
 		return nil, err
 	}
 	rep.SquidConfig = squidPeerConf(peerAddr, peerDir)
-	peer, err := runSquid(ctx, cfg.Squid, peerDir, peerAddr, rep.SquidConfig, true)
+	peer, err := runSquid(ctx, cfg.proxyCPUs(), cfg.Squid, peerDir, peerAddr, rep.SquidConfig, true)
 	if err != nil {
 		return nil, errors.Join(err, stopTarget(peer))
 	}
@@ -99,7 +99,7 @@ func startSquidPair(ctx context.Context, cfg Config, dir string, rep *Report, o 
 		return nil, errors.Join(err, peer.stop())
 	}
 	rep.SquidFrontConfig = squidFrontConf(frontAddr, frontDir, peerAddr, cfg.ObjectBytes)
-	front, err := runSquid(ctx, cfg.Squid, frontDir, frontAddr, rep.SquidFrontConfig, false)
+	front, err := runSquid(ctx, cfg.proxyCPUs(), cfg.Squid, frontDir, frontAddr, rep.SquidFrontConfig, false)
 	if front != nil {
 		front.back = peer
 	} else {
@@ -148,9 +148,9 @@ minimum_direct_hops 0
 `, host, port)
 }
 
-// runSquid writes conf into dir and runs Squid (after squid -z when it
+// runSquid writes conf into dir and runs Squid (on cpus, unless "") (after squid -z when it
 // has a cache_dir) until its cache manager answers.
-func runSquid(ctx context.Context, bin, dir, addr, conf string, cacheDir bool) (*target, error) {
+func runSquid(ctx context.Context, cpus, bin, dir, addr, conf string, cacheDir bool) (*target, error) {
 	path := filepath.Join(dir, "squid.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func runSquid(ctx context.Context, bin, dir, addr, conf string, cacheDir bool) (
 			return nil, fmt.Errorf("squid -z: %w\n%s", err, out)
 		}
 	}
-	t := &target{proxy: ProxySquid, addr: addr, cmd: exec.Command(bin, "-N", "-f", path)}
+	t := &target{proxy: ProxySquid, addr: addr, cmd: pinned(context.Background(), cpus, bin, "-N", "-f", path)}
 	t.cmd.Stderr = os.Stderr
 	if err := t.start(); err != nil {
 		return nil, err

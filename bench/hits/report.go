@@ -26,6 +26,9 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			"Check: the proxy counted every request as a hit (node /metrics, Squid's cache manager counters) and the origin saw none.\n\n",
 			rep.Objects, rep.ObjectBytes, rep.Threads, rep.Connections, rep.DurationS)
 	}
+	if rep.ProxyCPUs != "" {
+		fmt.Fprintf(&b, "Pinned: every proxy process on CPU %s, wrk on CPUs %s (taskset).\n\n", rep.ProxyCPUs, rep.WrkCPUs)
+	}
 	b.WriteString("| round | proxy | hits/s | p50 ms | p90 ms | p99 ms | CPU µs/hit | check |\n")
 	b.WriteString("|--:|---|--:|--:|--:|--:|--:|---|\n")
 	for _, r := range rep.Rounds {

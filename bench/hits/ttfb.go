@@ -133,14 +133,14 @@ func RunTTFB(ctx context.Context, cfg TTFBConfig) (rep *TTFBReport, err error) {
 		}
 	}()
 	rep.NodeArguments = []string{"serve", "--listen", "127.0.0.1:PORT", "--name", "bench", "--memory", "64MiB", "--log-level", "warn"}
-	node, err := startNode(ctx, bin, 2, rep.NodeArguments)
+	node, err := startNode(ctx, "", bin, 2, rep.NodeArguments)
 	if node != nil {
 		targets = append(targets, node)
 	}
 	if err != nil {
 		return nil, err
 	}
-	sq, conf, err := startSquid(ctx, cfg.Squid, dir)
+	sq, conf, err := startSquid(ctx, "", cfg.Squid, dir)
 	rep.SquidConfig = conf
 	if sq != nil {
 		targets = append(targets, sq)
