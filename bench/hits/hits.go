@@ -28,7 +28,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,11 +65,13 @@ type Config struct {
 	// GOMAXPROCS=1 answering from memory; with Peer, a pair of them,
 	// the front forwarding each request to the other.
 	Floor bool
-	// Pin runs every proxy on CPU 0 and wrk on the other CPUs
-	// (taskset), so that the load generator does not share the proxy's
-	// CPU: Linux, at least 2 CPUs, every Procs 1.
+	// Pin runs every proxy on the first CPU the run may use and wrk on
+	// the others (taskset), so that the load generator does not share
+	// the proxy's CPU: Linux, at least 2 CPUs, every Procs 1.
 	Pin      bool
 	Progress io.Writer // progress lines; nil for none
+
+	proxyCPUList, wrkCPUList string // Pin's, set by defaults
 }
 
 func (c *Config) defaults() error {
@@ -111,7 +112,7 @@ func (c *Config) defaults() error {
 		}
 	}
 	if c.Pin {
-		if err := c.checkPin(); err != nil {
+		if err := c.setPin(); err != nil {
 			return err
 		}
 	}
@@ -123,35 +124,35 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// checkPin reports why Pin cannot be honoured, if it cannot.
-func (c *Config) checkPin() error {
-	if runtime.NumCPU() < 2 {
-		return errors.New("hits: pinning needs at least 2 CPUs, one for the proxies and one for wrk")
-	}
+// setPin chooses Pin's CPUs, the first the process may run on for the
+// proxies and the rest for wrk, or reports why it cannot.
+func (c *Config) setPin() error {
 	if slices.ContainsFunc(c.Procs, func(p int) bool { return p != 1 }) {
 		return fmt.Errorf("hits: pinning runs the proxies on one CPU, so GOMAXPROCS must be 1 (got %v)", c.Procs)
 	}
 	if _, err := exec.LookPath("taskset"); err != nil {
 		return fmt.Errorf("hits: pinning: %w", err)
 	}
+	cpus, err := allowedCPUs()
+	if err != nil {
+		return fmt.Errorf("hits: pinning: %w", err)
+	}
+	if len(cpus) < 2 {
+		return fmt.Errorf("hits: pinning needs at least 2 CPUs, one for the proxies and one for wrk (may run on %v)", cpus)
+	}
+	list := make([]string, len(cpus))
+	for i, n := range cpus {
+		list[i] = strconv.Itoa(n)
+	}
+	c.proxyCPUList, c.wrkCPUList = list[0], strings.Join(list[1:], ",")
 	return nil
 }
 
 // proxyCPUs returns the CPU list the proxies run on ("" unpinned).
-func (c *Config) proxyCPUs() string {
-	if !c.Pin {
-		return ""
-	}
-	return "0"
-}
+func (c *Config) proxyCPUs() string { return c.proxyCPUList }
 
 // wrkCPUs returns the CPU list wrk runs on ("" unpinned).
-func (c *Config) wrkCPUs() string {
-	if !c.Pin {
-		return ""
-	}
-	return "1-" + strconv.Itoa(runtime.NumCPU()-1)
-}
+func (c *Config) wrkCPUs() string { return c.wrkCPUList }
 
 // pinned returns the command that runs bin with args on cpus (under
 // taskset; bin itself when cpus is ""). taskset execs bin, so the

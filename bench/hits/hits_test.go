@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,18 +161,53 @@ func TestPinned(t *testing.T) {
 		}
 		return f[2]
 	}
-	if got := allowed("0"); got != "0" {
-		t.Errorf("pinned to CPU 0, allowed %s", got)
+	cpus, err := allowedCPUs()
+	if err != nil || len(cpus) == 0 {
+		t.Fatalf("allowed CPUs %v, %v", cpus, err)
 	}
-	if runtime.NumCPU() >= 2 {
+	first := strconv.Itoa(cpus[0])
+	if got := allowed(first); got != first {
+		t.Errorf("pinned to CPU %s, allowed %s", first, got)
+	}
+	if len(cpus) >= 2 {
 		c := &Config{Pin: true, Procs: []int{1}}
-		if got, want := allowed(c.wrkCPUs()), c.wrkCPUs(); got != want && !(want == "1-1" && got == "1") {
-			t.Errorf("wrk's CPUs %s, allowed %s", want, got)
+		if err := c.setPin(); err != nil {
+			t.Fatal(err)
+		}
+		if c.proxyCPUs() != first {
+			t.Errorf("proxies on %q, want %s", c.proxyCPUs(), first)
+		}
+		if got, want := expandCPUList(t, allowed(c.wrkCPUs())), cpus[1:]; !slices.Equal(got, want) {
+			t.Errorf("wrk on %q: allowed %v, want %v", c.wrkCPUs(), got, want)
+		}
+	} else if err := (&Config{Pin: true, Procs: []int{1}}).setPin(); err == nil {
+		t.Error("pinning accepted with one CPU")
+	}
+	if got := expandCPUList(t, allowed("")); !slices.Equal(got, cpus) {
+		t.Errorf("unpinned: allowed %v, want %v", got, cpus)
+	}
+}
+
+// expandCPUList reads a list such as "1-3,5" (Cpus_allowed_list).
+func expandCPUList(t *testing.T, list string) []int {
+	t.Helper()
+	var cpus []int
+	for _, r := range strings.Split(list, ",") {
+		lo, hi, found := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if found {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil {
+			t.Fatalf("CPU list %q", list)
+		}
+		for i := a; i <= b; i++ {
+			cpus = append(cpus, i)
 		}
 	}
-	if got := allowed(""); got == "" || got == "0" && runtime.NumCPU() > 1 {
-		t.Errorf("unpinned: allowed %q", got)
-	}
+	return cpus
 }
 
 // needSquidAndWrk skips t, or fails it where requireSquidEnv is set,
@@ -229,7 +265,7 @@ func TestRunShort(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md.String())
 		}
 	}
-	if pinned := strings.Contains(md.String(), "Pinned: every proxy process on CPU 0, wrk on CPUs 1-"); pinned != pin || (rep.ProxyCPUs == "0") != pin {
+	if pinned := strings.Contains(md.String(), "Pinned: every proxy process on CPU "+rep.ProxyCPUs+", wrk on CPUs "+rep.WrkCPUs+" "); pinned != pin || (rep.ProxyCPUs != "") != pin {
 		t.Errorf("pinned %v: proxies on %q, report:\n%s", pin, rep.ProxyCPUs, md.String())
 	}
 	var back Report

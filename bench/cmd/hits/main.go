@@ -20,8 +20,8 @@
 // costs any Go server before a cache does anything, and for peer hits a
 // pair of them, the front forwarding through net/http's client.
 //
-// With -pin (and -procs 1) every proxy process runs on CPU 0 and wrk on
-// the other CPUs, so that the load generator does not take CPU time from
+// With -pin (and -procs 1) every proxy process runs on one CPU, the
+// first the run may use, and wrk on the others, so that the load generator does not take CPU time from
 // the proxy it measures, nor one proxy's rounds get more of it than
 // another's:
 //
@@ -56,7 +56,7 @@ func main() {
 	flag.IntVar(&cfg.Objects, "objects", 100, "objects of the origin")
 	flag.IntVar(&cfg.ObjectBytes, "size", 4096, "object body size in bytes")
 	flag.BoolVar(&cfg.Peer, "peer", false, "measure peer hits: each proxy a pair, the front routing every request by its peer's digest to the peer holding the objects")
-	flag.BoolVar(&cfg.Pin, "pin", false, "run every proxy on CPU 0 and wrk on the others, so that the load generator does not share the proxies' CPU (Linux, taskset; with -procs 1)")
+	flag.BoolVar(&cfg.Pin, "pin", false, "run every proxy on one CPU (the first this run may use) and wrk on the others, so that the load generator does not share the proxies' CPU (Linux, taskset; with -procs 1)")
 	flag.BoolVar(&cfg.Floor, "floor", true, "also measure the floor: net/http at GOMAXPROCS=1 answering from memory (with -peer, a pair of them)")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
