@@ -21,9 +21,9 @@
 // pair of them, the front forwarding through net/http's client.
 //
 // With -pin (and -procs 1) every proxy process runs on one CPU, the
-// first the run may use, and wrk on the others, so that the load generator does not take CPU time from
-// the proxy it measures, nor one proxy's rounds get more of it than
-// another's:
+// first the run may use, and wrk on the others, so that the load
+// generator does not take CPU time from the proxy it measures, nor one
+// proxy's rounds get more of it than another's:
 //
 //	go run ./cmd/hits -procs 1 -pin
 //
