@@ -44,10 +44,11 @@ import (
 // least is a few blocks of 64 slots). For such a set the whole frame may
 // carry an empty ribbon instead, the set in the added filter (in
 // StaticXOR's one: an empty ribbon answers every key wrongly), sized for
-// the set and as many changes again: a compressed Bloom filter of one
-// hash function in a static frame, whose deltas flip the set's own bits
-// and leave the removed filter empty. The publisher sends whichever
-// whole frame is smaller; the format and the receivers are the same.
+// the set and the changes a ribbon's filters are sized for: a
+// compressed Bloom filter of one hash function in a static frame, whose
+// deltas flip the set's own bits and leave the removed filter empty.
+// The publisher sends whichever whole frame is smaller; the format and
+// the receivers are the same.
 //
 // A receiver's rate is the ribbon's plus the added filter's, at most 2ε
 // when the added filter is full; a present key is hidden with the removed
@@ -393,8 +394,8 @@ type whole struct {
 // seq: a ribbon of the set beside empty filters, and, where a ribbon of
 // set's size is far from its asymptotic size, an empty ribbon beside a
 // filter of the whole set (the added filter, or StaticXOR's one, since
-// an empty ribbon answers every key wrongly), sized for the set and as
-// many changes again. The second is a compressed Bloom digest of one
+// an empty ribbon answers every key wrongly), sized for the set and the
+// changes a ribbon's filters are sized for. The second is a compressed Bloom digest of one
 // hash function in a static frame, and its removals cost no direction
 // bit: the added filter holds the set. The ribbon is built only when
 // the first could be the smaller.

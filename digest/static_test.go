@@ -978,10 +978,10 @@ func denseGapsPart(t *testing.T) []byte {
 // TestStaticRibbonless: for a set whose ribbon is far from its
 // asymptotic size, Publish sends a whole frame whose ribbon is empty and
 // whose added filter (or StaticXOR's one) holds the set, sized for it
-// and as many changes again, when that is the smaller; the view answers
-// every key, at about the filter's rate, and follows additions and
-// removals by deltas without a removed filter; once the set outgrows the
-// filter, a ribbon. The ribbonless frame is the publication of
+// and as many changes again (DeltaShare 1), when that is the smaller;
+// the view answers every key, at about the filter's rate, and follows
+// additions and removals by deltas without a removed filter; once the
+// set outgrows the filter, a ribbon. The ribbonless frame is the publication of
 // golden-static-ribbonless.bin (keys k0 to k199, as golden-static-full.bin).
 func TestStaticRibbonless(t *testing.T) {
 	for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
