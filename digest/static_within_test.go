@@ -112,7 +112,7 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 // publication, at 100 to 10^4 keys and ε = 1/256. The static frames sum
 // to no more than the Bloom digest's of k = 2, m/n 31 (1/256), for a set
 // of steady size, as a full cache's (mixed and heavy changes), with no
-// ribbon after the first sent unpaid, and for a set that only grows
+// whole frame after the first sent unpaid, and for a set that only grows
 // (adds: about three times its size after 40 publications), whose
 // Bloom digest is sent whole at each doubling of its capacity. They do
 // so after every publication, not only at the end: the static frames
@@ -122,9 +122,9 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 //
 // Against the smallest Bloom digest at that rate (k = 1, m/n 256, as
 // large as the static digest's delta filters), a removal costs a
-// StaticAddedRemoved delta about one bit more than the Bloom delta
-// (which of the two filters), and a set of 100 keys that grows costs it
-// 0.5% more (logged). A StaticXOR delta does not pay that bit, and its
+// StaticAddedRemoved delta beside a ribbon about one bit more than the
+// Bloom delta (which of the two filters; logged). A StaticXOR delta
+// does not pay that bit, and its
 // frames sum to no more than that digest's for additions and for mixed
 // changes, after every publication (asserted); under heavy churn its one filter, holding
 // additions and removals together, outgrows its size twice as fast and
