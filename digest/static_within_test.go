@@ -124,12 +124,12 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 // large as the static digest's delta filters), a removal costs a
 // StaticAddedRemoved delta beside a ribbon about one bit more than the
 // Bloom delta (which of the two filters; logged). A StaticXOR delta
-// does not pay that bit, and its
-// frames sum to no more than that digest's for additions and for mixed
-// changes, after every publication (asserted); under heavy churn its one filter, holding
-// additions and removals together, outgrows its size twice as fast and
-// forces ribbons the saved bytes do not pay for (logged). Each line logs
-// the receivers' mean predicted rate beside the Bloom digest's.
+// does not pay that bit, and its frames sum to no more than that
+// digest's for additions and for mixed changes, after every publication
+// (asserted); under heavy churn its one filter, holding additions and
+// removals together, outgrows its size twice as fast and forces ribbons
+// the saved bytes do not pay for (logged). Each line logs the receivers'
+// mean predicted rate beside the Bloom digest's.
 func TestStaticPublishWithinBloomBytes(t *testing.T) {
 	sizes := []int{100, 300, 1000, 2000, 10000}
 	if testing.Short() {
