@@ -353,7 +353,7 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 			if fits && len(delta) < least ||
 				bounded && int64(least) > p.saved+int64(bloomBytes) {
 				// The delta is smaller than any whole frame, or no whole
-				// frame could be paid for (below): no ribbon is built.
+				// frame could be paid for (below): none is built.
 				return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
 			}
 		}
@@ -363,8 +363,9 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 		return nil, false, err
 	}
 	if bounded && delta != nil && int64(len(w.frame)) > p.saved+int64(bloomBytes) {
-		// The ribbon is not paid for: the delta, past the filters' size
-		// or not smaller than the ribbon, until it is.
+		// The whole frame is not paid for: the delta, past the
+		// filters' size or not smaller than the whole frame, until it
+		// is.
 		return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
 	}
 	return p.sent(w.frame, true, bloomBytes, func() { p.commitWhole(w, seq) })
@@ -395,19 +396,18 @@ type whole struct {
 // set's size is far from its asymptotic size, an empty ribbon beside a
 // filter of the whole set (the added filter, or StaticXOR's one, since
 // an empty ribbon answers every key wrongly), sized for the set and the
-// changes a ribbon's filters are sized for. The second is a compressed Bloom digest of one
-// hash function in a static frame, and its removals cost no direction
-// bit: the added filter holds the set. The ribbon is built only when
-// the first could be the smaller.
+// changes a ribbon's filters are sized for. The second is a compressed
+// Bloom digest of one hash function in a static frame, and its removals
+// cost no direction bit: the added filter holds the set. The ribbon is
+// built only when the first could be the smaller.
 func (p *StaticPublisher) smallerWhole(seq uint64, set []hashing.Hash128) (whole, error) {
-	n := float64(len(set))
-	share := max(64, p.cfg.share()*n)
+	share := max(64, p.cfg.share()*float64(len(set)))
 	ribbonLeast := StaticFullSize(uint64(len(set)), p.cfg.rate())
 	var best whole
 	if p.ribbonless(len(set)) {
 		lists := make([][]hashing.Hash128, p.cfg.Form.filterCount())
 		lists[0] = set
-		w, err := p.wholeOf(seq, nil, lists, share+n)
+		w, err := p.wholeOf(seq, nil, lists, p.ribbonlessCapacity(len(set)))
 		if err != nil {
 			return whole{}, err
 		}
@@ -427,25 +427,41 @@ func (p *StaticPublisher) smallerWhole(seq uint64, set []hashing.Hash128) (whole
 }
 
 // ribbonless reports whether a whole frame of n keys without a ribbon
-// could be smaller than one with: whether a filter of the keys at log2(1/ε)
-// + 1 bits a key, the least a filter of one hash function sized for them
-// costs (Mitzenmacher 2002: about log2(1/ε) + 1.44 once coded), is
-// smaller than the ribbon's least (StaticFullSize). Only for a few
-// thousand keys at most: a ribbon costs about 1.05·log2(1/ε) bits a key
-// once it is far from its least size (package ribbon).
+// could be smaller than one with: whether its filter's ones, at their
+// entropy and a bit a key besides (a gap code costs about 1.44 more;
+// Mitzenmacher 2002), cost less than the ribbon's least
+// (StaticFullSize). With many keys a ribbon costs about 1.05·log2(1/ε)
+// bits a key (package ribbon) and the filter at least log2(1/ε) + 2, so
+// this holds only for small sets.
 func (p *StaticPublisher) ribbonless(n int) bool {
-	bits := -math.Log2(p.cfg.rate())
-	return float64(staticWholeOverhead)+float64(n)*(bits+1)/8 < float64(StaticFullSize(uint64(n), p.cfg.rate()))
+	return n > 0 && float64(staticWholeOverhead)+(p.ribbonlessBits(n)+float64(n))/8 < float64(StaticFullSize(uint64(n), p.cfg.rate()))
+}
+
+// ribbonlessBits returns the entropy of the ones of the filter of a
+// whole frame of n keys without a ribbon, n·log2(m/n): the least its
+// coding costs.
+func (p *StaticPublisher) ribbonlessBits(n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	m := filterBits(p.ribbonlessCapacity(n), p.cfg.rate())
+	return float64(n) * math.Log2(float64(m)/float64(n))
+}
+
+// ribbonlessCapacity returns the keys the filter of a whole frame of n
+// keys without a ribbon is sized for: the set, and the changes a
+// ribbon's filters would be sized for.
+func (p *StaticPublisher) ribbonlessCapacity(n int) float64 {
+	return max(64, p.cfg.share()*float64(n)) + float64(n)
 }
 
 // leastWhole returns the least length of a whole frame of n keys: that of
 // one with a ribbon (StaticFullSize), or, where one without could be
-// smaller, the lesser of that and the least of one without (log2(1/ε)
-// bits a key besides its frames and parts).
+// smaller, the lesser of that and the least of one without.
 func (p *StaticPublisher) leastWhole(n int) int {
 	least := StaticFullSize(uint64(n), p.cfg.rate())
 	if p.ribbonless(n) {
-		least = min(least, staticWholeOverhead+int(float64(n)*-math.Log2(p.cfg.rate())/8))
+		least = min(least, staticWholeOverhead+int(p.ribbonlessBits(n)/8))
 	}
 	return least
 }
