@@ -113,11 +113,9 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 		t.Fatalf("b's static publications: %d whole, %d deltas", full, deltas)
 	}
 	// The node's memory counts its static publications and its peers'
-	// static views. b's 209 keys are in its publisher: as the ribbon's
-	// keys (16 bytes each) or, in a whole frame without a ribbon, as
-	// the added filter's ones (4 bytes each at least).
+	// static views.
 	held := b.static.heldBytes()
-	if views := int64(b.Directory().status()[0].HeldBytes); held < 4*209 ||
+	if views := int64(b.Directory().status()[0].HeldBytes); held < 16*209 ||
 		b.fixedBytes(false) != b.publisher.heldBytes()+b.squid.heldBytes()+held+views {
 		t.Fatalf("b's fixed bytes %d: static publications %d, view of a %d", b.fixedBytes(false), held, views)
 	}
