@@ -71,7 +71,7 @@ type Config struct {
 	Pin      bool
 	Progress io.Writer // progress lines; nil for none
 
-	proxyCPUList, wrkCPUList string // Pin's, set by defaults
+	proxyCPUs, wrkCPUs string // the CPU lists Pin chose ("" unpinned), set by defaults
 }
 
 func (c *Config) defaults() error {
@@ -144,15 +144,9 @@ func (c *Config) setPin() error {
 	for i, n := range cpus {
 		list[i] = strconv.Itoa(n)
 	}
-	c.proxyCPUList, c.wrkCPUList = list[0], strings.Join(list[1:], ",")
+	c.proxyCPUs, c.wrkCPUs = list[0], strings.Join(list[1:], ",")
 	return nil
 }
-
-// proxyCPUs returns the CPU list the proxies run on ("" unpinned).
-func (c *Config) proxyCPUs() string { return c.proxyCPUList }
-
-// wrkCPUs returns the CPU list wrk runs on ("" unpinned).
-func (c *Config) wrkCPUs() string { return c.wrkCPUList }
 
 // pinned returns the command that runs bin with args on cpus (under
 // taskset; bin itself when cpus is ""). taskset execs bin, so the
@@ -307,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	rep = &Report{Env: compare.StartRunEnv(), Threads: cfg.Threads, Connections: cfg.Connections,
 		DurationS: cfg.Duration.Seconds(), Objects: cfg.Objects, ObjectBytes: cfg.ObjectBytes, Peer: cfg.Peer,
-		ProxyCPUs: cfg.proxyCPUs(), WrkCPUs: cfg.wrkCPUs()}
+		ProxyCPUs: cfg.proxyCPUs, WrkCPUs: cfg.wrkCPUs}
 	rep.SquidVersion = firstLine(exec.Command(cfg.Squid, "-v").Output())
 	rep.WrkVersion = firstLine(exec.Command(cfg.Wrk, "-v").CombinedOutput())
 	progress := func(format string, a ...any) {
@@ -339,9 +333,9 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		}
 		var t *target
 		if cfg.Peer {
-			t, err = startFloorPair(ctx, cfg.proxyCPUs(), floor, cfg.ObjectBytes)
+			t, err = startFloorPair(ctx, cfg.proxyCPUs, floor, cfg.ObjectBytes)
 		} else {
-			t, err = startFloor(ctx, cfg.proxyCPUs(), floor, cfg.ObjectBytes)
+			t, err = startFloor(ctx, cfg.proxyCPUs, floor, cfg.ObjectBytes)
 		}
 		if t != nil {
 			targets = append(targets, t)
@@ -363,7 +357,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			progress("starting the node pair at GOMAXPROCS=%d", procs)
 			t, err = startNodePair(ctx, cfg, bin, procs, rep, origin)
 		} else {
-			t, err = startNode(ctx, cfg.proxyCPUs(), bin, procs, rep.NodeArguments)
+			t, err = startNode(ctx, cfg.proxyCPUs, bin, procs, rep.NodeArguments)
 		}
 		if t != nil {
 			targets = append(targets, t)
@@ -377,7 +371,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 				progress("starting the Squid pair")
 				sq, err = startSquidPair(ctx, cfg, dir, rep, origin)
 			} else {
-				sq, rep.SquidConfig, err = startSquid(ctx, cfg.proxyCPUs(), cfg.Squid, dir)
+				sq, rep.SquidConfig, err = startSquid(ctx, cfg.proxyCPUs, cfg.Squid, dir)
 			}
 			if sq != nil {
 				targets = append(targets, sq)
@@ -930,7 +924,7 @@ type wrkResult struct {
 func runWrk(ctx context.Context, cfg Config, addr, script string, d time.Duration) (wrkResult, error) {
 	args := []string{"-t" + strconv.Itoa(cfg.Threads), "-c" + strconv.Itoa(cfg.Connections),
 		"-d" + strconv.Itoa(int(d.Round(time.Second)/time.Second)) + "s", "--latency", "-s", script, "http://" + addr + "/"}
-	out, err := pinned(ctx, cfg.wrkCPUs(), cfg.Wrk, args...).CombinedOutput()
+	out, err := pinned(ctx, cfg.wrkCPUs, cfg.Wrk, args...).CombinedOutput()
 	if err != nil {
 		return wrkResult{}, fmt.Errorf("wrk: %w\n%s", err, out)
 	}

@@ -174,11 +174,11 @@ func TestPinned(t *testing.T) {
 		if err := c.setPin(); err != nil {
 			t.Fatal(err)
 		}
-		if c.proxyCPUs() != first {
-			t.Errorf("proxies on %q, want %s", c.proxyCPUs(), first)
+		if c.proxyCPUs != first {
+			t.Errorf("proxies on %q, want %s", c.proxyCPUs, first)
 		}
-		if got, want := expandCPUList(t, allowed(c.wrkCPUs())), cpus[1:]; !slices.Equal(got, want) {
-			t.Errorf("wrk on %q: allowed %v, want %v", c.wrkCPUs(), got, want)
+		if got, want := expandCPUList(t, allowed(c.wrkCPUs)), cpus[1:]; !slices.Equal(got, want) {
+			t.Errorf("wrk on %q: allowed %v, want %v", c.wrkCPUs, got, want)
 		}
 	} else if err := (&Config{Pin: true, Procs: []int{1}}).setPin(); err == nil {
 		t.Error("pinning accepted with one CPU")

@@ -36,7 +36,7 @@ const peerWait = 60 * time.Second
 // startNodePair starts the node pair at GOMAXPROCS procs and warms it:
 // the peer holds every object, the front routes each to it.
 func startNodePair(ctx context.Context, cfg Config, bin string, procs int, rep *Report, o *origin) (*target, error) {
-	peer, err := startNode(ctx, cfg.proxyCPUs(), bin, procs, rep.NodeArguments)
+	peer, err := startNode(ctx, cfg.proxyCPUs, bin, procs, rep.NodeArguments)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func startNodePair(ctx context.Context, cfg Config, bin string, procs int, rep *
 	for i, a := range rep.FrontArguments {
 		args[i] = strings.Replace(a, "PEER", peer.addr, 1)
 	}
-	front, err := startNode(ctx, cfg.proxyCPUs(), bin, procs, args)
+	front, err := startNode(ctx, cfg.proxyCPUs, bin, procs, args)
 	if front != nil {
 		front.back = peer
 	} else {
@@ -82,7 +82,7 @@ func startSquidPair(ctx context.Context, cfg Config, dir string, rep *Report, o 
 		return nil, err
 	}
 	rep.SquidConfig = squidPeerConf(peerAddr, peerDir)
-	peer, err := runSquid(ctx, cfg.proxyCPUs(), cfg.Squid, peerDir, peerAddr, rep.SquidConfig, true)
+	peer, err := runSquid(ctx, cfg.proxyCPUs, cfg.Squid, peerDir, peerAddr, rep.SquidConfig, true)
 	if err != nil {
 		return nil, errors.Join(err, stopTarget(peer))
 	}
@@ -99,7 +99,7 @@ func startSquidPair(ctx context.Context, cfg Config, dir string, rep *Report, o 
 		return nil, errors.Join(err, peer.stop())
 	}
 	rep.SquidFrontConfig = squidFrontConf(frontAddr, frontDir, peerAddr, cfg.ObjectBytes)
-	front, err := runSquid(ctx, cfg.proxyCPUs(), cfg.Squid, frontDir, frontAddr, rep.SquidFrontConfig, false)
+	front, err := runSquid(ctx, cfg.proxyCPUs, cfg.Squid, frontDir, frontAddr, rep.SquidFrontConfig, false)
 	if front != nil {
 		front.back = peer
 	} else {
