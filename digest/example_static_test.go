@@ -72,8 +72,8 @@ func ExampleStaticView_MemoryBytes() {
 			seq+1, n, bits, v.MemoryBytes(), p.MemoryBytes())
 	}
 	// Output:
-	// publication 1: 10000 keys in the ribbon, filters of 2554997 bits; view 10512 bytes, publisher 170592 bytes
-	// publication 2: 10000 keys in the ribbon, filters of 2554997 bits; view 11616 bytes, publisher 171696 bytes
+	// publication 1: 10000 keys in the ribbon, filters of 2554997 bits; view 10496 bytes, publisher 170576 bytes
+	// publication 2: 10000 keys in the ribbon, filters of 2554997 bits; view 10936 bytes, publisher 171016 bytes
 }
 
 // A publisher held to a compressed Bloom digest's bytes: each

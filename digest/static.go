@@ -391,8 +391,8 @@ func (p *StaticPublisher) sent(frame []byte, full bool, bloomBytes int, commit f
 // MemoryBytes returns the bytes the publisher holds between
 // publications: the ribbon's keys (16 bytes each) and frame (and, for
 // StaticXOR, its solution again, to query), and the filters as last
-// published, held as the positions of their ones (5 to 6 bytes a one; 0
-// before the first publication).
+// published, held as the positions of their ones (about 2 + log2(m/n)
+// bits a one: see sparseBits; 0 before the first publication).
 func (p *StaticPublisher) MemoryBytes() int {
 	if p == nil || p.ribbon == nil {
 		return 0
@@ -943,8 +943,8 @@ func (v *StaticView) Seed() uint64 {
 
 // MemoryBytes returns the bytes the view's filters hold: the ribbon's
 // solution and the filters beside it, held as the positions of
-// their ones (5 to 6 bytes a one, and a few bytes for an empty filter;
-// 0 for the zero view). A new ribbon's filters are empty, so a view holds
+// their ones (about 2 + log2(m/n) bits a one: see sparseBits; nothing
+// for an empty filter, and 0 for the zero view). A new ribbon's filters are empty, so a view holds
 // about the ribbon plus 16 bytes a key changed since.
 func (v *StaticView) MemoryBytes() int {
 	if v == nil || v.static == nil {

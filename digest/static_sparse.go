@@ -19,56 +19,186 @@ import (
 // between two ribbons they are almost empty (about ε of their bits set
 // when full). Decoded, each would take n/ε bits, far more than the
 // ribbon's n·log2(1/ε); the publisher and the views hold them as the
-// positions of their ones instead (sparseBits), which costs 5 to 6 bytes
-// a one and answers a query from one bucket of two to four positions. Only
-// the wire carries them as Bloom filters.
+// positions of their ones instead (sparseBits), in about 2 + log2(m/n)
+// bits a one. Only the wire carries them as Bloom filters.
 
-// sparseBits is an array of m bits held as the positions of its ones,
-// cut into buckets of 2^shift bits: bucket j's ones have their low shift
-// bits in low[start[j]:start[j+1]], increasing. shift is chosen so that
-// there are a quarter to a half as many buckets as ones (at most 32, so that a
-// low part fits 32 bits; a filter has at most bloom.MaxBits = 2^40 bits,
-// so even an empty one has at most 2^8 buckets). A sparseBits does not
-// change once built: a patch builds a new one (xor).
+// sparseBits is an array of m bits held as the increasing positions of
+// its n ones in the Elias–Fano representation (P. Elias, "Efficient
+// storage and retrieval by content and address of static files", 1974;
+// R. Fano, 1971; S. Vigna, "Quasi-succinct indices", 2013): each
+// position's low l = ⌊log2(m/n)⌋ bits packed in lows, its high part h in
+// unary in upper, one i set at bit h_i + i, so that the ones of high
+// part h lie between the upper array's zero number h−1 and zero number h.
+// zeros[j] is the position of zero number 64·j, from which a query finds
+// its zero in a word or two. That is at most 2 + log2(m/n) bits a one
+// besides a word or two, and under 1% more for the samples; a query reads
+// one sample, a word or two of upper and the lows of the ones of its
+// high part (about one). A sparseBits does not change once built: a
+// patch builds a new one (xor). The zero sparseBits, and any of no ones,
+// holds nothing.
 type sparseBits struct {
 	m     uint64
-	shift uint
-	start []uint32 // buckets + 1
-	low   []uint32 // one per one
+	n     uint64
+	l     uint     // bits of each low part
+	lows  []uint64 // n·l bits
+	upper []uint64 // n + (m−1)>>l + 1 bits
+	zeros []uint32 // the position in upper of every 64th zero
 }
 
-// maxOnes is the most ones a sparseBits holds (start indexes low with
-// uint32).
-const maxOnes = math.MaxUint32
+// zeroSample is the zeros of upper between two of sparseBits.zeros.
+const zeroSample = 64
+
+// maxOnes is the most ones a sparseBits holds: its upper array, of at
+// most 3n + 1 bits, is indexed with uint32.
+const maxOnes = 1 << 30
+
+// sparseLowBits is l for n ones (n ≥ 1) in m bits: ⌊log2(m/n)⌋, which
+// makes the upper array at most 3n + 1 bits (Elias 1974).
+func sparseLowBits(m, n uint64) uint {
+	return uint(bits.Len64(max(m/n, 1)) - 1)
+}
 
 // newSparseBits returns the m-bit array whose ones are at pos, which must
-// be increasing and below m.
+// be increasing, below m and at most maxOnes.
 func newSparseBits(m uint64, pos []uint64) sparseBits {
-	shift := sparseShift(m, uint64(len(pos)))
-	b := sparseBits{m: m, shift: shift}
-	buckets := (max(m, 1)-1)>>shift + 1
-	b.start = make([]uint32, buckets+1)
-	b.low = make([]uint32, len(pos))
-	mask := uint64(1)<<shift - 1
-	j := uint64(0)
-	for i, p := range pos {
-		for ; j < p>>shift; j++ {
-			b.start[j+1] = uint32(i)
-		}
-		b.low[i] = uint32(p & mask)
+	s := newSparseBuilder(m, uint64(len(pos)))
+	for _, p := range pos {
+		s.push(p)
 	}
-	for ; j < buckets; j++ {
-		b.start[j+1] = uint32(len(pos))
+	return s.finish()
+}
+
+// sparseBuilder builds a sparseBits of n ones, pushed in increasing order.
+type sparseBuilder struct {
+	b    sparseBits
+	i    uint64 // ones pushed
+	mask uint64 // of a low part
+}
+
+// newSparseBuilder returns a builder of the m-bit array of n ones.
+func newSparseBuilder(m, n uint64) *sparseBuilder {
+	s := &sparseBuilder{b: sparseBits{m: m, n: n}}
+	if n == 0 {
+		return s
+	}
+	s.b.l = sparseLowBits(m, n)
+	s.mask = uint64(1)<<s.b.l - 1
+	s.b.lows = make([]uint64, (n*uint64(s.b.l)+63)/64)
+	s.b.upper = make([]uint64, (n+(m-1)>>s.b.l+1+63)/64)
+	return s
+}
+
+// push adds the one at p, above the last pushed and below m.
+func (s *sparseBuilder) push(p uint64) {
+	s.b.setLow(s.i, p&s.mask)
+	u := p>>s.b.l + s.i
+	s.b.upper[u/64] |= 1 << (u % 64)
+	s.i++
+}
+
+// finish returns the array built, once all n ones are pushed: it samples
+// the upper array's zeros.
+func (s *sparseBuilder) finish() sparseBits {
+	b := s.b
+	if b.n == 0 {
+		return b
+	}
+	zeros := (b.m-1)>>b.l + 1
+	b.zeros = make([]uint32, 0, (zeros+zeroSample-1)/zeroSample)
+	seen, next := uint64(0), uint64(0) // zeros before this word; the next to sample
+	for wi, w := range b.upper {
+		z := ^w
+		if valid := b.n + zeros - 64*uint64(wi); valid < 64 {
+			z &= 1<<valid - 1 // not the padding past the last bit
+		}
+		c := uint64(bits.OnesCount64(z))
+		for ; next < seen+c; next += zeroSample {
+			b.zeros = append(b.zeros, uint32(64*uint64(wi)+selectInWord(z, next-seen)))
+		}
+		seen += c
 	}
 	return b
 }
 
+// setLow writes low part i, x, into lows, which are zero there.
+func (b *sparseBits) setLow(i, x uint64) {
+	if b.l == 0 {
+		return
+	}
+	bit := i * uint64(b.l)
+	w, o := bit/64, bit%64
+	b.lows[w] |= x << o
+	if o+uint64(b.l) > 64 {
+		b.lows[w+1] |= x >> (64 - o)
+	}
+}
+
+// low returns low part i.
+func (b *sparseBits) low(i uint64) uint64 {
+	if b.l == 0 {
+		return 0
+	}
+	bit := i * uint64(b.l)
+	w, o := bit/64, bit%64
+	x := b.lows[w] >> o
+	if o+uint64(b.l) > 64 {
+		x |= b.lows[w+1] << (64 - o)
+	}
+	return x & (1<<b.l - 1)
+}
+
+// selectInWord returns the position of the one of rank r (from 0) in w,
+// which has more than r ones: halving the word by counts, then clearing
+// at most 7 ones.
+func selectInWord(w, r uint64) uint64 {
+	s := uint64(0)
+	if c := uint64(bits.OnesCount32(uint32(w))); r >= c {
+		r, w, s = r-c, w>>32, 32
+	}
+	if c := uint64(bits.OnesCount16(uint16(w))); r >= c {
+		r, w, s = r-c, w>>16, s+16
+	}
+	if c := uint64(bits.OnesCount8(uint8(w))); r >= c {
+		r, w, s = r-c, w>>8, s+8
+	}
+	for ; r > 0; r-- {
+		w &= w - 1
+	}
+	return s + uint64(bits.TrailingZeros64(w))
+}
+
+// select0 returns the position in upper of zero number r (from 0), which
+// exists.
+func (b *sparseBits) select0(r uint64) uint64 {
+	p := uint64(b.zeros[r/zeroSample])
+	r %= zeroSample
+	wi := p / 64
+	z := ^b.upper[wi] >> (p % 64) << (p % 64) // the zeros at p and after, as ones
+	for {
+		if c := uint64(bits.OnesCount64(z)); r >= c {
+			r -= c
+			wi++
+			z = ^b.upper[wi]
+			continue
+		}
+		return 64*wi + selectInWord(z, r)
+	}
+}
+
 // has reports whether bit p (below m) is one. It allocates nothing.
 func (b *sparseBits) has(p uint64) bool {
-	j := p >> b.shift
-	lo := uint32(p & (uint64(1)<<b.shift - 1))
-	for _, x := range b.low[b.start[j]:b.start[j+1]] {
-		if x >= lo {
+	if b.n == 0 {
+		return false
+	}
+	h, lo := p>>b.l, p&(1<<b.l-1)
+	u := uint64(0) // the first bit of high part h's ones in upper
+	if h > 0 {
+		u = b.select0(h-1) + 1
+	}
+	// The ones of high part h, in increasing order, up to the zero that
+	// ends them.
+	for i := u - h; b.upper[u/64]>>(u%64)&1 == 1; u, i = u+1, i+1 {
+		if x := b.low(i); x >= lo {
 			return x == lo
 		}
 	}
@@ -76,75 +206,100 @@ func (b *sparseBits) has(p uint64) bool {
 }
 
 // xor returns b with the bits at diff (increasing, below m) flipped, or
-// an error wrapping ErrTooLarge past limit ones. The buckets no position
-// of diff falls in are copied as runs, their starts shifted, so that it
-// costs a copy of b's arrays plus the work of the positions changed, not
-// a pass that rebuilds every position (xorSorted and newSparseBits, which
-// it equals: where the ones it leaves call for another shift, it
-// rebuilds b that way).
+// an error wrapping ErrTooLarge past limit ones. It counts the ones of
+// the result, then merges b's positions with diff into it, so that it
+// holds nothing besides the result.
 func (b *sparseBits) xor(diff []uint64, limit uint64) (sparseBits, error) {
-	out := sparseBits{m: b.m, shift: b.shift, start: make([]uint32, len(b.start)),
-		low: make([]uint32, 0, min(uint64(len(b.low)+len(diff)), limit))}
-	buckets := uint64(len(b.start) - 1)
-	mask := uint64(1)<<b.shift - 1
-	j := uint64(0) // the next bucket to copy
-	for k := 0; k < len(diff); {
-		jd := diff[k] >> b.shift
-		// Buckets j to jd−1 unchanged: one copy, their starts moved by
-		// what the changes so far added or removed.
-		moved := uint32(len(out.low)) - b.start[j]
-		for i := j; i < jd; i++ {
-			out.start[i] = b.start[i] + moved
+	n := b.xorOnes(diff)
+	if n > min(limit, maxOnes) {
+		return sparseBits{}, errTooManyOnes(min(limit, maxOnes))
+	}
+	s := newSparseBuilder(b.m, n)
+	it := b.iter()
+	p, ok := it.next()
+	for _, d := range diff {
+		for ; ok && p < d; p, ok = it.next() {
+			s.push(p)
 		}
-		out.low = append(out.low, b.low[b.start[j]:b.start[jd]]...)
-		// Bucket jd: its ones merged with the changes in it.
-		out.start[jd] = uint32(len(out.low))
-		src := b.low[b.start[jd]:b.start[jd+1]]
-		for ; k < len(diff) && diff[k]>>b.shift == jd; k++ {
-			lo := uint32(diff[k] & mask)
-			for len(src) > 0 && src[0] < lo {
-				out.low = append(out.low, src[0])
-				src = src[1:]
+		if ok && p == d {
+			p, ok = it.next() // a one flipped to zero
+			continue
+		}
+		s.push(d)
+	}
+	for ; ok; p, ok = it.next() {
+		s.push(p)
+	}
+	return s.finish(), nil
+}
+
+// xorOnes returns the ones of b with the bits at diff (increasing, below
+// m) flipped: a query for each bit of a small diff, else a merge.
+func (b *sparseBits) xorOnes(diff []uint64) uint64 {
+	n := b.n + uint64(len(diff))
+	if uint64(len(diff)) < b.n/16 {
+		for _, d := range diff {
+			if b.has(d) {
+				n -= 2
 			}
-			if len(src) > 0 && src[0] == lo {
-				src = src[1:] // a one flipped to zero
-			} else {
-				out.low = append(out.low, lo)
-			}
 		}
-		out.low = append(out.low, src...)
-		if uint64(len(out.low)) > limit {
-			return sparseBits{}, errTooManyOnes(limit)
+		return n
+	}
+	it := b.iter()
+	p, ok := it.next()
+	for _, d := range diff {
+		for ; ok && p < d; p, ok = it.next() {
 		}
-		j = jd + 1
+		if ok && p == d {
+			n -= 2
+		}
 	}
-	moved := uint32(len(out.low)) - b.start[j]
-	for i := j; i <= buckets; i++ {
-		out.start[i] = b.start[i] + moved
+	return n
+}
+
+// sparseIter reads a sparseBits' positions in increasing order.
+type sparseIter struct {
+	b  *sparseBits
+	wi int    // the word of upper read
+	w  uint64 // its ones not yet read
+	i  uint64 // ones read
+}
+
+// iter returns an iterator at b's first one.
+func (b *sparseBits) iter() sparseIter {
+	it := sparseIter{b: b}
+	if len(b.upper) > 0 {
+		it.w = b.upper[0]
 	}
-	out.low = append(out.low, b.low[b.start[j]:]...)
-	if uint64(len(out.low)) > limit {
-		return sparseBits{}, errTooManyOnes(limit)
+	return it
+}
+
+// next returns the next position, or false past the last.
+func (it *sparseIter) next() (uint64, bool) {
+	for it.w == 0 {
+		if it.wi++; it.wi >= len(it.b.upper) {
+			return 0, false
+		}
+		it.w = it.b.upper[it.wi]
 	}
-	if sparseShift(b.m, uint64(len(out.low))) != b.shift {
-		return newSparseBits(b.m, out.appendPositions(make([]uint64, 0, len(out.low)))), nil
-	}
-	return out, nil
+	h := 64*uint64(it.wi) + uint64(bits.TrailingZeros64(it.w)) - it.i
+	p := h<<it.b.l | it.b.low(it.i)
+	it.w &= it.w - 1
+	it.i++
+	return p, true
 }
 
 // ones returns the number of ones.
-func (b *sparseBits) ones() uint64 { return uint64(len(b.low)) }
+func (b *sparseBits) ones() uint64 { return b.n }
 
 // bytes returns the bytes b holds.
-func (b *sparseBits) bytes() int { return 4 * (len(b.start) + len(b.low)) }
+func (b *sparseBits) bytes() int { return 8*(len(b.lows)+len(b.upper)) + 4*len(b.zeros) }
 
 // appendPositions appends the positions of b's ones to dst, increasing.
 func (b *sparseBits) appendPositions(dst []uint64) []uint64 {
-	for j := range len(b.start) - 1 {
-		hi := uint64(j) << b.shift
-		for _, x := range b.low[b.start[j]:b.start[j+1]] {
-			dst = append(dst, hi|uint64(x))
-		}
+	it := b.iter()
+	for p, ok := it.next(); ok; p, ok = it.next() {
+		dst = append(dst, p)
 	}
 	return dst
 }
@@ -158,19 +313,15 @@ func (b *sparseBits) words() []uint64 {
 	return w
 }
 
-// sparseShift is the bucket shift of a sparseBits of m bits and n ones:
-// ⌈log2(2m/n)⌉, buckets of about 2 ones on average, at most 32.
-func sparseShift(m, n uint64) uint {
-	if n <= 1 {
-		return 32
-	}
-	return min(32, uint(bits.Len64((2*m-1)/n)))
-}
-
 // sparseBytes is the bytes a sparseBits of m bits and n ones holds, as
 // newSparseBits builds it, without building it.
 func sparseBytes(m, n uint64) uint64 {
-	return 4 * ((max(m, 1)-1)>>sparseShift(m, n) + 2 + n)
+	if n == 0 {
+		return 0
+	}
+	l := sparseLowBits(m, n)
+	zeros := (m-1)>>l + 1
+	return 8*((n*uint64(l)+63)/64) + 8*((n+zeros+63)/64) + 4*((zeros+zeroSample-1)/zeroSample)
 }
 
 // xorSorted returns the positions in exactly one of a and b, both

@@ -11,7 +11,7 @@ import (
 // TestSparseBitsXOR: flipping positions in place of rebuilding gives the
 // sparseBits that newSparseBits builds from the XOR of the positions, for
 // filters from empty to dense, changes from none to more than the ones
-// held (so that the bucket shift changes, both ways), and the limit.
+// held (so that the low parts' width changes, both ways), and the limit.
 func TestSparseBitsXOR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	positions := func(m uint64, n int) []uint64 {
@@ -47,8 +47,8 @@ func TestSparseBitsXOR(t *testing.T) {
 					t.Fatal(err)
 				}
 				if w := newSparseBits(m, want); !reflect.DeepEqual(got, w) {
-					t.Fatalf("m %d, %d ones, %d changes: got shift %d, %d ones; want shift %d, %d ones",
-						m, ones, len(diff), got.shift, got.ones(), w.shift, w.ones())
+					t.Fatalf("m %d, %d ones, %d changes: got l %d, %d ones; want l %d, %d ones",
+						m, ones, len(diff), got.l, got.ones(), w.l, w.ones())
 				}
 				if n := uint64(len(want)); n > 0 {
 					if _, err := b.xor(diff, n-1); !errors.Is(err, ErrTooLarge) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -544,8 +545,8 @@ func binaryUvarint(x uint64) []byte { return binary.AppendUvarint(nil, x) }
 
 // TestStaticViewMemoryBytes: a publisher holds its ribbon's keys and
 // frame and its filters; a view holds its ribbon's solution and its two
-// filters as the positions of their ones, so a few bytes for empty
-// filters and at most 8 bytes a bit set after a delta, far below the
+// filters as the positions of their ones, so nothing for empty filters
+// and about 2 + log2(m/n) bits a bit set after a delta, far below the
 // filters' n/−ln(1 − ε) bits decoded.
 func TestStaticViewMemoryBytes(t *testing.T) {
 	if (*StaticView)(nil).MemoryBytes() != 0 || new(StaticView).MemoryBytes() != 0 {
@@ -567,14 +568,23 @@ func TestStaticViewMemoryBytes(t *testing.T) {
 	if got := v.MemoryBytes(); got != ribbonBytes+empty || empty > 64 || keys != 10000 || ribbonBytes < 10000 || ribbonBytes > 9*10000/8 {
 		t.Fatalf("MemoryBytes %d, want %d + %d (ribbon for %d keys, filters of %d bits)", got, ribbonBytes, empty, keys, bits)
 	}
-	// 100 keys added and 100 removed: at most 200 bits set.
+	// 100 keys added and 100 removed: at most 200 bits set, held in
+	// no less than their entropy, log2 C(m, n) ≥ n·log2(m/n) bits, and
+	// in at most 2 + log2(m/n) bits each besides 3 words and a sample a
+	// filter (Elias–Fano).
 	if frame, _, err = p.Publish(2, staticKeys("m", 100, 10100)); err != nil {
 		t.Fatal(err)
 	}
 	w := mustApply(t, v, frame)
 	set := w.added.bits.ones() + w.removed.bits.ones()
-	if got := w.MemoryBytes(); set < 190 || set > 200 || got < ribbonBytes+4*int(set) || got > ribbonBytes+empty+8*int(set) {
-		t.Fatalf("after a delta of 200 keys: %d bytes for %d bits set (ribbon %d)", got, set, ribbonBytes)
+	least, most := 0.0, 0.0
+	for _, f := range w.parts() {
+		n := float64(f.bits.ones())
+		least += n * math.Log2(float64(bits)/n) / 8
+		most += n*(2+math.Log2(float64(bits)/n))/8 + 28
+	}
+	if got := w.MemoryBytes() - ribbonBytes; set < 190 || set > 200 || float64(got) < least || float64(got) > most {
+		t.Fatalf("after a delta of 200 keys: %d bytes besides the ribbon for %d bits set (want %.0f to %.0f)", got, set, least, most)
 	}
 	if got, want := p.MemoryBytes()-16*10000-len(p.ribbon), w.MemoryBytes()-ribbonBytes; got != want {
 		t.Fatalf("publisher's filters %d bytes, the view's %d", got, want)
@@ -605,8 +615,15 @@ func TestSparseBits(t *testing.T) {
 			}
 			slices.Sort(pos)
 			b := newSparseBits(m, pos)
-			if uint64(b.bytes()) != sparseBytes(m, n) || b.ones() != n || b.bytes() > 8*int(n)+4*258 {
-				t.Fatalf("m %d, n %d: %d bytes, sparseBytes %d", m, n, b.bytes(), sparseBytes(m, n))
+			// Elias–Fano: at most 2 + log2(m/n) bits a one, besides two
+			// words' rounding and a sample of 4 bytes every 64 high parts
+			// (at most 2n).
+			most := 0.0
+			if n > 0 {
+				most = float64(n)*(2+math.Log2(float64(m)/float64(n)))/8 + 16 + 4*math.Ceil(float64(2*n+1)/64)
+			}
+			if uint64(b.bytes()) != sparseBytes(m, n) || b.ones() != n || float64(b.bytes()) > most {
+				t.Fatalf("m %d, n %d: %d bytes (at most %.0f), sparseBytes %d", m, n, b.bytes(), most, sparseBytes(m, n))
 			}
 			if got := b.appendPositions(nil); !slices.Equal(got, pos) && len(pos)+len(got) > 0 {
 				t.Fatalf("m %d, n %d: positions differ", m, n)

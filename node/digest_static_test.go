@@ -520,14 +520,16 @@ func TestStaticResyncOnGap(t *testing.T) {
 // more than MaxDigestBytes is refused, and the node asks that peer for
 // Bloom digests from then on, at once. A view holds the ribbon and the
 // ones of its two filters: at 1000 objects and ε = 4.6·10^-4 about 1.7
-// KB, within the 4 KiB limit; after 600 objects more, a delta whose 600
-// bits set would hold about 4 KB more, past it (the Bloom digest, 16 000
-// bits, is held in 2 KB).
+// KB, within the limit of 2400 bytes; after 600 objects more, a delta
+// whose 600 bits set (about 1.9 bytes each) would make it about 2.8 KB,
+// past it (the Bloom digest, 16 000 bits, is held in 2 KB). The limit
+// lies midway between what the Bloom view and the grown static view
+// hold.
 func TestStaticTooLargeFallsBack(t *testing.T) {
 	origin := newTestOrigin(t)
 	lnA, lnB := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
 	logs := &syncBuffer{}
-	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 4 << 10,
+	a := startNode(t, lnA, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true, MaxDigestBytes: 2400,
 		Peers:  []PeerConfig{{Name: "b", Proxy: "http://" + lnB.Addr().String()}},
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	b := startNode(t, lnB, nil, NodeConfig{FullDigests: FullDigestsStatic, Manual: true})
