@@ -40,6 +40,16 @@ import (
 // the changes outgrow the filters, or a delta would not be smaller than a
 // new ribbon, it sends a new ribbon instead.
 //
+// A ribbon of a few hundred keys is far from its asymptotic size (its
+// least is a few blocks of 64 slots). For such a set the whole frame may
+// carry an empty ribbon instead, the set in the added filter (in
+// StaticXOR's one: an empty ribbon answers every key wrongly), sized for
+// the set and the changes a ribbon's filters are sized for: a
+// compressed Bloom filter of one hash function in a static frame, whose
+// deltas flip the set's own bits and leave the removed filter empty.
+// The publisher sends whichever whole frame is smaller; the format and
+// the receivers are the same.
+//
 // A receiver's rate is the ribbon's plus the added filter's, at most 2ε
 // when the added filter is full; a present key is hidden with the removed
 // filter's rate (a peer's hit missed, never a wrong answer).
@@ -230,8 +240,9 @@ type StaticPublisher struct {
 	// removed filters, or StaticXOR's one of the ribbon's wrong answers.
 	published []*staticFilter
 	seq       uint64
-	saved     int64 // PublishWithin's bytes saved (Saved)
-	made      bool  // by NewStaticPublisher
+	filterCap float64 // the changes since the ribbon the filters are sized for
+	saved     int64   // PublishWithin's bytes saved (Saved)
+	made      bool    // by NewStaticPublisher
 }
 
 // NewStaticPublisher returns a publisher with configuration c. Errors
@@ -258,10 +269,10 @@ func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
 // Publish returns the frame that brings a receiver from the previous
 // publication to the set keys (hashed with the configured seed;
 // duplicates allowed) at sequence seq, which must exceed the previous
-// call's: the filters' deltas, or a whole frame with a new ribbon
-// when the changes since the ribbon outgrow the filters, when the delta
-// would not be smaller, and the first time. full says which. keys is not
-// kept.
+// call's: the filters' deltas, or a whole frame with a new ribbon (or,
+// where that is smaller, an empty one beside a filter of the set) when
+// the changes since the ribbon outgrow the filters, when the delta would
+// not be smaller, and the first time. full says which. keys is not kept.
 func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []byte, full bool, err error) {
 	return p.publish(seq, keys, -1)
 }
@@ -290,8 +301,9 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // delta of one hash function and the same bits would, and says nothing
 // more. The first frame is a whole frame: the ribbon's frame inside the
 // static frame, and a part of a few bytes a filter (154 or 149 bytes
-// besides the ribbon's), larger than the Bloom digest's below about
-// 1 000 keys (k = 2, m/n 31) or 2 000 (k = 1, m/n 256).
+// besides the ribbon's and the filters' ones), larger than the Bloom
+// digest's of the set below about 1 000 keys (k = 2, m/n 31) or 2 000
+// (k = 1, m/n 256) by up to those bytes, with or without a ribbon.
 //
 // The cost is the caller's: coding the Bloom publication, which a Bloom
 // digest's publisher does for its peers anyway.
@@ -325,9 +337,11 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 	set := sortedKeys(keys)
 	var delta []byte
 	var next []*staticFilter
+	fits := false // the changes fit the filters: a delta is exact
 	if p.ribbon != nil {
 		lists := p.changes(diffSorted(p.base, set))
-		fits, within := true, true
+		within := true
+		fits = true
 		for _, l := range lists {
 			fits = fits && float64(len(l)) <= p.capacity()
 			within = within && float64(len(l)) <= maxOverflow*p.capacity()
@@ -337,45 +351,184 @@ func (p *StaticPublisher) publish(seq uint64, keys []hashing.Hash128, bloomBytes
 			if delta, next, err = p.delta(seq, fs); err != nil {
 				return nil, false, err
 			}
-			least := StaticFullSize(uint64(len(set)), p.cfg.rate())
+			least := p.leastWhole(len(set))
 			if fits && len(delta) < least ||
 				bounded && int64(least) > p.saved+int64(bloomBytes) {
 				// The delta is smaller than any whole frame, or no whole
-				// frame could be paid for (below): no ribbon is built.
+				// frame could be paid for (below): none is built.
 				return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
 			}
 		}
 	}
-	f, err := ribbon.BuildHashes(ribbon.Config{Rate: p.cfg.rate(), Seed: p.cfg.Seed, MaxAttempts: p.cfg.MaxAttempts}, set)
+	w, err := p.smallerWhole(seq, set)
 	if err != nil {
-		return nil, false, fmt.Errorf("digest: static full digest: %w", err)
+		return nil, false, err
+	}
+	if fits && delta != nil && len(delta) < len(w.frame) {
+		// The whole frame came out larger than its least (a ribbon
+		// built at its second attempt or more, or no frame without one
+		// that a view holds in as little): the delta.
+		return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
+	}
+	if bounded && delta != nil && int64(len(w.frame)) > p.saved+int64(bloomBytes) {
+		// The whole frame is not paid for: the delta, past the
+		// filters' size or not smaller than the whole frame, until it
+		// is.
+		return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
+	}
+	return p.sent(w.frame, true, bloomBytes, func() { p.commitWhole(w, seq) })
+}
+
+// commitWhole makes w, a whole frame at seq, the last publication.
+func (p *StaticPublisher) commitWhole(w whole, seq uint64) {
+	p.ribbon, p.base, p.fullSeq, p.fullCRC, p.seq = w.rf, w.base, seq, w.crc, seq
+	if p.cfg.Form == StaticXOR {
+		p.static = w.static
+	}
+	p.published, p.filterCap = w.filters, w.capacity
+}
+
+// whole is a whole frame a publisher may send, and what it holds.
+type whole struct {
+	frame    []byte
+	rf       []byte            // the ribbon's frame
+	crc      uint32            // its checksum
+	static   *ribbon.Filter    // the ribbon
+	base     []hashing.Hash128 // its keys
+	filters  []*staticFilter
+	capacity float64 // the changes since the ribbon the filters are sized for
+}
+
+// filterBytes returns the bytes w's filters hold, in the publisher and
+// in a view of w alike.
+func (w *whole) filterBytes() uint64 {
+	n := uint64(0)
+	for _, f := range w.filters {
+		n += uint64(f.bits.bytes())
+	}
+	return n
+}
+
+// smallerWhole returns the smaller of the two whole frames of set at
+// seq: a ribbon of the set beside empty filters, and, where a ribbon of
+// set's size is far from its asymptotic size, an empty ribbon beside a
+// filter of the whole set (the added filter, or StaticXOR's one, since
+// an empty ribbon answers every key wrongly), sized for the set and the
+// changes a ribbon's filters are sized for. The second is a compressed
+// Bloom digest of one hash function in a static frame, and its removals
+// cost no direction bit: the added filter holds the set. The second is
+// taken only where a view holds no more for it than for the first (its
+// filter's ones against the ribbon's least solution), so that a
+// receiver's memory, which its limit bounds, does not grow for the bytes
+// it saves. The ribbon is built only when the first could be the
+// smaller.
+func (p *StaticPublisher) smallerWhole(seq uint64, set []hashing.Hash128) (whole, error) {
+	share := max(64, p.cfg.share()*float64(len(set)))
+	ribbonLeast := StaticFullSize(uint64(len(set)), p.cfg.rate())
+	var best whole
+	if p.ribbonless(len(set)) {
+		lists := make([][]hashing.Hash128, p.cfg.Form.filterCount())
+		lists[0] = set
+		w, err := p.wholeOf(seq, nil, lists, p.ribbonlessCapacity(len(set)))
+		if err != nil {
+			return whole{}, err
+		}
+		if rb := p.ribbonBytes(len(set)); w.filterBytes() <= rb+rb/8 {
+			if len(w.frame) <= ribbonLeast {
+				return w, nil // no frame with a ribbon of set is as small
+			}
+			best = w
+		}
+	}
+	w, err := p.wholeOf(seq, set, make([][]hashing.Hash128, p.cfg.Form.filterCount()), share)
+	if err != nil {
+		return whole{}, err
+	}
+	if best.frame != nil && len(best.frame) <= len(w.frame) {
+		return best, nil
+	}
+	return w, nil
+}
+
+// ribbonless reports whether a whole frame of n keys without a ribbon
+// could be smaller than one with: whether its filter's ones, at their
+// entropy and a bit a key besides (a gap code costs about 1.44 more;
+// Mitzenmacher 2002), cost less than the ribbon's least
+// (StaticFullSize). With many keys a ribbon costs about 1.05·log2(1/ε)
+// bits a key (package ribbon) and the filter at least log2(1/ε) + 2, so
+// this holds only for small sets. Whether a view would hold no more for
+// it is known only once its filter is built (smallerWhole).
+func (p *StaticPublisher) ribbonless(n int) bool {
+	if n == 0 {
+		return false
+	}
+	return float64(staticWholeOverhead)+(p.ribbonlessBits(n)+float64(n))/8 < float64(StaticFullSize(uint64(n), p.cfg.rate()))
+}
+
+// ribbonBytes returns the bytes of the least solution of a ribbon of n
+// keys at the publisher's rate: what a view of it holds, besides its
+// filters.
+func (p *StaticPublisher) ribbonBytes(n int) uint64 {
+	s, err := ribbon.Size(uint64(n), p.cfg.rate())
+	if err != nil {
+		return 0
+	}
+	return s.SizeBits() / 8
+}
+
+// ribbonlessBits returns the entropy of the ones of the filter of a
+// whole frame of n keys without a ribbon, n·log2(m/n): the least its
+// coding costs.
+func (p *StaticPublisher) ribbonlessBits(n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	m := filterBits(p.ribbonlessCapacity(n), p.cfg.rate())
+	return float64(n) * math.Log2(float64(m)/float64(n))
+}
+
+// ribbonlessCapacity returns the keys the filter of a whole frame of n
+// keys without a ribbon is sized for: the set, and the changes a
+// ribbon's filters would be sized for.
+func (p *StaticPublisher) ribbonlessCapacity(n int) float64 {
+	return max(64, p.cfg.share()*float64(n)) + float64(n)
+}
+
+// leastWhole returns the least length of a whole frame of n keys: that of
+// one with a ribbon (StaticFullSize), or, where one without could be
+// smaller, the lesser of that and the least of one without.
+func (p *StaticPublisher) leastWhole(n int) int {
+	least := StaticFullSize(uint64(n), p.cfg.rate())
+	if p.ribbonless(n) {
+		least = min(least, staticWholeOverhead+int(p.ribbonlessBits(n)/8))
+	}
+	return least
+}
+
+// staticWholeOverhead is the bytes of a whole frame of kind 5 besides
+// its ribbon's solution and its filters' ones: the type-13 frame, the
+// ribbon's frame and two parts.
+const staticWholeOverhead = 154
+
+// wholeOf returns the whole frame at seq of a ribbon of base and
+// filters of lists, sized for capacity changes.
+func (p *StaticPublisher) wholeOf(seq uint64, base []hashing.Hash128, lists [][]hashing.Hash128, capacity float64) (whole, error) {
+	f, err := ribbon.BuildHashes(ribbon.Config{Rate: p.cfg.rate(), Seed: p.cfg.Seed, MaxAttempts: p.cfg.MaxAttempts}, base)
+	if err != nil {
+		return whole{}, fmt.Errorf("digest: static full digest: %w", err)
 	}
 	rf, err := f.AppendBinary(nil)
 	if err != nil {
-		return nil, false, err
+		return whole{}, err
 	}
-	capacity := max(64, p.cfg.share()*float64(len(set)))
 	geo, err := bloom.NewGeometry(params.Shape{Layout: bloom.Classic, M: filterBits(capacity, p.cfg.rate()), K: 1}, p.cfg.Seed, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("digest: static delta filter: %w", err)
+		return whole{}, fmt.Errorf("digest: static delta filter: %w", err)
 	}
-	fs := p.filters(seq, make([][]hashing.Hash128, p.cfg.Form.filterCount()), geo)
-	crc := envelope.Checksum(rf)
-	if frame, err = p.wholeFrame(rf, crc, seq, seq, fs); err != nil {
-		return nil, false, err
-	}
-	if bounded && delta != nil && int64(len(frame)) > p.saved+int64(bloomBytes) {
-		// The ribbon is not paid for: the delta, past the filters' size
-		// or not smaller than the ribbon, until it is.
-		return p.sent(delta, false, bloomBytes, func() { p.published, p.seq = next, seq })
-	}
-	return p.sent(frame, true, bloomBytes, func() {
-		p.ribbon, p.base, p.fullSeq, p.fullCRC, p.seq = rf, set, seq, crc, seq
-		if p.cfg.Form == StaticXOR {
-			p.static = f
-		}
-		p.published = fs
-	})
+	w := whole{rf: rf, crc: envelope.Checksum(rf), static: f, base: base, capacity: capacity,
+		filters: p.filters(seq, lists, geo)}
+	w.frame, err = p.wholeFrame(rf, w.crc, seq, seq, w.filters)
+	return w, err
 }
 
 // sent commits a publication: it runs commit and counts the bytes
@@ -428,9 +581,7 @@ func (p *StaticPublisher) changes(added, removed []hashing.Hash128) [][]hashing.
 }
 
 // capacity is the changes since the ribbon the filters are sized for.
-func (p *StaticPublisher) capacity() float64 {
-	return max(64, p.cfg.share()*float64(len(p.base)))
-}
+func (p *StaticPublisher) capacity() float64 { return p.filterCap }
 
 // maxOverflow bounds how far PublishWithin lets the added and removed
 // filters run past their capacity while a new ribbon is not paid for:

@@ -317,10 +317,15 @@ func staticGoldenForm(t testing.TB, form StaticForm) (full, delta []byte) {
 	for i := range 200 {
 		keys = append(keys, fmt.Sprintf("k%d", i))
 	}
-	full, _, err = p.Publish(1, h(keys...))
+	// The whole frame with a ribbon, which Publish sends for larger
+	// sets: for 200 keys it sends one without (staticGoldenRibbonless).
+	set := sortedKeys(h(keys...))
+	w, err := p.wholeOf(1, set, make([][]hashing.Hash128, form.filterCount()), float64(len(set)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.commitWhole(w, 1)
+	full = w.frame
 	keys[1] = "d"
 	delta, isFull, err := p.Publish(2, h(keys...))
 	if err != nil || isFull {
@@ -419,6 +424,11 @@ func FuzzStaticApply(f *testing.F) {
 		if framed, err := os.ReadFile("testdata/golden-" + name + ".bin"); err == nil {
 			f.Add(framed, delta)
 		}
+	}
+	// The whole frame without a ribbon that Publish sends for the
+	// golden keys.
+	if rl, err := os.ReadFile("testdata/golden-static-ribbonless.bin"); err == nil {
+		f.Add(rl, delta)
 	}
 	// A whole frame whose filters hold keys: gap-coded.
 	p, _ := NewStaticPublisher(StaticConfig{Seed: staticSeed})
@@ -980,4 +990,185 @@ func denseGapsPart(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return append(append([]byte{byte(envelope.CodecGaps), 1}, binaryUvarint(uint64(len(gaps)))...), gaps...)
+}
+
+// TestStaticRibbonless: for a set whose ribbon is far from its
+// asymptotic size, Publish sends a whole frame whose ribbon is empty and
+// whose added filter (or StaticXOR's one) holds the set, sized for it
+// and as many changes again (DeltaShare 1), when that is the smaller;
+// the view answers every key, at about the filter's rate, and follows
+// additions and removals by deltas without a removed filter; once the
+// set outgrows the filter, a ribbon. The ribbonless frame is the publication of
+// golden-static-ribbonless.bin (keys k0 to k199, as golden-static-full.bin).
+func TestStaticRibbonless(t *testing.T) {
+	for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
+		t.Run(form.String(), func(t *testing.T) {
+			p, err := NewStaticPublisher(StaticConfig{Rate: 1.0 / 256, Seed: staticSeed, Codec: Fast, Form: form})
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := staticKeys("r", 0, 300)
+			frame, full, err := p.Publish(1, set)
+			if err != nil || !full {
+				t.Fatalf("first publication: full %v, %v", full, err)
+			}
+			withRibbon, err := p.wholeOf(1, sortedKeys(set), make([][]hashing.Hash128, form.filterCount()), 300)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("300 keys: %d bytes without a ribbon, %d with", len(frame), len(withRibbon.frame))
+			if len(frame) >= len(withRibbon.frame) {
+				t.Fatalf("the ribbonless frame (%d bytes) is not smaller than the ribbon's (%d)", len(frame), len(withRibbon.frame))
+			}
+			v := mustApply(t, nil, frame)
+			rv := mustApply(t, nil, withRibbon.frame)
+			if v.MemoryBytes() > rv.MemoryBytes()*9/8 {
+				t.Fatalf("a view holds %d bytes without a ribbon, more than 9/8 of the %d it holds with", v.MemoryBytes(), rv.MemoryBytes())
+			}
+			if n, m := v.Sizes(); n != 0 || m != filterBits(600, 1.0/256) {
+				t.Fatalf("ribbon of %d keys, filter of %d bits (want 0 and %d)", n, m, filterBits(600, 1.0/256))
+			}
+			checkRibbonlessView(t, v, set, nil)
+
+			// 50 removed, 50 added: a delta, and no removed filter set.
+			removed := set[:50]
+			set = append(slices.Clone(set[50:]), staticKeys("s", 0, 50)...)
+			frame, full, err = p.Publish(2, set)
+			if err != nil || full {
+				t.Fatalf("second publication: full %v, %v", full, err)
+			}
+			v = mustApply(t, v, frame)
+			checkRibbonlessView(t, v, set, removed)
+			if form == StaticAddedRemoved && v.removed.bits.ones() != 0 {
+				t.Errorf("%d bits of the removed filter set, want none: the added filter holds the set", v.removed.bits.ones())
+			}
+
+			// Past the filter's 600 keys: a ribbon.
+			set = append(set, staticKeys("s", 50, 2000)...)
+			if frame, full, err = p.Publish(3, set); err != nil || !full {
+				t.Fatalf("third publication: full %v, %v", full, err)
+			}
+			if v = mustApply(t, v, frame); v.static.Len() != uint64(len(set)) {
+				t.Fatalf("ribbon of %d keys, want %d", v.static.Len(), len(set))
+			}
+		})
+	}
+}
+
+// TestStaticRibbonlessBounds: over sets of 20 to 1,500 keys at four
+// rates, a first frame without a ribbon is sent only where it is no
+// larger than the frame with one, and its view holds at most an eighth
+// more than the least ribbon of the set; where it would be smaller but a
+// view would hold more (at 2%, DeltaShare 0.1, some sets of about 500
+// keys), the frame has a ribbon. Small sets go without one.
+func TestStaticRibbonlessBounds(t *testing.T) {
+	for _, c := range []struct {
+		rate, share float64
+		bound       bool // some frame is sent with a ribbon for the memory alone
+	}{{0.02, 0.1, true}, {0.01, 0, false}, {1.0 / 256, 0, false}, {4.6e-4, 0, false}} {
+		without, bound := 0, 0
+		for n := 20; n <= 1500; n += 20 {
+			p, err := NewStaticPublisher(StaticConfig{Rate: c.rate, DeltaShare: c.share, Seed: staticSeed, Codec: Fast})
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := staticKeys("b", 0, n)
+			frame, _, err := p.Publish(1, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withRibbon, err := p.wholeOf(1, sortedKeys(set), make([][]hashing.Hash128, 2), max(64, p.cfg.share()*float64(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb := p.ribbonBytes(n)
+			if v := mustApply(t, nil, frame); v.static.Len() == 0 {
+				without++
+				if len(frame) > len(withRibbon.frame) || uint64(v.MemoryBytes()) > rb+rb/8 {
+					t.Fatalf("rate %g, %d keys: %d bytes without a ribbon, %d with; the view holds %d, the least ribbon %d",
+						c.rate, n, len(frame), len(withRibbon.frame), v.MemoryBytes(), rb)
+				}
+				continue
+			}
+			if !p.ribbonless(n) {
+				continue
+			}
+			w, err := p.wholeOf(1, nil, [][]hashing.Hash128{sortedKeys(set), nil}, p.ribbonlessCapacity(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(w.frame) <= len(withRibbon.frame) {
+				bound++
+				if w.filterBytes() <= rb+rb/8 {
+					t.Fatalf("rate %g, %d keys: a ribbon sent, %d bytes, where %d without one would hold %d (the least ribbon %d)",
+						c.rate, n, len(withRibbon.frame), len(w.frame), w.filterBytes(), rb)
+				}
+			}
+		}
+		if without < 3 || c.bound != (bound > 0) {
+			t.Errorf("rate %g: %d sets without a ribbon, %d with one for the memory alone", c.rate, without, bound)
+		}
+	}
+}
+
+// checkRibbonlessView checks that v reports every key of set present,
+// hides at most a few removed ones (the filter's false positives), and
+// reports absent keys present at about its predicted rate: the share of
+// the filter's bits set, its ribbon being empty.
+func checkRibbonlessView(t *testing.T, v *StaticView, set, removed []hashing.Hash128) {
+	t.Helper()
+	for _, h := range set {
+		if !v.ContainsHash(h) {
+			t.Fatal("a key of the set reported absent")
+		}
+	}
+	still := 0
+	for _, h := range removed {
+		if v.ContainsHash(h) {
+			still++
+		}
+	}
+	fp := 0
+	absent := staticKeys("absent", 0, 100000)
+	for _, h := range absent {
+		if v.ContainsHash(h) {
+			fp++
+		}
+	}
+	rate, measured := v.FalsePositiveRate(), float64(fp)/float64(len(absent))
+	t.Logf("%d keys: predicted rate %.5f, measured %.5f; %d of %d removed keys still present", len(set), rate, measured, still, len(removed))
+	if rate <= 0 || rate > 1.0/256 || measured > 1.5*rate || measured < 0.5*rate {
+		t.Errorf("predicted rate %.5f (at most 1/256), measured %.5f", rate, measured)
+	}
+	if still > 2 {
+		t.Errorf("%d of %d removed keys still present", still, len(removed))
+	}
+}
+
+// TestStaticRibbonlessGolden pins the ribbonless whole frame Publish
+// sends for the keys of golden-static-full.bin (docs/FORMAT.md).
+func TestStaticRibbonlessGolden(t *testing.T) {
+	const seed = 0x0123456789abcdef
+	p, err := NewStaticPublisher(StaticConfig{Rate: 1.0 / 256, Seed: seed, Codec: Fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set []hashing.Hash128
+	for i := range 200 {
+		set = append(set, hashing.SumStringSeed(fmt.Sprintf("k%d", i), seed))
+	}
+	full, isFull, err := p.Publish(1, set)
+	if err != nil || !isFull {
+		t.Fatalf("full %v, %v", isFull, err)
+	}
+	checkGolden(t, map[string][]byte{"static-ribbonless": full})
+	v := mustApply(t, nil, full)
+	if n, m := v.Sizes(); n != 0 || m != 102200 || v.added.count != 200 {
+		t.Errorf("ribbon of %d keys, filter of %d bits holding %d (docs/FORMAT.md says 0, 102200 and 200)", n, m, v.added.count)
+	}
+	for _, h := range set {
+		if !v.ContainsHash(h) {
+			t.Fatal("a key of the golden set reported absent")
+		}
+	}
 }
