@@ -607,14 +607,17 @@ func (f *staticFilter) patch(codec envelope.Codec, xor []byte, seq, count, limit
 const staticDecodeFactor = 16
 
 // staticLimits returns, for a view of ribbon r under lim, the most ones
-// its two filters may hold together (4 bytes each, within the limit's
+// its two filters may hold together (half the limit's payload: a view
+// holds a one in about 2 bytes at the rates static digests are made
+// for, and the view's bytes are checked against the payload once built;
+// decoding holds 8 bytes a one for a moment, at most 4 times the
 // payload) and the most bits of a filter it decodes in time proportional
 // to them: those of a decoded filter within the limit, or of the filters
 // a publisher of r's keys and rate makes (DeltaShare at most 1: a
 // one-hash filter of max(64, n) keys at r's rate) up to
 // staticDecodeFactor times that, whichever is more.
 func staticLimits(r *ribbon.Filter, lim envelope.Limits) (ones, maxBits uint64) {
-	ones = min(maxOnes, lim.Payload()/4)
+	ones = min(maxOnes, lim.Payload()/2)
 	decoded := 8 * min(lim.Payload(), 1<<50)
 	maxBits = decoded
 	if rate := r.FalsePositiveRate(); rate > 0 {
