@@ -140,32 +140,45 @@ func (b *sparseBits) low(i uint64) uint64 {
 	}
 	bit := i * uint64(b.l)
 	w, o := bit/64, bit%64
-	x := b.lows[w] >> o
-	if o+uint64(b.l) > 64 {
-		x |= b.lows[w+1] << (64 - o)
-	}
-	return x & (1<<b.l - 1)
+	// Two words without a branch: a part in the last word alone reads
+	// it twice, and the second read's bits land past the part's (a shift
+	// by 64 gives 0).
+	next := min(w+1, uint64(len(b.lows))-1)
+	return (b.lows[w]>>o | b.lows[next]<<(64-o)) & (1<<b.l - 1)
 }
 
 // selectInWord returns the position of the one of rank r (from 0) in w,
-// which has more than r ones: halving the word by counts, then clearing
-// at most 7 ones.
+// which has more than r ones, without a branch: the bytes' popcounts
+// summed by a multiplication, the byte holding the one found by
+// comparing every sum with r at once, then a table of the bytes
+// (S. Vigna, "Broadword implementation of rank/select queries", 2008).
 func selectInWord(w, r uint64) uint64 {
-	s := uint64(0)
-	if c := uint64(bits.OnesCount32(uint32(w))); r >= c {
-		r, w, s = r-c, w>>32, 32
-	}
-	if c := uint64(bits.OnesCount16(uint16(w))); r >= c {
-		r, w, s = r-c, w>>16, s+16
-	}
-	if c := uint64(bits.OnesCount8(uint8(w))); r >= c {
-		r, w, s = r-c, w>>8, s+8
-	}
-	for ; r > 0; r-- {
-		w &= w - 1
-	}
-	return s + uint64(bits.TrailingZeros64(w))
+	const ones8, high8 = 0x0101010101010101, 0x8080808080808080
+	s := w - w>>1&0x5555555555555555
+	s = s&0x3333333333333333 + s>>2&0x3333333333333333
+	s = (s + s>>4) & 0x0f0f0f0f0f0f0f0f
+	s *= ones8 // byte i: the ones of bytes 0 to i
+	// The bytes whose sums are at most r (a prefix): each byte of
+	// r·ones8 | high8 is r + 128, less its sum at most 64, so no borrow
+	// crosses bytes and the high bit stays where the sum is at most r.
+	b := uint64(bits.OnesCount64(((r*ones8 | high8) - s) & high8))
+	before := (s << 8 >> (8 * b)) & 0xff // the ones of the bytes below b
+	return 8*b + uint64(selectInByte[w>>(8*b)&0xff][r-before])
 }
+
+// selectInByte[x][r] is the position of the one of rank r in the byte x.
+var selectInByte = func() (t [256][8]uint8) {
+	for x := range 256 {
+		r := 0
+		for i := range 8 {
+			if x>>i&1 == 1 {
+				t[x][r] = uint8(i)
+				r++
+			}
+		}
+	}
+	return t
+}()
 
 // select0 returns the position in upper of zero number r (from 0), which
 // exists.

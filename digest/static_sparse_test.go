@@ -59,3 +59,29 @@ func TestSparseBitsXOR(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectInWord: the broadword select finds every one of random words
+// of every density, and of the words of one, all and no high bits.
+func TestSelectInWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []uint64{1, 1 << 63, ^uint64(0), 0x8000000000000001, 0xff00, 0x0101010101010101}
+	for range 2000 {
+		w := rng.Uint64()
+		for range rng.IntN(4) {
+			w &= rng.Uint64() // sparser
+		}
+		words = append(words, w)
+	}
+	for _, w := range words {
+		r := uint64(0)
+		for i := range uint64(64) {
+			if w>>i&1 == 0 {
+				continue
+			}
+			if got := selectInWord(w, r); got != i {
+				t.Fatalf("selectInWord(%#x, %d) = %d, want %d", w, r, got, i)
+			}
+			r++
+		}
+	}
+}
