@@ -31,7 +31,8 @@ import (
 // part h lie between the upper array's zero number h−1 and zero number h.
 // zeros[j] is the position of zero number 64·j, from which a query finds
 // its zero in a word or two. That is at most 2 + log2(m/n) bits a one
-// besides a word or two, and under 1% more for the samples; a query reads
+// besides two words' rounding, and half a bit to a bit a one for the
+// samples (one for at most 2n/64 zeros); a query reads
 // one sample, a word or two of upper and the lows of the ones of its
 // high part (about one). A sparseBits does not change once built: a
 // patch builds a new one (xor). The zero sparseBits, and any of no ones,

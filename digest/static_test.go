@@ -580,8 +580,8 @@ func TestStaticViewMemoryBytes(t *testing.T) {
 	}
 	// 100 keys added and 100 removed: at most 200 bits set, held in
 	// no less than their entropy, log2 C(m, n) ≥ n·log2(m/n) bits, and
-	// in at most 2 + log2(m/n) bits each besides 3 words and a sample a
-	// filter (Elias–Fano).
+	// in at most 2 + log2(m/n) bits each besides words' rounding and the
+	// samples, 28 bytes a filter here (Elias–Fano).
 	if frame, _, err = p.Publish(2, staticKeys("m", 100, 10100)); err != nil {
 		t.Fatal(err)
 	}
