@@ -417,23 +417,23 @@ func (w *whole) filterBytes() uint64 {
 // changes a ribbon's filters are sized for. The second is a compressed
 // Bloom digest of one hash function in a static frame, and its removals
 // cost no direction bit: the added filter holds the set. The second is
-// taken only where a view holds no more for it than for the first (its
-// filter's ones against the ribbon's least solution), so that a
-// receiver's memory, which its limit bounds, does not grow for the bytes
-// it saves. The ribbon is built only when the first could be the
+// taken only where a view holds at most an eighth more for it than for
+// the first (its filter's ones against the ribbon's least solution), so
+// that a receiver's memory, which its limit bounds, does not grow much
+// for the bytes it saves. The ribbon is built only when the first could be the
 // smaller.
 func (p *StaticPublisher) smallerWhole(seq uint64, set []hashing.Hash128) (whole, error) {
 	share := max(64, p.cfg.share()*float64(len(set)))
 	ribbonLeast := StaticFullSize(uint64(len(set)), p.cfg.rate())
 	var best whole
-	if p.ribbonless(len(set)) {
+	if p.ribbonless(len(set), ribbonLeast) {
 		lists := make([][]hashing.Hash128, p.cfg.Form.filterCount())
 		lists[0] = set
 		w, err := p.wholeOf(seq, nil, lists, p.ribbonlessCapacity(len(set)))
 		if err != nil {
 			return whole{}, err
 		}
-		if rb := p.ribbonBytes(len(set)); w.filterBytes() <= rb+rb/8 {
+		if rb := ribbonSolutionBytes(ribbonLeast); w.filterBytes() <= rb+rb/8 {
 			if len(w.frame) <= ribbonLeast {
 				return w, nil // no frame with a ribbon of set is as small
 			}
@@ -453,27 +453,23 @@ func (p *StaticPublisher) smallerWhole(seq uint64, set []hashing.Hash128) (whole
 // ribbonless reports whether a whole frame of n keys without a ribbon
 // could be smaller than one with: whether its filter's ones, at their
 // entropy and a bit a key besides (a gap code costs about 1.44 more;
-// Mitzenmacher 2002), cost less than the ribbon's least
-// (StaticFullSize). With many keys a ribbon costs about 1.05·log2(1/ε)
+// Mitzenmacher 2002), cost less than ribbonLeast, the least whole frame
+// with a ribbon (StaticFullSize). With many keys a ribbon costs about 1.05·log2(1/ε)
 // bits a key (package ribbon) and the filter at least log2(1/ε) + 2, so
 // this holds only for small sets. Whether a view would hold no more for
 // it is known only once its filter is built (smallerWhole).
-func (p *StaticPublisher) ribbonless(n int) bool {
-	if n == 0 {
-		return false
-	}
-	return float64(staticWholeOverhead)+(p.ribbonlessBits(n)+float64(n))/8 < float64(StaticFullSize(uint64(n), p.cfg.rate()))
+func (p *StaticPublisher) ribbonless(n, ribbonLeast int) bool {
+	return n > 0 && float64(staticWholeOverhead)+(p.ribbonlessBits(n)+float64(n))/8 < float64(ribbonLeast)
 }
 
-// ribbonBytes returns the bytes of the least solution of a ribbon of n
-// keys at the publisher's rate: what a view of it holds, besides its
-// filters.
-func (p *StaticPublisher) ribbonBytes(n int) uint64 {
-	s, err := ribbon.Size(uint64(n), p.cfg.rate())
-	if err != nil {
+// ribbonSolutionBytes returns the bytes of the solution of the ribbon of
+// a whole frame of least bytes (StaticFullSize): what a view of it holds
+// besides its filters; 0 where no ribbon is (least MaxInt).
+func ribbonSolutionBytes(least int) uint64 {
+	if least == math.MaxInt {
 		return 0
 	}
-	return s.SizeBits() / 8
+	return uint64(least - staticRibbonFrameBytes)
 }
 
 // ribbonlessBits returns the entropy of the ones of the filter of a
@@ -499,7 +495,7 @@ func (p *StaticPublisher) ribbonlessCapacity(n int) float64 {
 // smaller, the lesser of that and the least of one without.
 func (p *StaticPublisher) leastWhole(n int) int {
 	least := StaticFullSize(uint64(n), p.cfg.rate())
-	if p.ribbonless(n) {
+	if p.ribbonless(n, least) {
 		least = min(least, staticWholeOverhead+int(p.ribbonlessBits(n)/8))
 	}
 	return least
@@ -717,8 +713,13 @@ func StaticFullSize(n uint64, p float64) int {
 	if err != nil {
 		return math.MaxInt
 	}
-	return 2*(envelope.HeaderSize+envelope.TrailerSize) + staticParamsSize + 40 + int(s.SizeBits()/8)
+	return staticRibbonFrameBytes + int(s.SizeBits()/8)
 }
+
+// staticRibbonFrameBytes is the bytes of a whole static frame besides its
+// ribbon's solution and its filters' parts: the type-13 frame and the
+// ribbon's frame around the solution.
+const staticRibbonFrameBytes = 2*(envelope.HeaderSize+envelope.TrailerSize) + staticParamsSize + 40
 
 // sortedKeys returns the distinct hashes of keys, sorted.
 func sortedKeys(keys []hashing.Hash128) []hashing.Hash128 {

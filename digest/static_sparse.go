@@ -59,6 +59,10 @@ func sparseLowBits(m, n uint64) uint {
 	return uint(bits.Len64(max(m/n, 1)) - 1)
 }
 
+// sparseZeros is the zeros of the upper array of an m-bit sparseBits of
+// l-bit low parts: one after each high part, 0 to (m−1)>>l.
+func sparseZeros(m uint64, l uint) uint64 { return (m-1)>>l + 1 }
+
 // newSparseBits returns the m-bit array whose ones are at pos, which must
 // be increasing, below m and at most maxOnes.
 func newSparseBits(m uint64, pos []uint64) sparseBits {
@@ -85,7 +89,7 @@ func newSparseBuilder(m, n uint64) *sparseBuilder {
 	s.b.l = sparseLowBits(m, n)
 	s.mask = uint64(1)<<s.b.l - 1
 	s.b.lows = make([]uint64, (n*uint64(s.b.l)+63)/64)
-	s.b.upper = make([]uint64, (n+(m-1)>>s.b.l+1+63)/64)
+	s.b.upper = make([]uint64, (n+sparseZeros(m, s.b.l)+63)/64)
 	return s
 }
 
@@ -104,7 +108,7 @@ func (s *sparseBuilder) finish() sparseBits {
 	if b.n == 0 {
 		return b
 	}
-	zeros := (b.m-1)>>b.l + 1
+	zeros := sparseZeros(b.m, b.l)
 	b.zeros = make([]uint32, 0, (zeros+zeroSample-1)/zeroSample)
 	seen, next := uint64(0), uint64(0) // zeros before this word; the next to sample
 	for wi, w := range b.upper {
@@ -334,7 +338,7 @@ func sparseBytes(m, n uint64) uint64 {
 		return 0
 	}
 	l := sparseLowBits(m, n)
-	zeros := (m-1)>>l + 1
+	zeros := sparseZeros(m, l)
 	return 8*((n*uint64(l)+63)/64) + 8*((n+zeros+63)/64) + 4*((zeros+zeroSample-1)/zeroSample)
 }
 

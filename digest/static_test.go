@@ -1081,7 +1081,7 @@ func TestStaticRibbonlessBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rb := p.ribbonBytes(n)
+			rb := ribbonSolutionBytes(StaticFullSize(uint64(n), c.rate))
 			if v := mustApply(t, nil, frame); v.static.Len() == 0 {
 				without++
 				if len(frame) > len(withRibbon.frame) || uint64(v.MemoryBytes()) > rb+rb/8 {
@@ -1090,7 +1090,7 @@ func TestStaticRibbonlessBounds(t *testing.T) {
 				}
 				continue
 			}
-			if !p.ribbonless(n) {
+			if !p.ribbonless(n, StaticFullSize(uint64(n), c.rate)) {
 				continue
 			}
 			w, err := p.wholeOf(1, nil, [][]hashing.Hash128{sortedKeys(set), nil}, p.ribbonlessCapacity(n))
