@@ -1,7 +1,6 @@
 package natstest
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -32,8 +31,7 @@ func NewWith(t testing.TB, o Options) *Server {
 	}
 	t.Cleanup(func() {
 		if t.Failed() { // the server's side of the failure
-			log, _ := os.ReadFile(s.proc.Log)
-			t.Logf("the last lines of nats-server's log:\n%s", proctest.LastLines(log, 20))
+			t.Log(s.proc.Describe())
 		}
 		s.Kill()
 	})

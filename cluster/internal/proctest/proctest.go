@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"time"
 )
 
@@ -19,36 +20,34 @@ type Process struct {
 	// Name names the server in errors, e.g. "redis-server on port 6379".
 	Name string
 	// Log is the server's log file, whose last lines an error quotes
-	// when the server exits before it answers.
+	// when the server exits before it answers. The server's standard
+	// output and standard error go to Log + ".out": a crash (a Go
+	// panic, an assertion) is written there, not to its log.
 	Log string
 
 	cmd    *exec.Cmd
 	exited chan struct{}
+	state  *os.ProcessState // once exited is closed
+	waited error            // Wait's error, once exited is closed
 }
 
 // Run starts binary with args and waits up to 10 seconds, asking ready
 // every 20 ms, until ready returns nil. If the server exits first, the
-// error quotes its log; at the deadline the server is killed and the
-// error is ready's last one. Run starts a killed Process again.
+// error quotes its log and its output; at the deadline the server is
+// killed and the error is ready's last one. Run starts a killed Process
+// again.
 func (p *Process) Run(binary string, args []string, ready func() error) error {
-	p.cmd = exec.Command(binary, args...)
-	p.cmd.SysProcAttr = procAttr()
-	if err := p.cmd.Start(); err != nil {
+	if err := p.start(binary, args); err != nil {
 		return err
 	}
-	p.exited = make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(p.exited) }() // the exit is seen through exited
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		err := ready()
 		if err == nil {
 			return nil
 		}
-		select {
-		case <-p.exited:
-			log, _ := os.ReadFile(p.Log) // for the message only
-			return fmt.Errorf("%s exited: %s", p.Name, LastLines(log, 3))
-		default:
+		if exited, report := p.Exited(); exited {
+			return fmt.Errorf("%s %s", p.Name, report)
 		}
 		if time.Now().After(deadline) {
 			p.Kill()
@@ -56,6 +55,60 @@ func (p *Process) Run(binary string, args []string, ready func() error) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// start starts the process from a goroutine locked to its OS thread
+// until the process exits. The kernel sends the parent-death signal
+// (procAttr) when the thread that forked the child ends, not the
+// process (prctl(2), PR_SET_PDEATHSIG; go.dev/issue/27505): were that
+// thread free for other goroutines, one that locked it and returned
+// would end it and kill the server mid-test.
+func (p *Process) start(binary string, args []string) error {
+	out, err := os.Create(p.Log + ".out")
+	if err != nil {
+		return err
+	}
+	p.cmd = exec.Command(binary, args...)
+	p.cmd.SysProcAttr = procAttr()
+	p.cmd.Stdout, p.cmd.Stderr = out, out
+	p.exited = make(chan struct{})
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := p.cmd.Start()
+		_ = out.Close() // the child holds its own descriptor
+		started <- err
+		if err != nil {
+			return
+		}
+		p.waited = p.cmd.Wait()
+		p.state = p.cmd.ProcessState
+		close(p.exited)
+	}()
+	return <-started
+}
+
+// Exited reports whether the process has exited and, if so, how: its
+// exit status, the last lines of its log and of its output.
+func (p *Process) Exited() (bool, string) {
+	if p.exited == nil {
+		return false, ""
+	}
+	select {
+	case <-p.exited:
+	default:
+		return false, ""
+	}
+	status := "exited"
+	if p.state != nil {
+		status = "exited (" + p.state.String() + ")"
+	} else if p.waited != nil {
+		status = "exited (" + p.waited.Error() + ")"
+	}
+	log, _ := os.ReadFile(p.Log) // for the message only
+	out, _ := os.ReadFile(p.Log + ".out")
+	return true, fmt.Sprintf("%s: log: %s; output: %s", status, LastLines(log, 3), LastLines(out, 5))
 }
 
 // Kill stops the server at once (SIGKILL), as a crash would, and waits

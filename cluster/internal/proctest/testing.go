@@ -2,6 +2,7 @@ package proctest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -27,4 +28,15 @@ func Installed(missing error, env, pkg string) (bool, error) {
 		return false, errors.Join(missing, errors.New(pkg+": "+env+" is set"))
 	}
 	return missing == nil, nil
+}
+
+// Describe returns what a failed test should know of p: the last lines
+// of its log and whether it is still running, or how it exited and what
+// it wrote to its standard output and error.
+func (p *Process) Describe() string {
+	if exited, report := p.Exited(); exited {
+		return p.Name + " " + report
+	}
+	log, _ := os.ReadFile(p.Log)
+	return fmt.Sprintf("%s is running; the last lines of its log:\n%s", p.Name, LastLines(log, 20))
 }

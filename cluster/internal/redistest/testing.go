@@ -15,7 +15,7 @@ func Require(t testing.TB) {
 }
 
 // Single starts a single server for t, killed at t's cleanup (Require
-// first).
+// first). If t failed, the cleanup logs the server's state first.
 func Single(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	Require(t)
@@ -23,7 +23,12 @@ func Single(t testing.TB, extra ...string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Kill)
+	t.Cleanup(func() {
+		if t.Failed() { // the server's side of the failure
+			t.Log(s.proc.Describe())
+		}
+		s.Kill()
+	})
 	return s
 }
 
@@ -36,7 +41,14 @@ func NewCluster(t testing.TB, n int, extra ...string) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, s := range c.Nodes {
+				t.Log(s.proc.Describe())
+			}
+		}
+		c.Stop()
+	})
 	return c
 }
 
