@@ -341,6 +341,9 @@ func (r *squidRun) routingResumesAfterEmptyRestart() {
 	if st := r.node.squid.Stats(); st.Resizes == 0 || st.Capacity != 256 {
 		t.Errorf("the restarted node's Squid digest: %+v; want it grown to 256 entries", st)
 	}
+	if t.Failed() { // which digest of the node Squid held, and when it fetched it
+		t.Logf("Squid's digest_stats:\n%s", squidtest.Manager(r.squidAddr, "digest_stats"))
+	}
 }
 
 // obj is the URL of object i of set.
