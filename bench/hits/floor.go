@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -121,14 +120,14 @@ func FloorCounters(s string) (hits, requests int64, err error) {
 	return hits, requests, nil
 }
 
-// floorBinary builds the bench module's cmd/hitfloor into dir.
-func floorBinary(ctx context.Context, dir string) (string, error) {
+// floorBinary builds the bench module's cmd/hitfloor into bin, with
+// the go build flags given.
+func floorBinary(ctx context.Context, bin string, flags ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/bloomcast/bloomcast/bench").Output()
 	if err != nil {
 		return "", fmt.Errorf("finding the bench module: %w", err)
 	}
-	bin := filepath.Join(dir, "hitfloor")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/hitfloor")
+	build := exec.CommandContext(ctx, "go", append(append([]string{"build"}, flags...), "-o", bin, "./cmd/hitfloor")...)
 	build.Dir = strings.TrimSpace(string(out))
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building hitfloor: %w\n%s", err, out)

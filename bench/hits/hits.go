@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,7 +69,14 @@ type Config struct {
 	// Pin runs every proxy on the first CPU the run may use and wrk on
 	// the others (taskset), so that the load generator does not share
 	// the proxy's CPU: Linux, at least 2 CPUs, every Procs 1.
-	Pin      bool
+	Pin bool
+	// FIFOWake also measures the floor and each node built with a Go
+	// runtime whose network poller hands out the goroutines it finds
+	// ready in the order epoll reported them (FIFOOverlay), not newest
+	// first: rounds marked WakeFIFO, beside the same servers on the
+	// runtime as it is. The node is built from the module even when
+	// Bloomcast names a binary. Linux only.
+	FIFOWake bool
 	Progress io.Writer // progress lines; nil for none
 
 	proxyCPUs, wrkCPUs string // the CPU lists Pin chose ("" unpinned), set by defaults
@@ -102,6 +110,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Rounds < 0 || c.Threads < 0 || c.Connections < c.Threads || c.Objects < 0 || c.ObjectBytes < 0 || c.Duration < time.Second {
 		return errors.New("hits: negative setting, fewer connections than threads, or a round under 1 s")
+	}
+	if c.FIFOWake && runtime.GOOS != "linux" {
+		return errors.New("hits: FIFO wake edits the epoll poller of Linux")
 	}
 	if c.Peer && c.ObjectBytes < 2 {
 		return errors.New("hits: peer hits need objects of at least 2 bytes")
@@ -164,6 +175,7 @@ type Round struct {
 	Proxy      string `json:"proxy"`
 	Peer       bool   `json:"peer,omitempty"`       // a pair's peer hits
 	GOMAXPROCS int    `json:"gomaxprocs,omitempty"` // the node's or the floor's; 0 for Squid
+	Wake       string `json:"wake,omitempty"`       // WakeFIFO for a server built with FIFOOverlay
 	// From wrk: completed requests, the round's length, requests per
 	// second, latency percentiles in microseconds, and socket errors plus
 	// responses other than 2xx or 3xx.
@@ -187,7 +199,15 @@ type Round struct {
 
 // Name is the round's proxy with the node's GOMAXPROCS.
 func (r Round) Name() string {
-	return proxyName(r.Proxy, r.GOMAXPROCS)
+	return proxyName(r.Proxy, r.GOMAXPROCS) + wakeSuffix(r.Wake)
+}
+
+// wakeSuffix marks the name of a server built with FIFOOverlay.
+func wakeSuffix(wake string) string {
+	if wake == "" {
+		return ""
+	}
+	return " (" + wake + ")"
 }
 
 // proxyName names a proxy, with its GOMAXPROCS unless it is Squid.
@@ -286,6 +306,7 @@ type target struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	back   *target // a pair's peer, behind this front; nil for a single proxy
+	wake   string  // WakeFIFO when built with FIFOOverlay
 }
 
 // Run starts the origin, the node(s) and Squid, warms them, runs the
@@ -327,16 +348,11 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}()
 	if cfg.Floor {
 		progress("building and starting the floor")
-		floor, err := floorBinary(ctx, dir)
+		floor, err := floorBinary(ctx, filepath.Join(dir, "hitfloor"))
 		if err != nil {
 			return nil, err
 		}
-		var t *target
-		if cfg.Peer {
-			t, err = startFloorPair(ctx, cfg.proxyCPUs, floor, cfg.ObjectBytes)
-		} else {
-			t, err = startFloor(ctx, cfg.proxyCPUs, floor, cfg.ObjectBytes)
-		}
+		t, err := startFloorFor(ctx, cfg, floor)
 		if t != nil {
 			targets = append(targets, t)
 		}
@@ -382,6 +398,14 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		}
 	}
 
+	if cfg.FIFOWake {
+		fifo, err := startFIFO(ctx, cfg, dir, rep, origin, progress)
+		targets = append(targets, fifo...)
+		if err != nil {
+			return nil, err
+		}
+	}
+
 	script := filepath.Join(dir, "absolute.lua")
 	if err := os.WriteFile(script, []byte(luaScript(origin.addr, cfg.Objects)), 0o644); err != nil {
 		return nil, err
@@ -423,12 +447,12 @@ func (t *target) name() string {
 	if t.back != nil {
 		name += " pair"
 	}
-	return name
+	return name + wakeSuffix(t.wake)
 }
 
 // measure runs one round of wrk against t, with the counters around it.
 func measure(ctx context.Context, cfg Config, t *target, script string, origin *origin) (Round, error) {
-	r := Round{Proxy: t.proxy, Peer: t.back != nil}
+	r := Round{Proxy: t.proxy, Peer: t.back != nil, Wake: t.wake}
 	if t.proxy != ProxySquid {
 		r.GOMAXPROCS = t.procs
 	}
@@ -510,7 +534,7 @@ func summarise(rounds []Round) []Summary {
 			if o.Name == ProxySquid && o.RPS > 0 && o.P99Us > 0 && o.CPUUs > 0 {
 				out[i].RPSRatio, out[i].P99Ratio, out[i].CPUUsRatio = out[i].RPS/o.RPS, out[i].P99Us/o.P99Us, out[i].CPUUs/o.CPUUs
 			}
-			if strings.HasPrefix(o.Name, "floor: ") {
+			if strings.HasPrefix(o.Name, "floor: ") && fifoName(o.Name) == fifoName(out[i].Name) {
 				out[i].CPUUsAboveFloor = out[i].CPUUs - o.CPUUs
 			}
 		}
@@ -572,13 +596,14 @@ func bloomcastBinary(ctx context.Context, bin, dir string, progress func(string,
 	return bin, buildBloomcast(ctx, bin)
 }
 
-// buildBloomcast builds the module's command into bin.
-func buildBloomcast(ctx context.Context, bin string) error {
+// buildBloomcast builds the module's command into bin, with the go
+// build flags given.
+func buildBloomcast(ctx context.Context, bin string, flags ...string) error {
 	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/bloomcast/bloomcast").Output()
 	if err != nil {
 		return fmt.Errorf("finding the bloomcast module: %w", err)
 	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/bloomcast")
+	build := exec.CommandContext(ctx, "go", append(append([]string{"build"}, flags...), "-o", bin, "./cmd/bloomcast")...)
 	build.Dir = strings.TrimSpace(string(out))
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building bloomcast: %w\n%s", err, out)

@@ -52,6 +52,14 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		b.WriteString("\nThe floor is Go's net/http server at GOMAXPROCS=1 answering every request from memory with a hit's " +
 			"header fields and no cache behind it (`cmd/hitfloor`); CPU above it is in brackets.\n")
 	}
+	for _, r := range rep.Rounds {
+		if r.Wake == WakeFIFO {
+			b.WriteString("\n(" + WakeFIFO + ") marks a server built with a Go runtime whose network poller runs the goroutines " +
+				"it finds ready in the order epoll reported them (`hits.FIFOOverlay`); the runtime as it is runs them newest " +
+				"first. Its CPU above the floor is above the floor built the same way.\n")
+			break
+		}
+	}
 	b.WriteString("\n| proxy (median of rounds) | hits/s | p50 ms | p90 ms | p99 ms | CPU µs/hit | hits/s vs Squid | p99 vs Squid | CPU/hit vs Squid |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range rep.Summaries {

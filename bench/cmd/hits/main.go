@@ -27,6 +27,13 @@
 //
 //	go run ./cmd/hits -procs 1 -pin
 //
+// With -fifo-wake the floor and the node are measured twice, the second
+// time built with a Go runtime whose network poller runs the goroutines
+// it finds ready in the order epoll reported them (the runtime as it is
+// runs them newest first), beside the others in the same rounds:
+//
+//	go run ./cmd/hits -procs 1 -pin -fifo-wake
+//
 // Progress goes to stderr, the report to stdout.
 package main
 
@@ -58,6 +65,7 @@ func main() {
 	flag.BoolVar(&cfg.Peer, "peer", false, "measure peer hits: each proxy a pair, the front routing every request by its peer's digest to the peer holding the objects")
 	flag.BoolVar(&cfg.Pin, "pin", false, "run every proxy on one CPU (the first this run may use) and wrk on the others, so that the load generator does not share the proxies' CPU (Linux, taskset; with -procs 1)")
 	flag.BoolVar(&cfg.Floor, "floor", true, "also measure the floor: net/http at GOMAXPROCS=1 answering from memory (with -peer, a pair of them)")
+	flag.BoolVar(&cfg.FIFOWake, "fifo-wake", false, "also measure the floor and the node built with a Go runtime whose network poller runs the goroutines it finds ready in the order epoll reported them, not newest first (Linux; go build -overlay of runtime/netpoll_epoll.go)")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS of the nodes, one node each")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file (- for stdout, instead of the table)")
 	flag.Parse()
