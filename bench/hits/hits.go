@@ -197,7 +197,8 @@ type Round struct {
 	OriginRequests int64 `json:"origin_requests"`
 }
 
-// Name is the round's proxy with the node's GOMAXPROCS.
+// Name is the round's proxy with the node's GOMAXPROCS, and its wake
+// order when it is not the runtime's own.
 func (r Round) Name() string {
 	return proxyName(r.Proxy, r.GOMAXPROCS) + wakeSuffix(r.Wake)
 }
