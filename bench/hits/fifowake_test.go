@@ -71,7 +71,7 @@ func TestFIFOOverlayRefusesAnotherPoller(t *testing.T) {
 		if err := os.WriteFile(orig, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		overlay, err := fifoOverlayOf(orig, filepath.Join(dir))
+		overlay, err := fifoOverlayOf(orig, dir)
 		if (err == nil) != (name == "once") {
 			t.Errorf("%s: overlay %q, error %v", name, overlay, err)
 		}

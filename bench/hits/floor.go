@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -123,16 +122,7 @@ func FloorCounters(s string) (hits, requests int64, err error) {
 // floorBinary builds the bench module's cmd/hitfloor into bin, with
 // the go build flags given.
 func floorBinary(ctx context.Context, bin string, flags ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/bloomcast/bloomcast/bench").Output()
-	if err != nil {
-		return "", fmt.Errorf("finding the bench module: %w", err)
-	}
-	build := exec.CommandContext(ctx, "go", append(append([]string{"build"}, flags...), "-o", bin, "./cmd/hitfloor")...)
-	build.Dir = strings.TrimSpace(string(out))
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building hitfloor: %w\n%s", err, out)
-	}
-	return bin, nil
+	return bin, goBuild(ctx, "github.com/bloomcast/bloomcast/bench", "hitfloor", bin, flags...)
 }
 
 // startFloorPair starts a floor server and, in front of it, a floor

@@ -600,14 +600,20 @@ func bloomcastBinary(ctx context.Context, bin, dir string, progress func(string,
 // buildBloomcast builds the module's command into bin, with the go
 // build flags given.
 func buildBloomcast(ctx context.Context, bin string, flags ...string) error {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/bloomcast/bloomcast").Output()
+	return goBuild(ctx, "github.com/bloomcast/bloomcast", "bloomcast", bin, flags...)
+}
+
+// goBuild builds command cmd/name of module into bin, with the go build
+// flags given.
+func goBuild(ctx context.Context, module, name, bin string, flags ...string) error {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", module).Output()
 	if err != nil {
-		return fmt.Errorf("finding the bloomcast module: %w", err)
+		return fmt.Errorf("finding module %s: %w", module, err)
 	}
-	build := exec.CommandContext(ctx, "go", append(append([]string{"build"}, flags...), "-o", bin, "./cmd/bloomcast")...)
+	build := exec.CommandContext(ctx, "go", append(append([]string{"build"}, flags...), "-o", bin, "./cmd/"+name)...)
 	build.Dir = strings.TrimSpace(string(out))
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("building bloomcast: %w\n%s", err, out)
+		return fmt.Errorf("building %s: %w\n%s", name, err, out)
 	}
 	return nil
 }

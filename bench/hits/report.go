@@ -39,9 +39,10 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "| %d | %s | %.0f | %.2f | %.2f | %.2f | %.1f | %s |\n",
 			r.Round, r.Name(), r.RPS, r.P50Us/1e3, r.P90Us/1e3, r.P99Us/1e3, r.CPUUsPerRequest, check)
 	}
-	floor := false
+	floor, fifo := false, false
 	for _, r := range rep.Rounds {
 		floor = floor || r.Proxy == ProxyFloor
+		fifo = fifo || r.Wake == WakeFIFO
 	}
 	switch {
 	case floor && rep.Peer:
@@ -52,13 +53,10 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		b.WriteString("\nThe floor is Go's net/http server at GOMAXPROCS=1 answering every request from memory with a hit's " +
 			"header fields and no cache behind it (`cmd/hitfloor`); CPU above it is in brackets.\n")
 	}
-	for _, r := range rep.Rounds {
-		if r.Wake == WakeFIFO {
-			b.WriteString("\n(" + WakeFIFO + ") marks a server built with a Go runtime whose network poller runs the goroutines " +
-				"it finds ready in the order epoll reported them (`hits.FIFOOverlay`); the runtime as it is runs them newest " +
-				"first. Its CPU above the floor is above the floor built the same way.\n")
-			break
-		}
+	if fifo {
+		b.WriteString("\n(" + WakeFIFO + ") marks a server built with a Go runtime whose network poller runs the goroutines " +
+			"it finds ready in the order epoll reported them (`hits.FIFOOverlay`); the runtime as it is runs them newest " +
+			"first. Its CPU above the floor is above the floor built the same way.\n")
 	}
 	b.WriteString("\n| proxy (median of rounds) | hits/s | p50 ms | p90 ms | p99 ms | CPU µs/hit | hits/s vs Squid | p99 vs Squid | CPU/hit vs Squid |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")

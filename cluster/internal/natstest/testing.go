@@ -29,12 +29,7 @@ func NewWith(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() { // the server's side of the failure
-			t.Log(s.proc.Describe())
-		}
-		s.Kill()
-	})
+	proctest.Cleanup(t, &s.proc)
 	return s
 }
 

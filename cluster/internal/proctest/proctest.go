@@ -27,8 +27,7 @@ type Process struct {
 
 	cmd    *exec.Cmd
 	exited chan struct{}
-	state  *os.ProcessState // once exited is closed
-	waited error            // Wait's error, once exited is closed
+	waited error // Wait's error, once exited is closed
 }
 
 // Run starts binary with args and waits up to 10 seconds, asking ready
@@ -83,7 +82,6 @@ func (p *Process) start(binary string, args []string) error {
 			return
 		}
 		p.waited = p.cmd.Wait()
-		p.state = p.cmd.ProcessState
 		close(p.exited)
 	}()
 	return <-started
@@ -101,8 +99,8 @@ func (p *Process) Exited() (bool, string) {
 		return false, ""
 	}
 	status := "exited"
-	if p.state != nil {
-		status = "exited (" + p.state.String() + ")"
+	if p.cmd.ProcessState != nil { // set by Wait, before exited closed
+		status = "exited (" + p.cmd.ProcessState.String() + ")"
 	} else if p.waited != nil {
 		status = "exited (" + p.waited.Error() + ")"
 	}

@@ -1,6 +1,7 @@
 package proctest
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -64,8 +65,4 @@ func TestServerOutlivesThreads(t *testing.T) {
 	}
 }
 
-type notYet struct{}
-
-func (notYet) Error() string { return "not yet" }
-
-var errNotYet error = notYet{}
+var errNotYet = errors.New("not yet")

@@ -30,6 +30,19 @@ func Installed(missing error, env, pkg string) (bool, error) {
 	return missing == nil, nil
 }
 
+// Cleanup has ps killed at t's cleanup, after logging what Describe
+// says of each if t failed (the servers' side of the failure).
+func Cleanup(t testing.TB, ps ...*Process) {
+	t.Cleanup(func() {
+		for _, p := range ps {
+			if t.Failed() {
+				t.Log(p.Describe())
+			}
+			p.Kill()
+		}
+	})
+}
+
 // Describe returns what a failed test should know of p: the last lines
 // of its log and whether it is still running, or how it exited and what
 // it wrote to its standard output and error.

@@ -23,12 +23,7 @@ func Single(t testing.TB, extra ...string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() { // the server's side of the failure
-			t.Log(s.proc.Describe())
-		}
-		s.Kill()
-	})
+	proctest.Cleanup(t, &s.proc)
 	return s
 }
 
@@ -41,14 +36,11 @@ func NewCluster(t testing.TB, n int, extra ...string) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, s := range c.Nodes {
-				t.Log(s.proc.Describe())
-			}
-		}
-		c.Stop()
-	})
+	procs := make([]*proctest.Process, len(c.Nodes))
+	for i, s := range c.Nodes {
+		procs[i] = &s.proc
+	}
+	proctest.Cleanup(t, procs...)
 	return c
 }
 
