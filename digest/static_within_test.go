@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -25,9 +26,11 @@ import (
 // (StaticView.FalsePositiveRate), of the rate at which it hides a
 // present key (the removed filter's or the one filter's share of bits
 // set; none beside an empty ribbon, where the one filter holds the set)
-// and of the Bloom digest's rate.
-func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pattern string) (bloomBytes, staticBytes int, saved []int64, wholes []bool, staticRate, hideRate, bloomRate float64) {
+// and of the Bloom digest's rate, and the bits its deltas spend to say
+// which of the two filters each flip is in (withinRun.directionBits).
+func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pattern string) withinRun {
 	t.Helper()
+	var run withinRun
 	rng := rand.New(rand.NewPCG(uint64(n0), 7))
 	set := staticKeys("w", 0, n0)
 	next := n0
@@ -38,15 +41,24 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 	var prev *Digest
 	var view *StaticView
 	capacity := uint64(n0)
+	// The keys of the ribbon the receiver holds, and the changes of a
+	// publication that flip a bit of the added filter (additions, and
+	// removals of keys added since the ribbon) and of the removed one.
+	inRibbon := map[hashing.Hash128]bool{}
+	var toAdded, toRemoved int
 	for seq := uint64(1); seq <= 40; seq++ {
 		if seq > 1 {
 			c := 1 + rng.IntN(max(1, n0/10))
 			if pattern == "heavy" {
 				c = n0 / 3
 			}
+			toRemoved = 0
 			for range c {
 				if pattern != "adds" && rng.IntN(2) == 0 && len(set) > 1 {
 					i := rng.IntN(len(set))
+					if inRibbon[set[i]] {
+						toRemoved++
+					}
 					set[i] = set[len(set)-1]
 					set = set[:len(set)-1]
 				} else {
@@ -54,6 +66,7 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 					next++
 				}
 			}
+			toAdded = c - toRemoved
 		}
 		// The Bloom digest of the set, as a node's counting filter
 		// holds it after the same adds and removes. A set of steady
@@ -86,25 +99,66 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 		}
 		// The frames still bring a receiver to the set.
 		view = mustApply(t, view, frame)
+		switch {
+		case full:
+			clear(inRibbon)
+			if view.static.Len() > 0 {
+				for _, h := range set {
+					inRibbon[h] = true
+				}
+			}
+		case form == StaticAddedRemoved:
+			run.directionBits += directionBits(toAdded, toRemoved)
+		}
 		for _, h := range set[:min(len(set), 50)] {
 			if parts := view.parts(); !view.ContainsHash(h) && !parts[len(parts)-1].containsHash(h) {
 				t.Fatalf("n0 %d seq %d: a key of the set reported absent", n0, seq)
 			}
 		}
-		bloomBytes += len(b)
-		staticBytes += len(frame)
-		saved = append(saved, p.Saved())
-		wholes = append(wholes, full)
-		if int64(bloomBytes-staticBytes) != p.Saved() {
-			t.Fatalf("Saved %d, frames %d against %d", p.Saved(), staticBytes, bloomBytes)
+		run.bloomBytes += len(b)
+		run.staticBytes += len(frame)
+		run.saved = append(run.saved, p.Saved())
+		run.wholes = append(run.wholes, full)
+		if int64(run.bloomBytes-run.staticBytes) != p.Saved() {
+			t.Fatalf("Saved %d, frames %d against %d", p.Saved(), run.staticBytes, run.bloomBytes)
 		}
-		staticRate += view.FalsePositiveRate() / 40
+		run.staticRate += view.FalsePositiveRate() / 40
 		if parts := view.parts(); view.static.Len() > 0 || form != StaticXOR {
-			hideRate += parts[len(parts)-1].fill() / 40
+			run.hideRate += parts[len(parts)-1].fill() / 40
 		}
-		bloomRate += bf.FalsePositiveRate() / 40
+		run.bloomRate += bf.FalsePositiveRate() / 40
 	}
-	return bloomBytes, staticBytes, saved, wholes, staticRate, hideRate, bloomRate
+	return run
+}
+
+// withinRun is what staticWithinRun measures.
+type withinRun struct {
+	bloomBytes, staticBytes int     // the frames' bytes in all
+	saved                   []int64 // the publisher's Saved after each publication
+	wholes                  []bool  // the publications that sent a whole frame
+	// The means over the publications of the receiver's predicted rate,
+	// of the rate at which it hides a present key, and of the Bloom
+	// digest's rate.
+	staticRate, hideRate, bloomRate float64
+	// directionBits is, for the two filters, the sum over the delta
+	// publications of directionBits(a, r), a the bits the delta flips in
+	// the added filter and r in the removed one (a key of the ribbon
+	// removed): what a delta beside a ribbon spends to say which filter
+	// each flip is in, and a Bloom delta of one hash function over the
+	// whole set need not (a flipped bit says it: set, an addition;
+	// cleared, a removal). 0 for StaticXOR.
+	directionBits float64
+}
+
+// directionBits returns (a+r)·H(a/(a+r)), the least bits that tell which
+// a of a+r flips are in one filter and which r in the other.
+func directionBits(a, r int) float64 {
+	if a == 0 || r == 0 {
+		return 0
+	}
+	n := float64(a + r)
+	pa, pr := float64(a)/n, float64(r)/n
+	return -n * (pa*math.Log2(pa) + pr*math.Log2(pr))
 }
 
 // TestStaticPublishWithinBloomBytes compares a static publisher held to
@@ -147,10 +201,11 @@ func TestStaticPublishWithinBloomBytes(t *testing.T) {
 		for _, form := range []StaticForm{StaticAddedRemoved, StaticXOR} {
 			for _, pattern := range []string{"adds", "mixed", "heavy"} {
 				for _, n0 := range sizes {
-					bloomBytes, staticBytes, saved, wholes, sRate, hRate, bRate := staticWithinRun(t, form, n0, ref.mn, ref.k, pattern)
+					run := staticWithinRun(t, form, n0, ref.mn, ref.k, pattern)
+					bloomBytes, staticBytes, saved := run.bloomBytes, run.staticBytes, run.saved
 					wholeFrames, least := 0, int64(0)
 					for i, s := range saved {
-						if wholes[i] {
+						if run.wholes[i] {
 							wholeFrames++
 							if i > 0 && s < 0 && ref.within[pattern] {
 								t.Errorf("k %d m/n %d %s n0 %d: publication %d sent a whole frame unpaid (saved %d)", ref.k, ref.mn, pattern, n0, i+1, s)
@@ -158,8 +213,9 @@ func TestStaticPublishWithinBloomBytes(t *testing.T) {
 						}
 						least = min(least, s)
 					}
-					t.Logf("%-13v Bloom k = %d, m/n %3d, %-5s %5d keys: static %6d bytes, Bloom %6d (%.3f); first frame %+d; least saved %d; %d whole frames; mean rates ×256: static %.2f (hiding %.2f), Bloom %.2f",
-						form, ref.k, ref.mn, pattern, n0, staticBytes, bloomBytes, float64(staticBytes)/float64(bloomBytes), saved[0], least, wholeFrames, 256*sRate, 256*hRate, 256*bRate)
+					t.Logf("%-13v Bloom k = %d, m/n %3d, %-5s %5d keys: static %6d bytes, Bloom %6d (%.3f); first frame %+d; least saved %d; %d whole frames; mean rates ×256: static %.2f (hiding %.2f), Bloom %.2f; direction bits %.0f bytes",
+						form, ref.k, ref.mn, pattern, n0, staticBytes, bloomBytes, float64(staticBytes)/float64(bloomBytes), saved[0], least, wholeFrames,
+						256*run.staticRate, 256*run.hideRate, 256*run.bloomRate, run.directionBits/8)
 					if !ref.within[pattern] && (form != StaticXOR || !ref.xorWithin[pattern]) {
 						continue
 					}
