@@ -35,6 +35,15 @@ const BinaryWindow = 4 << 10
 // maxKeyLimit caps Options.MaxKeyBytes: 1 TiB, beyond any buffer.
 const maxKeyLimit = 1 << 40
 
+// MaxZstdWindow is the largest window a zstd key file may declare: 128
+// MiB (window log 27), the most the reference zstd decoder accepts
+// without --memory or --long=N. A decoder allocates the window a frame
+// declares before it decodes a byte, so a larger limit would let a file
+// of a few bytes cost that much memory (klauspost/compress's own default,
+// 512 MiB, made a 15-byte file allocate 513 MB). A frame over the limit
+// is an error wrapping zstd.ErrWindowSizeExceeded.
+const MaxZstdWindow = 128 << 20
+
 // Magic numbers: gzip (RFC 1952) and a zstd frame (RFC 8878).
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
@@ -156,7 +165,7 @@ func Decompress(r io.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() {}, nil
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(MaxZstdWindow))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -196,8 +205,11 @@ func (s *Scanner) Scan() bool {
 	}
 	s.key = nil
 	if err := s.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
+		switch {
+		case errors.Is(err, bufio.ErrTooLong):
 			err = &LineError{Line: s.line + 1, Err: &TooLongError{Max: s.max}}
+		case errors.Is(err, zstd.ErrWindowSizeExceeded):
+			err = fmt.Errorf("keyfile: a zstd window over %d MiB (decompress it first, with zstd -d --long=31): %w", MaxZstdWindow>>20, err)
 		}
 		s.err = err
 	}

@@ -124,6 +124,42 @@ func TestBadCompressed(t *testing.T) {
 	}
 }
 
+// rawZstdFrame returns a zstd frame (RFC 8878 §3.1.1) whose header
+// declares a window of 2^windowLog bytes and whose one block holds text
+// as it is (a raw block, the last): what a hostile file of a few bytes
+// can declare, whatever it holds.
+func rawZstdFrame(windowLog uint, text string) string {
+	// Magic; frame header descriptor 0 (no single segment, no content
+	// size, no checksum, no dictionary), so a window descriptor follows:
+	// exponent windowLog−10, mantissa 0.
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, byte(windowLog-10) << 3}
+	header := 1 | uint32(len(text))<<3 // last block, raw, its size
+	frame = append(frame, byte(header), byte(header>>8), byte(header>>16))
+	return string(append(frame, text...))
+}
+
+// TestZstdWindowBounded: a zstd key file may declare a window up to
+// MaxZstdWindow, which the decoder allocates before the first key; a
+// larger one is refused, with an error that says so, before anything of
+// that size is allocated.
+func TestZstdWindowBounded(t *testing.T) {
+	if keyfile.MaxZstdWindow != 1<<27 {
+		t.Fatalf("MaxZstdWindow %d, want 2^27, the reference decoder's default limit", keyfile.MaxZstdWindow)
+	}
+	for _, log := range []uint{10, 27} {
+		keys, _, _, err := scanAll(t, rawZstdFrame(log, "a\nbc\n"), keyfile.Options{})
+		if err != nil || fmt.Sprint(keys) != "[a bc]" {
+			t.Errorf("window 2^%d: keys %q, err %v", log, keys, err)
+		}
+	}
+	for _, log := range []uint{28, 29, 31} {
+		keys, _, _, err := scanAll(t, rawZstdFrame(log, "a\nbc\n"), keyfile.Options{})
+		if len(keys) != 0 || !errors.Is(err, zstd.ErrWindowSizeExceeded) || !strings.Contains(err.Error(), "over 128 MiB") {
+			t.Errorf("window 2^%d: keys %q, err %v; want the window refused", log, keys, err)
+		}
+	}
+}
+
 // TestZeroScanner: a Scanner not made by NewScanner scans nothing and
 // says why.
 func TestZeroScanner(t *testing.T) {

@@ -164,3 +164,50 @@ func tooManyRouters() string {
 	}
 	return b.String()
 }
+
+// FuzzReadEdgeList: an edge list is a file a user names, so any bytes
+// either fail with an error naming the file or give a simple graph (no
+// loop, no link twice, every link both ways) of distinct router names,
+// each a word without "#", within MaxRouters and MaxLinks, that the same
+// list written back reads as again.
+func FuzzReadEdgeList(f *testing.F) {
+	f.Add("# a small network\ncore edge1\ncore edge2   # trailing\nedge1 core\n\tedge2  edge3\n")
+	f.Add("a b\nc d\n")
+	f.Add("a b\nb b\n")
+	f.Add("a b c\n")
+	f.Add("\xff\xfe b\r\na\u00a0b\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		g, err := sim.ReadEdgeList(strings.NewReader(in), "fuzz")
+		if err != nil {
+			if g != nil || !strings.HasPrefix(err.Error(), "sim: fuzz") {
+				t.Fatalf("error %q with topology %v", err, g)
+			}
+			return
+		}
+		if g.Routers() < 2 || g.Routers() > sim.MaxRouters || g.Links() < 1 || g.Links() > sim.MaxLinks {
+			t.Fatalf("%d routers, %d links", g.Routers(), g.Links())
+		}
+		checkSimple(t, g)
+		names := map[string]bool{}
+		var back strings.Builder
+		for r := range g.Routers() {
+			name := g.RouterName(r)
+			if names[name] || len(strings.Fields(name)) != 1 || strings.Contains(name, "#") {
+				t.Fatalf("router %d named %q", r, name)
+			}
+			names[name] = true
+			for _, v := range g.Neighbors(r) {
+				if v > r {
+					fmt.Fprintf(&back, "%s %s\n", name, g.RouterName(v))
+				}
+			}
+		}
+		again, err := sim.ReadEdgeList(strings.NewReader(back.String()), "again")
+		if err != nil {
+			t.Fatalf("written back: %v", err)
+		}
+		if again.Routers() != g.Routers() || again.Links() != g.Links() {
+			t.Fatalf("written back: %d routers and %d links, want %d and %d", again.Routers(), again.Links(), g.Routers(), g.Links())
+		}
+	})
+}
