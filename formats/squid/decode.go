@@ -2,6 +2,7 @@ package squid
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -80,7 +81,9 @@ func Decode(b []byte, lim Limits) (*Digest, error) {
 }
 
 // Read reads one digest body from r: the header, then exactly mask_size
-// bytes. It allocates the mask only after validating the header.
+// bytes. It validates the header first, and allocates the mask as its
+// bytes arrive, so that a header claiming a large mask before a short
+// stream costs what the stream holds.
 func Read(r io.Reader, lim Limits) (*Digest, error) {
 	head := make([]byte, HeaderSize)
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -90,11 +93,31 @@ func Read(r io.Reader, lim Limits) (*Digest, error) {
 	if err != nil {
 		return nil, err
 	}
-	mask := make([]byte, h.MaskSize)
-	if _, err := io.ReadFull(r, mask); err != nil {
+	mask, err := readMask(r, h.MaskSize)
+	if err != nil {
 		return nil, fmt.Errorf("%w: mask ends early: %w", ErrFormat, err)
 	}
 	return fromParts(h, mask, lim)
+}
+
+// readMaskChunk is how far readMask allocates ahead of the bytes read.
+const readMaskChunk = 1 << 20
+
+// readMask reads exactly n bytes from r, growing its buffer at most
+// readMaskChunk bytes ahead of what has arrived.
+func readMask(r io.Reader, n uint32) ([]byte, error) {
+	mask := make([]byte, 0, min(n, readMaskChunk))
+	for uint32(len(mask)) < n {
+		start := len(mask)
+		mask = append(mask, make([]byte, min(n-uint32(start), readMaskChunk))...)
+		if _, err := io.ReadFull(r, mask[start:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF // the header promised more
+			}
+			return nil, err
+		}
+	}
+	return mask, nil
 }
 
 func fromParts(h Header, mask []byte, lim Limits) (*Digest, error) {

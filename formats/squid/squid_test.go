@@ -7,7 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -199,5 +201,37 @@ func TestCanonicalURLKeepsCanonical(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("CanonicalURL of a canonical URL allocates %v times", n)
+	}
+}
+
+// TestReadShortStreamAllocatesWhatArrives: a header that claims a large
+// mask, followed by a few bytes, fails as a mask that ends early, having
+// allocated about what arrived rather than what the header claimed.
+func TestReadShortStreamAllocatesWhatArrives(t *testing.T) {
+	const capacity, bits = 1 << 30, 8 // a mask of 1 GiB
+	d := &Digest{Header: Header{Version: 5, RequiredVersion: 3, Capacity: capacity,
+		MaskSize: MaskSize(capacity, bits), BitsPerEntry: bits, HashFuncCount: HashFuncCount}}
+	stream := append(d.AppendHeader(nil), make([]byte, 4096)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Read(bytes.NewReader(stream), Limits{MaxMask: 1<<31 - 1})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a 1 GiB mask cut after 4 KiB: err %v, want a mask that ends early", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("a 1 GiB mask cut after 4 KiB: %d bytes allocated", got)
+	}
+	// A whole digest still reads back as it was written.
+	body, err := goldenDigest(t).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(body), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := got.MarshalBinary(); !bytes.Equal(again, body) {
+		t.Error("a whole digest read back differs")
 	}
 }
