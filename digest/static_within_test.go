@@ -177,8 +177,10 @@ func directionBits(a, r int) float64 {
 // Against the smallest Bloom digest at that rate (k = 1, m/n 256, as
 // large as the static digest's delta filters), a removal costs a
 // StaticAddedRemoved delta beside a ribbon about one bit more than the
-// Bloom delta (which of the two filters; logged). A StaticXOR delta
-// does not pay that bit, and its frames sum to no more than that
+// Bloom delta (which of the two filters; logged), and with one ribbon
+// the static frames' excess over that digest's is those direction bits
+// less what the first frame saved (checkDirectionAccounts). A StaticXOR
+// delta does not pay that bit, and its frames sum to no more than that
 // digest's for additions and for mixed changes, after every publication
 // (asserted); under heavy churn its one filter, holding additions and
 // removals together, outgrows its size twice as fast and forces ribbons
@@ -216,6 +218,9 @@ func TestStaticPublishWithinBloomBytes(t *testing.T) {
 					t.Logf("%-13v Bloom k = %d, m/n %3d, %-5s %5d keys: static %6d bytes, Bloom %6d (%.3f); first frame %+d; least saved %d; %d whole frames; mean rates ×256: static %.2f (hiding %.2f), Bloom %.2f; direction bits %.0f bytes",
 						form, ref.k, ref.mn, pattern, n0, staticBytes, bloomBytes, float64(staticBytes)/float64(bloomBytes), saved[0], least, wholeFrames,
 						256*run.staticRate, 256*run.hideRate, 256*run.bloomRate, run.directionBits/8)
+					if ref.k == 1 && form == StaticAddedRemoved && wholeFrames == 1 && run.directionBits > 0 {
+						checkDirectionAccounts(t, pattern, n0, run)
+					}
 					if !ref.within[pattern] && (form != StaticXOR || !ref.xorWithin[pattern]) {
 						continue
 					}
@@ -231,6 +236,23 @@ func TestStaticPublishWithinBloomBytes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkDirectionAccounts checks, for a run of the two filters against
+// the Bloom digest of one hash function with one ribbon and removals of
+// its keys, that the static frames' excess over the Bloom digest's is
+// what the direction bits cost less what the first frame saved: each
+// flip otherwise costs both digests the same gap code, in filters of the
+// same bits. The rest, the frames' own bytes and the coders' rounding,
+// stays within 20% of the direction bits (or 64 bytes).
+func checkDirectionAccounts(t *testing.T, pattern string, n0 int, run withinRun) {
+	t.Helper()
+	excess := float64(run.staticBytes - run.bloomBytes)
+	predicted := run.directionBits/8 - float64(run.saved[0])
+	if off := math.Abs(excess - predicted); off > max(64, 0.2*run.directionBits/8) {
+		t.Errorf("%s n0 %d: static frames %.0f bytes over the Bloom digest's; direction bits %.0f bytes less the first frame's saving %d predict %.0f",
+			pattern, n0, excess, run.directionBits/8, run.saved[0], predicted)
 	}
 }
 
