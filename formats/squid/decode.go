@@ -100,11 +100,12 @@ func Read(r io.Reader, lim Limits) (*Digest, error) {
 	return fromParts(h, mask, lim)
 }
 
-// readMaskChunk is how far readMask allocates ahead of the bytes read.
+// readMaskChunk is how many bytes readMask reads at a time.
 const readMaskChunk = 1 << 20
 
-// readMask reads exactly n bytes from r, growing its buffer at most
-// readMaskChunk bytes ahead of what has arrived.
+// readMask reads exactly n bytes from r, readMaskChunk at a time, so that
+// its buffer grows with what has arrived, not with what the header
+// claims.
 func readMask(r io.Reader, n uint32) ([]byte, error) {
 	mask := make([]byte, 0, min(n, readMaskChunk))
 	for uint32(len(mask)) < n {
