@@ -41,18 +41,17 @@ func staticWithinRun(t *testing.T, form StaticForm, n0 int, mn uint64, k int, pa
 	var prev *Digest
 	var view *StaticView
 	capacity := uint64(n0)
-	// The keys of the ribbon the receiver holds, and the changes of a
-	// publication that flip a bit of the added filter (additions, and
-	// removals of keys added since the ribbon) and of the removed one.
-	inRibbon := map[hashing.Hash128]bool{}
-	var toAdded, toRemoved int
+	inRibbon := map[hashing.Hash128]bool{} // the keys of the ribbon the receiver holds
 	for seq := uint64(1); seq <= 40; seq++ {
+		// The changes of this publication that flip a bit of the added
+		// filter (additions, and removals of keys added since the
+		// ribbon) and of the removed one.
+		var toAdded, toRemoved int
 		if seq > 1 {
 			c := 1 + rng.IntN(max(1, n0/10))
 			if pattern == "heavy" {
 				c = n0 / 3
 			}
-			toRemoved = 0
 			for range c {
 				if pattern != "adds" && rng.IntN(2) == 0 && len(set) > 1 {
 					i := rng.IntN(len(set))

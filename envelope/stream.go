@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/bloomcast/bloomcast/internal/readn"
 )
 
 // Writer writes one frame to an io.Writer, computing the checksum as the
@@ -65,10 +67,6 @@ func (fw *Writer) Close() error {
 // Count returns the bytes written so far.
 func (fw *Writer) Count() int64 { return fw.n }
 
-// readChunk bounds each allocation step while reading a payload, so a header
-// that claims a huge payload costs memory only as bytes actually arrive.
-const readChunk = 1 << 20
-
 // Read reads one frame from r and returns its header and payload. It reads
 // exactly the frame's bytes and no more. The payload buffer grows as bytes
 // arrive, so a lying length costs at most the bytes really sent.
@@ -83,10 +81,10 @@ func Read(r io.Reader, lim Limits) (Header, []byte, int64, error) {
 	if err != nil {
 		return Header{}, nil, int64(n), err
 	}
-	body, err := readGrowing(r, head, uint64(f.paramsLen)+f.payloadLen+TrailerSize)
+	body, err := readn.Append(head, r, uint64(f.paramsLen)+f.payloadLen+TrailerSize)
 	read := int64(len(body))
 	if err != nil {
-		return Header{}, nil, read, err
+		return Header{}, nil, read, truncated(err, "body")
 	}
 	end := len(body) - TrailerSize
 	if err := verify(body[:end], body[end:]); err != nil {
@@ -95,21 +93,6 @@ func Read(r io.Reader, lim Limits) (Header, []byte, int64, error) {
 	h := f.header
 	h.Params = body[HeaderSize : HeaderSize+f.paramsLen]
 	return h, body[HeaderSize+f.paramsLen : end], read, nil
-}
-
-// readGrowing appends exactly n bytes from r to buf, growing it at most
-// readChunk bytes ahead of the data received.
-func readGrowing(r io.Reader, buf []byte, n uint64) ([]byte, error) {
-	for n > 0 {
-		step := min(n, readChunk)
-		start := len(buf)
-		buf = append(buf, make([]byte, step)...)
-		if _, err := io.ReadFull(r, buf[start:]); err != nil {
-			return buf[:start], truncated(err, "body")
-		}
-		n -= step
-	}
-	return buf, nil
 }
 
 func truncated(err error, what string) error {

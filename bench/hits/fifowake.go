@@ -81,6 +81,15 @@ func startFloorFor(ctx context.Context, cfg Config, floor string) (*target, erro
 	return startFloor(ctx, cfg.proxyCPUs, floor, cfg.ObjectBytes)
 }
 
+// startNodeFor starts the node of the run's kind (a pair for peer hits)
+// from the binary bin, at GOMAXPROCS procs.
+func startNodeFor(ctx context.Context, cfg Config, bin string, procs int, rep *Report, o *origin) (*target, error) {
+	if cfg.Peer {
+		return startNodePair(ctx, cfg, bin, procs, rep, o)
+	}
+	return startNode(ctx, cfg.proxyCPUs, bin, procs, rep.NodeArguments)
+}
+
 // startFIFO builds the floor (with Floor) and bloomcast with FIFOOverlay
 // and starts them as the run's other servers are started, marked
 // WakeFIFO. It returns what it started, also on error.
@@ -103,8 +112,8 @@ func startFIFO(ctx context.Context, cfg Config, dir string, rep *Report, o *orig
 		return err
 	}
 	if cfg.Floor {
-		floor, err := floorBinary(ctx, filepath.Join(dir, "hitfloor-fifo"), flag)
-		if err != nil {
+		floor := filepath.Join(dir, "hitfloor-fifo")
+		if err := buildFloor(ctx, floor, flag); err != nil {
 			return nil, err
 		}
 		if err := add(startFloorFor(ctx, cfg, floor)); err != nil {
@@ -116,13 +125,7 @@ func startFIFO(ctx context.Context, cfg Config, dir string, rep *Report, o *orig
 		return targets, err
 	}
 	for _, procs := range cfg.Procs {
-		var err error
-		if cfg.Peer {
-			err = add(startNodePair(ctx, cfg, bin, procs, rep, o))
-		} else {
-			err = add(startNode(ctx, cfg.proxyCPUs, bin, procs, rep.NodeArguments))
-		}
-		if err != nil {
+		if err := add(startNodeFor(ctx, cfg, bin, procs, rep, o)); err != nil {
 			return targets, err
 		}
 	}

@@ -119,10 +119,10 @@ func FloorCounters(s string) (hits, requests int64, err error) {
 	return hits, requests, nil
 }
 
-// floorBinary builds the bench module's cmd/hitfloor into bin, with
-// the go build flags given.
-func floorBinary(ctx context.Context, bin string, flags ...string) (string, error) {
-	return bin, goBuild(ctx, "github.com/bloomcast/bloomcast/bench", "hitfloor", bin, flags...)
+// buildFloor builds the bench module's cmd/hitfloor into bin, with the
+// go build flags given.
+func buildFloor(ctx context.Context, bin string, flags ...string) error {
+	return goBuild(ctx, "github.com/bloomcast/bloomcast/bench", "hitfloor", bin, flags...)
 }
 
 // startFloorPair starts a floor server and, in front of it, a floor

@@ -349,8 +349,8 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}()
 	if cfg.Floor {
 		progress("building and starting the floor")
-		floor, err := floorBinary(ctx, filepath.Join(dir, "hitfloor"))
-		if err != nil {
+		floor := filepath.Join(dir, "hitfloor")
+		if err := buildFloor(ctx, floor); err != nil {
 			return nil, err
 		}
 		t, err := startFloorFor(ctx, cfg, floor)
@@ -369,13 +369,10 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		rep.FrontArguments = frontNodeArguments(cfg.ObjectBytes)
 	}
 	for i, procs := range cfg.Procs {
-		var t *target
 		if cfg.Peer {
 			progress("starting the node pair at GOMAXPROCS=%d", procs)
-			t, err = startNodePair(ctx, cfg, bin, procs, rep, origin)
-		} else {
-			t, err = startNode(ctx, cfg.proxyCPUs, bin, procs, rep.NodeArguments)
 		}
+		t, err := startNodeFor(ctx, cfg, bin, procs, rep, origin)
 		if t != nil {
 			targets = append(targets, t)
 		}

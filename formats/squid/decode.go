@@ -2,9 +2,10 @@ package squid
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
+
+	"github.com/bloomcast/bloomcast/internal/readn"
 )
 
 // Limits bounds what a decoder accepts.
@@ -93,32 +94,11 @@ func Read(r io.Reader, lim Limits) (*Digest, error) {
 	if err != nil {
 		return nil, err
 	}
-	mask, err := readMask(r, h.MaskSize)
+	mask, err := readn.Append(nil, r, uint64(h.MaskSize))
 	if err != nil {
 		return nil, fmt.Errorf("%w: mask ends early: %w", ErrFormat, err)
 	}
 	return fromParts(h, mask, lim)
-}
-
-// readMaskChunk is how many bytes readMask reads at a time.
-const readMaskChunk = 1 << 20
-
-// readMask reads exactly n bytes from r, readMaskChunk at a time, so that
-// its buffer grows with what has arrived, not with what the header
-// claims.
-func readMask(r io.Reader, n uint32) ([]byte, error) {
-	mask := make([]byte, 0, min(n, readMaskChunk))
-	for uint32(len(mask)) < n {
-		start := len(mask)
-		mask = append(mask, make([]byte, min(n-uint32(start), readMaskChunk))...)
-		if _, err := io.ReadFull(r, mask[start:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF // the header promised more
-			}
-			return nil, err
-		}
-	}
-	return mask, nil
 }
 
 func fromParts(h Header, mask []byte, lim Limits) (*Digest, error) {
