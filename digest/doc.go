@@ -9,7 +9,7 @@
 // so an arithmetic coder sends it in about m·H(p) bits, and an update is
 // the XOR of two versions, whose density q ≈ 2·p·(1 − e^(−k·c·n/m)) for a
 // fraction c of the elements replaced makes it cheap to send as well
-// (section V). Package params chooses the shapes ([params.OptimizeTransmit],
+// (the paper's delta compression). Package params chooses the shapes ([params.OptimizeTransmit],
 // [params.DeltaBits]); package entropy codes the bits.
 //
 // # Codecs

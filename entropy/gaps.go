@@ -9,7 +9,7 @@ import (
 // The gap coder codes a sparse bit array as the positions of its ones, in
 // time proportional to their number rather than to the array's length:
 // the right coder for the XOR of two versions of a filter that differ by
-// a few keys (Mitzenmacher, "Compressed Bloom filters", section 6: a delta
+// a few keys (Mitzenmacher, "Compressed Bloom filters", on delta compression: a delta
 // is sparse, and its cost is about m·H(q) for a fraction q of bits
 // changed).
 //

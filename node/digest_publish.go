@@ -73,7 +73,7 @@ type publisherConfig struct {
 // bit view as numbered digests (Fan et al., "Summary cache", section V:
 // publish when a threshold of the cache has changed), serving the current
 // digest in full or as a delta against any of the last few (Mitzenmacher,
-// "Compressed Bloom filters", section V). It implements [cache.Observer]. Safe
+// "Compressed Bloom filters", delta compression). It implements [cache.Observer]. Safe
 // for concurrent use.
 //
 // A publication costs time proportional to the filter's size (the digest

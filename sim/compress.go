@@ -15,7 +15,7 @@ import (
 // CompressConfig describes a compressed-filter trial: Trials classic
 // filters of N keys at M = BitsPerKey·N bits and K probes, each with its
 // own hashing seed, sent as digests with Codec (Mitzenmacher, "Compressed
-// Bloom filters", section VI: the arithmetic coder's sizes over many
+// Bloom filters", its simulations: the arithmetic coder's sizes over many
 // filters).
 // The zero value is the defaults shown, coded with digest.Auto.
 type CompressConfig struct {

@@ -9,5 +9,8 @@
 // from an internal package, which a user could not name and whose changes
 // would escape the committed API text (api/, .ci/api.sh); and that every
 // exported type of a library package says in its doc what its zero value
-// is (TestZeroValueDocumented). It has no code of its own.
+// is (TestZeroValueDocumented). TestArchitectureImports checks
+// docs/ARCHITECTURE.md against the code: every package of the main and
+// cluster modules listed with the module's packages it imports, and no
+// package drawn below one it imports. It has no code of its own.
 package apitest

@@ -1,5 +1,5 @@
 // Package replay replays a proxy trace through a cluster of real cache
-// nodes (package cache) on loopback and counts what cooperation costs and
+// nodes (package node) on loopback and counts what cooperation costs and
 // gains: the experiment of Fan, Cao, Almeida and Broder ("Summary cache: a
 // scalable wide-area web cache sharing protocol", IEEE/ACM Transactions on
 // Networking 8(3), 2000), run on bloomcast's own node. Its parts:
