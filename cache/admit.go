@@ -2,6 +2,7 @@ package cache
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
@@ -29,5 +30,20 @@ func (p *Proxy) refuseUserinfo(w http.ResponseWriter, r *http.Request, rec *Reco
 	}
 	rec.Code = squidlog.CodeNone
 	p.fail(w, http.StatusBadRequest, "cache: userinfo (user:password@) in the request URL is not allowed")
+	return true
+}
+
+// refuseFragment answers 400 to a request whose target carries a
+// fragment ("#…"), and reports whether it did. A request-target never
+// has one (RFC 9112 §3.2; RFC 9110 §4.2.5: a fragment is not sent to a
+// server). Go's server leaves it in the path or query it parses, to be
+// forwarded percent-encoded or as it is, while [Key] cuts it: the
+// response to one resource would be stored under the key of another.
+func (p *Proxy) refuseFragment(w http.ResponseWriter, r *http.Request, rec *Record) bool {
+	if strings.IndexByte(r.RequestURI, '#') < 0 && r.URL.Fragment == "" && strings.IndexByte(r.URL.RawQuery, '#') < 0 {
+		return false
+	}
+	rec.Code = squidlog.CodeNone
+	p.fail(w, http.StatusBadRequest, errFragment.Error())
 	return true
 }

@@ -13,6 +13,10 @@ import (
 // URL (a proxy request carries the absolute form, RFC 9112 §3.2.2).
 var ErrNotAbsolute = errors.New("cache: request target is not an absolute URL")
 
+// errFragment is the refusal of a request target with a fragment, which
+// a request-target never carries (RFC 9112 §3.2).
+var errFragment = errors.New("cache: a fragment (#) in the request target is not allowed")
+
 // Key returns the cache key of an absolute URL: the URL in the canonical
 // form Squid writes into its store keys (scheme and
 // host lower-cased, default port dropped, path and query untouched), with
@@ -38,7 +42,9 @@ func Key(rawURL string) (string, error) {
 // requestKey returns the cache key ([Key]) of a proxy request. It prefers
 // the request target exactly as received (r.RequestURI in absolute form),
 // which is what Squid hashes, and falls back to r.URL for requests built
-// in-process (client requests have no RequestURI).
+// in-process (client requests have no RequestURI). A target with a
+// fragment has none: Key would cut the fragment, which the request
+// forwarded keeps, and name another resource than the one asked for.
 func requestKey(r *http.Request) (string, error) {
 	target := r.RequestURI
 	if !isAbsolute(target) {
@@ -46,6 +52,9 @@ func requestKey(r *http.Request) (string, error) {
 			return "", ErrNotAbsolute
 		}
 		target = r.URL.String()
+	}
+	if strings.IndexByte(target, '#') >= 0 {
+		return "", errFragment
 	}
 	return Key(target)
 }

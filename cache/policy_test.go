@@ -293,6 +293,18 @@ func TestKey(t *testing.T) {
 	if k, err := requestKey(r); err != nil || k != "http://example.com/x" {
 		t.Errorf("requestKey = %q, %v", k, err)
 	}
+	// A target with a fragment has no key (RFC 9112 §3.2): the key would
+	// be cut before it, the request forwarded with it.
+	for _, target := range []string{"http://example.com/a#b", "http://example.com/a?q#b"} {
+		r, _ := http.NewRequest("GET", target, nil)
+		if k, err := requestKey(r); !errors.Is(err, errFragment) {
+			t.Errorf("requestKey(%q) = %q, %v; want errFragment", target, k, err)
+		}
+		r.RequestURI = target
+		if k, err := requestKey(r); !errors.Is(err, errFragment) {
+			t.Errorf("requestKey of request target %q = %q, %v; want errFragment", target, k, err)
+		}
+	}
 	r.URL.Scheme, r.URL.Host = "", ""
 	if _, err := requestKey(r); !errors.Is(err, ErrNotAbsolute) {
 		t.Errorf("origin-form request: %v, want ErrNotAbsolute", err)

@@ -377,7 +377,7 @@ func (p *Proxy) serve(w *httpx.CountingWriter, r *http.Request, rec *Record) (ab
 
 // refuse answers a request the proxy does not serve, and reports whether
 // it did: CONNECT (the node tunnels it), a target that is not an
-// absolute http or https URL, a URL with userinfo.
+// absolute http or https URL, a URL with userinfo or a fragment.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool {
 	if r.Method == http.MethodConnect {
 		rec.Code = squidlog.CodeDenied
@@ -389,7 +389,7 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, rec *Record) bool
 		p.fail(w, http.StatusBadRequest, "cache: not a proxy request (absolute http URL required)")
 		return true
 	}
-	return p.refuseUserinfo(w, r, rec)
+	return p.refuseUserinfo(w, r, rec) || p.refuseFragment(w, r, rec)
 }
 
 // lookUp finds the stored response for a GET or HEAD and decides what it

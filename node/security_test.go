@@ -165,6 +165,33 @@ func TestNodeUserinfoNeverShared(t *testing.T) {
 	}
 }
 
+// TestNodeFragmentRefused: a request target with a fragment is refused
+// 400 before anything is looked up or forwarded (RFC 9112 §3.2, RFC 9110
+// §4.2.5), and logged NONE/400. Were it forwarded, Go's server having
+// left the fragment in the path ("/obj/1%23evil") or the query, the
+// response to another resource would be stored under the key of /obj/1
+// (cache.Key cuts the fragment) and served to its next client.
+func TestNodeFragmentRefused(t *testing.T) {
+	origin := newTestOrigin(t) // answers "object <path>", max-age=3600
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{})
+	for _, target := range []string{"/obj/1#evil", "/obj/1?q#evil"} {
+		resps, bodies, _ := rawExchange(t, ln.Addr().String(),
+			"GET http://"+host+target+" HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n", 1, 0)
+		if len(resps) != 1 || resps[0].StatusCode != http.StatusBadRequest {
+			t.Errorf("GET http://%s%s: %v %q, want 400", host, target, resps, bodies)
+		}
+		waitLogged(t, n.log, "NONE/400", "GET http://"+host+target+" ")
+	}
+	if c := origin.count("/obj/1#evil") + origin.count("/obj/1"); c != 0 {
+		t.Errorf("the origin was asked %d times for the targets with a fragment", c)
+	}
+	if body, resp := n.get(t, origin.URL+"/obj/1"); body != "object /obj/1" {
+		t.Errorf("GET /obj/1 got %q (X-Cache %q)", body, resp.Header.Get("X-Cache"))
+	}
+}
+
 // TestNodeStatusEndpointsAllowed: /metrics answers only AllowPeers, and
 // refuses others with 403, logged TCP_DENIED/403; /healthz answers
 // anyone, with its reason only to AllowPeers and a fixed "unhealthy" to
