@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -725,22 +726,40 @@ func (p *Proxy) putWith(r *http.Request, e *Entry, s *storedEntry) {
 }
 
 // invalidate removes the stored responses a successful unsafe request
-// makes obsolete: its target URI, and the Location and Content-Location of
-// the response when they name the same host (RFC 9111 §4.4).
+// makes obsolete: its target URI's, and those of the URIs the response's
+// Location and Content-Location name when they have the target's origin
+// (RFC 9111 §4.4): its scheme, host and port, compared as keys write
+// them (keyOrigin).
 func (p *Proxy) invalidate(target *url.URL, h http.Header) {
-	urls := []string{target.String()}
+	key, err := Key(target.String())
+	if err != nil {
+		return
+	}
+	p.store.Delete(key)
 	for _, f := range []string{"Location", "Content-Location"} {
-		if v := h.Get(f); v != "" {
-			if u, err := target.Parse(v); err == nil && u.Host == target.Host {
-				urls = append(urls, u.String())
-			}
+		v := h.Get(f)
+		if v == "" {
+			continue
+		}
+		u, err := target.Parse(v)
+		if err != nil {
+			continue
+		}
+		if k, err := Key(u.String()); err == nil && keyOrigin(k) == keyOrigin(key) {
+			p.store.Delete(k)
 		}
 	}
-	for _, u := range urls {
-		if key, err := Key(u); err == nil {
-			p.store.Delete(key)
-		}
+}
+
+// keyOrigin returns the origin of a cache key (RFC 9110 §4.3.1), the key
+// up to its path: "scheme://host[:port]", scheme and host lower-cased
+// and a default port dropped, as [Key] writes them.
+func keyOrigin(key string) string {
+	i := strings.Index(key, "://") + len("://")
+	if j := strings.IndexByte(key[i:], '/'); j >= 0 {
+		return key[:i+j]
 	}
+	return key
 }
 
 // outbound builds the request to forward, in ctx: absolute URL,

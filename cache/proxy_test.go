@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -524,6 +525,64 @@ func TestProxyInvalidation(t *testing.T) {
 	h.p.ServeHTTP(httptest.NewRecorder(), req)
 	if _, ok := h.store.Get(o.URL + "/made"); ok {
 		t.Fatal("Location not invalidated")
+	}
+	h.obs.matches(h.store)
+}
+
+// TestProxyInvalidationSameOriginOnly: a successful POST invalidates the
+// URI its response's Location or Content-Location names only when it has
+// the target's origin, scheme, host and port (RFC 9111 §4.4), compared
+// as keys write them: "HTTP://EXAMPLE.com:80" is http://example.com's,
+// https://example.com is another. The router sends every request to one
+// origin, so that the target can be http://example.com on its default
+// port.
+func TestProxyInvalidationSameOriginOnly(t *testing.T) {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		w.Header().Set(q.Get("field"), q.Get("uri"))
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(o.Close)
+	oc := originclient.New(nil)
+	t.Cleanup(oc.CloseIdleConnections)
+	h := newHarness(t, nil, nil, func(c *Config) {
+		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {
+			f.Request.URL.Host = strings.TrimPrefix(o.URL, "http://")
+			resp, err := oc.Do(f.Request)
+			return resp, Source{Hierarchy: squidlog.HierDirect}, err
+		})
+	})
+	client := frontClient(t, h)
+	cases := []struct {
+		uri, key    string
+		invalidated bool
+	}{
+		{"https://example.com/x", "https://example.com/x", false},         // another scheme
+		{"http://example.com:8080/x", "http://example.com:8080/x", false}, // another port
+		{"http://www.example.com/x", "http://www.example.com/x", false},   // another host
+		{"HTTP://EXAMPLE.com:80/x", "http://example.com/x", true},
+		{"/x", "http://example.com/x", true},
+	}
+	for _, field := range []string{"Location", "Content-Location"} {
+		for _, c := range cases {
+			now := h.clock.Now()
+			if err := h.store.Put(&Entry{URL: c.key, Status: 200, Header: http.Header{"Cache-Control": {"max-age=600"}},
+				Body: []byte("stored"), RequestTime: now, ResponseTime: now}); err != nil {
+				t.Fatal(err)
+			}
+			target := "http://example.com/create?" + url.Values{"field": {field}, "uri": {c.uri}}.Encode()
+			resp, err := client.Post(target, "text/plain", strings.NewReader("x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				t.Fatalf("POST %s: %d", target, resp.StatusCode)
+			}
+			if _, ok := h.store.Get(c.key); ok == c.invalidated {
+				t.Errorf("%s: %s after a POST to http://example.com/: stored %v, want %v", field, c.uri, ok, !c.invalidated)
+			}
+		}
 	}
 	h.obs.matches(h.store)
 }
