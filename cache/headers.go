@@ -121,8 +121,24 @@ func weakEqual(a, b string) bool {
 // canonical form that indexes an http.Header ("Etag", not "ETag").
 var notModifiedFields = []string{"Cache-Control", "Content-Location", "Date", "Etag", "Expires", "Vary", "Last-Modified"}
 
+// selectedBy304 reports whether a 304 with header fields h304 selects
+// the stored response with fields stored for update (RFC 9111 §4.3.4),
+// by the first rule that applies: a strong entity tag in the 304 selects
+// a stored response with the same strong tag; else its Last-Modified
+// selects one with the same Last-Modified; else the one stored response
+// (the proxy keeps one per key) is selected.
+func selectedBy304(stored fieldGetter, h304 http.Header) bool {
+	if etag := h304.Get("ETag"); etag != "" && !strings.HasPrefix(etag, "W/") {
+		return stored.Get("ETag") == etag
+	}
+	if lm := h304.Get("Last-Modified"); lm != "" {
+		return stored.Get("Last-Modified") == lm
+	}
+	return true
+}
+
 // freshen returns a copy of e updated by the header of a 304 that
-// validated it (RFC 9111 §4.3.4, §3.2): every field of the 304 replaces
+// selects it (selectedBy304; RFC 9111 §4.3.4, §3.2): every field of the 304 replaces
 // the stored one, except Content-Length, and the times are the
 // revalidation's.
 func freshen(e *Entry, h304 http.Header, requestTime, responseTime time.Time) *Entry {

@@ -261,6 +261,36 @@ func TestNotModified(t *testing.T) {
 	}
 }
 
+// TestSelectedBy304 checks which stored response a 304 selects for
+// update (RFC 9111 §4.3.4): by its strong ETag if it has one, else by its
+// Last-Modified, else the one stored.
+func TestSelectedBy304(t *testing.T) {
+	lm, other := httpDate(t0), httpDate(t0.Add(time.Hour))
+	stored := hdr("ETag", `"v1"`, "Last-Modified", lm)
+	cases := []struct {
+		name   string
+		stored http.Header
+		h304   http.Header
+		want   bool
+	}{
+		{"strong etag matches", stored, hdr("ETag", `"v1"`), true},
+		{"strong etag differs", stored, hdr("ETag", `"v2"`), false},
+		{"strong etag differs, Last-Modified matches", stored, hdr("ETag", `"v2"`, "Last-Modified", lm), false},
+		{"strong etag matches, Last-Modified differs", stored, hdr("ETag", `"v1"`, "Last-Modified", other), true},
+		{"strong etag, stored weak", hdr("ETag", `W/"v1"`), hdr("ETag", `"v1"`), false},
+		{"weak etag, Last-Modified matches", stored, hdr("ETag", `W/"v2"`, "Last-Modified", lm), true},
+		{"Last-Modified differs", stored, hdr("Last-Modified", other), false},
+		{"Last-Modified, none stored", hdr("ETag", `"v1"`), hdr("Last-Modified", lm), false},
+		{"no validator", stored, hdr("Cache-Control", "max-age=60"), true},
+		{"weak etag alone", stored, hdr("ETag", `W/"v2"`), true},
+	}
+	for _, c := range cases {
+		if got := selectedBy304(c.stored, c.h304); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestStripHopByHop(t *testing.T) {
 	h := hdr("Connection", "close, X-Private", "X-Private", "1", "Keep-Alive", "timeout=5",
 		"Transfer-Encoding", "chunked", "Proxy-Authorization", "Basic x", "Content-Type", "text/plain", "Upgrade", "h2c")

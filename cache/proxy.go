@@ -351,6 +351,9 @@ type exchange struct {
 	// revalidating is the stored entry that the forwarded request
 	// validates (RFC 9111 §4.3.1), if it does.
 	revalidating *Entry
+	// refetched is set when the request is forwarded again after a 304
+	// that selected no stored response (refetch).
+	refetched bool
 }
 
 // serve answers r, filling rec; it reports whether the response had to be
@@ -507,12 +510,27 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 	}
 	if x.revalidating != nil {
 		if resp.StatusCode == http.StatusNotModified {
+			if !selectedBy304(x.revalidating.Header, resp.Header) {
+				u.end() // this exchange is over: the deferred end finds nothing more to do
+				return p.refetch(x)
+			}
 			p.serveRevalidated(x, resp.Header, requestTime, responseTime)
 			return false
 		}
 		x.rec.Code = squidlog.CodeRefreshModified
 	}
 	return p.relayAndStore(x, resp, u, requestTime, responseTime)
+}
+
+// refetch forwards r again, as the client sent it, after a 304 to the
+// cache's validation that selects no stored response (RFC 9111 §4.3.4):
+// the origin's current response is not the one stored, which is
+// removed, neither freshened nor served under the 304's validator. The
+// client gets the response the origin sends now, stored as after a miss.
+func (p *Proxy) refetch(x *exchange) (aborted bool) {
+	p.store.Delete(x.key)
+	x.stored, x.entry, x.revalidating, x.refetched = nil, nil, nil, true
+	return p.forward(x)
 }
 
 // decideValidation sets the access-log code of a forwarded request and,
@@ -540,6 +558,8 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 		if lm := entry.Header.Get("Last-Modified"); lm != "" {
 			out.Header.Set("If-Modified-Since", lm)
 		}
+	case x.refetched:
+		x.rec.Code = squidlog.CodeRefreshModified // the validation found the stored response superseded
 	case x.qcc.Has("no-cache"):
 		x.rec.Code = squidlog.CodeClientRefreshMiss
 	case entry != nil:

@@ -735,6 +735,78 @@ func TestProxyConditionalOnStale(t *testing.T) {
 	}
 }
 
+// TestProxyRevalidationOtherValidator: a 304 to the cache's validation
+// that carries another strong ETag than the stored response's, or, with
+// none, another Last-Modified, selects no stored response (RFC 9111
+// §4.3.4). The stored body is not served under the 304's validator: the
+// request is forwarded again as the client sent it, and the client gets,
+// and the cache stores, the origin's current response, logged
+// TCP_REFRESH_MODIFIED. A background revalidation (stale-while-revalidate)
+// that gets such a 304 removes the stored response. The origin answers
+// every conditional request 304 with its current validator.
+func TestProxyRevalidationOtherValidator(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	lm1, lm2 := httpDate(h.clock.Now().Add(-time.Hour)), httpDate(h.clock.Now().Add(-time.Minute))
+	var changed atomic.Bool
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f := w.Header()
+		f.Set("Date", httpDate(h.clock.Now()))
+		f.Set("Cache-Control", "max-age=60")
+		if r.URL.Path == "/swr" {
+			f.Set("Cache-Control", "max-age=60, stale-while-revalidate=600")
+		}
+		body, etag, lm := "one", `"v1"`, lm1
+		if changed.Load() {
+			body, etag, lm = "two", `"v2"`, lm2
+		}
+		if r.URL.Path == "/lm" {
+			f.Set("Last-Modified", lm)
+		} else {
+			f.Set("ETag", etag)
+		}
+		if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(o.Close)
+	client := frontClient(t, h)
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := client.Get(o.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp, body(resp)
+	}
+	for _, path := range []string{"/etag", "/lm", "/swr"} {
+		get(path)
+	}
+	changed.Store(true)
+	h.clock.Advance(2 * time.Minute)
+	for _, c := range []struct{ path, field, want string }{{"/etag", "ETag", `"v2"`}, {"/lm", "Last-Modified", lm2}} {
+		resp, b := get(c.path)
+		if b != "two" || resp.Header.Get(c.field) != c.want || h.lastCode() != "TCP_REFRESH_MODIFIED/200 HIER_DIRECT" {
+			t.Errorf("%s after a 304 with %s %s: %q with %s %q, logged %s; want the origin's current response",
+				c.path, c.field, c.want, b, c.field, resp.Header.Get(c.field), h.lastCode())
+		}
+		if resp, b = get(c.path); b != "two" || !strings.HasPrefix(resp.Header.Get("X-Cache"), "HIT") {
+			t.Errorf("%s then: %q, X-Cache %q; want the stored current response", c.path, b, resp.Header.Get("X-Cache"))
+		}
+	}
+	if _, b := get("/swr"); b != "one" {
+		t.Fatalf("/swr within stale-while-revalidate: %q, want the stale stored response", b)
+	}
+	h.p.bg.Wait()
+	key, _ := Key(o.URL + "/swr")
+	if _, ok := h.store.Get(key); ok {
+		t.Error("/swr kept after a background revalidation's 304 for another validator")
+	}
+	h.obs.matches(h.store)
+}
+
 // TestProxyStaleIfError serves a stored response past its freshness when
 // the origin fails (a 503, then a refused connection) within the
 // response's stale-if-error (RFC 5861 §4), logs TCP_REFRESH_FAIL_OLD,

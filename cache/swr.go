@@ -85,9 +85,10 @@ func (p *Proxy) revalidateInBackground(r *http.Request, key string, e *storedEnt
 }
 
 // refresh forwards the background revalidation out of the stored entry
-// e and stores what it learns: a 304 freshens e (RFC 9111 §4.3.4), a
-// storable response replaces it, a failure (an error, or 500, 502, 503,
-// 504) leaves it as it is, and anything else removes it. The access log
+// e and stores what it learns: a 304 that selects e freshens it (RFC
+// 9111 §4.3.4), a storable response replaces it, a failure (an error, or
+// 500, 502, 503, 504) leaves it as it is, and anything else, a 304 that
+// selects no stored response included, removes it. The access log
 // gets a line for it, as Squid 2.7 logged its background revalidations:
 // TCP_ASYNC_HIT when the stored response was still valid, else
 // TCP_ASYNC_MISS, with the address of the client whose request started
@@ -119,7 +120,7 @@ func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool
 	rec.ContentType = resp.Header.Get("Content-Type")
 	stripHopByHop(resp.Header)
 	switch sc := resp.StatusCode; {
-	case sc == http.StatusNotModified && validators:
+	case sc == http.StatusNotModified && validators && selectedBy304(e.Header, resp.Header):
 		p.put(out, freshen(e, resp.Header, start, responseTime))
 		rec.Code = squidlog.CodeAsyncHit
 		return
