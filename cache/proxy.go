@@ -71,7 +71,9 @@ type Config struct {
 // the stored response instead.
 // Other methods are forwarded without caching and, when they succeed,
 // invalidate the stored response of their URL (§4.4); CONNECT is refused
-// with 501.
+// with 501. A TRACE or OPTIONS with Max-Forwards: 0 is answered by the
+// proxy, with any other Max-Forwards forwarded with one less (RFC 9110
+// §7.6.2).
 //
 // Concurrent misses of one URL are collapsed (Squid's
 // collapsed_forwarding): a plain GET that finds nothing stored while
@@ -358,12 +360,13 @@ type exchange struct {
 
 // serve answers r, filling rec; it reports whether the response had to be
 // cut short. A request goes through stages: refused if it is no proxy
-// request; looked up (a GET or HEAD) and answered from the store when a
+// request; answered by the proxy if it is a TRACE or OPTIONS that may go
+// no further (RFC 9110 §7.6.2); looked up (a GET or HEAD) and answered from the store when a
 // stored response may be used; collapsed onto a miss of the same URL
 // already in flight; else forwarded, and its response relayed and
 // stored.
 func (p *Proxy) serve(w *httpx.CountingWriter, r *http.Request, rec *Record) (aborted bool) {
-	if p.refuse(w, r, rec) {
+	if p.refuse(w, r, rec) || p.answerFinal(w, r, rec) {
 		return false
 	}
 	x := exchange{w: w, r: r, rec: rec, cacheable: r.Method == http.MethodGet || r.Method == http.MethodHead}
@@ -783,7 +786,8 @@ func keyOrigin(key string) string {
 }
 
 // outbound builds the request to forward, in ctx: absolute URL,
-// hop-by-hop fields removed, Via added (RFC 9110 §7.6).
+// hop-by-hop fields removed, Via added, the Max-Forwards of a TRACE or
+// OPTIONS one less (RFC 9110 §7.6).
 func (p *Proxy) outbound(ctx context.Context, r *http.Request) *http.Request {
 	out := r.Clone(ctx)
 	out.RequestURI = ""
@@ -791,6 +795,9 @@ func (p *Proxy) outbound(ctx context.Context, r *http.Request) *http.Request {
 	out.Close = false
 	stripHopByHop(out.Header)
 	httpx.AddVia(out.Header, r.ProtoMajor, r.ProtoMinor, p.via)
+	if n, ok := maxForwards(r); ok && n > 0 {
+		out.Header.Set("Max-Forwards", strconv.FormatUint(n-1, 10))
+	}
 	if r.ContentLength == 0 {
 		out.Body = nil
 	}

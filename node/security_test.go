@@ -192,6 +192,69 @@ func TestNodeFragmentRefused(t *testing.T) {
 	}
 }
 
+// TestNodeMaxForwardsOptionsTrace: a TRACE or OPTIONS with Max-Forwards:
+// 0 is answered by the node as its final recipient, never forwarded (RFC
+// 9110 §7.6.2): OPTIONS with 200 and Allow (§9.3.7), TRACE with 200 and
+// the request as received, as message/http, less Authorization,
+// Proxy-Authorization and Cookie (§9.3.8); logged TCP_MISS/200, as Squid
+// logs its TRACE answer. With another Max-Forwards they are forwarded
+// with one less; other methods' Max-Forwards is forwarded as it came.
+func TestNodeMaxForwardsOptionsTrace(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{} // method → the Max-Forwards the origin got
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Method] = append(seen[r.Method], r.Header.Get("Max-Forwards"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(origin.Close)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{})
+	send := func(method, maxForwards, fields string) (*http.Response, string) {
+		t.Helper()
+		resps, bodies, _ := rawExchange(t, ln.Addr().String(), method+" "+origin.URL+"/ HTTP/1.1\r\nHost: "+host+
+			"\r\nMax-Forwards: "+maxForwards+"\r\n"+fields+"Connection: close\r\n\r\n", 1, 0)
+		if len(resps) != 1 {
+			t.Fatalf("%s with Max-Forwards: %s: %d responses", method, maxForwards, len(resps))
+		}
+		return resps[0], bodies[0]
+	}
+
+	resp, _ := send("OPTIONS", "0", "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Allow"), "GET") {
+		t.Errorf("OPTIONS with Max-Forwards: 0: %d, Allow %q; want 200 and the methods", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	waitLogged(t, n.log, "TCP_MISS/200", "OPTIONS "+origin.URL+"/ ", "HIER_NONE")
+	resp, body := send("TRACE", "0", "Authorization: Basic c2VjcmV0\r\nProxy-Authorization: Basic c2VjcmV0\r\nCookie: s=secret\r\nX-Probe: 1\r\n")
+	want := "TRACE " + origin.URL + "/ HTTP/1.1\r\nHost: " + host + "\r\n"
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "message/http" || !strings.HasPrefix(body, want) ||
+		!strings.Contains(body, "\r\nMax-Forwards: 0\r\n") || !strings.Contains(body, "\r\nX-Probe: 1\r\n") || !strings.HasSuffix(body, "\r\n\r\n") {
+		t.Errorf("TRACE with Max-Forwards: 0: %d %q, body %q; want 200, message/http, the request", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if strings.Contains(body, "c2VjcmV0") || strings.Contains(body, "secret") {
+		t.Errorf("the TRACE answer echoes credentials: %q", body)
+	}
+	waitLogged(t, n.log, "TCP_MISS/200", "TRACE "+origin.URL+"/ ", "HIER_NONE")
+	mu.Lock()
+	if len(seen) != 0 {
+		t.Errorf("OPTIONS and TRACE with Max-Forwards: 0 reached the origin: %v", seen)
+	}
+	mu.Unlock()
+
+	send("OPTIONS", "5", "")
+	send("TRACE", "1", "")
+	send("POST", "0", "Content-Length: 0\r\n")
+	mu.Lock()
+	defer mu.Unlock()
+	for method, want := range map[string]string{"OPTIONS": "4", "TRACE": "0", "POST": "0"} {
+		if got := seen[method]; len(got) != 1 || got[0] != want {
+			t.Errorf("%s forwarded with Max-Forwards %q, want %q", method, got, want)
+		}
+	}
+}
+
 // TestNodeStatusEndpointsAllowed: /metrics answers only AllowPeers, and
 // refuses others with 403, logged TCP_DENIED/403; /healthz answers
 // anyone, with its reason only to AllowPeers and a fixed "unhealthy" to
