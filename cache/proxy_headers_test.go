@@ -2,7 +2,9 @@ package cache
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -124,5 +126,59 @@ func TestProxyStoresHeaderFields(t *testing.T) {
 	r = h.do("GET", url+"/revalidated")
 	if sc := r.Header.Values("Set-Cookie"); h.lastCode() != "TCP_REFRESH_UNMODIFIED/200 HIER_DIRECT" || len(sc) != 1 || sc[0] != "fresh=1" {
 		t.Errorf("revalidated: %s, Set-Cookie %q, want the 304's", h.lastCode(), sc)
+	}
+}
+
+// TestProxyResponseHeadLimit: a response head over
+// originclient.MaxResponseHeaderBytes (64 KiB, Squid's
+// reply_header_max_size) is refused, as Squid refuses it: the client
+// gets 502, logged TCP_MISS/502 and in one line of the operational log,
+// and nothing is stored, so the next request asks the origin again. A
+// head of 60 KiB is relayed and stored.
+func TestProxyResponseHeadLimit(t *testing.T) {
+	var served atomic.Int64
+	pad := strings.Repeat("p", 1000)
+	url := rawOrigin(t, func(r *http.Request) string {
+		served.Add(1)
+		fields := 60 // of about 1 KiB each
+		if r.URL.Path == "/large" {
+			fields = 2048
+		}
+		var b strings.Builder
+		b.WriteString("HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\nContent-Length: 5\r\n")
+		for i := range fields {
+			fmt.Fprintf(&b, "X-Pad-%d: %s\r\n", i, pad)
+		}
+		b.WriteString("\r\nsmall")
+		return b.String()
+	})
+	var logged syncBuffer
+	h := newHarness(t, nil, nil, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logged, nil)) })
+	client := frontClient(t, h)
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := client.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp, body(resp)
+	}
+	for i := range 2 {
+		if resp, _ := get("/large"); resp.StatusCode != http.StatusBadGateway || !strings.HasPrefix(h.lastCode(), "TCP_MISS/502 ") {
+			t.Errorf("request %d, a 2 MiB head: %d, logged %s; want 502", i, resp.StatusCode, h.lastCode())
+		}
+	}
+	if n := served.Load(); n != 2 {
+		t.Errorf("the origin was asked %d times for the 2 MiB head, want 2 (nothing stored)", n)
+	}
+	lines := strings.Split(strings.TrimSuffix(logged.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "exceeded") || !strings.Contains(lines[1], "exceeded") {
+		t.Errorf("operational log, want one line per refused head:\n%s", logged.String())
+	}
+	for i, want := range []string{"MISS", "HIT"} {
+		if resp, b := get("/within"); resp.StatusCode != http.StatusOK || b != "small" || !strings.HasPrefix(resp.Header.Get("X-Cache"), want) {
+			t.Errorf("request %d, a 60 KiB head: %d %q, X-Cache %q; want 200, %s", i, resp.StatusCode, b, resp.Header.Get("X-Cache"), want)
+		}
 	}
 }

@@ -69,12 +69,13 @@ func (pf *peerFetcher) client(p *Peer) *http.Client {
 		timeout = 5 * time.Second
 	}
 	t := &http.Transport{
-		Proxy:                 http.ProxyURL(p.proxy),
-		ResponseHeaderTimeout: timeout,
-		TLSHandshakeTimeout:   timeout,
-		IdleConnTimeout:       originclient.IdleConnTimeout,
-		MaxIdleConnsPerHost:   originclient.IdleConnsPerHost,
-		DisableCompression:    true,
+		Proxy:                  http.ProxyURL(p.proxy),
+		ResponseHeaderTimeout:  timeout,
+		TLSHandshakeTimeout:    timeout,
+		IdleConnTimeout:        originclient.IdleConnTimeout,
+		MaxIdleConnsPerHost:    originclient.IdleConnsPerHost,
+		MaxResponseHeaderBytes: originclient.MaxResponseHeaderBytes,
+		DisableCompression:     true,
 	}
 	t.DialContext = originclient.Dialer(dialer(timeout))
 	c := &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -3,10 +3,12 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -73,6 +75,40 @@ func TestFetcherFollowsReconfiguredProxy(t *testing.T) {
 	allocs := testing.AllocsPerRun(20, func() { pf.client(d.Peers()[0]) })
 	if allocs != 0 {
 		t.Errorf("a known peer's client: %v allocations", allocs)
+	}
+}
+
+// TestFetcherResponseHeadLimit: a peer's response head over
+// originclient.MaxResponseHeaderBytes is an error, as an origin's is: the
+// peer is not taken to have answered (peerOutcomeError), and the miss
+// goes on to the next peer or the origin. A head of 60 KiB is a hit.
+func TestFetcherResponseHeadLimit(t *testing.T) {
+	pad := strings.Repeat("p", 1000)
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fields := 60 // of about 1 KiB each
+		if r.URL.Path == "/large" {
+			fields = 2048
+		}
+		for i := range fields {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), pad)
+		}
+		_, _ = io.WriteString(w, "small")
+	}))
+	t.Cleanup(peer.Close)
+	d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.URL}}, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pf peerFetcher
+	for path, want := range map[string]peerOutcome{"/large": peerOutcomeError, "/within": peerOutcomeHit} {
+		req, _ := http.NewRequest(http.MethodGet, "http://origin.invalid"+path, nil)
+		resp, outcome, err := pf.Fetch(d.Peers()[0], &cache.Forward{Request: req})
+		if resp != nil {
+			resp.Body.Close()
+		}
+		if outcome != want {
+			t.Errorf("%s: %v, %v; want %v", path, outcome, err, want)
+		}
 	}
 }
 

@@ -23,6 +23,12 @@ const (
 	IdleConnTimeout       = 90 * time.Second
 )
 
+// MaxResponseHeaderBytes bounds the head (status line and header
+// fields) of a response the node's clients read from an origin or a
+// peer: Squid's reply_header_max_size. A longer head is an error, which
+// the proxy answers with 502, as Squid does, and nothing is stored.
+const MaxResponseHeaderBytes = 64 << 10
+
 // IdleConnsPerHost is how many idle connections the node's clients keep
 // to one origin or peer. It is set above the concurrency a node sees
 // (net/http keeps 2 by default): a connection the pool cannot keep is
@@ -39,14 +45,15 @@ const IdleConnsPerHost = 256
 func New(tlsConfig *tls.Config) *http.Client {
 	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	t := &http.Transport{
-		DialContext:           Dialer(dial),
-		DialTLSContext:        tlsDialer(dial, tlsConfig, dialTimeout),
-		TLSHandshakeTimeout:   dialTimeout,
-		ResponseHeaderTimeout: responseHeaderTimeout,
-		IdleConnTimeout:       IdleConnTimeout,
-		MaxIdleConnsPerHost:   IdleConnsPerHost,
-		DisableCompression:    true,
-		ForceAttemptHTTP2:     true,
+		DialContext:            Dialer(dial),
+		DialTLSContext:         tlsDialer(dial, tlsConfig, dialTimeout),
+		TLSHandshakeTimeout:    dialTimeout,
+		ResponseHeaderTimeout:  responseHeaderTimeout,
+		IdleConnTimeout:        IdleConnTimeout,
+		MaxIdleConnsPerHost:    IdleConnsPerHost,
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
+		DisableCompression:     true,
+		ForceAttemptHTTP2:      true,
 	}
 	return &http.Client{
 		Transport:     t,

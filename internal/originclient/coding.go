@@ -42,9 +42,9 @@ import (
 // Bounds of what a codingConn holds for one connection.
 const (
 	// maxCodedHead is the longest response head the framer holds to
-	// read; a longer one passes through untouched (net/http applies its
-	// own, larger limit) and is not decoded.
-	maxCodedHead = 64 << 10
+	// read, the most net/http reads (MaxResponseHeaderBytes); a longer
+	// one passes through untouched, for net/http to refuse.
+	maxCodedHead = MaxResponseHeaderBytes
 	// maxChunkLine is the longest chunk-size line, with its CRLF: the
 	// size of net/http's read buffer, which bounds its own.
 	maxChunkLine = 4096
