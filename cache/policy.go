@@ -23,6 +23,14 @@ var heuristicStatus = map[int]bool{
 	308: true, 404: true, 405: true, 410: true, 414: true, 501: true,
 }
 
+// understoodStatus reports whether the cache understands a status code
+// for must-understand (RFC 9111 §5.2.2.3): it implements that status's
+// caching requirements. These are the heuristically cacheable statuses
+// it stores, 206 excepted (the proxy stores no partial content).
+func understoodStatus(status int) bool {
+	return heuristicStatus[status] && status != http.StatusPartialContent
+}
+
 // storable reports whether a shared cache may store the response with
 // status and header fields resp to the request req (RFC 9111 §3):
 //
@@ -32,6 +40,9 @@ var heuristicStatus = map[int]bool{
 //     not stored (§3.3 allows storing it, §3.4 combining it; the proxy
 //     does neither, and answers Range requests from stored complete
 //     responses instead);
+//   - with must-understand, the status is one the cache understands
+//     (understoodStatus), and the response's no-store is then ignored
+//     (§5.2.2.3);
 //   - neither request nor response has no-store (§5.2.1.5, §5.2.2.5);
 //   - the response has no unqualified private directive (§5.2.2.7); a
 //     qualified one (private="Set-Cookie") keeps only the listed fields
@@ -56,7 +67,11 @@ func storable(req *http.Request, status int, resp http.Header) bool {
 	}
 	qcc := sharedCacheControl(req.Header)
 	rcc := sharedCacheControl(resp)
-	if qcc.Has("no-store") || rcc.Has("no-store") || rcc.whole("private") {
+	mustUnderstand := rcc.Has("must-understand")
+	if mustUnderstand && !understoodStatus(status) {
+		return false
+	}
+	if qcc.Has("no-store") || rcc.Has("no-store") && !mustUnderstand || rcc.whole("private") {
 		return false
 	}
 	public := rcc.Has("public")

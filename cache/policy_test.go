@@ -91,6 +91,15 @@ func TestStorable(t *testing.T) {
 		{"set-cookie", "GET", nil, 200, hdr("Cache-Control", "max-age=60", "Set-Cookie", "a=b"), true},
 		{"set-cookie public", "GET", nil, 200, hdr("Cache-Control", "public, max-age=60", "Set-Cookie", "a=b"), true},
 		{"last-modified 404", "GET", nil, 404, hdr("Last-Modified", lm), true},
+		// RFC 9111 §5.2.2.3: with must-understand, only a status the cache
+		// understands is stored, and the response's no-store is ignored.
+		{"must-understand, unknown status", "GET", nil, 299, hdr("Cache-Control", "max-age=60, must-understand"), false},
+		{"must-understand, status not understood", "GET", nil, 302, hdr("Cache-Control", "max-age=60, must-understand"), false},
+		{"must-understand, no-store", "GET", nil, 200, hdr("Cache-Control", "max-age=60, must-understand, no-store"), true},
+		{"must-understand, no-store, heuristic", "GET", nil, 404, hdr("Cache-Control", "no-store, must-understand"), true},
+		{"must-understand, no-store, unknown status", "GET", nil, 299, hdr("Cache-Control", "max-age=60, no-store, must-understand"), false},
+		{"must-understand, request no-store", "GET", hdr("Cache-Control", "no-store"), 200, hdr("Cache-Control", "max-age=60, must-understand"), false},
+		{"must-understand, private", "GET", nil, 200, hdr("Cache-Control", "private, max-age=60, must-understand"), false},
 	}
 	for _, c := range cases {
 		req, _ := http.NewRequest(c.method, "http://example.com/", nil)

@@ -587,6 +587,50 @@ func TestProxyInvalidationSameOriginOnly(t *testing.T) {
 	h.obs.matches(h.store)
 }
 
+// TestProxyMustUnderstand: a response with must-understand is stored
+// only when the cache understands its status code (RFC 9111 §5.2.2.3):
+// a 299 with max-age is forwarded every time, never served from the
+// store; a 200 with must-understand and no-store is stored, the no-store
+// being for caches that do not understand must-understand.
+func TestProxyMustUnderstand(t *testing.T) {
+	h := newHarness(t, nil, nil, nil)
+	var served sync.Map // path → *atomic.Int64
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := served.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
+		w.Header().Set("Date", httpDate(h.clock.Now()))
+		if r.URL.Path == "/299" {
+			w.Header().Set("Cache-Control", "max-age=600, must-understand")
+			w.WriteHeader(299)
+		} else {
+			w.Header().Set("Cache-Control", "max-age=600, must-understand, no-store")
+		}
+		io.WriteString(w, "body of "+r.URL.Path)
+	}))
+	t.Cleanup(o.Close)
+	client := frontClient(t, h)
+	for _, c := range []struct {
+		path   string
+		status int
+		asked  int64
+	}{{"/299", 299, 2}, {"/200", 200, 1}} {
+		for range 2 {
+			resp, err := client.Get(o.URL + c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := body(resp); resp.StatusCode != c.status || b != "body of "+c.path {
+				t.Errorf("%s: %d %q", c.path, resp.StatusCode, b)
+			}
+			resp.Body.Close()
+		}
+		n, _ := served.Load(c.path)
+		if got := n.(*atomic.Int64).Load(); got != c.asked {
+			t.Errorf("%s with must-understand: the origin was asked %d times for 2 requests, want %d", c.path, got, c.asked)
+		}
+	}
+}
+
 // TestProxyCollapsedForwarding sends 100 concurrent requests for one URL
 // that is not stored: the origin is asked once, and every client gets
 // the response (Squid's collapsed_forwarding). A response that cannot be
