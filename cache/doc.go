@@ -31,8 +31,8 @@
 //     and forwards misses through a pluggable [Router] ([Direct] by
 //     default), answering only-if-cached misses with 504 (§5.2.1.7), the
 //     contract peers rely on; a miss streams to its client, and to the
-//     requests collapsed onto it, as it arrives, a stalled one is cut at
-//     Config.ReadTimeout, and a stale response answers when the origin
+//     requests collapsed onto it, as it arrives, each client at its own
+//     pace, a stalled response is cut at Config.ReadTimeout, and a stale response answers when the origin
 //     cannot be reached unless a directive forbids it (§4.2.4);
 //   - an access log (Config.AccessLog) in Squid's native format, so
 //     existing tools read it.

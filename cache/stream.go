@@ -112,17 +112,20 @@ func (ir *interimRelay) done() {
 }
 
 // inflight is a storable response being received: its stored header and
-// the body so far, which the request that forwarded it collects to store
-// and which the requests collapsed onto it read as it grows, so that
-// every one of them gets each byte as it arrives. The body grows up to
-// the proxy's MaxObjectBytes; beyond it, the response is not stored and
-// the followers are cut off.
+// the body so far, which a goroutine of its own collects from the server
+// to store (fill) and which the request that forwarded it and the
+// requests collapsed onto it read as it grows, each at its own pace: a
+// client that reads slowly, or not at all, holds back nobody else. The
+// body grows up to the proxy's MaxObjectBytes; beyond it, the response
+// is not stored, the followers are cut off and the forwarding request
+// reads the rest of it from the server itself.
 type inflight struct {
 	entry  *storedEntry // the stored header and times; no body
 	length int64        // the Content-Length, or -1 when unknown
 
 	mu         sync.Mutex
 	body       []byte
+	rest       []byte        // the body for the leader alone once it outgrew the limit
 	state      int           // streaming, complete or failed
 	grew       chan struct{} // closed and replaced when body or state changes
 	attached   int           // followers reading
@@ -134,7 +137,13 @@ const (
 	streaming = iota
 	complete
 	failed
+	handedOff // failed for the followers; the leader reads rest, then the server
 )
+
+// initialBodyBytes is the most a stream allocates for its body before
+// any of it arrives: a server's Content-Length is a claim, and a body
+// that grows doubles its array up to that length, never past it.
+const initialBodyBytes = 64 << 10
 
 // newInflight starts the shared body of the response whose stored entry
 // keep will be (keep itself is not shared: the leader fills in its body
@@ -145,37 +154,52 @@ func newInflight(keep *Entry, length int64, cancel context.CancelFunc) *inflight
 	// a store that keeps stored forms is given this one, with the body
 	// (storedEntry.withBody).
 	s := &inflight{entry: newStored(keep), length: length, grew: make(chan struct{}), cancel: cancel}
-	if length > 0 {
-		s.body = make([]byte, 0, length)
-	} else {
-		s.body = []byte{}
-	}
+	s.body = make([]byte, 0, min(max(length, 0), initialBodyBytes))
 	return s
 }
 
-// notify wakes the followers; the caller holds s.mu.
+// notify wakes the readers; the caller holds s.mu.
 func (s *inflight) notify() {
 	close(s.grew)
 	s.grew = make(chan struct{})
 }
 
-// append adds bytes of the body, or fails the stream when they take it
-// past limit, reporting whether it is still being collected and whether
-// the body is now as long as its Content-Length says.
-func (s *inflight) append(b []byte, limit int64) (collecting, whole bool) {
+// append adds bytes of the body, reporting whether the body is now as
+// long as its Content-Length says. Bytes that take it past limit end
+// the stream for the followers and hand it to the leader (over): the
+// body and b are its alone, and the server's next bytes are for it to
+// read.
+func (s *inflight) append(b []byte, limit int64) (whole, over bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state != streaming {
 		return false, false
 	}
 	if int64(len(s.body)+len(b)) > limit {
-		s.state, s.body = failed, nil
+		s.state, s.rest, s.body = handedOff, append(s.body, b...), nil
 		s.notify()
-		return false, false
+		return false, true
 	}
-	s.body = append(s.body, b...)
+	s.body = growAppend(s.body, b, s.length)
 	s.notify()
-	return true, int64(len(s.body)) == s.length
+	return int64(len(s.body)) == s.length, false
+}
+
+// growAppend appends b to body, doubling its array when it is full but
+// never past length (when known), so that a whole body of a known
+// length fills its array exactly.
+func growAppend(body, b []byte, length int64) []byte {
+	need := len(body) + len(b)
+	if need <= cap(body) {
+		return append(body, b...)
+	}
+	c := max(2*cap(body), need)
+	if length >= int64(need) {
+		c = int(min(int64(c), length))
+	}
+	grown := make([]byte, len(body), c)
+	copy(grown, body)
+	return append(grown, b...)
 }
 
 // finish ends the stream, whole (returning its body) or not.
@@ -193,13 +217,6 @@ func (s *inflight) finish(whole bool) (body []byte, ok bool) {
 	return s.body, whole
 }
 
-// wanted reports whether a follower still reads the stream.
-func (s *inflight) wanted() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.attached > 0
-}
-
 // orphan records that the leader's client went away and reports whether
 // the exchange must go on for the followers.
 func (s *inflight) orphan() bool {
@@ -213,7 +230,7 @@ func (s *inflight) orphan() bool {
 func (s *inflight) attach() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == failed {
+	if s.state == failed || s.state == handedOff {
 		return false
 	}
 	s.attached++
@@ -232,14 +249,64 @@ func (s *inflight) detach() {
 }
 
 // next returns the body from off on, the state, and the channel that
-// is closed when either changes.
-func (s *inflight) next(off int) ([]byte, int, <-chan struct{}) {
+// is closed when either changes. A follower (leader false) finds a
+// handed-off stream failed; the leader finds the rest of its body.
+func (s *inflight) next(off int, leader bool) ([]byte, int, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == failed {
+	switch {
+	case s.state == handedOff && leader:
+		return s.rest[off:], handedOff, s.grew
+	case s.state == failed, s.state == handedOff:
 		return nil, failed, s.grew
 	}
 	return s.body[off:], s.state, s.grew
+}
+
+// streamEnd is how a client's copy of a stream ended.
+type streamEnd int
+
+const (
+	endComplete   streamEnd = iota // the whole body was written
+	endFailed                      // the stream failed: the response is cut short
+	endClientGone                  // the client went away
+	endHandedOff                   // the leader wrote all of rest; the server has the remainder
+)
+
+// copyStream writes s's body to w from the start as it grows, until it
+// is whole or fails or the client goes away, flushing every piece. The
+// last piece of a body of known length is held back (httpx.CountingWriter.Hold)
+// until the request is logged. It returns the bytes written.
+func copyStream(w *httpx.CountingWriter, rc *http.ResponseController, ctx context.Context, s *inflight, leader bool) (int, streamEnd) {
+	off := 0
+	for {
+		b, state, grew := s.next(off, leader)
+		if len(b) > 0 && state != handedOff && s.length >= 0 && int64(off+len(b)) == s.length {
+			w.Hold(b) // the last piece: sent once the request is logged
+			return off + len(b), endComplete
+		}
+		if len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
+				return off, endClientGone
+			}
+			_ = rc.Flush() // a failed flush is a client gone away, which the next Write reports
+			off += len(b)
+			continue
+		}
+		switch state {
+		case complete:
+			return off, endComplete
+		case failed:
+			return off, endFailed
+		case handedOff:
+			return off, endHandedOff
+		}
+		select {
+		case <-grew:
+		case <-ctx.Done():
+			return off, endClientGone
+		}
+	}
 }
 
 // follow answers r, collapsed onto another request's miss, from the
@@ -276,48 +343,24 @@ func (p *Proxy) follow(w *httpx.CountingWriter, r *http.Request, s *inflight, qc
 	w.WriteHeader(se.Status)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // a failed flush is a client gone away, which the next Write reports
-	off := 0
-	for {
-		b, state, grew := s.next(off)
-		if len(b) > 0 && s.length >= 0 && int64(off+len(b)) == s.length {
-			w.Hold(b) // the last piece: sent once the request is logged
-			return true, false
-		}
-		if len(b) > 0 {
-			if _, err := w.Write(b); err != nil {
-				return true, false // the client went away
-			}
-			_ = rc.Flush()
-			off += len(b)
-			continue
-		}
-		switch state {
-		case complete:
-			return true, false
-		case failed:
-			return true, true
-		}
-		select {
-		case <-grew:
-		case <-r.Context().Done():
-			return true, false
-		}
-	}
+	_, end := copyStream(w, rc, r.Context(), s, false)
+	return true, end == endFailed
 }
 
 // relay copies a forwarded response to the client as it arrives, adding
 // Via and X-Cache, flushing the header and then every piece of the body
 // at once, so that the client's first byte waits for nothing but the
-// server's. When s is non-nil the body is also collected into it, for
-// the followers and to be stored; it fails when the body grows past
-// MaxObjectBytes or is not received whole. A body whose length is known
-// is committed (stored) before its last piece is written, so that a
-// client that has received all of it finds it stored; others are
-// committed by the caller once relay returns, which is before the server
-// ends a chunked body. The last piece of a body whose length is known is
-// held back (httpx.CountingWriter.hold) until the request is logged: a client
-// that has the whole response finds it stored and logged. A client that goes away stops the copy unless
-// followers still read s. It reports whether the response was cut short.
+// server's. When s is non-nil the body is collected into it by a
+// goroutine of its own (fill), for the followers and to be stored, and
+// the client is written from s at its own pace; s fails when the body is
+// not received whole, and is handed back to this request when the body
+// grows past MaxObjectBytes. A body is committed (stored) by commit
+// once whole, before its last piece is written when its length is
+// known, so that a client that has received all of it finds it stored;
+// the last piece is held back (httpx.CountingWriter.Hold) until the
+// request is logged. A client that goes away stops the exchange unless
+// followers still read s; relay returns once the server's response is
+// over. It reports whether the response was cut short.
 func (p *Proxy) relay(w *httpx.CountingWriter, r *http.Request, resp *http.Response, u *upstream, s *inflight, commit func()) (aborted bool) {
 	h := w.Header()
 	for k, vs := range resp.Header {
@@ -334,53 +377,93 @@ func (p *Proxy) relay(w *httpx.CountingWriter, r *http.Request, resp *http.Respo
 	}
 	// A failed flush is a client gone away, which the next Write reports.
 	_ = rc.Flush()
-	collecting := s != nil
-	clientGone := false
-	received := int64(0)
+	if s == nil {
+		return p.copyResponse(w, rc, r, resp, u, 0)
+	}
+	filled := make(chan struct{})
+	go func() {
+		defer close(filled)
+		p.fill(r, resp, u, s, commit)
+	}()
+	written, end := copyStream(w, rc, r.Context(), s, true)
+	if end == endClientGone && !s.orphan() {
+		u.cancel() // nobody reads on; nothing is stored
+	}
+	<-filled
+	switch end {
+	case endFailed:
+		return true
+	case endHandedOff:
+		return p.copyResponse(w, rc, r, resp, u, int64(written))
+	}
+	return false
+}
+
+// fill collects the body of resp into s as it arrives, committing it
+// once whole, until the server's response ends, fails, or outgrows
+// MaxObjectBytes (then the rest is the leader's to read).
+func (p *Proxy) fill(r *http.Request, resp *http.Response, u *upstream, s *inflight, commit func()) {
 	buf := make([]byte, relayBufferBytes(resp.ContentLength))
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
 			u.touch()
-			received += int64(n)
-			if collecting {
-				var whole bool
-				if collecting, whole = s.append(buf[:n], p.maxObject); whole {
-					commit()
-				}
+			whole, over := s.append(buf[:n], p.maxObject)
+			if over {
+				return
 			}
-			if !clientGone && received == resp.ContentLength {
-				w.Hold(buf[:n])
-			} else if !clientGone {
-				if _, werr := w.Write(buf[:n]); werr != nil {
-					clientGone = true
-				} else {
-					_ = rc.Flush()
-				}
-			}
-			if clientGone && (!collecting || !s.wanted()) {
-				if s != nil {
-					s.finish(false)
-				}
-				return false // nobody reads on; nothing is stored
+			if whole {
+				commit()
 			}
 		}
 		if err == io.EOF {
-			break
+			commit()
+			return
 		}
 		if err != nil {
-			if u.timedOut.Load() {
-				p.log.Warn("cache: response body timed out", "url", logURL(r.URL.String()), "timeout", u.timeout)
-			} else {
-				p.log.Info("cache: reading response body", "url", logURL(r.URL.String()), "err", err)
-			}
-			if s != nil {
-				s.finish(false)
-			}
-			return !clientGone
+			p.logBodyError(r, u, err)
+			s.finish(false)
+			return
 		}
 	}
-	return false
+}
+
+// copyResponse copies the rest of a forwarded response's body to the
+// client as it arrives, received bytes of it already written, holding
+// back the last piece of a body of known length. It reports whether the
+// response was cut short.
+func (p *Proxy) copyResponse(w *httpx.CountingWriter, rc *http.ResponseController, r *http.Request, resp *http.Response, u *upstream, received int64) (aborted bool) {
+	buf := make([]byte, relayBufferBytes(resp.ContentLength-received))
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			u.touch()
+			received += int64(n)
+			if received == resp.ContentLength {
+				w.Hold(buf[:n])
+			} else if _, werr := w.Write(buf[:n]); werr != nil {
+				return false // the client went away
+			} else {
+				_ = rc.Flush()
+			}
+		}
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			p.logBodyError(r, u, err)
+			return true
+		}
+	}
+}
+
+// logBodyError logs why a forwarded response's body ended early.
+func (p *Proxy) logBodyError(r *http.Request, u *upstream, err error) {
+	if u.timedOut.Load() {
+		p.log.Warn("cache: response body timed out", "url", logURL(r.URL.String()), "timeout", u.timeout)
+	} else {
+		p.log.Info("cache: reading response body", "url", logURL(r.URL.String()), "err", err)
+	}
 }
 
 // relayBufferBytes is the size of the buffer that relays a body of

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -658,5 +659,133 @@ func TestRelayBufferBytes(t *testing.T) {
 		if got := relayBufferBytes(c.length); got != c.want {
 			t.Errorf("relayBufferBytes(%d) = %d, want %d", c.length, got, c.want)
 		}
+	}
+}
+
+// TestProxyAnnouncedLengthNotAllocated has an origin announce bodies of
+// MaxObjectBytes (16 MiB by default) and send ten bytes of each: the proxy
+// allocates for the bytes that arrive, not for the length a server
+// claims, and grows a body's array to exactly its length.
+func TestProxyAnnouncedLengthNotAllocated(t *testing.T) {
+	const n, announced = 16, DefaultMaxObjectBytes
+	release := make(chan struct{})
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=600")
+		w.Header().Set("Content-Length", strconv.Itoa(announced))
+		io.WriteString(w, "0123456789")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(o.Close)
+	t.Cleanup(func() { close(release) })
+	store, _ := NewMemory(MemoryConfig{MaxBytes: 64 << 20})
+	c := serveProxy(t, newHarness(t, store, nil, func(c *Config) { c.MaxObjectBytes = announced }))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var started sync.WaitGroup
+	bodies := make(chan io.Closer, n)
+	for i := range n {
+		started.Add(1)
+		go func() {
+			defer started.Done()
+			resp, err := c.Get(fmt.Sprintf("%s/obj/%d", o.URL, i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.ReadFull(resp.Body, make([]byte, 10))
+			bodies <- resp.Body
+		}()
+	}
+	started.Wait()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	close(bodies)
+	for b := range bodies {
+		b.Close()
+	}
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("live heap grew by %.1f MiB with %d responses in flight, 10 bytes of each received", float64(grew)/(1<<20), n)
+	if grew > 16<<20 {
+		t.Errorf("live heap grew by %.1f MiB for %d bytes received: announced lengths allocated before the bytes arrive",
+			float64(grew)/(1<<20), n*10)
+	}
+}
+
+// TestGrowAppend: a body grows by doubling, never past its known length,
+// so that a whole body fills its array exactly.
+func TestGrowAppend(t *testing.T) {
+	for _, c := range []struct {
+		length          int64
+		pieces, wantCap int
+	}{{-1, 10, 16 * 1000}, {10000, 10, 10000}, {5000, 5, 5000}, {100000, 10, 16 * 1000}} {
+		body := make([]byte, 0, min(max(c.length, 0), 1000))
+		for range c.pieces {
+			body = growAppend(body, bytes.Repeat([]byte("x"), 1000), c.length)
+		}
+		if len(body) != c.pieces*1000 || cap(body) != c.wantCap {
+			t.Errorf("length %d, %d pieces: len %d cap %d, want %d and %d", c.length, c.pieces, len(body), cap(body), c.pieces*1000, c.wantCap)
+		}
+	}
+}
+
+// TestProxyCollapsedStalledLeader has the client whose miss fetches a
+// 16 MiB object never read (a 4 KiB receive buffer): a request collapsed
+// onto the miss still gets the whole object at once, the origin is asked
+// once, and the object is stored. The body is collected from the origin
+// at its pace, not at the slowest client's.
+func TestProxyCollapsedStalledLeader(t *testing.T) {
+	const size = 16 << 20
+	var asked atomic.Int64
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		chunk := make([]byte, 64<<10)
+		for range size / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(o.Close)
+	store, _ := NewMemory(MemoryConfig{MaxBytes: 64 << 20})
+	h := newHarness(t, store, nil, func(c *Config) { c.MaxObjectBytes = 32 << 20 })
+	srv := httptest.NewServer(h.p)
+	t.Cleanup(srv.Close)
+	stalled, err := dialSmallReceiveBuffer(t, srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stalled.Close() })
+	host := strings.TrimPrefix(o.URL, "http://")
+	if _, err := io.WriteString(stalled, "GET "+o.URL+"/big HTTP/1.1\r\nHost: "+host+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := Key(o.URL + "/big")
+	waitForStream(t, h.p, key)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.URL+"/big", nil)
+	u, _ := url.Parse(srv.URL)
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(u), DisableKeepAlives: true}}
+	start := time.Now()
+	resp, err := c.Do(req)
+	got := int64(0)
+	if err == nil {
+		got, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err != nil || got != size || asked.Load() != 1 {
+		t.Fatalf("a request collapsed onto a stalled client's miss: %d of %d bytes in %v, err %v, origin asked %d times",
+			got, size, time.Since(start).Round(time.Millisecond), err, asked.Load())
+	}
+	if _, ok := store.Get(key); !ok {
+		t.Error("the object was not stored while its first client stalled")
 	}
 }
