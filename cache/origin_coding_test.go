@@ -236,7 +236,7 @@ func TestOriginTLSCoding(t *testing.T) {
 	defer h2.Close()
 	roots := x509.NewCertPool()
 	roots.AddCert(h2.Certificate())
-	router := Direct(originclient.New(&tls.Config{RootCAs: roots}))
+	router := Direct(originclient.New(&tls.Config{RootCAs: roots}, nil))
 
 	// An HTTP/1.1-only origin: the test server's certificate without h2.
 	cfg := h2.TLS.Clone()

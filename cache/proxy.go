@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -32,16 +34,22 @@ const DefaultVia = "bloomcast"
 // The zero Config is not valid: NewProxy reports ErrConfig, as Store is
 // required. Every other zero field takes the default shown.
 type Config struct {
-	Store          Store            // where responses are kept; required. Its Observer sees every change.
-	Router         Router           // forwards what the cache cannot answer; nil: Direct(Client)
-	Client         *http.Client     // the default Router's client; nil: one that decodes transfer codings
-	AccessLog      io.Writer        // Squid-format access log; nil: none
-	Logger         *slog.Logger     // operational log; nil: slog.Default()
-	MaxObjectBytes int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
-	ReadTimeout    time.Duration    // longest wait for the next byte of a forwarded response; 0: DefaultReadTimeout
-	Via            string           // pseudonym in Via and X-Cache; "": DefaultVia
-	Now            func() time.Time // the clock; nil: time.Now
-	OnRequest      func(r *Record)  // called after every request with its log record (for metrics); nil: none
+	Store  Store        // where responses are kept; required. Its Observer sees every change.
+	Router Router       // forwards what the cache cannot answer; nil: Direct(Client)
+	Client *http.Client // the default Router's client; nil: one that decodes transfer codings
+	// DenyDestinations are the addresses the default client never
+	// connects to, checked on the address dialled after name resolution:
+	// a request for one is answered 403 and logged TCP_DENIED/403, as
+	// Squid's "http_access deny to_linklocal". Used only when Client and
+	// Router are nil; nil: none.
+	DenyDestinations []netip.Prefix
+	AccessLog        io.Writer        // Squid-format access log; nil: none
+	Logger           *slog.Logger     // operational log; nil: slog.Default()
+	MaxObjectBytes   int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
+	ReadTimeout      time.Duration    // longest wait for the next byte of a forwarded response; 0: DefaultReadTimeout
+	Via              string           // pseudonym in Via and X-Cache; "": DefaultVia
+	Now              func() time.Time // the clock; nil: time.Now
+	OnRequest        func(r *Record)  // called after every request with its log record (for metrics); nil: none
 }
 
 // Proxy is a caching HTTP forward proxy (an http.Handler) for requests in
@@ -221,7 +229,11 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	p.storedGetter, _ = cfg.Store.(storedGetter)
 	p.storedPutter, _ = cfg.Store.(storedPutter)
 	if p.router == nil {
-		p.router = Direct(cfg.Client)
+		client := cfg.Client
+		if client == nil {
+			client = originclient.New(nil, cfg.DenyDestinations)
+		}
+		p.router = Direct(client)
 	}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -575,6 +587,12 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 // and no directive forbids it (RFC 9111 §4.2.4), else 502, or 504 on a
 // timeout or when a stale response may not be served.
 func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
+	if errors.Is(err, ErrDestinationDenied) {
+		x.rec.Code = squidlog.CodeDenied
+		p.log.Info("cache: destination denied", "url", logURL(x.rec.URL), "err", err)
+		p.fail(x.w, http.StatusForbidden, "cache: destination not allowed")
+		return
+	}
 	status := http.StatusBadGateway
 	if errors.Is(err, context.DeadlineExceeded) || httpx.IsTimeout(err) || u.timedOut.Load() {
 		status = http.StatusGatewayTimeout

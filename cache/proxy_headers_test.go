@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -180,5 +182,51 @@ func TestProxyResponseHeadLimit(t *testing.T) {
 		if resp, b := get("/within"); resp.StatusCode != http.StatusOK || b != "small" || !strings.HasPrefix(resp.Header.Get("X-Cache"), want) {
 			t.Errorf("request %d, a 60 KiB head: %d %q, X-Cache %q; want 200, %s", i, resp.StatusCode, b, resp.Header.Get("X-Cache"), want)
 		}
+	}
+}
+
+// TestProxyDenyDestinations has a proxy deny 127.0.0.0/8 and ask it for
+// an origin on 127.0.0.1, by address and by the name localhost, which
+// resolves to it: 403, logged TCP_DENIED/403 and in one line of the
+// operational log, the origin never asked. The check is on the address
+// dialled, after resolution. Without the prefix, the same origin answers.
+func TestProxyDenyDestinations(t *testing.T) {
+	var served atomic.Int64
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		w.Header().Set("Cache-Control", "max-age=600")
+		io.WriteString(w, "secret")
+	}))
+	t.Cleanup(o.Close)
+	_, port, _ := net.SplitHostPort(o.Listener.Addr().String())
+	var logged syncBuffer
+	h := newHarness(t, nil, nil, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+		c.DenyDestinations = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	client := frontClient(t, h)
+	for _, target := range []string{o.URL + "/a", "http://localhost:" + port + "/b"} {
+		resp, err := client.Get(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.HasPrefix(h.lastCode(), "TCP_DENIED/403 ") {
+			t.Errorf("%s: %d, logged %s; want 403, TCP_DENIED/403", target, resp.StatusCode, h.lastCode())
+		}
+	}
+	if n := served.Load(); n != 0 {
+		t.Errorf("a denied origin was asked %d times", n)
+	}
+	if got := strings.Count(logged.String(), "cache: destination denied"); got != 2 {
+		t.Errorf("operational log: %d lines of denial, want 2:\n%s", got, logged.String())
+	}
+	open := frontClient(t, newHarness(t, nil, nil, nil))
+	resp, err := open.Get(o.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := body(resp); resp.StatusCode != http.StatusOK || b != "secret" {
+		t.Errorf("without DenyDestinations: %d %q", resp.StatusCode, b)
 	}
 }

@@ -373,7 +373,7 @@ func TestProxyRouterSource(t *testing.T) {
 		c.Now = clock.Now
 		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 			seen.Store(f.Key)
-			resp, err := originclient.New(nil).Do(f.Request)
+			resp, err := originclient.New(nil, nil).Do(f.Request)
 			return resp, Source{Hierarchy: squidlog.HierCDSiblingHit, Host: "peer1"}, err
 		})
 	})
@@ -543,7 +543,7 @@ func TestProxyInvalidationSameOriginOnly(t *testing.T) {
 		w.WriteHeader(http.StatusCreated)
 	}))
 	t.Cleanup(o.Close)
-	oc := originclient.New(nil)
+	oc := originclient.New(nil, nil)
 	t.Cleanup(oc.CloseIdleConnections)
 	h := newHarness(t, nil, nil, func(c *Config) {
 		c.Router = RouterFunc(func(f *Forward) (*http.Response, Source, error) {

@@ -54,13 +54,19 @@ type RouterFunc func(f *Forward) (*http.Response, Source, error)
 // Route implements Router.
 func (fn RouterFunc) Route(f *Forward) (*http.Response, Source, error) { return fn(f) }
 
+// ErrDestinationDenied is the error, wrapped, of a request the origin
+// client refused to connect for, its address being denied
+// (Config.DenyDestinations). A Router may return it too: the proxy
+// answers 403, logged TCP_DENIED, and serves no stale response.
+var ErrDestinationDenied = originclient.ErrDenied
+
 // Direct returns the Router that sends every request to its origin server
 // with client, reporting HIER_DIRECT and the origin's host. A nil client
 // means the proxy's own, which also decodes the transfer codings Go's
 // client refuses (gzip, deflate, compress; RFC 9112 §7). The client must not follow redirects: a proxy passes them on.
 func Direct(client *http.Client) Router {
 	if client == nil {
-		client = originclient.New(nil)
+		client = originclient.New(nil, nil)
 	}
 	return RouterFunc(func(f *Forward) (*http.Response, Source, error) {
 		resp, err := client.Do(originclient.Expect(f.Request))

@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -39,11 +40,12 @@ const MaxResponseHeaderBytes = 64 << 10
 const IdleConnsPerHost = 256
 
 // New returns the HTTP client a proxy uses by default, with tlsConfig for
-// origins (nil: the defaults). Response bodies in the transfer codings
+// origins (nil: the defaults), which never connects to an address within
+// deny (DenyControl; the error wraps ErrDenied). Response bodies in the transfer codings
 // gzip, x-gzip, deflate, compress and x-compress reach it decoded, as
 // chunked bodies do, when the request went through [Expect].
-func New(tlsConfig *tls.Config) *http.Client {
-	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+func New(tlsConfig *tls.Config, deny []netip.Prefix) *http.Client {
+	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: DenyControl(deny)}).DialContext
 	t := &http.Transport{
 		DialContext:            Dialer(dial),
 		DialTLSContext:         tlsDialer(dial, tlsConfig, dialTimeout),
