@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -233,6 +232,10 @@ type Node struct {
 
 	mu   sync.Mutex
 	addr string // the proxy's listening address once serving
+
+	// listening is addr parsed, read by every request in absolute form
+	// (addressedToMe).
+	listening atomic.Pointer[netip.AddrPort]
 }
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
@@ -532,7 +535,7 @@ func (n *Node) routes() http.Handler {
 			return
 		}
 		if n.addressedToMe(r) {
-			local.ServeHTTP(w, r)
+			n.serveLocal(local, w, r)
 			return
 		}
 		if !allowed(*n.allowClients.Load(), remoteAddr(r)) {
@@ -545,35 +548,6 @@ func (n *Node) routes() http.Handler {
 		}
 		n.proxy.ServeHTTP(w, r)
 	})
-}
-
-// addressedToMe reports whether r is for the node itself: origin form
-// ("GET /metrics"), or absolute form naming the node's own address, as
-// Squid fetches a peer's digest ("GET http://peer:3128/squid-internal-
-// periodic/store_digest").
-func (n *Node) addressedToMe(r *http.Request) bool {
-	if !strings.Contains(r.RequestURI, "://") {
-		return r.RequestURI != "*" && r.Method != http.MethodConnect
-	}
-	if r.URL.Path != DigestPath && r.URL.Path != squidDigestPath {
-		return false
-	}
-	host, port, err := net.SplitHostPort(r.URL.Host)
-	if err != nil {
-		return false
-	}
-	n.mu.Lock()
-	addr := n.addr
-	n.mu.Unlock()
-	myHost, myPort, err := net.SplitHostPort(addr)
-	if err != nil || port != myPort {
-		return false
-	}
-	if host == myHost || host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && (ip.IsLoopback() || myHost == "0.0.0.0" || myHost == "::")
 }
 
 // peersOnly refuses requests from outside AllowPeers, logged
@@ -657,6 +631,9 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	n.mu.Lock()
 	n.addr = ln.Addr().String()
 	n.mu.Unlock()
+	if ap, err := netip.ParseAddrPort(ln.Addr().String()); err == nil {
+		n.listening.Store(&ap)
+	}
 	srv := &http.Server{Handler: n.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: n.cfg.MaxRequestHeaderBytes, ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
 	ln = refusalListener{Listener: ln, n: n}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
+	"github.com/bloomcast/bloomcast/internal/nodestatus"
 )
 
 // rawExchange sends req on a new connection to addr, as written, and
@@ -300,6 +302,102 @@ func TestNodeStatusEndpointsAllowed(t *testing.T) {
 		t.Fatalf("unknown path: %d", st)
 	}
 	waitLogged(t, n.log, "NONE/404", "GET /no-such-thing ")
+}
+
+// TestNodeOwnAddressNotForwarded: a client in AllowClients but not in
+// AllowPeers that asks the node to proxy a request to the node's own
+// address, however spelt, is answered by the node under its own rules
+// (403 for the peers' endpoints, /healthz without its reason): forwarded,
+// the request would come back from loopback, which AllowPeers holds. A
+// name the node cannot tell is its own is forwarded, comes back with the
+// node's Via entry and is refused as a loop; a CONNECT to the node's own
+// address is refused.
+func TestNodeOwnAddressNotForwarded(t *testing.T) {
+	ln := listen(t, "127.0.0.1:0")
+	port := ln.Addr().(*net.TCPAddr).Port
+	self := &http.Client{Transport: &http.Transport{ // "alias.test" resolves to the node
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, ln.Addr().String())
+		}}}
+	n := startNode(t, ln, nil, NodeConfig{Client: self, ConnectPorts: []uint16{uint16(port)},
+		AllowClients: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		AllowPeers:   []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+	})
+	down := errors.New("boom at 10.1.2.3")
+	n.loopDown.Store(&down)
+	dial := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext
+	proxied := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dial,
+		DisableKeepAlives: true, Proxy: http.ProxyURL(mustURL(n.url()))}}
+	authorities := []string{fmt.Sprint("127.0.0.1:", port), fmt.Sprint("localhost:", port), fmt.Sprint("LocalHost.:", port),
+		fmt.Sprint("a.localhost:", port), fmt.Sprint("[::ffff:127.0.0.1]:", port), fmt.Sprint("0.0.0.0:", port),
+		fmt.Sprint("127.0.0.1:0", port), fmt.Sprint("alias.test:", port)}
+	paths := []string{"/metrics", nodestatus.Path, nodestatus.JSONPath, DigestPath, squidDigestPath, "/healthz"}
+	for _, a := range authorities {
+		for _, path := range paths {
+			resp, err := proxied.Get("http://" + a + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want, body := http.StatusForbidden, ""
+			if path == "/healthz" && a != fmt.Sprint("alias.test:", port) {
+				want, body = http.StatusServiceUnavailable, "unhealthy\n"
+			}
+			if resp.StatusCode != want || body != "" && string(b) != body {
+				t.Errorf("%s%s through the node from 127.0.0.2 (not in AllowPeers): %d %.80q, want %d", a, path, resp.StatusCode, b, want)
+			}
+		}
+	}
+	waitLogged(t, n.log, "TCP_DENIED/403", "GET http://LocalHost.:"+fmt.Sprint(port)+"/metrics ")
+	connect := fmt.Sprint("localhost:", port)
+	resps, _, _ := rawExchange(t, ln.Addr().String(), "CONNECT "+connect+" HTTP/1.1\r\nHost: "+connect+"\r\n\r\n", 1, 0)
+	if len(resps) != 1 || resps[0].StatusCode != http.StatusForbidden {
+		t.Errorf("CONNECT to the node's own address, a port in ConnectPorts: %d responses, want one 403", len(resps))
+	}
+}
+
+// TestOwnAuthority: the authorities that reach the node's listener, on
+// a wildcard, a loopback and another address.
+func TestOwnAuthority(t *testing.T) {
+	var iface string // an address of this host's, not loopback, if it has one
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if p, ok := a.(*net.IPNet); ok && !p.IP.IsLoopback() {
+				iface = p.IP.String()
+			}
+		}
+	}
+	for _, c := range []struct {
+		listen, host, port, scheme string
+		want                       bool
+	}{
+		{"[::]:3128", "127.0.0.1", "3128", "http", true},
+		{"[::]:3128", "::1", "3128", "http", true},
+		{"[::]:3128", "localhost", "3128", "http", true},
+		{"[::]:3128", iface, "3128", "http", iface != ""},
+		{"[::]:3128", "192.0.2.1", "3128", "http", false},
+		{"[::]:3128", "127.0.0.1", "3129", "http", false},
+		{"[::]:3128", "example.com", "3128", "http", false},
+		{"0.0.0.0:80", "127.0.0.1", "", "http", true},
+		{"0.0.0.0:80", "127.0.0.1", "", "https", false},
+		{"0.0.0.0:443", "127.0.0.1", "", "https", true},
+		{"127.0.0.1:3128", "127.0.0.1", "03128", "http", true},
+		{"127.0.0.1:3128", "0.0.0.0", "3128", "http", true},
+		{"127.0.0.1:3128", "LOCALHOST.", "3128", "http", true},
+		{"127.0.0.1:3128", "127.0.0.2", "3128", "http", false},
+		{"127.0.0.1:3128", "::1", "3128", "http", false},
+		{"10.0.0.5:3128", "10.0.0.5", "3128", "http", true},
+		{"10.0.0.5:3128", "localhost", "3128", "http", false},
+		{"10.0.0.5:3128", "127.0.0.1", "3128", "http", false},
+	} {
+		n := &Node{}
+		ap := netip.MustParseAddrPort(c.listen)
+		n.listening.Store(&ap)
+		if got := n.ownAuthority(c.host, c.port, c.scheme); got != c.want {
+			t.Errorf("listening on %s: %s://%s port %q is the node's own: %v, want %v", c.listen, c.scheme, c.host, c.port, got, c.want)
+		}
+	}
 }
 
 // TestNodeRefusalsLogged: every request the node refuses, for its
