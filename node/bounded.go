@@ -84,8 +84,13 @@ func join(pieces [][]byte, total int64) []byte {
 // timeout. It does not ask for compressed responses (a digest is coded
 // already), so that a response a peer compresses unasked is taken as
 // the bytes it is, which no digest decoder accepts, and never inflated.
+// It goes to the peer itself, never through HTTP_PROXY, and follows no
+// redirect: a peer's 3xx is a failed fetch, not a URL the node fetches
+// for it (RFC 9110 §15.4: following one is the client's choice).
 func digestClient(timeout time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
-	return &http.Client{Timeout: timeout, Transport: t}
+	t.Proxy = nil
+	return &http.Client{Timeout: timeout, Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

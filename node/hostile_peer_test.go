@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,6 +173,37 @@ func TestPeerScalableDigestRefused(t *testing.T) {
 		if st := d.status(); len(st) != 1 || st[0].HasView {
 			t.Errorf("%s views: status %+v", views, st)
 		}
+	}
+}
+
+// TestHostilePeerRedirectNotFollowed: a peer that answers its digest
+// URL with a redirect to another server (an internal service, a
+// metadata endpoint) makes the node's fetch fail in one line; the node
+// never asks that server. The digest client goes to peers without
+// HTTP_PROXY, as the node's peer and origin clients do.
+func TestHostilePeerRedirectNotFollowed(t *testing.T) {
+	var internalHits atomic.Int64
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		internalHits.Add(1)
+		io.WriteString(w, "secret internal answer")
+	}))
+	t.Cleanup(internal.Close)
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+"/latest/meta-data/iam", http.StatusFound)
+	}))
+	t.Cleanup(evil.Close)
+	n := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Peers: []PeerConfig{{Name: "evil", Proxy: evil.URL}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := n.Directory().RefreshPeer(ctx, n.Directory().Peers()[0])
+	if err == nil || !strings.Contains(err.Error(), "302") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("refresh of a peer that redirects: %v, want a one-line error that names the 302", err)
+	}
+	if h := internalHits.Load(); h != 0 {
+		t.Errorf("the peer's redirect was followed: the server it names got %d requests from the node", h)
+	}
+	if tr, ok := n.Directory().cfg.Client.Transport.(*http.Transport); !ok || tr.Proxy != nil {
+		t.Errorf("the digest client's transport: %T, proxy set: %v, want an *http.Transport without one", n.Directory().cfg.Client.Transport, ok && tr.Proxy != nil)
 	}
 }
 
