@@ -85,7 +85,8 @@ type NodeConfig struct {
 	// DefaultMaxObjectBytes.
 	MaxObjectBytes int64
 	// ReadTimeout is the longest a forwarded response may go without a
-	// byte from its server before it is cut off (Config.ReadTimeout); 0
+	// byte from its server before it is cut off (Config.ReadTimeout), and
+	// a request body the node forwards without a byte from its client; 0
 	// means DefaultReadTimeout.
 	ReadTimeout time.Duration
 
@@ -531,6 +532,8 @@ func (n *Node) routes() http.Handler {
 			squidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, done := n.boundBody(w, r)
+		defer done()
 		if !n.admit(w, r) {
 			return
 		}

@@ -69,6 +69,9 @@ func (n *Node) refuse(w http.ResponseWriter, r *http.Request, code string, statu
 	if status == http.StatusBadRequest || status == http.StatusRequestURITooLong || status == http.StatusRequestHeaderFieldsTooLarge {
 		cw.Header().Set("Connection", "close") // what follows on the connection cannot be trusted
 	}
+	if hasBody(r) {
+		cw.Header().Set("Connection", "close") // answered at once, the body not waited for (boundBody)
+	}
 	http.Error(cw, msg, status)
 	target := r.RequestURI
 	if target == "" && r.URL != nil {

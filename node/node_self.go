@@ -36,6 +36,9 @@ func (n *Node) serveLocal(local http.Handler, w http.ResponseWriter, r *http.Req
 	case r.Method == http.MethodConnect:
 		n.refuse(w, r, squidlog.CodeDenied, http.StatusForbidden, "tunnel to the node's own address")
 	default:
+		if hasBody(r) {
+			w.Header().Set("Connection", "close") // the node's endpoints read none (boundBody)
+		}
 		local.ServeHTTP(w, r)
 	}
 }

@@ -570,6 +570,99 @@ func TestNodeSlowHeadClosed(t *testing.T) {
 	}
 }
 
+// TestNodeSlowBodyBounded: a request body is read under the read
+// timeout, which each byte moves on, and a body the node does not read
+// is not waited for. A client refused by address that sends a body of
+// 100000 bytes a byte at a time gets its 403 at once and its connection
+// closed within bodyWait, as does a request to the node's own endpoints;
+// a forwarded body whose bytes come more often than the read timeout
+// reaches the origin whole, though it takes longer than bodyWait; one
+// that stops is cut off after the read timeout, and the client's
+// connection with it.
+func TestNodeSlowBodyBounded(t *testing.T) {
+	t.Parallel()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err == nil {
+			fmt.Fprintf(w, "%d bytes", len(b))
+		}
+	}))
+	t.Cleanup(origin.Close)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	ln := listen(t, "127.0.0.1:0")
+	startNode(t, ln, nil, NodeConfig{ReadTimeout: 3 * time.Second, AllowClients: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	const wait = 10 * time.Second
+	for _, c := range []struct {
+		name, from, head string
+		send             int
+		every            time.Duration
+		want             string
+		answer, close    time.Duration // at most
+	}{
+		{"refused", "127.0.0.2", "POST http://127.0.0.1:1/x HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 100000\r\n\r\n",
+			100000, 200 * time.Millisecond, "403 Forbidden", 2 * time.Second, 5 * time.Second},
+		{"the node's own", "127.0.0.1", "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n",
+			100000, 200 * time.Millisecond, "200 OK ok\n", 2 * time.Second, 5 * time.Second},
+		{"forwarded, trickling", "127.0.0.1", "POST " + origin.URL + "/up HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 10\r\nConnection: close\r\n\r\n",
+			10, 200 * time.Millisecond, "200 OK 10 bytes", wait, wait},
+		{"forwarded, stalled", "127.0.0.1", "POST " + origin.URL + "/up HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 100\r\n\r\n",
+			5, 100 * time.Millisecond, "", wait, 6 * time.Second},
+	} {
+		answer, answered, closed := slowBody(t, ln.Addr().String(), c.from, c.head, c.send, c.every, wait)
+		t.Logf("%s: %q after %v, closed after %v", c.name, answer, answered.Round(time.Millisecond), closed.Round(time.Millisecond))
+		if !strings.HasPrefix(answer, c.want) || c.want == "" && strings.HasPrefix(answer, "200") {
+			t.Errorf("%s: answered %q, want %q", c.name, answer, c.want)
+		}
+		if answered > c.answer || closed > c.close {
+			t.Errorf("%s: answered after %v, closed after %v, want within %v and %v", c.name, answered, closed, c.answer, c.close)
+		}
+	}
+}
+
+// slowBody sends head on a connection from local address from, then a
+// body byte every interval until it has sent send of them. It returns
+// the response (status and body, "" when none came) and when it came,
+// and when the node closed the connection (wait when it did not), each
+// measured from the head.
+func slowBody(t *testing.T, addr, from, head string, send int, every, wait time.Duration) (answer string, answered, closed time.Duration) {
+	t.Helper()
+	c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}).Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	if _, err := io.WriteString(c, head); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		_ = c.SetReadDeadline(start.Add(wait))
+		br := bufio.NewReader(c)
+		if resp, err := http.ReadResponse(br, nil); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			answer = resp.Status + " " + string(b)
+		}
+		answered = time.Since(start)
+		_, _ = io.Copy(io.Discard, br)
+		closed = time.Since(start)
+	}()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for sent := 0; ; {
+		select {
+		case <-ended:
+			return answer, answered, closed
+		case <-tick.C:
+			if sent < send {
+				_, _ = c.Write([]byte{'x'})
+				sent++
+			}
+		}
+	}
+}
+
 // FuzzRefusalConnScan: refusalConn follows the lines of what a client
 // sends the same way whatever the reads it arrives in, and keeps of the
 // last request line at most its buffer.
