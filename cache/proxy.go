@@ -492,6 +492,11 @@ func (p *Proxy) forward(x *exchange) (aborted bool) {
 		ctx = interim.trace(ctx)
 	}
 	out := p.outbound(ctx, x.r)
+	if out.Body != nil {
+		// The read timeout is the server's silence: while the request's
+		// body is still being sent, the server is not yet silent.
+		out.Body = &touchingBody{ReadCloser: out.Body, u: u}
+	}
 	p.decideValidation(x, out)
 	requestTime := p.now()
 	resp, src, err := p.router.Route(&Forward{Request: out, Key: x.key, Revalidation: x.revalidating != nil})

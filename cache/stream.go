@@ -53,8 +53,26 @@ func (p *Proxy) newUpstream(r *http.Request) *upstream {
 	return u
 }
 
-// touch restarts the read timer: a byte (or the header) arrived.
+// touch restarts the read timer: a byte (or the header) arrived, or a
+// byte of the request's body was sent.
 func (u *upstream) touch() { u.timer.Reset(u.timeout) }
+
+// touchingBody is a forwarded request's body that restarts the read
+// timer as it is read, so that an upload that takes longer than the read
+// timeout is not cut as a silent server (Squid starts read_timeout once
+// the request is sent).
+type touchingBody struct {
+	io.ReadCloser
+	u *upstream
+}
+
+func (b *touchingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.u.touch()
+	}
+	return n, err
+}
 
 // end stops the timer and the watch of the client and ends the exchange.
 func (u *upstream) end() {

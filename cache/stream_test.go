@@ -789,3 +789,32 @@ func TestProxyCollapsedStalledLeader(t *testing.T) {
 		t.Error("the object was not stored while its first client stalled")
 	}
 }
+
+// TestProxyReadTimeoutAfterUpload has a client upload a body for longer
+// than the read timeout, a piece every 100 ms for 900 ms against 300 ms:
+// the origin, which answers once it has the whole body, is not cut as
+// silent while the body is still being sent (Squid starts read_timeout
+// once the request is sent).
+func TestProxyReadTimeoutAfterUpload(t *testing.T) {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		io.WriteString(w, strconv.Itoa(len(b)))
+	}))
+	t.Cleanup(o.Close)
+	c := serveProxy(t, newHarness(t, nil, nil, func(c *Config) { c.ReadTimeout = 300 * time.Millisecond }))
+	pr, pw := io.Pipe()
+	go func() {
+		for range 9 {
+			time.Sleep(100 * time.Millisecond)
+			pw.Write([]byte("0123456789"))
+		}
+		pw.Close()
+	}()
+	resp, err := c.Post(o.URL+"/upload", "text/plain", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := body(resp); resp.StatusCode != http.StatusOK || b != "90" {
+		t.Errorf("a 900 ms upload through a proxy of 300 ms read timeout: %d %q; want 200 \"90\"", resp.StatusCode, b)
+	}
+}
