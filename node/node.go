@@ -21,6 +21,7 @@ import (
 	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -153,6 +154,16 @@ type NodeConfig struct {
 	AllowClients []netip.Prefix
 	AllowPeers   []netip.Prefix
 
+	// DenyDestinations are the addresses the node never connects to for
+	// a client, checked on the address dialled after name resolution: a
+	// request or CONNECT for one gets 403, logged TCP_DENIED/403, as
+	// Squid 6's "http_access deny to_linklocal" answers. Peers are not
+	// checked: they are the operator's. nil means
+	// DefaultDenyDestinations; an empty, non-nil slice denies nothing.
+	// The origin client checks them when Client is nil; CONNECT tunnels
+	// always do.
+	DenyDestinations []netip.Prefix
+
 	// MaxRequestHeaderBytes bounds a request's head (request line and
 	// header fields); one over it gets 414 (its request line alone is)
 	// or 431 at once. 0 means DefaultMaxRequestHeaderBytes (Squid's
@@ -240,6 +251,14 @@ type Node struct {
 }
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// DefaultDenyDestinations returns NodeConfig.DenyDestinations when left
+// nil: the link-local ranges, where cloud instances answer their
+// metadata services (169.254.169.254) that no client of a shared proxy
+// should reach through it.
+func DefaultDenyDestinations() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("fe80::/10")}
+}
 
 // NewNode builds a node; Serve runs it.
 func NewNode(cfg NodeConfig) (*Node, error) {
@@ -359,6 +378,9 @@ func (cfg *NodeConfig) fillDefaults() {
 	if len(cfg.AllowPeers) == 0 {
 		cfg.AllowPeers = loopback
 	}
+	if cfg.DenyDestinations == nil {
+		cfg.DenyDestinations = DefaultDenyDestinations()
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -451,7 +473,11 @@ func (n *Node) openStore() error {
 // router builds the Router for the configured route. The ICP route's
 // client is made when Serve opens the ICP socket.
 func (n *Node) router() cache.Router {
-	origin := cache.Direct(n.cfg.Client)
+	client := n.cfg.Client
+	if client == nil {
+		client = originclient.New(nil, n.cfg.DenyDestinations)
+	}
+	origin := cache.Direct(client)
 	switch n.cfg.Route {
 	case RouteDigest:
 		return &digestRouter{Directory: n.directory, Peers: n.fetcher, Origin: origin}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -100,8 +101,14 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		finish(squidlog.CodeDenied, http.StatusForbidden, fmt.Sprintf("node: CONNECT to port %d is not allowed", port))
 		return
 	}
-	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime)}
+	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime), Control: originclient.DenyControl(n.cfg.DenyDestinations)}
 	server, err := d.DialContext(r.Context(), "tcp", target)
+	if errors.Is(err, originclient.ErrDenied) {
+		n.tunnels.tunnels.WithLabelValues("denied").Inc()
+		n.log.Info("node: CONNECT denied", "target", target, "err", err)
+		finish(squidlog.CodeDenied, http.StatusForbidden, "node: CONNECT to "+target+" is not allowed")
+		return
+	}
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
 		n.log.Info("node: CONNECT failed", "target", target, "err", err)

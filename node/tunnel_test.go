@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -193,5 +194,60 @@ func TestNodeTunnelTimeouts(t *testing.T) {
 	}
 	if el := time.Since(start); el < 800*time.Millisecond || el > 3*time.Second {
 		t.Fatalf("busy tunnel closed after %v (%v), want about 1s", el, err)
+	}
+}
+
+// TestNodeDenyDestinations has a node deny 127.0.0.0/8 and its clients
+// ask for an origin and a CONNECT on 127.0.0.1, and for 169.254.169.254
+// (denied by default, DefaultDenyDestinations): 403 each, logged
+// TCP_DENIED/403, neither the origin nor the echo server reached. The
+// check is on the address dialled, so "localhost" is denied as
+// 127.0.0.1 is. A node given an empty list connects to anything.
+func TestNodeDenyDestinations(t *testing.T) {
+	var asked atomic.Int64
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, "internal")
+	}))
+	t.Cleanup(origin.Close)
+	_, port, _ := net.SplitHostPort(origin.Listener.Addr().String())
+	echo, echoPort := echoServer(t)
+	ln := listen(t, "127.0.0.1:0")
+	deny := append(DefaultDenyDestinations(), netip.MustParsePrefix("127.0.0.0/8"))
+	n := startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{echoPort}, DenyDestinations: deny})
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(n.url())), DisableKeepAlives: true}}
+	for _, target := range []string{origin.URL + "/a", "http://localhost:" + port + "/b", "http://169.254.169.254/latest/meta-data/"} {
+		resp, err := c.Get(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %s, want 403", target, resp.Status)
+		}
+	}
+	if _, _, status := connect(t, ln.Addr().String(), echo); !strings.HasPrefix(status, "403") {
+		t.Errorf("CONNECT %s: %q, want 403", echo, status)
+	}
+	waitFor(t, 5*time.Second, "four refusals in the access log", func() bool {
+		return strings.Count(n.log.String(), "TCP_DENIED/403 ") == 4
+	})
+	if a := asked.Load(); a != 0 {
+		t.Errorf("the denied origin was asked %d times", a)
+	}
+	if got := n.metric(t, `bloomcast_tunnels_total{result="denied"}`); got != "1" {
+		t.Errorf("tunnels denied: %q, want 1", got)
+	}
+
+	ln = listen(t, "127.0.0.1:0")
+	open := startNode(t, ln, nil, NodeConfig{DenyDestinations: []netip.Prefix{}})
+	c = &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(open.url())), DisableKeepAlives: true}}
+	resp, err := c.Get(origin.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || asked.Load() != 1 {
+		t.Errorf("a node that denies nothing: %s, origin asked %d times", resp.Status, asked.Load())
 	}
 }

@@ -55,6 +55,7 @@ type NodeFlags struct {
 	codec                     string
 	peers                     peerList
 	allowClients, allowPeers  prefixList
+	denyTo                    denyList
 	connectPorts              portList
 
 	fs       *flag.FlagSet
@@ -104,7 +105,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", cache.ErrC
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // full-digests, peer-timeout,
-// icp-timeout, allow-clients, allow-peers, max-request-header, connect-ports,
+// icp-timeout, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
@@ -142,6 +143,8 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
+	nf.denyTo = denyList(node.DefaultDenyDestinations())
+	fs.Var(&nf.denyTo, "deny-to", "")
 	fs.Var(&nf.maxHead, "max-request-header", "")
 	fs.Var(&nf.connectPorts, "connect-ports", "")
 	fs.DurationVar(&c.TunnelIdle, "tunnel-idle-timeout", node.DefaultTunnelIdle, "")
@@ -385,6 +388,7 @@ func (nf *NodeFlags) Check() error {
 	c.Capacity, c.SquidBitsPerEntry = nf.capacity, uint8(nf.squidBits)
 	c.MaxRequestHeaderBytes = int(nf.maxHead)
 	c.AllowClients, c.AllowPeers, c.ConnectPorts = nf.allowClients, nf.allowPeers, nf.connectPorts
+	c.DenyDestinations = append([]netip.Prefix{}, nf.denyTo...) // non-nil: "none" denies nothing
 	seen := map[string]bool{}
 	for i, p := range nf.peers {
 		where := nf.peerFrom[i]
@@ -554,6 +558,30 @@ func (p *prefixList) Set(s string) error {
 			pr = netip.PrefixFrom(a, a.BitLen())
 		}
 		*p = append(*p, pr)
+	}
+	return nil
+}
+
+// denyList is --deny-to: a prefixList, or "none".
+type denyList prefixList
+
+func (d *denyList) String() string {
+	if len(*d) == 0 {
+		return "none"
+	}
+	return (*prefixList)(d).String()
+}
+
+func (d *denyList) Set(s string) error {
+	if strings.TrimSpace(s) == "none" {
+		*d = denyList{}
+		return nil
+	}
+	if err := (*prefixList)(d).Set(s); err != nil {
+		return err
+	}
+	if len(*d) == 0 {
+		return errors.New(`want at least one range, or "none"`)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package nodeflags_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -177,5 +178,34 @@ func TestNodeFlagsAllowInConfig(t *testing.T) {
 	}
 	if err := new(nodeflags.NodeFlags).AllowInConfig("transport"); !errors.Is(err, cache.ErrConfig) {
 		t.Errorf("zero NodeFlags: %v", err)
+	}
+}
+
+// TestNodeFlagsDenyTo: --deny-to defaults to the link-local ranges, takes
+// a list (in the file too), and "none" is an empty list, which the node
+// takes as denying nothing; an empty value is refused.
+func TestNodeFlagsDenyTo(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		args []string
+		want string
+	}{
+		{"", nil, "[169.254.0.0/16 fe80::/10]"},
+		{"", []string{"--deny-to", "10.0.0.0/8,169.254.169.254"}, "[10.0.0.0/8 169.254.169.254/32]"},
+		{"deny-to 192.168.0.0/16\n", nil, "[192.168.0.0/16]"},
+		{"", []string{"--deny-to", "none"}, "[]"},
+	} {
+		nf, _, err := parse(t, c.body, c.args...)
+		if err != nil {
+			t.Errorf("%q %q: %v", c.body, c.args, err)
+			continue
+		}
+		d := nf.Config.DenyDestinations
+		if got := fmt.Sprint(d); got != c.want || d == nil {
+			t.Errorf("%q %q: %v (nil %v), want %s and not nil", c.body, c.args, d, d == nil, c.want)
+		}
+	}
+	if _, _, err := parse(t, "", "--deny-to", ""); err == nil {
+		t.Error(`--deny-to "": no error`)
 	}
 }
