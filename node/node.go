@@ -549,10 +549,10 @@ func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.digestHandler())))
 	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
-	local.Handle("/metrics", n.peersOnly(n.metrics.handler()))
+	local.Handle("/metrics", n.peersOnly(direct(n, n.metrics.handler())))
 	local.HandleFunc("/healthz", n.serveHealth)
-	local.Handle(nodestatus.Path, n.peersOnly(http.HandlerFunc(n.serveStatus)))
-	local.Handle(nodestatus.JSONPath, n.peersOnly(http.HandlerFunc(n.serveStatusJSON)))
+	local.Handle(nodestatus.Path, n.peersOnly(direct(n, http.HandlerFunc(n.serveStatus))))
+	local.Handle(nodestatus.JSONPath, n.peersOnly(direct(n, http.HandlerFunc(n.serveStatusJSON))))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, squidlog.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
 			squidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
@@ -590,6 +590,25 @@ func (n *Node) peersOnly(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// direct refuses a request that came through a proxy (it carries Via,
+// RFC 9110 §7.6.3), logged TCP_DENIED/403: the operator's endpoints are
+// read from the operator's machines, and a request relayed by another
+// node or by Squid comes from that proxy's address, which --allow-peers
+// holds, in place of its client's. Digests, which Squid fetches through
+// its own forwarding, stay open to peers.
+func direct(n *Node, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if viaProxy(r) {
+			n.refuse(w, r, squidlog.CodeDenied, http.StatusForbidden, "access denied: through a proxy")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// viaProxy reports whether r was relayed by a proxy (it has a Via field).
+func viaProxy(r *http.Request) bool { return len(r.Header.Values("Via")) > 0 }
 
 // countOut counts the digest bytes a handler serves.
 func countOut(m *nodeMetrics, h http.Handler) http.Handler {

@@ -99,7 +99,7 @@ func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok\n"
 	if reason := n.unhealthy(); reason != "" {
-		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) {
+		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) || viaProxy(r) {
 			reason = "unhealthy"
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)

@@ -691,3 +691,48 @@ func FuzzRefusalConnScan(f *testing.F) {
 		}
 	})
 }
+
+// TestNodeOperatorEndpointsNotThroughProxy: node A's client at
+// 127.0.0.2, allowed by A but by neither node as a peer, asks A to proxy
+// node B's /metrics, status pages and /healthz. B sees A's address
+// (127.0.0.1), which its AllowPeers holds, and the request's Via: it
+// refuses the operator's endpoints (403, TCP_DENIED/403) and gives
+// /healthz without its reason. B's digest stays open to what comes
+// through a proxy (Squid fetches it so), and a direct request from
+// 127.0.0.1 reads /metrics.
+func TestNodeOperatorEndpointsNotThroughProxy(t *testing.T) {
+	peersOnly := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	lnB := listen(t, "127.0.0.1:0")
+	b := startNode(t, lnB, nil, NodeConfig{Name: "b", AllowPeers: peersOnly})
+	down := errors.New("boom at 10.1.2.3")
+	b.loopDown.Store(&down)
+	lnA := listen(t, "127.0.0.1:0")
+	a := startNode(t, lnA, nil, NodeConfig{Name: "a", AllowPeers: peersOnly,
+		AllowClients: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	dial := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext
+	viaA := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dial,
+		DisableKeepAlives: true, Proxy: http.ProxyURL(mustURL(a.url()))}}
+	for path, want := range map[string]int{
+		"/metrics": http.StatusForbidden, nodestatus.Path: http.StatusForbidden, nodestatus.JSONPath: http.StatusForbidden,
+		"/healthz": http.StatusServiceUnavailable, DigestPath: http.StatusOK,
+	} {
+		resp, err := viaA.Get(b.url() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || path == "/healthz" && string(body) != "unhealthy\n" {
+			t.Errorf("B's %s through A: %d %.60q, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+	waitLogged(t, b.log, "127.0.0.1 TCP_DENIED/403", "GET /metrics ")
+	resp, err := http.Get(b.url() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("B's /metrics asked directly from 127.0.0.1: %s", resp.Status)
+	}
+}
