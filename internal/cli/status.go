@@ -109,7 +109,11 @@ func runStatus(e *env, args []string) error {
 	if *timeout <= 0 {
 		return usagef("--timeout: want a positive duration")
 	}
-	client := &http.Client{Timeout: *timeout}
+	// The node's status page answers only requests made directly (one
+	// through a proxy carries Via, and is refused), and a node never
+	// redirects: no environment proxy, no redirect followed.
+	client := &http.Client{Timeout: *timeout, Transport: &http.Transport{Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	once := func() error {
 		raw, st, err := fetchStatus(client, target)
 		if err != nil {

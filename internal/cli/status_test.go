@@ -113,7 +113,10 @@ func TestStatusCommand(t *testing.T) {
 		t.Fatalf("--watch printed %d tables:\n%s", n, stdout.String())
 	}
 
-	// A node that refuses, and bad arguments: one-line errors.
+	// A node that refuses, a redirect (never followed), and bad
+	// arguments: one-line errors.
+	redirect := httptest.NewServer(http.RedirectHandler(url+nodestatus.JSONPath, http.StatusFound))
+	defer redirect.Close()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -124,6 +127,7 @@ func TestStatusCommand(t *testing.T) {
 		{[]string{"status", "http://" + lnB.Addr().String() + "/metrics"}, "without a path"},
 		{[]string{"status", origin.URL}, "not a node's status"},
 		{[]string{"status", "http://127.0.0.1:1"}, "connection refused"},
+		{[]string{"status", redirect.URL}, "302 Found"},
 	} {
 		stderr.Reset()
 		if code := run(c.args, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
