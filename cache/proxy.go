@@ -34,22 +34,23 @@ const DefaultVia = "bloomcast"
 // The zero Config is not valid: NewProxy reports ErrConfig, as Store is
 // required. Every other zero field takes the default shown.
 type Config struct {
-	Store  Store        // where responses are kept; required. Its Observer sees every change.
-	Router Router       // forwards what the cache cannot answer; nil: Direct(Client)
-	Client *http.Client // the default Router's client; nil: one that decodes transfer codings
+	Store          Store            // where responses are kept; required. Its Observer sees every change.
+	Router         Router           // forwards what the cache cannot answer; nil: Direct(Client)
+	Client         *http.Client     // the default Router's client; nil: one that decodes transfer codings
+	AccessLog      io.Writer        // Squid-format access log; nil: none
+	Logger         *slog.Logger     // operational log; nil: slog.Default()
+	MaxObjectBytes int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
+	ReadTimeout    time.Duration    // longest wait for the next byte of a forwarded response; 0: DefaultReadTimeout
+	WriteTimeout   time.Duration    // longest a write may wait for the client to take it, then the connection closes; 0: DefaultWriteTimeout
+	Via            string           // pseudonym in Via and X-Cache; "": DefaultVia
+	Now            func() time.Time // the clock; nil: time.Now
+	OnRequest      func(r *Record)  // called after every request with its log record (for metrics); nil: none
 	// DenyDestinations are the addresses the default client never
 	// connects to, checked on the address dialled after name resolution:
 	// a request for one is answered 403 and logged TCP_DENIED/403, as
 	// Squid's "http_access deny to_linklocal". Used only when Client and
 	// Router are nil; nil: none.
 	DenyDestinations []netip.Prefix
-	AccessLog        io.Writer        // Squid-format access log; nil: none
-	Logger           *slog.Logger     // operational log; nil: slog.Default()
-	MaxObjectBytes   int64            // largest body stored; larger ones stream through. 0: DefaultMaxObjectBytes
-	ReadTimeout      time.Duration    // longest wait for the next byte of a forwarded response; 0: DefaultReadTimeout
-	Via              string           // pseudonym in Via and X-Cache; "": DefaultVia
-	Now              func() time.Time // the clock; nil: time.Now
-	OnRequest        func(r *Record)  // called after every request with its log record (for metrics); nil: none
 }
 
 // Proxy is a caching HTTP forward proxy (an http.Handler) for requests in
@@ -119,16 +120,17 @@ type Config struct {
 //
 // The zero Proxy is not usable; make one with NewProxy.
 type Proxy struct {
-	store       Store
-	router      Router
-	log         *slog.Logger
-	access      *accessLog
-	maxObject   int64
-	readTimeout time.Duration
-	via         string
-	now         func() time.Time
-	onRequest   func(*Record)
-	memory      bool // the store is a Memory store: hits are TCP_MEM_HIT
+	store        Store
+	router       Router
+	log          *slog.Logger
+	access       *accessLog
+	maxObject    int64
+	readTimeout  time.Duration
+	writeTimeout time.Duration
+	via          string
+	now          func() time.Time
+	onRequest    func(*Record)
+	memory       bool // the store is a Memory store: hits are TCP_MEM_HIT
 
 	// storedGetter is the store when it keeps entries' stored forms,
 	// storedPutter when it can be handed one.
@@ -215,15 +217,19 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	if cfg.ReadTimeout < 0 || cfg.ReadTimeout > 0 && cfg.ReadTimeout < MinInterval {
 		return nil, fmt.Errorf("%w: ReadTimeout %v (want 0 for the default, or ≥ %v)", ErrConfig, cfg.ReadTimeout, MinInterval)
 	}
+	if cfg.WriteTimeout < 0 || cfg.WriteTimeout > 0 && cfg.WriteTimeout < MinInterval {
+		return nil, fmt.Errorf("%w: WriteTimeout %v (want 0 for the default, or ≥ %v)", ErrConfig, cfg.WriteTimeout, MinInterval)
+	}
 	p := &Proxy{
-		store:       cfg.Store,
-		router:      cfg.Router,
-		log:         cfg.Logger,
-		maxObject:   cfg.MaxObjectBytes,
-		readTimeout: cfg.ReadTimeout,
-		via:         cfg.Via,
-		now:         cfg.Now,
-		onRequest:   cfg.OnRequest,
+		store:        cfg.Store,
+		router:       cfg.Router,
+		log:          cfg.Logger,
+		maxObject:    cfg.MaxObjectBytes,
+		readTimeout:  cfg.ReadTimeout,
+		writeTimeout: cfg.WriteTimeout,
+		via:          cfg.Via,
+		now:          cfg.Now,
+		onRequest:    cfg.OnRequest,
 	}
 	_, p.memory = cfg.Store.(*Memory)
 	p.storedGetter, _ = cfg.Store.(storedGetter)
@@ -246,6 +252,9 @@ func NewProxy(cfg Config) (*Proxy, error) {
 	}
 	if p.via == "" {
 		p.via = DefaultVia
+	}
+	if p.writeTimeout == 0 {
+		p.writeTimeout = DefaultWriteTimeout
 	}
 	if p.readTimeout == 0 {
 		p.readTimeout = DefaultReadTimeout
@@ -301,7 +310,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			URL:       r.RequestURI,
 			Hierarchy: squidlog.HierNone,
 		},
-		cw: httpx.CountingWriter{ResponseWriter: w},
+		cw: httpx.CountingWriter{ResponseWriter: w, WriteTimeout: p.writeTimeout},
 	}
 	rec, cw := &x.rec, &x.cw
 	if rec.URL == "" && r.URL != nil {
@@ -324,7 +333,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(cw.Held) > 0 {
 		// A failed write is a client gone away: no one to tell.
-		_, _ = cw.ResponseWriter.Write(cw.Held)
+		_ = cw.WriteHeld()
 	}
 	if aborted {
 		// The response is incomplete: abort the connection so the client

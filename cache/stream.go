@@ -20,6 +20,11 @@ import (
 // from the server.
 const DefaultReadTimeout = 15 * time.Minute
 
+// DefaultWriteTimeout is Config.WriteTimeout when left 0: Squid's
+// write_timeout, the longest a write to a client may wait for the client
+// to take it before the connection is closed.
+const DefaultWriteTimeout = 15 * time.Minute
+
 // upstream is one forwarded exchange seen from the proxy: the context of
 // the outbound request, which ends when the server has sent nothing for
 // the read timeout, when nobody is left to read the response (the client

@@ -90,6 +90,10 @@ type NodeConfig struct {
 	// a request body the node forwards without a byte from its client; 0
 	// means DefaultReadTimeout.
 	ReadTimeout time.Duration
+	// WriteTimeout is the longest a write to a client may wait for the
+	// client to take it (Config.WriteTimeout, Squid's write_timeout)
+	// before its connection is closed; 0 means cache.DefaultWriteTimeout.
+	WriteTimeout time.Duration
 
 	// Capacity is the number of objects the summaries are sized for;
 	// 0 means 100 000. BitsPerEntry is the digest's bits per object
@@ -312,7 +316,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n.tunnels = newTunnelMetrics(n.metrics.registry)
 	if n.proxy, err = cache.NewProxy(cache.Config{
 		Store: n.store, Router: n.router(), Client: cfg.Client, AccessLog: cfg.AccessLog, Logger: n.log,
-		MaxObjectBytes: cfg.MaxObjectBytes, ReadTimeout: cfg.ReadTimeout, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
+		MaxObjectBytes: cfg.MaxObjectBytes, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, Via: cfg.Name, Now: cfg.Now, OnRequest: n.metrics.request,
 	}); err != nil {
 		return nil, errors.Join(err, n.store.Close())
 	}
@@ -356,6 +360,9 @@ func (cfg *NodeConfig) fillDefaults() {
 	}
 	if cfg.TunnelLifetime == 0 {
 		cfg.TunnelLifetime = DefaultTunnelLifetime
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = cache.DefaultWriteTimeout
 	}
 	if cfg.ReadTimeout == 0 {
 		cfg.ReadTimeout = cache.DefaultReadTimeout
@@ -410,6 +417,8 @@ func (cfg *NodeConfig) check() error {
 		return fmt.Errorf("%w: static full digests travel over HTTP only, not through the %s transport", cache.ErrConfig, cfg.Transport.Name())
 	case cfg.ReadTimeout < cache.MinInterval:
 		return fmt.Errorf("%w: read timeout %v (want 0 for the default, or ≥ %v)", cache.ErrConfig, cfg.ReadTimeout, cache.MinInterval)
+	case cfg.WriteTimeout < cache.MinInterval:
+		return fmt.Errorf("%w: write timeout %v (want 0 for the default, or ≥ %v)", cache.ErrConfig, cfg.WriteTimeout, cache.MinInterval)
 	case cfg.TunnelIdle < cache.MinInterval || cfg.TunnelLifetime < cache.MinInterval:
 		return fmt.Errorf("%w: tunnel idle timeout %v, lifetime %v (want 0 for the default, or ≥ %v)",
 			cache.ErrConfig, cfg.TunnelIdle, cfg.TunnelLifetime, cache.MinInterval)
@@ -547,8 +556,8 @@ func (n *Node) digestFetched(codec string, bytes int, delta bool) {
 // addressed to it, the proxy for everything else.
 func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
-	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.digestHandler())))
-	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.squid)))
+	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.digestHandler())))
+	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.squid)))
 	local.Handle("/metrics", n.peersOnly(direct(n, n.metrics.handler())))
 	local.HandleFunc("/healthz", n.serveHealth)
 	local.Handle(nodestatus.Path, n.peersOnly(direct(n, http.HandlerFunc(n.serveStatus))))
@@ -610,10 +619,11 @@ func direct(n *Node, h http.Handler) http.Handler {
 // viaProxy reports whether r was relayed by a proxy (it has a Via field).
 func viaProxy(r *http.Request) bool { return len(r.Header.Values("Via")) > 0 }
 
-// countOut counts the digest bytes a handler serves.
-func countOut(m *nodeMetrics, h http.Handler) http.Handler {
+// countOut counts the digest bytes a handler serves, each write to be
+// taken by the client within writeTimeout.
+func countOut(m *nodeMetrics, writeTimeout time.Duration, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cw := &httpx.CountingWriter{ResponseWriter: w}
+		cw := &httpx.CountingWriter{ResponseWriter: w, WriteTimeout: writeTimeout}
 		h.ServeHTTP(cw, r)
 		codec, kind := "squid", "squid"
 		switch cw.Header().Get("Content-Type") {

@@ -736,3 +736,43 @@ func TestNodeOperatorEndpointsNotThroughProxy(t *testing.T) {
 		t.Errorf("B's /metrics asked directly from 127.0.0.1: %s", resp.Status)
 	}
 }
+
+// TestNodeSlowReaderClosed: a client that asks for a 16 MiB object and
+// takes no byte of it (a 4 KiB receive buffer, never read) has its
+// connection closed once WriteTimeout passes without a write going
+// through, and the request ends, logged; before, it held the
+// connection and the handler for as long as it stayed connected. A
+// client that reads gets the object whole.
+func TestNodeSlowReaderClosed(t *testing.T) {
+	const size = 16 << 20
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Write(make([]byte, size))
+	}))
+	t.Cleanup(origin.Close)
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{MaxObjectBytes: 32 << 20, MemoryBytes: 64 << 20, WriteTimeout: 500 * time.Millisecond})
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(n.url())), DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	for i := range 2 { // a miss, then a hit
+		resp, err := c.Get(origin.URL + "/big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || got != size {
+			t.Fatalf("request %d, read at once: %d bytes, %v", i, got, err)
+		}
+	}
+	stalled, err := dialSmallReceiveBuffer(t, ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stalled.Close() })
+	host := strings.TrimPrefix(origin.URL, "http://")
+	before := strings.Count(n.log.String(), "GET "+origin.URL+"/big ")
+	io.WriteString(stalled, "GET "+origin.URL+"/big HTTP/1.1\r\nHost: "+host+"\r\n\r\n")
+	waitFor(t, 10*time.Second, "the stalled request's end in the access log", func() bool {
+		return strings.Count(n.log.String(), "GET "+origin.URL+"/big ") == before+1
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // IsTimeout reports whether err is a network timeout.
@@ -33,6 +34,11 @@ type CountingWriter struct {
 	Status int
 	Bytes  int64
 	Held   []byte // the body's last piece, written once the request is logged
+	// WriteTimeout, if positive, is how long each write may wait for the
+	// client to take it (Squid's write_timeout): a client that takes
+	// nothing for that long has its connection closed, rather than
+	// holding it, and the handler, for as long as it stays connected.
+	WriteTimeout time.Duration
 }
 
 // Hold keeps a copy of b, the last piece of the body, to be written after
@@ -58,9 +64,41 @@ func (c *CountingWriter) Write(b []byte) (int, error) {
 	if c.Status == 0 {
 		c.WriteHeader(http.StatusOK)
 	}
-	n, err := c.ResponseWriter.Write(b)
+	n, err := c.write(b)
 	c.Bytes += int64(n)
 	return n, err
+}
+
+// writePiece is the most one write is given WriteTimeout for: a larger
+// body goes in pieces, each with the whole timeout, so that the timeout
+// bounds a client's silence, not the time a large body takes.
+const writePiece = 1 << 20
+
+// write writes b to the client, each piece of it by its deadline.
+func (c *CountingWriter) write(b []byte) (int, error) {
+	if c.WriteTimeout <= 0 || len(b) == 0 {
+		return c.ResponseWriter.Write(b)
+	}
+	written := 0
+	for len(b) > 0 {
+		piece := b[:min(len(b), writePiece)]
+		// Not every writer takes deadlines (a test's): then none is set.
+		_ = http.NewResponseController(c.ResponseWriter).SetWriteDeadline(time.Now().Add(c.WriteTimeout))
+		n, err := c.ResponseWriter.Write(piece)
+		written += n
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
+}
+
+// WriteHeld writes the held last piece (Hold) to the client, counted
+// already.
+func (c *CountingWriter) WriteHeld() error {
+	_, err := c.write(c.Held)
+	return err
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.

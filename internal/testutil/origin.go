@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // RawOrigin is an HTTP/1.1 server on a loopback socket that writes each
@@ -162,3 +163,7 @@ func (d *DiscardWriter) WriteHeader(status int) { d.Status = status }
 
 // Write counts p and drops it.
 func (d *DiscardWriter) Write(p []byte) (int, error) { d.N += len(p); return len(p), nil }
+
+// SetWriteDeadline takes a deadline, as a server's writer does
+// (http.ResponseController), and ignores it.
+func (d *DiscardWriter) SetWriteDeadline(time.Time) error { return nil }
