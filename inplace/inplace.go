@@ -13,6 +13,10 @@
 // content. A symbolic link is followed, and the file it names is
 // replaced.
 //
+// ReplaceContext and WriteFileContext stop writing when their context is
+// done (a command's SIGINT, say): the temporary file is removed and the
+// file left as it was. WriteFileContext also stops waiting for the lock.
+//
 // The recipe is the usual one for crash-safe replacement (write, fsync,
 // rename, fsync the directory), as described for example in the
 // PostgreSQL and SQLite documentation on durable writes; lock-then-recheck
@@ -23,6 +27,7 @@ package inplace
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // ErrNotOpen is returned by the methods of a File that Open did not make.
@@ -54,7 +60,10 @@ type File struct {
 // Open opens the existing regular file at path for an update: it checks
 // that the user may replace it (Writable), then waits for the exclusive
 // lock. The caller must Close the File.
-func Open(path string) (*File, error) {
+func Open(path string) (*File, error) { return openContext(context.Background(), path) }
+
+// openContext is Open that stops waiting for the lock when ctx is done.
+func openContext(ctx context.Context, path string) (*File, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, err
@@ -67,7 +76,7 @@ func Open(path string) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := lock(f); err != nil {
+		if err := lockContext(ctx, f); err != nil {
 			return nil, errors.Join(&fs.PathError{Op: "lock", Path: path, Err: err}, f.Close())
 		}
 		info, err := f.Stat()
@@ -88,6 +97,28 @@ func Open(path string) (*File, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+	}
+}
+
+// lockPoll is how often lockContext tries for a lock held by another.
+const lockPoll = 20 * time.Millisecond
+
+// lockContext is lock that gives up when ctx is done. It tries for the
+// lock every lockPoll rather than wait in the system call, which a signal
+// does not end: Go restarts it.
+func lockContext(ctx context.Context, f *os.File) error {
+	if ctx.Done() == nil {
+		return lock(f)
+	}
+	for {
+		if got, err := tryLock(f); got || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(lockPoll):
 		}
 	}
 }
@@ -115,13 +146,21 @@ func (f *File) Info() fs.FileInfo {
 // and the file is left as it was. Replace may be called once; the lock
 // is still held until Close.
 func (f *File) Replace(write func(w io.Writer) error) error {
+	return f.ReplaceContext(context.Background(), write)
+}
+
+// ReplaceContext is Replace that stops when ctx is done before the new
+// content is renamed into place: the writer given to write then fails
+// with ctx's cause (context.Cause), and Replace returns an error wrapping
+// it, with the temporary file removed and the file left as it was.
+func (f *File) ReplaceContext(ctx context.Context, write func(w io.Writer) error) error {
 	if f == nil || f.f == nil {
 		return ErrNotOpen
 	}
 	if f.done {
 		return errors.New("inplace: Replace called twice")
 	}
-	if err := replace(f.path, f.info, 0, write); err != nil {
+	if err := replace(ctx, f.path, f.info, 0, write); err != nil {
 		return err
 	}
 	f.done = true
@@ -141,6 +180,12 @@ func (f *File) Close() error {
 // if path exists (keeping its mode, owner and group, and refused if it is
 // not Writable), else as a new file with mode perm (less the umask).
 func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	return WriteFileContext(context.Background(), path, perm, write)
+}
+
+// WriteFileContext is WriteFile that stops, as ReplaceContext does, when
+// ctx is done, also while it waits for the lock.
+func WriteFileContext(ctx context.Context, path string, perm fs.FileMode, write func(w io.Writer) error) error {
 	real, err := filepath.EvalSymlinks(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -155,15 +200,15 @@ func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) err
 		if err := writableDir(dirOf(real)); err != nil {
 			return err
 		}
-		return replace(real, nil, perm&fs.ModePerm, write)
+		return replace(ctx, real, nil, perm&fs.ModePerm, write)
 	case err != nil:
 		return err
 	}
-	f, err := Open(real)
+	f, err := openContext(ctx, real)
 	if err != nil {
 		return err
 	}
-	err = f.Replace(write)
+	err = f.ReplaceContext(ctx, write)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -177,8 +222,9 @@ func dirOf(path string) string {
 
 // replace writes path's new content with write. old describes the file
 // being replaced, whose mode, owner and group the new one keeps; for a
-// new file (old nil) the mode is perm less the umask.
-func replace(path string, old fs.FileInfo, perm fs.FileMode, write func(io.Writer) error) error {
+// new file (old nil) the mode is perm less the umask. It stops when ctx
+// is done, up to the rename.
+func replace(ctx context.Context, path string, old fs.FileInfo, perm fs.FileMode, write func(io.Writer) error) error {
 	dir := dirOf(path)
 	createPerm := perm
 	if old != nil {
@@ -188,7 +234,10 @@ func replace(path string, old fs.FileInfo, perm fs.FileMode, write func(io.Write
 	if err != nil {
 		return err
 	}
-	err = fill(tmp, write, old)
+	err = fill(ctx, tmp, write, old)
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx) // the sync may have been long
+	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
@@ -218,8 +267,8 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 
 // fill writes the content to tmp; for a replacement it gives tmp old's
 // owner and group (where permitted) and mode; it syncs and closes tmp.
-func fill(tmp *os.File, write func(io.Writer) error, old fs.FileInfo) error {
-	w := bufio.NewWriterSize(tmp, 64<<10)
+func fill(ctx context.Context, tmp *os.File, write func(io.Writer) error, old fs.FileInfo) error {
+	w := bufio.NewWriterSize(&ctxWriter{ctx: ctx, w: tmp}, 64<<10)
 	err := write(w)
 	if err == nil {
 		err = w.Flush()
@@ -237,4 +286,30 @@ func fill(tmp *os.File, write func(io.Writer) error, old fs.FileInfo) error {
 		err = cerr
 	}
 	return err
+}
+
+// ctxWriter writes to w until ctx is done, then fails with its cause. It
+// passes a large write on in pieces of ctxPiece bytes, so that even one
+// write of a whole multi-gigabyte filter stops soon after ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+const ctxPiece = 4 << 20
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		if c.ctx.Err() != nil {
+			return n, context.Cause(c.ctx)
+		}
+		m, err := c.w.Write(p[:min(len(p), ctxPiece)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[m:]
+	}
+	return n, nil
 }

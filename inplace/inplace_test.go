@@ -1,6 +1,7 @@
 package inplace_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bloomcast/bloomcast/inplace"
 )
@@ -178,6 +180,91 @@ func TestFailedWriteChangesNothing(t *testing.T) {
 	f.Close()
 	if !errors.Is(err, boom) {
 		t.Errorf("Replace: %v, want boom", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "keep\n" {
+		t.Errorf("file changed: %q", data)
+	}
+	assertNoTemp(t, dir)
+}
+
+// TestCancelledWriteChangesNothing checks that a write whose context is
+// done midway, in one large write, stops there: the error is the
+// context's cause, the file is left as it was (or not made) and no
+// temporary file is left.
+func TestCancelledWriteChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("interrupted")
+	big := make([]byte, 64<<20)
+	write := func(cancel context.CancelCauseFunc) func(io.Writer) error {
+		return func(w io.Writer) error {
+			w.Write(big[:1<<20])
+			cancel(stop)
+			_, err := w.Write(big)
+			return err
+		}
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if err := inplace.WriteFileContext(ctx, path, 0o644, write(cancel)); !errors.Is(err, stop) {
+		t.Errorf("WriteFileContext over a file: %v, want the cause", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "keep\n" {
+		t.Errorf("file changed: %q", data)
+	}
+	ctx, cancel = context.WithCancelCause(context.Background())
+	if err := inplace.WriteFileContext(ctx, filepath.Join(dir, "new"), 0o644, write(cancel)); !errors.Is(err, stop) {
+		t.Errorf("WriteFileContext of a new file: %v, want the cause", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("a cancelled write made its file")
+	}
+	ctx, cancel = context.WithCancelCause(context.Background())
+	cancel(stop)
+	f, err := inplace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.ReplaceContext(ctx, func(io.Writer) error { return nil }); !errors.Is(err, stop) {
+		t.Errorf("ReplaceContext with a done context: %v, want the cause", err)
+	}
+	assertNoTemp(t, dir)
+}
+
+// TestCancelledLockWait checks that WriteFileContext stops waiting for a
+// lock another holds when its context is done, and leaves the file as it
+// was.
+func TestCancelledLockWait(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held, err := inplace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(100*time.Millisecond, func() { cancel(stop) })
+	done := make(chan error, 1)
+	go func() {
+		done <- inplace.WriteFileContext(ctx, path, 0o644, func(w io.Writer) error {
+			_, err := io.WriteString(w, "new\n")
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) {
+			t.Errorf("WriteFileContext: %v, want the cause", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WriteFileContext still waits for the lock after its context is done")
 	}
 	if data, _ := os.ReadFile(path); string(data) != "keep\n" {
 		t.Errorf("file changed: %q", data)

@@ -63,6 +63,15 @@ func lock(f *os.File) error {
 	}
 }
 
+// tryLock takes an exclusive flock(2) on f if no one holds one.
+func tryLock(f *os.File) (bool, error) {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // keepOwner gives tmp old's owner and group; if the process may not
 // (only root may give a file away), the group alone (which the owner may
 // set to any group it belongs to); if not that either, neither.

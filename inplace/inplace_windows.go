@@ -3,6 +3,7 @@
 package inplace
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 
@@ -58,6 +59,16 @@ const lockOffsetHigh = 0x7fffffff
 func lock(f *os.File) error {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
+}
+
+// tryLock takes the lock of lock if no one holds it.
+func tryLock(f *os.File) (bool, error) {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // keepOwner does nothing: a new file on Windows takes its directory's

@@ -59,17 +59,22 @@ func (e *env) openInput(path string) (io.Reader, os.FileInfo, func(), error) {
 // writeFile writes f to the file at path atomically (package inplace):
 // under the lock the command holds, or else taking it if the file exists.
 // An existing file keeps its mode, owner and group, and is refused if the
-// user may not write it; a new one gets mode 0644 less the umask.
+// user may not write it; a new one gets mode 0644 less the umask. SIGINT
+// or SIGTERM during the write stops it (see interrupted).
 func (e *env) writeFile(path string, f io.WriterTo) error {
 	write := func(w io.Writer) error {
 		_, err := f.WriteTo(w)
 		return err
 	}
+	ctx, release := catchSignals()
 	var err error
 	if e.locked != nil && path == e.lockedPath {
-		err = e.locked.Replace(write)
+		err = e.locked.ReplaceContext(ctx, write)
 	} else {
-		err = inplace.WriteFile(path, 0o644, write)
+		err = inplace.WriteFileContext(ctx, path, 0o644, write)
+	}
+	if sig := release(); sig != nil {
+		return &interrupted{sig: sig, path: path, written: err == nil}
 	}
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {

@@ -198,6 +198,7 @@ func (e *env) run(args []string) int {
 func (e *env) finish(c *command, err error) int {
 	var usage *usageError
 	var status exitStatus
+	var stopped *interrupted
 	switch {
 	case err == nil:
 		return 0
@@ -209,6 +210,9 @@ func (e *env) finish(c *command, err error) int {
 		return 2
 	case errors.As(err, &status):
 		return int(status)
+	case errors.As(err, &stopped):
+		fprintf(e.stderr, "bloomcast: %s\n", stopped)
+		return stopped.status()
 	}
 	fprintf(e.stderr, "bloomcast: %s\n", message(err))
 	return 2
