@@ -13,6 +13,11 @@
 // content. A symbolic link is followed, and the file it names is
 // replaced.
 //
+// WriteFile writes what is not a regular file (a FIFO, a character device
+// such as /dev/null or a terminal, /dev/stdout when it is a pipe)
+// directly, as cp does: it cannot be replaced, and nothing is left to
+// remove if the write fails. Open refuses it, without opening it.
+//
 // ReplaceContext and WriteFileContext stop writing when their context is
 // done (a command's SIGINT, say): the temporary file is removed and the
 // file left as it was. WriteFileContext also stops waiting for the lock.
@@ -69,6 +74,9 @@ func openContext(ctx context.Context, path string) (*File, error) {
 		return nil, err
 	}
 	for {
+		if err := regular(real); err != nil {
+			return nil, err
+		}
 		if err := Writable(real); err != nil {
 			return nil, err
 		}
@@ -84,7 +92,7 @@ func openContext(ctx context.Context, path string) (*File, error) {
 			return nil, errors.Join(err, f.Close())
 		}
 		if !info.Mode().IsRegular() {
-			return nil, errors.Join(&fs.PathError{Op: "open", Path: path, Err: errors.New("inplace: not a regular file")}, f.Close())
+			return nil, errors.Join(&fs.PathError{Op: "open", Path: path, Err: errNotRegular}, f.Close())
 		}
 		// The previous holder of the lock may have replaced the file:
 		// then the lock is on a file no longer at path.
@@ -99,6 +107,19 @@ func openContext(ctx context.Context, path string) (*File, error) {
 			return nil, err
 		}
 	}
+}
+
+// errNotRegular refuses to update what is not a regular file.
+var errNotRegular = errors.New("inplace: not a regular file")
+
+// regular refuses what is not a regular file before it is opened: opening
+// a FIFO for reading would wait for a writer.
+func regular(path string) error {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	return err
 }
 
 // lockPoll is how often lockContext tries for a lock held by another.
@@ -178,14 +199,26 @@ func (f *File) Close() error {
 
 // WriteFile writes a whole file atomically: like Replace, under the lock
 // if path exists (keeping its mode, owner and group, and refused if it is
-// not Writable), else as a new file with mode perm (less the umask).
+// not Writable), else as a new file with mode perm (less the umask). An
+// existing path that is not a regular file nor a directory (a FIFO, a
+// device) is written directly, not atomically and without the lock; a
+// directory is refused.
 func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) error {
 	return WriteFileContext(context.Background(), path, perm, write)
 }
 
 // WriteFileContext is WriteFile that stops, as ReplaceContext does, when
-// ctx is done, also while it waits for the lock.
+// ctx is done, also while it waits for the lock; not while it opens what
+// is not a regular file (a FIFO waits for a reader).
 func WriteFileContext(ctx context.Context, path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	// Stat follows what EvalSymlinks cannot: /dev/stdout's link to a
+	// pipe, which names no file.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return &fs.PathError{Op: "write", Path: path, Err: errors.New("inplace: is a directory")}
+		}
+		return writeDirect(ctx, path, write)
+	}
 	real, err := filepath.EvalSymlinks(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -209,6 +242,24 @@ func WriteFileContext(ctx context.Context, path string, perm fs.FileMode, write 
 		return err
 	}
 	err = f.ReplaceContext(ctx, write)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeDirect writes the content to the existing file at path, which is
+// not a regular file, as cp does.
+func writeDirect(ctx context.Context, path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(&ctxWriter{ctx: ctx, w: f}, 64<<10)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

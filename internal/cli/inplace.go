@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -59,15 +61,25 @@ func (e *env) openInput(path string) (io.Reader, os.FileInfo, func(), error) {
 // writeFile writes f to the file at path atomically (package inplace):
 // under the lock the command holds, or else taking it if the file exists.
 // An existing file keeps its mode, owner and group, and is refused if the
-// user may not write it; a new one gets mode 0644 less the umask. SIGINT
-// or SIGTERM during the write stops it (see interrupted).
+// user may not write it; a new one gets mode 0644 less the umask. What is
+// not a regular file (a FIFO, /dev/null) is written directly, as cp
+// does; a terminal only with --force, as standard output. SIGINT or
+// SIGTERM during an atomic write stops it (see interrupted); a direct one
+// leaves nothing to remove, and they end it as usual (also while a FIFO
+// waits for its reader).
 func (e *env) writeFile(path string, f io.WriterTo) error {
+	direct, err := e.directOutput(path)
+	if err != nil {
+		return err
+	}
 	write := func(w io.Writer) error {
 		_, err := f.WriteTo(w)
 		return err
 	}
-	ctx, release := catchSignals()
-	var err error
+	ctx, release := context.Background(), func() os.Signal { return nil }
+	if !direct {
+		ctx, release = catchSignals()
+	}
 	if e.locked != nil && path == e.lockedPath {
 		err = e.locked.ReplaceContext(ctx, write)
 	} else {
@@ -83,4 +95,29 @@ func (e *env) writeFile(path string, f io.WriterTo) error {
 		return fileErr(path, err)
 	}
 	return nil
+}
+
+// directOutput reports whether path names a file that inplace writes
+// directly: one that exists and is neither a regular file nor a
+// directory. A terminal is refused unless --force.
+func (e *env) directOutput(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		return false, nil //nolint:nilerr // the write reports a path it cannot make
+	}
+	if fi.Mode()&fs.ModeCharDevice != 0 && !e.force && isTerminalPath(path) {
+		return true, fileErr(path, errTerminal)
+	}
+	return true, nil
+}
+
+// isTerminalPath reports whether the character device at path is a
+// terminal (/dev/tty, /dev/stdout on a terminal).
+func isTerminalPath(path string) bool {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return false // the write reports it
+	}
+	defer closeInput(f)
+	return isTerminal(f)
 }

@@ -121,6 +121,9 @@ func (e *env) openAnyWith(path string, lazyPieces bool) (*loadedFilter, error) {
 	return lf, nil
 }
 
+// errTerminal refuses binary output to a terminal.
+var errTerminal = errors.New("is a terminal: binary output refused (redirect it, or add --force)")
+
 // writeFilter writes f, a bloom or counting filter, to path ("-":
 // standard output, refused if it is a terminal unless --force). A file is
 // written atomically by writeFile: readers see the old filter or the new
@@ -130,7 +133,7 @@ func (e *env) writeFilter(path string, f io.WriterTo) error {
 		return e.writeFile(path, f)
 	}
 	if isTerminal(e.stdout) && !e.force {
-		return fileErr(outputName(path), errors.New("is a terminal: binary output refused (redirect it, or add --force)"))
+		return fileErr(outputName(path), errTerminal)
 	}
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	_, err := f.WriteTo(w)

@@ -73,8 +73,9 @@ func TestKeysFromTerminalSaySo(t *testing.T) {
 }
 
 // TestBinaryOutputToTerminal checks that a filter or delta written to
-// standard output is refused when that is a terminal, unless --force, and
-// that /dev/null (a character device, not a terminal) is not refused.
+// standard output when that is a terminal, or to -o naming a terminal, is
+// refused unless --force, and that /dev/null (a character device, not a
+// terminal) is not refused.
 func TestBinaryOutputToTerminal(t *testing.T) {
 	tty := openPTY(t)
 	if !isTerminal(tty) {
@@ -104,6 +105,15 @@ func TestBinaryOutputToTerminal(t *testing.T) {
 		if code := run(append(args, "--force"), strings.NewReader(stdin), tty, &stderr); code != 0 || stderr.Len() != 0 {
 			t.Errorf("%q --force to a terminal: exit %d, stderr %q", args, code, stderr.String())
 		}
+	}
+	// -o naming the terminal (/dev/stdout on a terminal): the same.
+	var stderr0 bytes.Buffer
+	if code := run([]string{"build", "-o", tty.Name()}, strings.NewReader("a\n"), io.Discard, &stderr0); code != 2 ||
+		stderr0.String() != "bloomcast: "+tty.Name()+": is a terminal: binary output refused (redirect it, or add --force)\n" {
+		t.Errorf("build -o %s: exit %d, stderr %q", tty.Name(), code, stderr0.String())
+	}
+	if r := bc(t, "a\n", "build", "--force", "-o", tty.Name()); r.code != 0 || r.stderr != "" {
+		t.Errorf("build --force -o %s: exit %d, stderr %q", tty.Name(), r.code, r.stderr)
 	}
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
