@@ -50,16 +50,20 @@ func (e *env) eachKeyChecked(keys []string, fn func(key []byte) error) error {
 // answerKeys writes one line per key (the keys given as arguments, or else
 // each line of standard input): the answer, or with withKeys
 // "KEY<TAB>answer". answer also says whether the key counts as present; if
-// any does not, the command exits with status 1. When standard input is a
-// terminal each line is flushed as soon as it is answered, so a person
-// typing keys sees every answer at once. query, count and bloomier get
+// any does not, the command exits with status 1. A key that answer
+// refuses (not of the filter's key type, say) gets no line, so that no
+// script takes an answer for it: the keys given as arguments are all
+// answered before any line is written, and one refused writes none; keys
+// read from standard input are answered as they are read, up to the one
+// refused, whose line the error names. When standard input is a terminal
+// each line is flushed as soon as it is answered, so a person typing keys
+// sees every answer at once. query, count, bloomier get and mht get
 // answer this way.
-func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (string, bool)) error {
+func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (string, bool, error)) error {
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	interactive := isTerminal(e.stdin)
 	absent := false
-	err := e.eachKey(keys, func(key []byte) {
-		text, ok := answer(key)
+	put := func(key []byte, text string, ok bool) {
 		absent = absent || !ok
 		// w keeps its first error and fails every later write with it;
 		// the Flush after the loop reports it.
@@ -72,7 +76,19 @@ func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (
 		if interactive {
 			_ = w.Flush()
 		}
-	})
+	}
+	var err error
+	if len(keys) > 0 {
+		err = answerAll(keys, answer, put)
+	} else {
+		err = e.keys(nil).eachChecked(func(key []byte) error {
+			text, ok, err := answer(key)
+			if err == nil {
+				put(key, text, ok)
+			}
+			return err
+		})
+	}
 	if ferr := w.Flush(); err == nil && ferr != nil {
 		err = fileErr(outputName("-"), ferr)
 	}
@@ -80,4 +96,20 @@ func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (
 		err = exitStatus(1)
 	}
 	return err
+}
+
+// answerAll answers every key, then puts the answers; if one is refused,
+// none.
+func answerAll(keys []string, answer func(key []byte) (string, bool, error), put func(key []byte, text string, ok bool)) error {
+	texts, oks := make([]string, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		var err error
+		if texts[i], oks[i], err = answer([]byte(k)); err != nil {
+			return err
+		}
+	}
+	for i, k := range keys {
+		put([]byte(k), texts[i], oks[i])
+	}
+	return nil
 }

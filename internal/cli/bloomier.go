@@ -161,11 +161,11 @@ func (e *env) bloomierGet(args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool, error) {
 		if v, ok := f.Get(key); ok {
-			return strconv.FormatUint(v, 10), true
+			return strconv.FormatUint(v, 10), true, nil
 		}
-		return "absent", false
+		return "absent", false, nil
 	})
 }
 

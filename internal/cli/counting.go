@@ -208,7 +208,7 @@ func runCount(e *env, args []string) error {
 	if !ok {
 		return fileErr(lf.path, fmt.Errorf("holds %s, which does not count; build it with --counting", lf.kind()))
 	}
-	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
-		return strconv.FormatUint(cf.Count(key), 10), true
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool, error) {
+		return strconv.FormatUint(cf.Count(key), 10), true, nil
 	})
 }

@@ -267,6 +267,22 @@ func TestQueryGuavaSaysKeyType(t *testing.T) {
 	}
 }
 
+// TestInvalidKeyHasNoAnswer: a key that is not of the filter's key type
+// gets no answer line: among KEY arguments none is printed, from standard
+// input the keys before it are answered and the error names its line;
+// exit status 2 with one line.
+func TestInvalidKeyHasNoAnswer(t *testing.T) {
+	long := formatGolden(t, t.TempDir(), "guava", "long-mitz64-n10000-p0.01.bin")
+	r := bc(t, "", "query", "-v", "--key-type", "long", long, "12", "abc", "13")
+	if r.code != 2 || r.stdout != "" || r.stderr != "bloomcast: "+long+": key \"abc\" is not a long (a decimal 64-bit integer)\n" {
+		t.Errorf("KEY arguments: exit %d, stdout %q, stderr %q; want exit 2, no answer, one line", r.code, r.stdout, r.stderr)
+	}
+	r = bc(t, "0\nabc\n13\n", "query", "-v", "--key-type", "long", long)
+	if r.code != 2 || r.stdout != "0\tmaybe\n" || r.stderr != "bloomcast: stdin:2: "+long+": key \"abc\" is not a long (a decimal 64-bit integer)\n" {
+		t.Errorf("standard input: exit %d, stdout %q, stderr %q; want exit 2, the first key's answer, one line", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestValueRulesStated: bloomier and mht state in -h that values are
 // unsigned integers, and a string value is refused saying so.
 func TestValueRulesStated(t *testing.T) {

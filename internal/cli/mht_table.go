@@ -67,10 +67,10 @@ func (e *env) mhtGet(args []string) error {
 	if !ok {
 		return fileErr(lf.path, fmt.Errorf("holds %s, not a multilevel hash table (build one with \"bloomcast mht build\")", lf.kind()))
 	}
-	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool, error) {
 		if v, ok := t.Get(t.Hash(key)); ok {
-			return strconv.FormatUint(v, 10), true
+			return strconv.FormatUint(v, 10), true, nil
 		}
-		return "absent", false
+		return "absent", false, nil
 	})
 }

@@ -25,19 +25,6 @@ type loadedFilter struct {
 	// multilevel hash table or summary (structs.go; openFilter refuses
 	// those).
 	other bool
-	// viewErr is the first piece of a digest read lazily in pieces
-	// (query) that did not decode.
-	viewErr error
-}
-
-// contains asks the file about a key (anyfile.File.Contains); a piece
-// that does not decode answers "no" and is kept in viewErr.
-func (lf *loadedFilter) contains(key []byte) bool {
-	in, err := lf.Contains(key)
-	if err != nil && lf.viewErr == nil {
-		lf.viewErr = fileErr(lf.path, err)
-	}
-	return in
 }
 
 // openFilter reads the filter at path ("-": standard input): a Bloom or

@@ -15,7 +15,7 @@ var queryCommand = &command{
 	run:     runQuery,
 }
 
-func runQuery(e *env, args []string) (err error) {
+func runQuery(e *env, args []string) error {
 	fs := newFlagSet("query")
 	e.formatFlag(fs)
 	e.keyTypeFlag(fs)
@@ -46,17 +46,15 @@ func runQuery(e *env, args []string) (err error) {
 		// answers "no" for a member.
 		e.warnf("%s: a Guava filter does not record how its keys were put: taken as strings (Funnels.stringFunnel(UTF_8)); give --key-type long for one built with Funnels.longFunnel()", displayName(file))
 	}
-	defer func() {
-		if lf.viewErr != nil {
-			err = lf.viewErr
+	return e.answerKeys(keys, withKeys, func(key []byte) (string, bool, error) {
+		// A key not of the filter's key type, or in a piece of a digest
+		// that does not decode, has no answer.
+		switch in, err := lf.Contains(key); {
+		case err != nil:
+			return "", false, fileErr(lf.path, err)
+		case in:
+			return "maybe", true, nil
 		}
-	}()
-
-	err = e.answerKeys(keys, withKeys, func(key []byte) (string, bool) {
-		if lf.contains(key) {
-			return "maybe", true
-		}
-		return "no", false
+		return "no", false, nil
 	})
-	return err
 }
