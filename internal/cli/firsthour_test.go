@@ -403,6 +403,40 @@ func TestParquetExamplesPrune(t *testing.T) {
 	}
 }
 
+// TestPatchedFileSaysWhatItIs: the documented patch writes with -o, which
+// is atomic (a shell's "> new.bf" empties new.bf before a refused patch);
+// inspect of a patched file, which no node wrote, does not say a node's
+// objects are its count.
+func TestPatchedFileSaysWhatItIs(t *testing.T) {
+	redirected := regexp.MustCompile(`\b(patch|diff|build|union|intersect|fold|compress|decompress|convert)\b[^\n#|;]*\s>\s*[\w./-]+`)
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	for _, p := range append(docs, filepath.Join("..", "..", "README.md")) {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range redirected.FindAllString(string(text), -1) {
+			t.Errorf("%s: %q writes a filter through the shell's >, which empties the file if the command fails: use -o", p, m)
+		}
+	}
+
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	_, keys := keyLines("k", 1000)
+	_, more := keyLines("z", 10)
+	ok(t, keys, "build", "-n", "2000", "-o", path("old.bf"))
+	ok(t, keys+more, "build", "-n", "2000", "-o", path("new.bf"))
+	ok(t, "", "diff", "-o", path("d.delta"), path("old.bf"), path("new.bf"))
+	ok(t, "", "patch", "-o", path("patched.bf"), path("old.bf"), path("d.delta"))
+	if rep := inspectJSON(t, path("patched.bf")); rep.CountSource != "digest" || rep.Count != 1010 || rep.Sequence != 1 {
+		t.Errorf("patched: count_source %q, count %d, sequence %d; want digest, 1010, 1", rep.CountSource, rep.Count, rep.Sequence)
+	}
+	if text := ok(t, "", "inspect", path("patched.bf")); !strings.Contains(text, "1010 keys, as recorded with digest 1 (") ||
+		!strings.Contains(text, "by compress --seq or patch: the count of the filter it was made from") {
+		t.Errorf("inspect of a patched file:\n%s", text)
+	}
+}
+
 // TestLibraryPackagesListed keeps libraryPackages whole: every library
 // package of the module (outside internal/, cmd/, examples/ and the
 // nested modules) begins its errors with its name, which the commands

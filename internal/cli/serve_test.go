@@ -116,9 +116,9 @@ func TestServeRunsANode(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	// inspect says the count is the node's.
+	// inspect says where a node's count comes from.
 	digestPath := writeFile(t, filepath.Join(t.TempDir(), "digest"), string(body))
-	if text := ok(t, "", "inspect", digestPath); !strings.Contains(text, "as recorded: the objects a bloomcast node held when it published digest") {
+	if text := ok(t, "", "inspect", digestPath); !strings.Contains(text, "by bloomcast serve: the objects the node held when it published it") {
 		t.Errorf("inspect of a node's digest:\n%s", text)
 	}
 	cancel()

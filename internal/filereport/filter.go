@@ -88,11 +88,13 @@ type FilterReport struct {
 	// intersect), not a tally.
 	CountEstimated bool `json:"count_estimated"`
 	// CountSource says where Count came from: "build" (the distinct keys
-	// bloomcast build read, plus those add added since), "node" (the
-	// objects a bloomcast node held when it published the digest: a
-	// sequence of 1 or more), "estimated" (from the bits, after union or
-	// intersect), "counting" (keys added minus removed) or "squid" (the
-	// entries a Squid digest's header records).
+	// bloomcast build read, plus those add added since), "digest" (the
+	// count a numbered digest, of sequence 1 or more, was written with: by
+	// a bloomcast node, the objects it held when it published it; by
+	// compress --seq or patch, the count of the filter it was made from),
+	// "estimated" (from the bits, after union or intersect), "counting"
+	// (keys added minus removed) or "squid" (the entries a Squid digest's
+	// header records).
 	CountSource string `json:"count_source"`
 	// Saturated: a block, slice or (classic) the whole filter has every
 	// bit set, so EstimatedCount is only a lower bound.
@@ -268,7 +270,9 @@ func countSource(r *FilterReport) string {
 	case r.CountEstimated:
 		return "estimated"
 	case r.Sequence > 0:
-		return "node"
+		// A sequence number says the file is a numbered version, not
+		// that a node wrote it: patch numbers its output too.
+		return "digest"
 	}
 	return "build"
 }
@@ -285,7 +289,7 @@ func (r *FilterReport) countLine() string {
 	case r.CountEstimated:
 		return fmt.Sprintf("%d keys, estimated from the bits (after a union or intersection)", r.Count)
 	case r.Sequence > 0:
-		return fmt.Sprintf("%d keys, as recorded: the objects a bloomcast node held when it published digest %d (bloomcast serve; a file numbered by compress --seq keeps the count build recorded)", r.Count, r.Sequence)
+		return fmt.Sprintf("%d keys, as recorded with digest %d (by bloomcast serve: the objects the node held when it published it; by compress --seq or patch: the count of the filter it was made from)", r.Count, r.Sequence)
 	}
 	return fmt.Sprintf("%d keys, as recorded (bloomcast build: distinct keys read; add: keys added since)", r.Count)
 }
