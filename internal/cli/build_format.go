@@ -37,8 +37,11 @@ func buildWithFormat(e *env, args []string) (rest []string, done bool, err error
 		return args, false, nil
 	}
 	var format formatValue
-	if err := format.Set(name); err != nil {
-		return nil, true, usagef("--format %q: %v", name, err)
+	switch err := format.Set(name); {
+	case err != nil:
+		return nil, true, usagef("--format %q: want one of %s", name, buildFormatNames())
+	case anyfile.Format(format) == anyfile.FormatParquet:
+		return nil, true, usagef("--format parquet: build writes no Parquet files, which Parquet writers make; --format parquet-sbbf writes the split block Bloom filter they store for a column chunk")
 	}
 	rest = append(append([]string{}, args[:at]...), args[at+n:]...)
 	switch anyfile.Format(format) {
@@ -48,6 +51,17 @@ func buildWithFormat(e *env, args []string) (rest []string, done bool, err error
 		return append(rest, "--squid"), false, nil
 	}
 	return nil, true, buildForeign(e, anyfile.Format(format), rest)
+}
+
+// buildFormatNames lists the formats build writes: all but Parquet files.
+func buildFormatNames() string {
+	var names []string
+	for _, f := range anyfile.Formats() {
+		if f != anyfile.FormatParquet {
+			names = append(names, f.String())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // buildOnlyFlags are build's flags for bloomcast's own filters, which

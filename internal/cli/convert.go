@@ -93,7 +93,7 @@ func runConvert(e *env, args []string) error {
 	w, err := lf.Convert(anyfile.Format(to), codec)
 	var ae *anyfile.Error
 	if errors.Is(err, anyfile.ErrLossy) && errors.As(err, &ae) {
-		err = fmt.Errorf("%w; rebuild it from its keys with \"bloomcast build --format %v\"", ae.Err, anyfile.Format(to))
+		err = fmt.Errorf("%w; %s", ae.Err, rebuildWith(anyfile.Format(to)))
 	}
 	if err != nil {
 		return fileErr(args[0], err)
@@ -101,4 +101,14 @@ func runConvert(e *env, args []string) error {
 	var warn warnings
 	e.checkWritten(&warn, lf, outputName(out), rebuildAdvice)
 	return e.writeWarned(out, w, warn)
+}
+
+// rebuildWith is the advice for a conversion that would lose something:
+// build the format from the keys. Build writes no Parquet files, only the
+// filter of one column chunk.
+func rebuildWith(to anyfile.Format) string {
+	if to == anyfile.FormatParquet {
+		return "\"bloomcast build --format parquet-sbbf\" builds the split block filter of one column chunk from its keys"
+	}
+	return fmt.Sprintf("rebuild it from its keys with \"bloomcast build --format %v\"", to)
 }

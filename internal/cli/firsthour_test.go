@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bloomcast/bloomcast/anyfile"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -434,6 +435,34 @@ func TestPatchedFileSaysWhatItIs(t *testing.T) {
 	if text := ok(t, "", "inspect", path("patched.bf")); !strings.Contains(text, "1010 keys, as recorded with digest 1 (") ||
 		!strings.Contains(text, "by compress --seq or patch: the count of the filter it was made from") {
 		t.Errorf("inspect of a patched file:\n%s", text)
+	}
+}
+
+// TestConvertAdviceRuns: the build command that convert advises for a
+// conversion that would lose something runs; build --format parquet,
+// which writes no Parquet files, says in one line what does.
+func TestConvertAdviceRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	_, keys := keyLines("http://example.com/", 100) // URLs, for a Squid digest
+	keyFile := writeFile(t, path("keys.txt"), keys)
+	ok(t, "", "build", "-n", "100", "-o", path("a.bf"), keyFile)
+	advice := regexp.MustCompile(`"bloomcast (build --format \S+)"`)
+	for _, f := range anyfile.Formats() {
+		r := bc(t, "", "convert", "--to", f.String(), "-o", path("c"), path("a.bf"))
+		m := advice.FindStringSubmatch(r.stderr)
+		if r.code == 0 || m == nil {
+			continue
+		}
+		args := append(strings.Fields(m[1]), "-q", "-n", "100", "-o", path("rebuilt"), keyFile)
+		if got := bc(t, "", args...); got.code != 0 {
+			t.Errorf("convert --to %v advises %q, which fails: %q", f, m[1], got.stderr)
+		}
+	}
+	usageFails(t, "build: --format parquet: build writes no Parquet files, which Parquet writers make; --format parquet-sbbf writes",
+		"build", "--format", "parquet", "-o", path("p"), keyFile)
+	if r := bc(t, "", "build", "--format", "nope", "-o", path("p"), keyFile); strings.Contains(r.stderr, "parquet,") || strings.HasSuffix(r.stderr, "parquet (bloomcast build -h for usage)\n") {
+		t.Errorf("build --format nope lists parquet: %q", r.stderr)
 	}
 }
 
