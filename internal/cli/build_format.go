@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 
 	"github.com/bloomcast/bloomcast/anyfile"
@@ -64,12 +65,6 @@ func buildFormatNames() string {
 	return strings.Join(names, ", ")
 }
 
-// buildOnlyFlags are build's flags for bloomcast's own filters, which
-// other programs' filters refuse; true for a flag without a value.
-var buildOnlyFlags = map[string]bool{"layout": false, "block-bits": false, "seed": false, "folds": false,
-	"counting": true, "width": false, "minimal-increase": true, "deletion": true, "budget": false, "packet": false,
-	"max-m": false, "max-bpk": false, "max-k": false, "squid": true, "bits-per-entry": false}
-
 // buildForeign builds a filter of another program's format from keys.
 func buildForeign(e *env, format anyfile.Format, args []string) error {
 	fs := newFlagSet("build")
@@ -88,17 +83,15 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
 	e.strictFlag(fs)
-	for name, isBool := range buildOnlyFlags {
-		fs.Var(refusedFlag(isBool), name, "")
-	}
+	others := otherBuildFlags(fs)
 	inputs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	for name := range buildOnlyFlags {
-		if flagSet(fs, name) {
-			return usagef("--%s does not apply to a %v filter (size it with -n and -p, or -m and -k)", name, format)
-		}
+	if err := notInMode(fs, others, fmt.Sprintf("a %v filter", format), func(string) string {
+		return "size it with -n and -p, or -m and -k"
+	}); err != nil {
+		return err
 	}
 	if out == "" {
 		return usagef("missing -o OUT")
@@ -149,9 +142,9 @@ func buildForeign(e *env, format anyfile.Format, args []string) error {
 	return e.writeWarned(out, f, w)
 }
 
-// refusedFlag is a flag that takes anything (build's own flags, which
-// buildForeign refuses once it knows they were given); true for one
-// without a value.
+// refusedFlag is a flag that takes anything (build's flags of other
+// modes, which a mode refuses once it knows they were given; see
+// otherBuildFlags); true for one without a value.
 type refusedFlag bool
 
 func (refusedFlag) String() string     { return "" }

@@ -26,8 +26,12 @@ func runBuildFPSet(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
+	others := otherBuildFlags(fs)
 	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
+		return err
+	}
+	if err := notInMode(fs, others, "--fpset", fpsetWhy); err != nil {
 		return err
 	}
 	if countBits > fpset.MaxCountBits {

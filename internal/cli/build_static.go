@@ -36,8 +36,12 @@ func runBuildStatic(e *env, args []string) error {
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
 	e.strictFlag(fs)
+	others := otherBuildFlags(fs)
 	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
+		return err
+	}
+	if err := notInMode(fs, others, "--static", staticWhy); err != nil {
 		return err
 	}
 	c := ribbon.Config{Rate: float64(p), Seed: seed}

@@ -466,6 +466,28 @@ func TestConvertAdviceRuns(t *testing.T) {
 	}
 }
 
+// TestBuildModesAnswerOtherFlags: a flag of build that the mode chosen
+// (--static, --fpset, --scalable, --format) does not take is answered in
+// one usage line saying so and why, not as an unknown flag.
+func TestBuildModesAnswerOtherFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "z")
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"-n does not apply to --static: a static filter is sized for the keys it reads", []string{"--static", "-n", "100"}},
+		{"--layout does not apply to --static: a static filter (a ribbon filter) takes", []string{"--static", "--layout", "classic"}},
+		{"--counting does not apply to --fpset: the two build different kinds of filter; give one", []string{"--fpset", "--counting"}},
+		{"-k does not apply to --fpset: a fingerprint set is sized by -n and -p, --bits or -c", []string{"--fpset", "-k", "3"}},
+		{"--counting does not apply to --scalable: the two build different kinds of filter", []string{"--scalable", "--counting"}},
+		{"-m does not apply to --scalable: a scalable filter sizes its layers from -n and -p", []string{"--scalable", "-m", "1000"}},
+		{"--expansion does not apply to a guava filter: size it with -n and -p, or -m and -k", []string{"--format", "guava", "--expansion", "2"}},
+		{"--layout does not apply to a guava filter", []string{"--format", "guava", "--layout", "classic"}},
+	} {
+		usageFails(t, "build: "+c.want, append(append([]string{"build"}, c.args...), "-o", out)...)
+	}
+}
+
 // TestLibraryPackagesListed keeps libraryPackages whole: every library
 // package of the module (outside internal/, cmd/, examples/ and the
 // nested modules) begins its errors with its name, which the commands

@@ -51,8 +51,12 @@ func runBuildScalable(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	e.outFlag(fs, &out, "")
 	e.quietFlag(fs)
+	others := otherBuildFlags(fs)
 	inputs, err := parseFlagsOut(fs, args, &out)
 	if err != nil {
+		return err
+	}
+	if err := notInMode(fs, others, "--scalable", scalableWhy); err != nil {
 		return err
 	}
 	if expansion < 1 || expansion > 1<<16 {
