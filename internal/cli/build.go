@@ -72,7 +72,7 @@ func runBuild(e *env, args []string) error {
 	}
 	for _, f := range []string{"packet", "max-m", "max-bpk", "max-k"} {
 		if flagSet(fs, f) {
-			return fmt.Errorf("build: --%s needs --budget BYTES", f)
+			return usagef("--%s needs --budget BYTES", f)
 		}
 	}
 	if squidOut {

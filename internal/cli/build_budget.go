@@ -21,21 +21,17 @@ func buildBudget(e *env, fs *flag.FlagSet, o digest.Budget, seed uint64, inputs 
 	for _, f := range []string{"p", "m", "k", "counting", "width", "minimal-increase", "folds", "deletion"} {
 		// --max-m, --max-bpk and --max-k: only with --budget (below).
 		if flagSet(fs, f) {
-			dash := "--"
-			if len(f) == 1 {
-				dash = "-"
-			}
-			return fmt.Errorf("build: %s%s means nothing with --budget: build chooses the shape", dash, f)
+			return usagef("%s means nothing with --budget: build chooses the shape", dashed(f))
 		}
 	}
 	if err := checkBudget(o, flagSet(fs, "packet"), false); err != nil {
-		return fmt.Errorf("build: %w", err)
+		return err
 	}
 	var hs []hashing.Hash128
 	if err := e.keys(inputs).each(func(key []byte) { hs = append(hs, hashing.Default.Sum(key, seed)) }); err != nil {
 		return err
 	}
-	if err := budgetRoom("build", o); err != nil {
+	if err := budgetRoom(o); err != nil {
 		return err
 	}
 	b, res, err := digest.EncodeWithin(o, seed, hs)

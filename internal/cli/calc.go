@@ -69,9 +69,9 @@ func runCalc(e *env, args []string) error {
 	}
 	switch {
 	case blockBits%64 != 0:
-		return fmt.Errorf("calc: --block-bits %d: want a positive multiple of 64", blockBits)
+		return usagef("--block-bits %d: want a positive multiple of 64", blockBits)
 	case blockBits != 0 && layout.layout != params.Paged && layout.layout != 0:
-		return fmt.Errorf("calc: --block-bits is the page size of the paged layout; it means nothing with --layout %s", layout.layout)
+		return usagef("--block-bits is the page size of the paged layout; it means nothing with --layout %s", layout.layout)
 	}
 	q := params.Query{N: uint64(n), P: float64(p), M: uint64(m), K: int(k), Layout: layout.layout, BlockBits: uint64(blockBits)}
 	given := 0
@@ -89,7 +89,7 @@ func runCalc(e *env, args []string) error {
 	}
 	if plotOut != "" {
 		if n == 0 || m == 0 {
-			return errors.New("calc: --plot draws the rate against k for given -n N and -m M; it needs both")
+			return usagef("--plot draws the rate against k for given -n N and -m M; it needs both")
 		}
 		if err := writeCharts(plotOut, report.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
 			return err

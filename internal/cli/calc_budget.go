@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/bloomcast/bloomcast/digest"
 	"github.com/bloomcast/bloomcast/params"
 )
@@ -52,17 +49,17 @@ func runCalcBudget(e *env, args []string) error {
 func checkBudget(o digest.Budget, hasPacket, needN bool) error {
 	switch {
 	case needN && o.N == 0:
-		return errors.New("calc: --budget needs -n N")
+		return usagef("--budget needs -n N")
 	case o.Bytes == 0:
-		return errors.New("--budget needs a number of bytes above 0")
+		return usagef("--budget needs a number of bytes above 0")
 	case hasPacket && o.Packet == 0:
-		return errors.New("--packet needs a number of bytes above 0")
+		return usagef("--packet needs a number of bytes above 0")
 	case o.MaxBitsPerKey < 0:
-		return fmt.Errorf("--max-bpk %g: want bits per key above 0", o.MaxBitsPerKey)
+		return usagef("--max-bpk %g: want bits per key above 0", o.MaxBitsPerKey)
 	case o.BlockBits%64 != 0:
-		return fmt.Errorf("--block-bits %d: want a positive multiple of 64", o.BlockBits)
+		return usagef("--block-bits %d: want a positive multiple of 64", o.BlockBits)
 	case o.BlockBits != 0 && o.Layout != params.Paged && o.Layout != 0:
-		return fmt.Errorf("--block-bits is the page size of the paged layout; it means nothing with --layout %s", o.Layout)
+		return usagef("--block-bits is the page size of the paged layout; it means nothing with --layout %s", o.Layout)
 	}
 	return nil
 }
@@ -70,17 +67,16 @@ func checkBudget(o digest.Budget, hasPacket, needN bool) error {
 // solveBudget is o.Solve, refusing first a budget with no room for a
 // filter (budgetRoom).
 func solveBudget(o digest.Budget) (params.BudgetResult, error) {
-	if err := budgetRoom("calc", o); err != nil {
+	if err := budgetRoom(o); err != nil {
 		return params.BudgetResult{}, err
 	}
 	return o.Solve()
 }
 
-// budgetRoom refuses a budget with no room for a filter, naming the
-// command given it.
-func budgetRoom(command string, o digest.Budget) error {
+// budgetRoom refuses a budget with no room for a filter.
+func budgetRoom(o digest.Budget) error {
 	if b := o.Effective(); b <= digest.BudgetFrameBytes+8 {
-		return fmt.Errorf("%s: --budget %d leaves no room for a filter after the %d-byte frame", command, b, digest.BudgetFrameBytes)
+		return usagef("--budget %d leaves no room for a filter after the %d-byte frame", b, digest.BudgetFrameBytes)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"sort"
@@ -128,9 +127,9 @@ func calcModeOf(args []string) (calcMode, error) {
 		}
 		if chosen != "" {
 			if mode|m.mode == modeTransmit|modeCompressed {
-				return 0, errors.New("calc: give either --transmit Z or -p P --compressed")
+				return 0, usagef("give either --transmit Z or -p P --compressed")
 			}
-			return 0, fmt.Errorf("calc: --%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting, --budget and --static", chosen, m.name)
+			return 0, usagef("--%s and --%s are two modes; give one of --fpset, --transmit, --compressed, --counting, --budget and --static", chosen, m.name)
 		}
 		mode, chosen = m.mode, m.name
 	}
@@ -145,9 +144,9 @@ func calcModeOf(args []string) (calcMode, error) {
 			continue
 		}
 		if msg, ok := calcMisplaced[name][mode]; ok {
-			return 0, errors.New("calc: " + msg)
+			return 0, usagef("%s", msg)
 		}
-		return 0, errors.New("calc: " + calcNeeds(name, f.modes, chosen))
+		return 0, usagef("%s", calcNeeds(name, f.modes, chosen))
 	}
 	return mode, nil
 }

@@ -93,7 +93,7 @@ func TestCalcFlagCombinations(t *testing.T) {
 }
 
 // TestCalcFlagMessages: the lines for flags given in a mode that has no
-// use for them, and for values out of range.
+// use for them, and for values out of range, each pointing to the usage.
 func TestCalcFlagMessages(t *testing.T) {
 	for _, c := range []struct{ args, msg string }{
 		{"--delta 1", "calc: --delta needs --transmit Z or -p P --compressed\n"},
@@ -112,8 +112,8 @@ func TestCalcFlagMessages(t *testing.T) {
 		{"-n 10 -p 0.1 --trials 3", "calc: --trials needs --counting\n"},
 	} {
 		got := failsWith(t, "calc: ", append([]string{"calc"}, strings.Fields(c.args)...)...)
-		if got != "bloomcast: "+c.msg {
-			t.Errorf("calc %s: %q, want %q", c.args, got, "bloomcast: "+c.msg)
+		if want := "bloomcast: " + strings.TrimSuffix(c.msg, "\n") + " (bloomcast calc -h for usage)\n"; got != want {
+			t.Errorf("calc %s: %q, want %q", c.args, got, want)
 		}
 	}
 	// -h after any mode's flag prints that mode's help.

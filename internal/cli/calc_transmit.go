@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -66,17 +65,17 @@ func runCalcTransmit(e *env, args []string) error {
 	case !compressed && p != 0:
 		return usagef("-p is the target of --compressed; --transmit takes a budget instead")
 	case !compressed && (!(z > 0) || math.IsInf(z, 0)):
-		return fmt.Errorf("calc: --transmit %g: want bits per key above 0", z)
+		return usagef("--transmit %g: want bits per key above 0", z)
 	case !(maxBPK >= 0) || math.IsInf(maxBPK, 0):
-		return fmt.Errorf("calc: --max-bpk %g: want bits per key above 0", maxBPK)
+		return usagef("--max-bpk %g: want bits per key above 0", maxBPK)
 	case !(overhead >= 0) || math.IsInf(overhead, 0):
-		return fmt.Errorf("calc: --overhead %g: want a fraction ≥ 0, such as 0.005", overhead)
+		return usagef("--overhead %g: want a fraction ≥ 0, such as 0.005", overhead)
 	case !(churn >= 0 && churn <= 1):
-		return fmt.Errorf("calc: --churn %g: want a fraction of the keys from 0 to 1", churn)
+		return usagef("--churn %g: want a fraction of the keys from 0 to 1", churn)
 	case !(delta >= 0) || math.IsInf(delta, 0):
-		return fmt.Errorf("calc: --delta %g: want bits per key above 0", delta)
+		return usagef("--delta %g: want bits per key above 0", delta)
 	case delta > 0 && churn == 0:
-		return errors.New("calc: --delta bounds the delta for a churn: it needs --churn C")
+		return usagef("--delta bounds the delta for a churn: it needs --churn C")
 	}
 	opts := params.TransmitOptions{
 		MaxBitsPerElement: maxBPK, MaxBits: uint64(maxM), MaxK: int(maxK), Overhead: overhead,

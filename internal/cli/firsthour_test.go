@@ -488,6 +488,24 @@ func TestBuildModesAnswerOtherFlags(t *testing.T) {
 	}
 }
 
+// TestBudgetMistakesPointToUsage: a mistake in --budget's flags is one
+// line naming the command and ending with the pointer to its usage.
+func TestBudgetMistakesPointToUsage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "f.bf")
+	for want, args := range map[string][]string{
+		"calc: --budget needs -n N":                                              {"calc", "--budget", "1000"},
+		"calc: --budget 70 leaves no room for a filter":                          {"calc", "-n", "5", "--budget", "70"},
+		"calc: --packet needs a number of bytes above 0":                         {"calc", "-n", "5", "--budget", "700", "--packet", "0"},
+		"build: --counting means nothing with --budget: build chooses the shape": {"build", "--budget", "1000", "--counting", "-o", out},
+		"build: -p means nothing with --budget":                                  {"build", "--budget", "1000", "-p", "0.1", "-o", out},
+		"build: --max-bpk needs --budget BYTES":                                  {"build", "--max-bpk", "9", "-o", out},
+		"build: --budget 70 leaves no room for a filter":                         {"build", "--budget", "70", "-o", out},
+		"build: --budget needs a number of bytes above 0":                        {"build", "--budget", "0", "-o", out},
+	} {
+		usageFails(t, want, args...)
+	}
+}
+
 // TestLibraryPackagesListed keeps libraryPackages whole: every library
 // package of the module (outside internal/, cmd/, examples/ and the
 // nested modules) begins its errors with its name, which the commands
