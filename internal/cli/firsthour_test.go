@@ -506,6 +506,46 @@ func TestBudgetMistakesPointToUsage(t *testing.T) {
 	}
 }
 
+// TestExitStatusOneDocumented: every command that answers "no" with exit
+// status 1 does, and is named where README.md, docs/COMMANDS.md and
+// "bloomcast -h" say what the exit statuses mean.
+func TestExitStatusOneDocumented(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	ok(t, "a\nb\n", "build", "-o", path("f.bf"))
+	ok(t, "a\nb\n", "build", "--counting", "-n", "10", "-o", path("c.bf"))
+	ok(t, "a\t1\nb\t2\n", "bloomier", "build", "--updatable", "-o", path("m.blm"))
+	ok(t, "a\t1\nb\t2\n", "mht", "build", "-o", path("t.mht"))
+	for name, args := range map[string][]string{
+		"query":           {"query", path("f.bf"), "absent"},
+		"remove":          {"remove", path("c.bf"), "absent"},
+		"bloomier get":    {"bloomier", "get", path("m.blm"), "absent"},
+		"bloomier update": {"bloomier", "update", path("m.blm"), "absent", "3"},
+		"mht get":         {"mht", "get", path("t.mht"), "absent"},
+	} {
+		if r := bc(t, "", args...); r.code != 1 {
+			t.Errorf("%s of an absent key: exit %d (stderr %q), want 1", name, r.code, r.stderr)
+		}
+	}
+	sentence := regexp.MustCompile(`(?s)[Ee]xit\s+status(?::| is) 0 on success.*?2 on error`)
+	texts := map[string]string{"bloomcast -h": ok(t, "", "-h")}
+	for _, p := range []string{"README.md", filepath.Join("docs", "COMMANDS.md")} {
+		b, err := os.ReadFile(filepath.Join("..", "..", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[p] = string(b)
+	}
+	for where, text := range texts {
+		said := strings.Join(strings.Fields(strings.ReplaceAll(sentence.FindString(text), "`", "")), " ")
+		for _, name := range []string{"query", "remove", "bloomier get", "bloomier update", "mht get", "130 or 143"} {
+			if !strings.Contains(said, name) {
+				t.Errorf("%s: the exit statuses (%q) do not name %s", where, said, name)
+			}
+		}
+	}
+}
+
 // TestLibraryPackagesListed keeps libraryPackages whole: every library
 // package of the module (outside internal/, cmd/, examples/ and the
 // nested modules) begins its errors with its name, which the commands

@@ -153,8 +153,9 @@ func lookup(name string) *command {
 }
 
 // run runs bloomcast with the arguments after the program name and
-// returns the exit status: 0 on success, 1 when a query finds a key
-// absent or a removal is refused, 2 on any error.
+// returns the exit status: 0 on success, 1 for a "no" (query, bloomier
+// get or mht get finds a key absent; remove or bloomier update refuses
+// one), 130 or 143 when a signal stops a write, 2 on any error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runWith(Options{}, args, stdin, stdout, stderr)
 }
