@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/bloomcast/bloomcast/anyfile"
@@ -106,6 +107,9 @@ func runBuild(e *env, args []string) error {
 	if m == 0 || flagSet(fs, "p") {
 		q.P = float64(p)
 	}
+	if err := sizeFits(fs, q, kind.counting); err != nil {
+		return err
+	}
 	b, err := anyfile.NewBuilder(anyfile.BuildConfig{Kind: kind.kind(), Query: q, Seed: seed, Scheme: hash.scheme, Folds: int(folds),
 		Width: int(kind.width), MinimalIncrease: kind.minInc, MaxExactDistinct: maxExactDistinct})
 	if err != nil {
@@ -167,3 +171,31 @@ func runBuild(e *env, args []string) error {
 // maxExactDistinct is anyfile.DefaultMaxExactDistinct, a variable so
 // that tests can lower it.
 var maxExactDistinct = anyfile.DefaultMaxExactDistinct
+
+// sizeFits refuses, naming the flags, a filter above the format's
+// bloom.MaxBits bits (or counters), before any key is read: the filter's
+// constructor would say only the number of bits.
+func sizeFits(fs *flag.FlagSet, q params.Query, counting bool) error {
+	if q.N == 0 && (q.M == 0 || q.K == 0) {
+		return nil // sized for the keys read
+	}
+	sol, err := params.Solve(q)
+	if err != nil {
+		return nil //nolint:nilerr // NewBuilder reports the query's error in its own words
+	}
+	unit := "bits"
+	if counting {
+		unit = "counters"
+	}
+	for _, l := range sol.Layouts {
+		switch {
+		case l.Shape.Layout != q.Layout || l.Shape.M <= bloom.MaxBits:
+		case flagSet(fs, "m"):
+			return usagef("-m %d: above the maximum of %d %s (2^40)", l.Shape.M, uint64(bloom.MaxBits), unit)
+		default:
+			return usagef("-n %d at -p %s needs %d %s, above the maximum of %d (2^40): give a smaller -n or a larger -p",
+				q.N, rate(q.P), l.Shape.M, unit, uint64(bloom.MaxBits))
+		}
+	}
+	return nil
+}

@@ -34,6 +34,9 @@ func runBuildFPSet(e *env, args []string) error {
 	if err := notInMode(fs, others, "--fpset", fpsetWhy); err != nil {
 		return err
 	}
+	if n > fpset.MaxLen {
+		return usagef("-n %d: above the maximum of %d keys (2^40) of a fingerprint set", uint64(n), uint64(fpset.MaxLen))
+	}
 	if countBits > fpset.MaxCountBits {
 		return usagef("--count-bits %d above %d", countBits, fpset.MaxCountBits)
 	}

@@ -67,6 +67,9 @@ func runCalc(e *env, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
+	if err := nonzeroN(fs); err != nil {
+		return err
+	}
 	switch {
 	case blockBits%64 != 0:
 		return usagef("--block-bits %d: want a positive multiple of 64", blockBits)

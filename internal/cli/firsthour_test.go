@@ -546,6 +546,32 @@ func TestExitStatusOneDocumented(t *testing.T) {
 	}
 }
 
+// TestLimitsSaidAsSuch: -n 0 to calc says -n must be at least 1, not
+// that it is missing; a count too large for any flag says so and names
+// the largest; a filter too large for the format names the flags and the
+// command.
+func TestLimitsSaidAsSuch(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "f.bf")
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{"calc: -n must be at least 1", []string{"calc", "-n", "0", "-p", "0.01"}},
+		{"calc: -n must be at least 1", []string{"calc", "--static", "-n", "0", "-p", "0.01"}},
+		{"calc: -n must be at least 1", []string{"calc", "--fpset", "-n", "0"}},
+		{`build: -n "1e99": too large: the largest is 18446744073709551615`, []string{"build", "-n", "1e99", "-o", out}},
+		{"build: -n 1000000000000 at -p 0.01000 needs ", []string{"build", "-n", "1e12", "-o", out}},
+		{"build: -m 10000000000000: above the maximum of 1099511627776 bits", []string{"build", "-m", "1e13", "-k", "3", "-o", out}},
+		{"build: -n 10000000000000: above the maximum of 1099511627776 keys", []string{"build", "--fpset", "-n", "1e13", "-o", out}},
+		{"build: -n 10000000000000: a scalable filter's first layer holds", []string{"build", "--scalable", "-n", "1e13", "-o", out}},
+	} {
+		usageFails(t, c.want, c.args...)
+	}
+	if r := bc(t, "", "build", "-n", "1e12", "-o", out); !strings.Contains(r.stderr, "above the maximum of 1099511627776 (2^40): give a smaller -n or a larger -p") {
+		t.Errorf("build -n 1e12: %q", r.stderr)
+	}
+}
+
 // TestLibraryPackagesListed keeps libraryPackages whole: every library
 // package of the module (outside internal/, cmd/, examples/ and the
 // nested modules) begins its errors with its name, which the commands

@@ -45,7 +45,19 @@ func (e *env) parseModeFlags(fs *flag.FlagSet, args []string, usage string) (don
 		fprint(e.stdout, usage)
 		return true, nil
 	}
+	if err == nil {
+		err = nonzeroN(fs)
+	}
 	return false, err
+}
+
+// nonzeroN refuses calc's -n 0: every mode sizes for n keys, and its
+// "needs -n N" would tell a user who gave -n to give it.
+func nonzeroN(fs *flag.FlagSet) error {
+	if f := fs.Lookup("n"); f != nil && flagSet(fs, "n") && f.Value.String() == "0" {
+		return usagef("-n must be at least 1: it is the number of keys")
+	}
+	return nil
 }
 
 // parseFlagsOut is parseFlags for a command that must be given -o OUT

@@ -59,6 +59,9 @@ func runBuildScalable(e *env, args []string) error {
 	if err := notInMode(fs, others, "--scalable", scalableWhy); err != nil {
 		return err
 	}
+	if n < 1 || n > scalable.MaxCapacity {
+		return usagef("-n %d: a scalable filter's first layer holds 1 to %d keys (2^40)", uint64(n), uint64(scalable.MaxCapacity))
+	}
 	if expansion < 1 || expansion > 1<<16 {
 		return usagef("--expansion %d: want 1 to 65536", uint64(expansion))
 	}

@@ -20,14 +20,23 @@ func (c *Count) String() string { return strconv.FormatUint(uint64(*c), 10) }
 
 // Set parses s, refusing a negative, fractional or too large number.
 func (c *Count) Set(s string) error {
-	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err == nil {
 		*c = Count(v)
 		return nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
+	f, ferr := strconv.ParseFloat(s, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || f >= 1<<64:
+		// Said apart from a malformed number: the user wrote a count, of
+		// more than a count holds.
+		return errTooLarge
+	case ferr != nil || f < 0 || f != math.Trunc(f):
 		return errors.New("want a whole number ≥ 0")
 	}
-	*c = Count(v)
+	*c = Count(f)
 	return nil
 }
+
+// errTooLarge refuses a count above what a Count holds.
+var errTooLarge = errors.New("too large: the largest is 18446744073709551615 (2^64 - 1)")

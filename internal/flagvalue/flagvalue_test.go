@@ -29,6 +29,23 @@ func TestCount(t *testing.T) {
 	var _ flag.Value = (*Count)(nil)
 }
 
+// TestCountTooLarge: a count above 2^64 - 1, however written, is said to
+// be too large, naming the largest, not to be no whole number.
+func TestCountTooLarge(t *testing.T) {
+	for _, in := range []string{"1e20", "1e99", "1e999", "99999999999999999999", "18446744073709551616", "0x10000000000000000"} {
+		var c Count
+		if err := c.Set(in); err == nil || err.Error() != "too large: the largest is 18446744073709551615 (2^64 - 1)" {
+			t.Errorf("Set(%q): %v", in, err)
+		}
+	}
+	for _, in := range []string{"-1e99", "-1", "1.5"} {
+		var c Count
+		if err := c.Set(in); err == nil || err.Error() != "want a whole number ≥ 0" {
+			t.Errorf("Set(%q): %v", in, err)
+		}
+	}
+}
+
 func flagString(v uint64) string {
 	c := Count(v)
 	return c.String()
