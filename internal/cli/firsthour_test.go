@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -609,5 +610,33 @@ func TestLibraryPackagesListed(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBuildWarnsBlockedAtTinyRates: at a rate where the default blocked
+// layout takes at least twice the classic one's bits (here 164 times at
+// p = 1e-30), build says so in one warning naming --layout classic, and
+// writes what was asked; at 1% it says nothing, nor when --layout is
+// given.
+func TestBuildWarnsBlockedAtTinyRates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "f.bf")
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"-n", "1000", "-p", "1e-30"}, true},
+		{[]string{"-n", "1000", "-p", "0.01"}, false},
+		{[]string{"-n", "1000", "-p", "1e-30", "--layout", "blocked"}, false},
+		{[]string{"-n", "1000", "-p", "1e-30", "--layout", "classic"}, false},
+	} {
+		var stderr bytes.Buffer
+		args := append(append([]string{"build"}, c.args...), "-o", out)
+		if code := run(args, strings.NewReader("a\nb\n"), io.Discard, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr.String())
+		}
+		got := strings.Contains(stderr.String(), "give --layout classic for a filter")
+		if got != c.warn || c.warn && strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: warned %v, want %v:\n%s", args, got, c.warn, stderr.String())
+		}
 	}
 }
