@@ -689,15 +689,23 @@ func (p *Proxy) relayAndStore(x *exchange, resp *http.Response, u *upstream, req
 	if s != nil && !aborted && !u.timedOut.Load() {
 		commit()
 	}
-	switch {
-	case committed:
-	case x.entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
-		resp.StatusCode != http.StatusPartialContent:
-		// The stored response is superseded by one that was not stored
-		// (a part of a representation supersedes nothing).
+	if !committed && x.entry != nil && r.Method == http.MethodGet && resp.StatusCode != http.StatusNotModified &&
+		resp.StatusCode != http.StatusPartialContent && (keep == nil && !requestForbidsStore(r) || s != nil && s.outgrew()) {
+		// The stored response is superseded by one the origin sent whole
+		// and that is not to be stored, or is too large to be (a part of
+		// a representation supersedes nothing). A response not stored
+		// for the request's sake (its no-store, its Authorization) or
+		// because it was cut short leaves the stored one alone: else any
+		// client could remove any object from the cache.
 		p.store.Delete(key)
 	}
 	return aborted
+}
+
+// requestForbidsStore reports whether r alone keeps its response from
+// being stored (RFC 9111 §5.2.1.5 no-store, §3.5 Authorization).
+func requestForbidsStore(r *http.Request) bool {
+	return sharedCacheControl(r.Header).Has("no-store") || r.Header.Get("Authorization") != ""
 }
 
 // serveEntry writes a stored response (RFC 9111 §4), with Age (§5.1),

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -898,5 +899,84 @@ func TestProxyStaleIfError(t *testing.T) {
 	// disconnected, when RFC 9111 §4.2.4 lets it serve stale.
 	if r = h.do("GET", o.URL+"/sie"); r.StatusCode != 200 || h.lastCode() != "TCP_REFRESH_FAIL_OLD/200 HIER_NONE" {
 		t.Errorf("beyond stale-if-error, refused connection: %d, %s; want the stale 200", r.StatusCode, h.lastCode())
+	}
+}
+
+// TestProxyClientCannotPurge: a stored response stays stored when a
+// client's own request keeps the origin's new response from being stored
+// (no-cache with no-store, or Authorization) or when the client goes away
+// before the new response is whole: otherwise any client could remove
+// any object. A new response that the origin itself marks no-store
+// supersedes the stored one, which is removed.
+func TestProxyClientCannotPurge(t *testing.T) {
+	var mode atomic.Value
+	mode.Store("full")
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case "full":
+			w.Header().Set("Cache-Control", "max-age=600")
+			io.WriteString(w, "v1")
+		case "stall":
+			w.Header().Set("Cache-Control", "max-age=600")
+			w.Header().Set("Content-Length", "10")
+			io.WriteString(w, "v")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case "no-store":
+			w.Header().Set("Cache-Control", "no-store")
+			io.WriteString(w, "v2")
+		}
+	}))
+	t.Cleanup(o.Close)
+	h := newHarness(t, nil, nil, nil)
+	c := serveProxy(t, h)
+	target := o.URL + "/obj"
+	key, _ := Key(target)
+	get := func(kv ...string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, target, nil)
+		for i := 0; i+1 < len(kv); i += 2 {
+			req.Header.Set(kv[i], kv[i+1])
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body(resp)
+	}
+	stored := func(after string) {
+		t.Helper()
+		if _, ok := h.store.Get(key); !ok {
+			t.Fatalf("after %s: the stored response was removed", after)
+		}
+	}
+	get()
+	stored("a miss")
+	get("Cache-Control", "no-cache, no-store")
+	stored("a request with no-cache, no-store")
+	get("Cache-Control", "no-cache", "Authorization", "Basic dTpw")
+	stored("a request with no-cache and Authorization")
+
+	mode.Store("stall")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.Header.Set("Cache-Control", "no-cache")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel() // away before the body is whole
+	resp.Body.Close()
+	waitFor(t, 10*time.Second, "the abandoned request's log line", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.recs) == 4
+	})
+	stored("a client that went away before the new response was whole")
+
+	mode.Store("no-store")
+	get("Cache-Control", "no-cache")
+	if _, ok := h.store.Get(key); ok {
+		t.Error("a new response the origin marks no-store left the old one stored")
 	}
 }

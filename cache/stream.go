@@ -240,6 +240,13 @@ func (s *inflight) finish(whole bool) (body []byte, ok bool) {
 	return s.body, whole
 }
 
+// outgrew reports whether the body grew past the limit (append's over).
+func (s *inflight) outgrew() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == handedOff
+}
+
 // orphan records that the leader's client went away and reports whether
 // the exchange must go on for the followers.
 func (s *inflight) orphan() bool {
