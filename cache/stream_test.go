@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/squidlog"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // serveProxy runs h's proxy on a loopback listener and returns a client
@@ -757,7 +758,7 @@ func TestProxyCollapsedStalledLeader(t *testing.T) {
 	h := newHarness(t, store, nil, func(c *Config) { c.MaxObjectBytes = 32 << 20 })
 	srv := httptest.NewServer(h.p)
 	t.Cleanup(srv.Close)
-	stalled, err := dialSmallReceiveBuffer(t, srv.Listener.Addr().String())
+	stalled, err := testutil.DialSmallReceiveBuffer(t, srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

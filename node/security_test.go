@@ -18,6 +18,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // rawExchange sends req on a new connection to addr, as written, and
@@ -764,7 +765,7 @@ func TestNodeSlowReaderClosed(t *testing.T) {
 			t.Fatalf("request %d, read at once: %d bytes, %v", i, got, err)
 		}
 	}
-	stalled, err := dialSmallReceiveBuffer(t, ln.Addr().String())
+	stalled, err := testutil.DialSmallReceiveBuffer(t, ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
