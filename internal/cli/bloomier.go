@@ -103,6 +103,9 @@ func (e *env) bloomierBuild(args []string) error {
 	case err != nil:
 		return err
 	}
+	if in.Len() == 0 {
+		e.warnf("%s: no entries read: the filter is empty", outputName(out))
+	}
 	return e.writeFilter(out, f)
 }
 

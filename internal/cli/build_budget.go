@@ -41,7 +41,9 @@ func buildBudget(e *env, fs *flag.FlagSet, o digest.Budget, seed uint64, inputs 
 	} else if err != nil {
 		return err
 	}
-	if res.CapBinds {
+	if len(hs) == 0 {
+		e.warnf("%s: no keys read: the filter is empty", outputName(out))
+	} else if res.CapBinds {
 		e.warnf("%s: the memory cap binds (m ≤ %d bits); --max-bpk or --max-m above it would lower the rate to %s",
 			outputName(out), res.CapBits, rate(res.Uncapped.FalsePositive))
 	}

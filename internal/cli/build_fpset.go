@@ -52,6 +52,9 @@ func runBuildFPSet(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(hs) == 0 {
+		e.warnf("%s: no keys read: the set is empty", outputName(out))
+	}
 	if !e.quiet && n != 0 && set.Len() > uint64(n) {
 		fprintf(e.stderr, "bloomcast: warning: %s: %d distinct fingerprints, more than -n %d: the rate is %s, not %s\n",
 			outputName(out), set.Len(), uint64(n), rate(set.FalsePositiveRate()), rate(fpset.FalsePositive(uint64(n), set.Bits())))

@@ -144,3 +144,34 @@ func TestBuildWarnings(t *testing.T) {
 	// A filter that fits its keys: no warning, --strict or not.
 	ok(t, some, "build", "--strict", "-n", "3000", "-o", filepath.Join(dir, "fits.bf"))
 }
+
+// TestEmptyInputWarns: every command that builds from keys or entries
+// says in one warning when it read none, and writes the empty structure
+// (exit 0); -q silences it.
+func TestEmptyInputWarns(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		warning string
+		args    []string
+	}{
+		{"no keys read: the set is empty", []string{"build", "--fpset", "-n", "10"}},
+		{"no keys read: the filter is empty", []string{"build", "--scalable", "-n", "10"}},
+		{"no keys read: the filter is empty", []string{"build", "--budget", "1000"}},
+		{"no entries read: the filter is empty", []string{"bloomier", "build"}},
+		{"no entries read: the table is empty", []string{"mht", "build"}},
+	} {
+		out := filepath.Join(dir, "out")
+		args := append(c.args, "-o", out)
+		r := bc(t, "", args...)
+		if r.code != 0 || r.stderr != "bloomcast: warning: "+out+": "+c.warning+"\n" {
+			t.Errorf("%q: exit %d, stderr %q; want one warning %q", args, r.code, r.stderr, c.warning)
+		}
+		if _, err := os.Stat(out); err != nil {
+			t.Errorf("%q: no output: %v", args, err)
+		}
+		if r := bc(t, "", append(args, "-q")...); r.code != 0 || r.stderr != "" {
+			t.Errorf("%q -q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		os.Remove(out)
+	}
+}

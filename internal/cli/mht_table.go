@@ -50,6 +50,9 @@ func (e *env) mhtBuild(args []string) error {
 	case err != nil:
 		return usagef("%v", err)
 	}
+	if in.Len() == 0 {
+		e.warnf("%s: no entries read: the table is empty", outputName(out))
+	}
 	return e.writeFilter(out, t)
 }
 

@@ -79,12 +79,16 @@ func runBuildScalable(e *env, args []string) error {
 	if !e.quiet && isTerminal(e.stderr) {
 		src.withProgress(e.stderr)
 	}
-	err = src.each(func(key []byte) { _ = a.Add(key) }) // the error is Flush's
+	read := 0
+	err = src.each(func(key []byte) { read++; _ = a.Add(key) }) // the error is Flush's
 	if err != nil {
 		return err
 	}
 	if err := a.Flush(); err != nil {
 		return fileErr(outputName(out), err)
+	}
+	if read == 0 {
+		e.warnf("%s: no keys read: the filter is empty", outputName(out))
 	}
 	return e.writeFilter(out, f)
 }
