@@ -177,7 +177,12 @@ func Filter(f *anyfile.File, name string) (*FilterReport, error) {
 func (r *FilterReport) WriteText(w io.Writer) error {
 	kv := r.FrameReport.lines(r.HashSchemeID, r.Seed)
 	kv.Add("layout", r.Layout)
-	kv.Add("m", fmt.Sprintf("%d bits", r.M))
+	if r.Counting != nil {
+		// m counts positions: each a counter, with its bit in the view.
+		kv.Add("m", fmt.Sprintf("%d counters of %d bits, and the bit view's %d bits", r.M, r.Counting.CounterWidth, r.M))
+	} else {
+		kv.Add("m", fmt.Sprintf("%d bits", r.M))
+	}
 	kv.Add("k", strconv.Itoa(r.K))
 	if r.BlockBits != 0 {
 		kv.Add("block bits", strconv.FormatUint(r.BlockBits, 10))

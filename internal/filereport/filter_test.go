@@ -208,3 +208,16 @@ func TestBloomierReportText(t *testing.T) {
 		t.Error("a failed write returned no error")
 	}
 }
+
+// TestCountingReportSaysCounters: a counting filter's m is its number of
+// counters, each with a bit in the view, and the text says so.
+func TestCountingReportSaysCounters(t *testing.T) {
+	r := &filereport.FilterReport{M: 10240, K: 5, Layout: "blocked", Counting: &filereport.CountingReport{CounterWidth: 4}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "10240 counters of 4 bits, and the bit view's 10240 bits"; !strings.Contains(b.String(), want) {
+		t.Errorf("report:\n%s\nwant a line with %q", b.String(), want)
+	}
+}
