@@ -199,7 +199,8 @@ func (s *inflight) append(b []byte, limit int64) (whole, over bool) {
 		return false, false
 	}
 	if int64(len(s.body)+len(b)) > limit {
-		s.state, s.rest, s.body = handedOff, append(s.body, b...), nil
+		s.body = append(s.body, b...)
+		s.state, s.rest, s.body = handedOff, s.body, nil
 		s.notify()
 		return false, true
 	}

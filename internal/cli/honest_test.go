@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -161,7 +162,7 @@ func TestEmptyInputWarns(t *testing.T) {
 		{"no entries read: the table is empty", []string{"mht", "build"}},
 	} {
 		out := filepath.Join(dir, "out")
-		args := append(c.args, "-o", out)
+		args := append(slices.Clone(c.args), "-o", out)
 		r := bc(t, "", args...)
 		if r.code != 0 || r.stderr != "bloomcast: warning: "+out+": "+c.warning+"\n" {
 			t.Errorf("%q: exit %d, stderr %q; want one warning %q", args, r.code, r.stderr, c.warning)

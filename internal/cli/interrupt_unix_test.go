@@ -45,16 +45,22 @@ func TestHelperProcess(t *testing.T) {
 	if mode == "" {
 		return
 	}
+	os.Exit(helperWrite(mode, out))
+}
+
+// helperWrite is TestHelperProcess's write, returning the exit status
+// once the lock it took, if any, is released.
+func helperWrite(mode, out string) int {
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	if mode == "add" {
 		release, err := e.lockInPlace(out)
 		if err != nil {
-			os.Exit(e.finish(addCommand, err))
+			return e.finish(addCommand, err)
 		}
 		defer release()
 	}
 	fprintln(os.Stdout, "writing")
-	os.Exit(e.finish(buildCommand, e.writeFile(out, slowFilter{})))
+	return e.finish(buildCommand, e.writeFile(out, slowFilter{}))
 }
 
 // TestInterruptedWrite: SIGINT or SIGTERM while a filter is written, to a
