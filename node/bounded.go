@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // readBounded reads a body of at most limit bytes whose length, if
@@ -92,5 +94,5 @@ func digestClient(timeout time.Duration) *http.Client {
 	t.DisableCompression = true
 	t.Proxy = nil
 	return &http.Client{Timeout: timeout, Transport: t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		CheckRedirect: httpx.NoRedirect}
 }

@@ -558,10 +558,10 @@ func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.digestHandler())))
 	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.squid)))
-	local.Handle("/metrics", n.peersOnly(direct(n, n.metrics.handler())))
+	local.Handle("/metrics", n.peersOnly(n.direct(n.metrics.handler())))
 	local.HandleFunc("/healthz", n.serveHealth)
-	local.Handle(nodestatus.Path, n.peersOnly(direct(n, http.HandlerFunc(n.serveStatus))))
-	local.Handle(nodestatus.JSONPath, n.peersOnly(direct(n, http.HandlerFunc(n.serveStatusJSON))))
+	local.Handle(nodestatus.Path, n.peersOnly(n.direct(http.HandlerFunc(n.serveStatus))))
+	local.Handle(nodestatus.JSONPath, n.peersOnly(n.direct(http.HandlerFunc(n.serveStatusJSON))))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, squidlog.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
 			squidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")
@@ -606,7 +606,7 @@ func (n *Node) peersOnly(h http.Handler) http.Handler {
 // node or by Squid comes from that proxy's address, which --allow-peers
 // holds, in place of its client's. Digests, which Squid fetches through
 // its own forwarding, stay open to peers.
-func direct(n *Node, h http.Handler) http.Handler {
+func (n *Node) direct(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if viaProxy(r) {
 			n.refuse(w, r, squidlog.CodeDenied, http.StatusForbidden, "access denied: through a proxy")

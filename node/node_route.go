@@ -78,7 +78,7 @@ func (pf *peerFetcher) client(p *Peer) *http.Client {
 		DisableCompression:     true,
 	}
 	t.DialContext = originclient.Dialer(dialer(timeout))
-	c := &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := &http.Client{Transport: t, CheckRedirect: httpx.NoRedirect}
 	pf.clients[p] = c
 	return c
 }

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/internal/textfmt"
 )
@@ -113,7 +114,7 @@ func runStatus(e *env, args []string) error {
 	// through a proxy carries Via, and is refused), and a node never
 	// redirects: no environment proxy, no redirect followed.
 	client := &http.Client{Timeout: *timeout, Transport: &http.Transport{Proxy: nil},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		CheckRedirect: httpx.NoRedirect}
 	once := func() error {
 		raw, st, err := fetchStatus(client, target)
 		if err != nil {

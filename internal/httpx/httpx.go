@@ -197,3 +197,8 @@ func IsToken(s string) bool {
 	}
 	return true
 }
+
+// NoRedirect is an http.Client's CheckRedirect that follows no redirect:
+// the 3xx is the response, which a proxy passes on and a fetch of a
+// peer's digest or a node's status takes as a failure.
+func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

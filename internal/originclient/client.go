@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/httpx"
 )
 
 // Timeouts of the client New builds. There is no limit on a whole
@@ -59,6 +61,6 @@ func New(tlsConfig *tls.Config, deny []netip.Prefix) *http.Client {
 	}
 	return &http.Client{
 		Transport:     t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		CheckRedirect: httpx.NoRedirect,
 	}
 }
