@@ -569,7 +569,7 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 	x.rec.Code = squidlog.CodeMiss
 	entry := x.entry
 	switch {
-	case entry != nil && x.r.Method == http.MethodGet && entry.Status == http.StatusOK &&
+	case entry != nil && x.r.Method == http.MethodGet && x.r.ContentLength == 0 && entry.Status == http.StatusOK &&
 		!hasPrecondition(x.r.Header) && (entry.Header.Get("ETag") != "" || entry.Header.Get("Last-Modified") != ""):
 		// The cache validates its own stored response (RFC 9111 §4.3.1);
 		// a client's If-None-Match or If-Modified-Since is then answered
@@ -577,6 +577,10 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 		// its Range from the freshened response too. When the origin
 		// sends a new response instead, the client gets all of it (a
 		// server may ignore Range, RFC 9110 §14.2) and it is stored.
+		// A GET with a body (ContentLength not 0: sent, or of unknown
+		// length) is forwarded as sent instead: the body is read once,
+		// so a 304 that selects nothing could not be followed by the
+		// request again (refetch).
 		x.revalidating = entry
 		for _, f := range []string{"If-None-Match", "If-Modified-Since", "Range", "If-Range"} {
 			out.Header.Del(f)

@@ -787,7 +787,8 @@ func TestProxyConditionalOnStale(t *testing.T) {
 // request is forwarded again as the client sent it, and the client gets,
 // and the cache stores, the origin's current response, logged
 // TCP_REFRESH_MODIFIED. A background revalidation (stale-while-revalidate)
-// that gets such a 304 removes the stored response. The origin answers
+// that gets such a 304 removes the stored response. A GET with a body is
+// not validated, so it gets the current response too. The origin answers
 // every conditional request 304 with its current validator.
 func TestProxyRevalidationOtherValidator(t *testing.T) {
 	h := newHarness(t, nil, nil, nil)
@@ -841,6 +842,26 @@ func TestProxyRevalidationOtherValidator(t *testing.T) {
 			t.Errorf("%s then: %q, X-Cache %q; want the stored current response", c.path, b, resp.Header.Get("X-Cache"))
 		}
 	}
+	// A GET with a body is forwarded as sent, not validated: a 304 that
+	// selects nothing could not be followed by the request again, whose
+	// body the first attempt read.
+	changed.Store(false)
+	get("/body")
+	changed.Store(true)
+	h.clock.Advance(2 * time.Minute)
+	req, err := http.NewRequest(http.MethodGet, o.URL+"/body", strings.NewReader("q=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := body(resp); resp.StatusCode != http.StatusOK || b != "two" || resp.Header.Get("ETag") != `"v2"` {
+		t.Errorf("a GET with a body after the object changed: %d %q with ETag %q; want 200 %q with \"v2\"",
+			resp.StatusCode, b, resp.Header.Get("ETag"), "two")
+	}
+	resp.Body.Close()
 	if _, b := get("/swr"); b != "one" {
 		t.Fatalf("/swr within stale-while-revalidate: %q, want the stale stored response", b)
 	}
