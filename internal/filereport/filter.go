@@ -190,8 +190,12 @@ func (r *FilterReport) WriteText(w io.Writer) error {
 		kv.Add("block bits", "- (no blocks)")
 	}
 	what := "bits"
-	if r.Counting != nil {
+	switch {
+	case r.Counting != nil:
 		what = "counters and bits"
+	case uint64(r.SizeBytes)*8 > r.M:
+		// The payload has m bits; memory holds them in whole words.
+		what = "bits in memory (whole 64-bit words)"
 	}
 	kv.Add("size", fmt.Sprintf("%d bytes of %s, %d bytes encoded (%s)", r.SizeBytes, what, r.EncodedBytes, textfmt.Bytes(r.EncodedBytes)))
 	kv.Add("payload", payloadLine(r.PayloadBytes, r.EntropyBytes, r.EntropyRatio))

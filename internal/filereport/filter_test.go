@@ -221,3 +221,25 @@ func TestCountingReportSaysCounters(t *testing.T) {
 		t.Errorf("report:\n%s\nwant a line with %q", b.String(), want)
 	}
 }
+
+// TestSizeSaysWholeWords: a filter whose m is not a whole number of
+// 64-bit words (a Squid digest of 5000 bits) takes more bytes in memory
+// than its payload's m/8, and the size line says why.
+func TestSizeSaysWholeWords(t *testing.T) {
+	for _, c := range []struct {
+		m, bytes uint64
+		want     string
+	}{
+		{5000, 632, "632 bytes of bits in memory (whole 64-bit words)"},
+		{2048, 256, "256 bytes of bits,"},
+	} {
+		r := &filereport.FilterReport{M: c.m, K: 4, Layout: "classic", SizeBytes: int(c.bytes)}
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("m = %d:\n%s\nwant a line with %q", c.m, b.String(), c.want)
+		}
+	}
+}
