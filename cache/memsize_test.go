@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -78,13 +77,20 @@ func fillAndMeasure(t *testing.T, size, count int) {
 		t.Fatalf("stored %d of %d", store.Len(), count)
 	}
 	grown, accounted := after-before, store.Bytes()-bytesBefore
-	ratio := float64(accounted) / float64(grown)
-	t.Logf("%d objects of %d B: heap grew %d B (%.0f B/object), accounted %d B (%.0f B/object), ratio %.3f",
-		count, size, grown, float64(grown)/float64(count), accounted, float64(accounted)/float64(count), ratio)
-	if ratio < 0.9 || ratio > 1.1 {
-		t.Errorf("accounted/heap = %.3f, want within 10%%", ratio)
+	p, store = nil, nil // req holds p by reference: the proxy and its store go now
+	freed := after - liveHeap()
+	// The heap is the process's: memory an earlier test's goroutines
+	// still held at the first measurement and let go during the fill
+	// makes the growth look smaller. The fill and the store's release are two
+	// measurements of the same objects; an accounting error shows in
+	// both, a neighbour's release in one.
+	ratio, freedRatio := float64(accounted)/float64(grown), float64(accounted)/float64(freed)
+	t.Logf("%d objects of %d B: heap grew %d B (%.0f B/object), freed %d B with the store, accounted %d B (%.0f B/object), ratios %.3f and %.3f",
+		count, size, grown, float64(grown)/float64(count), freed, accounted, float64(accounted)/float64(count), ratio, freedRatio)
+	within := func(r float64) bool { return r >= 0.9 && r <= 1.1 }
+	if !within(ratio) && !within(freedRatio) {
+		t.Errorf("accounted/heap = %.3f as filled and %.3f as freed, want one within 10%%", ratio, freedRatio)
 	}
-	runtime.KeepAlive(store)
 }
 
 // TestMemoryTrimsSpareCapacity: a body with much spare room is stored as
