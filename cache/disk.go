@@ -1,11 +1,15 @@
 package cache
 
 import (
+	"bufio"
 	"container/list"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -164,15 +168,12 @@ func (d *Disk) load() error {
 			d.drop(path, fmt.Errorf("%w: file of %d bytes exceeds the budget", ErrCorrupt, info.Size()))
 			continue
 		}
-		e, err := readEntry(path)
-		if err == nil && fileName(e.URL) != name {
-			err = fmt.Errorf("%w: file name does not match URL %q", ErrCorrupt, e.URL)
-		}
+		key, err := scanEntry(path, name)
 		if err != nil {
 			d.drop(path, err)
 			continue
 		}
-		all = append(all, found{e.URL, size, info.ModTime()})
+		all = append(all, found{key, size, info.ModTime()})
 	}
 	// Most recently modified first; keep what fits.
 	sort.Slice(all, func(i, j int) bool { return all[i].mtime.After(all[j].mtime) })
@@ -225,6 +226,85 @@ func readEntry(path string) (*Entry, error) {
 		return nil, err
 	}
 	return decodeEntry(b)
+}
+
+// scanEntry checks the entry file at path, named name, and returns the
+// URL it holds. It reads the file through a small buffer, checking its
+// checksum and that the URL hashes to the name, and allocates the URL
+// only then: a file the store did not write, however large, costs no
+// more memory than a buffer. The rest of the entry is checked when Get
+// decodes it.
+func scanEntry(path, name string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	n := fi.Size()
+	if n < int64(len(entryMagic))+4 {
+		return "", fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, n)
+	}
+	sum := crc32.New(castagnoli)
+	r := bufio.NewReader(io.TeeReader(io.LimitReader(f, n-4), sum))
+	urlHash := sha256.New()
+	head := make([]byte, len(entryMagic))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return "", fmt.Errorf("%w: truncated magic: %w", ErrCorrupt, err)
+	}
+	urlLen, err := binary.ReadUvarint(r)
+	if err == nil && urlLen > uint64(n) {
+		err = fmt.Errorf("url length %d exceeds the file's %d bytes", urlLen, n)
+	}
+	if err == nil {
+		_, err = io.CopyN(urlHash, r, int64(urlLen))
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, r)
+	}
+	var tail [4]byte
+	if err == nil {
+		_, err = f.ReadAt(tail[:], n-4)
+	}
+	if err != nil {
+		if isPathError(err) {
+			return "", err
+		}
+		return "", fmt.Errorf("%w: %w", ErrCorrupt, err) // short, or a bad varint
+	}
+	if got, want := sum.Sum32(), binary.LittleEndian.Uint32(tail[:]); got != want {
+		return "", fmt.Errorf("%w: checksum %08x, stored %08x", ErrCorrupt, got, want)
+	}
+	if hex.EncodeToString(urlHash.Sum(nil)[:16])+entrySuffix != name {
+		return "", fmt.Errorf("%w: file name does not match the URL it holds", ErrCorrupt)
+	}
+	url, err := readURL(f, urlLen)
+	if err == nil && fileName(url) != name {
+		// Only a length encoded in more bytes than needed gets here.
+		err = fmt.Errorf("%w: file name does not match the URL it holds", ErrCorrupt)
+	}
+	return url, err
+}
+
+// readURL reads the URL, of urlLen bytes, of an entry file whose
+// checksum is verified.
+func readURL(f *os.File, urlLen uint64) (string, error) {
+	off := int64(len(entryMagic)) + int64(len(binary.AppendUvarint(nil, urlLen)))
+	b := make([]byte, urlLen)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return "", fmt.Errorf("%w: url: %w", ErrCorrupt, err)
+	}
+	return string(b), nil
+}
+
+// isPathError reports whether err is a failure of the file system, not of
+// the file's contents.
+func isPathError(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe)
 }
 
 // Get implements Store. It reads the entry's file; a file found corrupt is

@@ -185,3 +185,99 @@ func TestDiskSyncsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskOpenJunkBoundedAlloc opens a store whose directory holds large
+// files named as entries that are not (another program's, or damaged):
+// each is dropped and logged, and opening allocates far less than the
+// files' bytes, so that junk within the budget cannot exhaust the memory
+// of a node starting. The entries beside them are kept.
+func TestDiskOpenJunkBoundedAlloc(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 30, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := d.Put(testEntry(keyN(i), 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Close()
+	const junk = 16 << 20
+	good, err := os.ReadFile(filepath.Join(dir, fileName(keyN(0))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		fileName("http://junk/1"): bytes.Repeat([]byte{0xff}, junk),
+		// An entry's head, then junk: the URL reads, the checksum fails.
+		fileName("http://junk/2"): append(good[:len(good)-4:len(good)-4], make([]byte, junk)...),
+		// A URL length beyond the file.
+		fileName("http://junk/3"): append([]byte("BCCE\x01\xff\xff\xff\xff\x0f"), make([]byte, junk)...),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	log, logged := logBuffer()
+	d2, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 30, Logger: log})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > junk/4 {
+		t.Errorf("opening allocated %d bytes for %d files of %d bytes of junk", alloc, len(files), junk)
+	}
+	if d2.Len() != 3 {
+		t.Errorf("%d entries kept, want 3", d2.Len())
+	}
+	if n := strings.Count(logged.String(), "dropped corrupt disk entry"); n != len(files) {
+		t.Errorf("%d drops logged, want %d:\n%s", n, len(files), logged)
+	}
+	if n := countFiles(t, dir); n != 3 {
+		t.Errorf("%d files left, want the 3 entries", n)
+	}
+	if e, ok := d2.Get(keyN(0)); !ok || len(e.Body) != 700 {
+		t.Errorf("entry kept beside the junk: %v", ok)
+	}
+}
+
+// TestScanEntryDamage checks the scan at open against an entry file cut
+// at every length and with every byte changed: each is corrupt, and the
+// whole file gives its URL.
+func TestScanEntryDamage(t *testing.T) {
+	dir := t.TempDir()
+	e := testEntry("http://example.com/scan", 400)
+	b := appendEntry(nil, e)
+	name := fileName(e.URL)
+	path := filepath.Join(dir, name)
+	scan := func(b []byte) (string, error) {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return scanEntry(path, name)
+	}
+	if url, err := scan(b); err != nil || url != e.URL {
+		t.Fatalf("whole file: %q, %v", url, err)
+	}
+	for n := range len(b) {
+		if _, err := scan(b[:n]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("cut at %d of %d bytes: %v", n, len(b), err)
+		}
+	}
+	for i := range b {
+		c := bytes.Clone(b)
+		c[i] ^= 0x10
+		if _, err := scan(c); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("byte %d changed: %v", i, err)
+		}
+	}
+	if _, err := scanEntry(filepath.Join(dir, "missing.bce"), "missing.bce"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
