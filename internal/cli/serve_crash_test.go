@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 // crashSizes are the bodies' sizes the crash tests store: empty, within
@@ -261,4 +263,72 @@ func storm(t *testing.T, sp *serveProcess, originURL string, first int, wait tim
 	<-sp.done
 	wg.Wait()
 	return int(next.Load())
+}
+
+// TestServeDiskFull runs "bloomcast serve --disk" on a file system far
+// smaller than its budget and asks for objects of several sizes, many of
+// which fill it mid-write: every response is relayed whole, the failures
+// are counted and logged, and after a kill and a restart every object is
+// served whole and right, from the disk or again from the origin.
+func TestServeDiskFull(t *testing.T) {
+	mnt := testutil.MountTmpfs(t, 6<<20)
+	origin := newCrashOrigin(t)
+	dir := filepath.Join(mnt, "disk")
+	args := []string{"--listen", "", "--disk", dir, "--disk-size", "64MiB", "--log-level", "warn"}
+	serve := func() *serveProcess {
+		addr := freeAddr(t)
+		args[1] = addr
+		return startServe(t, addr, args...)
+	}
+	sp := serve()
+	const objects = 3 * 8
+	for i := range objects {
+		fetch(t, sp.addr, origin.URL, crashURI(i))
+	}
+	resp, err := http.Get("http://" + sp.addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), `bloomcast_store_failures_total{reason="no_space"}`) ||
+		strings.Contains(string(metrics), `bloomcast_store_failures_total{reason="no_space"} 0`) {
+		t.Errorf("no no_space failure counted:\n%s", grepLines(string(metrics), "store_failures"))
+	}
+	if s := sp.stderr.String(); !strings.Contains(s, "reason=no_space") {
+		t.Errorf("no no_space warning logged:\n%s", s)
+	}
+	for i := range objects {
+		fetch(t, sp.addr, origin.URL, crashURI(i))
+	}
+	sp.signal(t, syscall.SIGKILL)
+	<-sp.done
+
+	sp = serve()
+	hits := 0
+	for i := range objects {
+		if fetch(t, sp.addr, origin.URL, crashURI(i)) {
+			hits++
+		}
+	}
+	t.Logf("%d of %d objects kept", hits, objects)
+	if hits == 0 {
+		t.Error("no object kept on the disk")
+	}
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left", de.Name())
+		}
+	}
+}
+
+func grepLines(s, word string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, word) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }
