@@ -55,7 +55,8 @@ const direntBytes = 64
 // Each file holds one entry in a checksummed format (CRC-32C). A file that
 // is truncated, corrupt, or not an entry file at all is deleted and
 // logged, whether it is found at open or at a later Get; the store never
-// fails because of one.
+// fails because of one. Files of other names, and directories, are left
+// alone, and a warning at open says how many there are.
 //
 // What it charges for an entry against MaxBytes is what du counts for its
 // file: the blocks the file system allocated for it (st_blocks, at least
@@ -149,6 +150,8 @@ func (d *Disk) load() error {
 		mtime time.Time
 	}
 	var all []found
+	var foreign int
+	var firstForeign string
 	for _, de := range des {
 		name := de.Name()
 		path := filepath.Join(d.dir, name)
@@ -156,7 +159,12 @@ func (d *Disk) load() error {
 		case strings.HasPrefix(name, tempPrefix):
 			_ = os.Remove(path) // an interrupted write; if it stays, the next open tries again
 			continue
+		case name == "lost+found" && de.IsDir():
+			continue // the directory is a file system's root
 		case !strings.HasSuffix(name, entrySuffix) || !de.Type().IsRegular():
+			if foreign++; foreign == 1 {
+				firstForeign = name
+			}
 			continue
 		}
 		info, err := de.Info()
@@ -174,6 +182,11 @@ func (d *Disk) load() error {
 			continue
 		}
 		all = append(all, found{key, size, info.ModTime()})
+	}
+	if foreign > 0 {
+		// Not the store's to remove, but they take disk outside its budget.
+		d.log.Warn("cache: disk store directory holds files that are not its entries; left alone",
+			"dir", d.dir, "count", foreign, "first", firstForeign)
 	}
 	// Most recently modified first; keep what fits.
 	sort.Slice(all, func(i, j int) bool { return all[i].mtime.After(all[j].mtime) })

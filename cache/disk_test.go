@@ -281,3 +281,26 @@ func TestScanEntryDamage(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// TestDiskWarnsOfForeignFiles opens a store whose directory holds files
+// it did not write and cannot take for entries: they are left alone, and
+// one warning names how many and one of them, as they take disk outside
+// the budget.
+func TestDiskWarnsOfForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README"), []byte("not an entry"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub.bce"), 0o755)
+	os.Mkdir(filepath.Join(dir, "lost+found"), 0o700)
+	log, logged := logBuffer()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if n := strings.Count(logged.String(), "not its entries"); n != 1 || !strings.Contains(logged.String(), "count=2") {
+		t.Fatalf("warnings:\n%s", logged)
+	}
+	if n := countFiles(t, dir); n != 3 {
+		t.Fatalf("%d files left, want 3", n)
+	}
+}
