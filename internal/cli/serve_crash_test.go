@@ -124,8 +124,11 @@ func TestServeDiskSurvivesKill(t *testing.T) {
 	next := stored
 	for _, wait := range []time.Duration{40 * time.Millisecond, 120 * time.Millisecond, 300 * time.Millisecond} {
 		asked := storm(t, sp, origin.URL, next, wait)
-		t.Logf("killed after %v, objects %d to %d asked", wait, next, asked)
+		t.Logf("killed after %v, objects %d to %d asked, %d temporary files left", wait, next, asked, countTemp(t, dir))
 		sp = serve()
+		if n := countTemp(t, dir); n != 0 {
+			t.Errorf("%d temporary files left after the restart", n)
+		}
 		for i := range stored {
 			if !fetch(t, sp.addr, origin.URL, crashURI(i)) {
 				t.Errorf("%s: stored before the kill, not a hit after the restart", crashURI(i))
@@ -331,4 +334,19 @@ func grepLines(s, word string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// countTemp counts the temporary files in dir, a write the kill cut.
+func countTemp(t *testing.T, dir string) int {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), ".tmp-") {
+			n++
+		}
+	}
+	return n
 }
