@@ -70,7 +70,9 @@ var (
 	ErrNotApplied = errors.New("redisfilter: not applied")
 	// ErrIncompatible: Import of a filter of another shape, seed or scheme.
 	ErrIncompatible = errors.New("redisfilter: incompatible filter")
-	// ErrCorrupt: a shard holds more bytes than its part of the array.
+	// ErrCorrupt: a shard is missing or holds other than its part of
+	// the array (another program deleted, truncated or rewrote it), or
+	// shards exist without the meta key.
 	ErrCorrupt = errors.New("redisfilter: corrupt shard")
 	// ErrZero is returned by the methods of a zero Filter.
 	ErrZero = errors.New("redisfilter: zero Filter; use New")
@@ -192,19 +194,8 @@ func New(ctx context.Context, c Config) (*Filter, error) {
 		slot := (base + uint64(i)*slots/n) % slots
 		f.shards[i] = c.Name + ":" + strconv.Itoa(i) + "{" + tags[slot] + "}"
 	}
-	want := f.record(shardBytes)
-	created, err := f.client.SetNX(ctx, f.meta, want, 0).Result()
-	if err != nil {
-		return nil, fmt.Errorf("redisfilter: %s: %w", f.meta, err)
-	}
-	if !created {
-		have, err := f.client.Get(ctx, f.meta).Result()
-		if err != nil {
-			return nil, fmt.Errorf("redisfilter: %s: %w", f.meta, err)
-		}
-		if have != want {
-			return nil, fmt.Errorf("%w: %s holds %q, the Config gives %q", ErrMismatch, f.meta, have, want)
-		}
+	if err := f.open(ctx, f.record(shardBytes)); err != nil {
+		return nil, err
 	}
 	if err := f.allocate(ctx, false); err != nil {
 		return nil, err
@@ -212,37 +203,123 @@ func New(ctx context.Context, c Config) (*Filter, error) {
 	return f, nil
 }
 
+// open checks the meta key against want, writing it if there is none.
+// Shards without a meta key are refused: their parameters are unknown
+// (the meta key was deleted), so reading them with want's could answer
+// wrongly.
+func (f *Filter) open(ctx context.Context, want string) error {
+	have, err := f.readMeta(ctx)
+	if err == nil && have == "" {
+		if created, err := f.create(ctx, want); created || err != nil {
+			return err
+		}
+		have, err = f.readMeta(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("redisfilter: %s: %w", f.meta, err)
+	}
+	if have != want {
+		return fmt.Errorf("%w: %s holds %.200q, the Config gives %q", ErrMismatch, f.meta, have, want)
+	}
+	return nil
+}
+
+// create writes the meta key if neither it nor any shard exists; it
+// reports false if another process wrote the meta key first.
+func (f *Filter) create(ctx context.Context, want string) (bool, error) {
+	lens, err := f.lengths(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i, n := range lens {
+		if n == 0 {
+			continue
+		}
+		// Shards are written after the meta key: another process may
+		// have written both since it was read.
+		have, err := f.readMeta(ctx)
+		if err != nil {
+			return false, fmt.Errorf("redisfilter: %s: %w", f.meta, err)
+		}
+		if have != "" {
+			return false, nil
+		}
+		return false, fmt.Errorf("%w: %s exists but %s does not", ErrCorrupt, f.shards[i], f.meta)
+	}
+	created, err := f.client.SetNX(ctx, f.meta, want, 0).Result()
+	if err != nil {
+		return false, fmt.Errorf("redisfilter: %s: %w", f.meta, err)
+	}
+	return created, nil
+}
+
+// readMeta returns the meta key's value, "" if there is none, read up to
+// a bound: a value written by another program may be of any length.
+func (f *Filter) readMeta(ctx context.Context) (string, error) {
+	const most = 512 // well over a record's length
+	return f.client.GetRange(ctx, f.meta, 0, most-1).Result()
+}
+
+// lengths returns each shard's length in bytes, 0 for a missing one.
+func (f *Filter) lengths(ctx context.Context) ([]int64, error) {
+	pipe := f.client.Pipeline()
+	cmds := make([]*redis.IntCmd, len(f.shards))
+	for i, key := range f.shards {
+		cmds[i] = pipe.StrLen(ctx, key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("redisfilter: %s: %w", f.name, err)
+	}
+	lens := make([]int64, len(cmds))
+	for i, c := range cmds {
+		lens[i] = c.Val()
+	}
+	return lens, nil
+}
+
+// shardLen returns shard i's length in bytes.
+func (f *Filter) shardLen(i int) int64 {
+	size := f.shardBlocks * blockBytes
+	if i < len(f.shards)-1 {
+		return int64(size)
+	}
+	return int64(f.geom.M()/8 - uint64(len(f.shards)-1)*size)
+}
+
 // allocate writes every shard that does not exist (or every shard, with
 // reset) as zeros of its full length. A string Redis grows by BITFIELD
 // or SETRANGE is given twice what it needs (sds's greedy growth, below
 // 1 MiB), one written whole is not: allocated up front, a shard costs its
 // bytes. Creating it with SET NX leaves a shard that another process
-// created meanwhile as it is.
+// created meanwhile as it is. A shorter shard (grown bit by bit, as
+// before shards were allocated) is extended with zeros by a BITFIELD
+// that adds 0 to its last byte, which keeps concurrent adds; a longer
+// one is refused (ErrCorrupt): it is not this filter's.
 func (f *Filter) allocate(ctx context.Context, reset bool) error {
-	exists := make([]*redis.IntCmd, len(f.shards))
+	lens := make([]int64, len(f.shards))
 	if !reset {
-		pipe := f.client.Pipeline()
-		for i, key := range f.shards {
-			exists[i] = pipe.Exists(ctx, key)
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("redisfilter: %s: %w", f.name, err)
+		var err error
+		if lens, err = f.lengths(ctx); err != nil {
+			return err
 		}
 	}
-	size := f.shardBlocks * blockBytes
-	last := f.geom.M()/8 - uint64(len(f.shards)-1)*size
-	zeros := make([]byte, size)
+	zeros := make([]byte, f.shardLen(0))
 	const perRound = 8 // shards per round trip
 	for from := 0; from < len(f.shards); {
 		pipe := f.client.Pipeline()
 		for sent := 0; sent < perRound && from < len(f.shards); from++ {
-			if exists[from] != nil && exists[from].Val() != 0 {
+			want := f.shardLen(from)
+			switch n := lens[from]; {
+			case n == want:
+				continue
+			case n > want:
+				return fmt.Errorf("%w: %s holds %d bytes, its part of the array %d", ErrCorrupt, f.shards[from], n, want)
+			case n > 0:
+				pipe.BitField(ctx, f.shards[from], "OVERFLOW", "WRAP", "INCRBY", "u8", (want-1)*8, 0)
+				sent++
 				continue
 			}
-			v := zeros
-			if from == len(f.shards)-1 {
-				v = zeros[:last]
-			}
+			v := zeros[:want]
 			if reset {
 				pipe.Set(ctx, f.shards[from], v, 0)
 			} else {
@@ -318,9 +395,8 @@ func (p *probe) bitfieldArgs() []any {
 	return args
 }
 
-// has reports whether block, the bytes GETRANGE returned for p's block
-// (short or empty where the shard ends or was never written: zeros), has
-// all of p's bits set.
+// has reports whether block, the bytes GETRANGE returned for p's block,
+// has all of p's bits set.
 func (p *probe) has(block string) bool {
 	for w, m := range p.mask {
 		var word uint64
@@ -389,10 +465,23 @@ func (f *Filter) ContainsHash(ctx context.Context, h hashing.Hash128) (bool, err
 	}
 	p := f.locate(h)
 	block, err := f.client.GetRange(ctx, f.shards[p.shard], p.start, p.start+blockBytes-1).Result()
+	if err == nil {
+		err = f.checkBlock(&p, block)
+	}
 	if err != nil {
 		return false, fmt.Errorf("%w: query %s: %w", ErrNotApplied, f.shards[p.shard], err)
 	}
 	return p.has(block), nil
+}
+
+// checkBlock refuses a block GETRANGE returned short: the shard is
+// missing or truncated (New writes every shard whole), and its zeros
+// would answer "not present" for keys added.
+func (f *Filter) checkBlock(p *probe, block string) error {
+	if len(block) != blockBytes {
+		return fmt.Errorf("%w: %d bytes at offset %d, want %d (the shard is missing or truncated)", ErrCorrupt, len(block), p.start, blockBytes)
+	}
+	return nil
 }
 
 // BatchError is the error of a batch some of whose keys were not applied
@@ -494,8 +583,13 @@ func (f *Filter) ContainsBatchHash(ctx context.Context, hs []hashing.Hash128, ou
 	clear(out[:len(hs)])
 	return f.batch(ctx, "query", hs, func(p redis.Pipeliner, pr *probe) redis.Cmder {
 		return p.GetRange(ctx, f.shards[pr.shard], pr.start, pr.start+blockBytes-1)
-	}, func(i int, pr *probe, c redis.Cmder) {
-		out[i] = pr.has(c.(*redis.StringCmd).Val())
+	}, func(i int, pr *probe, c redis.Cmder) error {
+		block := c.(*redis.StringCmd).Val()
+		if err := f.checkBlock(pr, block); err != nil {
+			return fmt.Errorf("query %s: %w", f.shards[pr.shard], err)
+		}
+		out[i] = pr.has(block)
+		return nil
 	})
 }
 
@@ -512,9 +606,10 @@ func withKeys(err error, keys [][]byte) error {
 }
 
 // batch sends one command per hash, f.pipeline per round trip, and calls
-// done for each command that succeeded (if done is not nil). At the first
-// round with a failure it stops and returns the *BatchError.
-func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, send func(redis.Pipeliner, *probe) redis.Cmder, done func(int, *probe, redis.Cmder)) error {
+// done for each command that succeeded (if done is not nil); an error of
+// done fails the command. At the first round with a failure it stops and
+// returns the *BatchError.
+func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, send func(redis.Pipeliner, *probe) redis.Cmder, done func(int, *probe, redis.Cmder) error) error {
 	probes := make([]probe, min(len(hs), f.pipeline))
 	cmds := make([]redis.Cmder, len(probes))
 	for from := 0; from < len(hs); from += f.pipeline {
@@ -528,13 +623,15 @@ func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, sen
 		var failed []int
 		var first error
 		for j := range round {
-			if err := cmds[j].Err(); err != nil {
+			err := cmds[j].Err()
+			if err == nil && done != nil {
+				err = done(from+j, &probes[j], cmds[j])
+			}
+			if err != nil {
 				failed = append(failed, from+j)
 				if first == nil {
 					first = err
 				}
-			} else if done != nil {
-				done(from+j, &probes[j], cmds[j])
 			}
 		}
 		if f.afterRound != nil {
@@ -555,7 +652,7 @@ func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, sen
 
 // Snapshot returns the filter's bits as a bloom.Filter of the same shape
 // and seed, with the count estimated from the bits (CountEstimated). Each
-// shard is read atomically (GET), one after another: every add that
+// shard is read atomically (GETRANGE), one after another: every add that
 // returned before Snapshot was called is in it; adds made meanwhile may
 // be. Encode it (WriteTo, digest.Encode) for a bloomcast file or digest.
 func (f *Filter) Snapshot(ctx context.Context) (*bloom.Filter, error) {
@@ -572,22 +669,21 @@ func (f *Filter) Snapshot(ctx context.Context) (*bloom.Filter, error) {
 	for from := 0; from < len(f.shards); from += perRound {
 		pipe := f.client.Pipeline()
 		cmds := make([]*redis.StringCmd, 0, perRound)
-		for _, key := range f.shards[from:min(from+perRound, len(f.shards))] {
-			cmds = append(cmds, pipe.Get(ctx, key))
+		for j, key := range f.shards[from:min(from+perRound, len(f.shards))] {
+			// One byte past the part tells a longer shard without
+			// reading all of it.
+			cmds = append(cmds, pipe.GetRange(ctx, key, 0, f.shardLen(from+j)))
 		}
 		_, _ = pipe.Exec(ctx) // each command's own error is read below
 		for j, c := range cmds {
 			i := from + j
 			part := f.shardPart(array, i)
 			v, err := c.Bytes()
-			if errors.Is(err, redis.Nil) {
-				continue // never written: zeros
-			}
 			if err != nil {
 				return nil, fmt.Errorf("redisfilter: snapshot: %s: %w", f.shards[i], err)
 			}
-			if len(v) > len(part) {
-				return nil, fmt.Errorf("%w: %s holds %d bytes, its part of the array %d", ErrCorrupt, f.shards[i], len(v), len(part))
+			if len(v) != len(part) {
+				return nil, fmt.Errorf("%w: snapshot: %s holds %d bytes or more, its part of the array %d (0: missing)", ErrCorrupt, f.shards[i], len(v), len(part))
 			}
 			copy(part, v)
 		}

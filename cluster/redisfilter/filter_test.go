@@ -624,3 +624,94 @@ func onNode(t *testing.T, client *redis.ClusterClient, f *Filter, addr string) i
 	}
 	return n
 }
+
+// TestForeignValues checks that values under the filter's keys that New
+// did not write (deleted, truncated, extended, of another type, a meta
+// key removed) give ErrCorrupt or the server's error, never an answer
+// read from zeros.
+func TestForeignValues(t *testing.T) {
+	s := redistest.Single(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer func() { _ = client.Close() }()
+	c := Config{Client: client, Name: "h", M: 1 << 16, K: 7, Seed: 1, ShardBytes: 1024}
+	f, err := New(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddString(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	p := f.locate(f.geom.HashString("x"))
+	shard := f.shards[p.shard]
+	whole, err := client.Get(ctx, shard).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string, want error) {
+		t.Helper()
+		if ok, err := f.ContainsString(ctx, "x"); !errors.Is(err, want) || !errors.Is(err, ErrNotApplied) {
+			t.Errorf("%s: Contains = %v, %v; want %v", what, ok, err, want)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error of more than one line: %q", what, err)
+		}
+		out := make([]bool, 1)
+		var be *BatchError
+		if err := f.ContainsBatch(ctx, [][]byte{[]byte("x")}, out); !errors.As(err, &be) || !errors.Is(err, want) {
+			t.Errorf("%s: ContainsBatch: %v, want a *BatchError wrapping %v", what, err, want)
+		}
+		if _, err := f.Snapshot(ctx); !errors.Is(err, want) {
+			t.Errorf("%s: Snapshot: %v, want %v", what, err, want)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	must(client.Del(ctx, shard).Err())
+	refused("deleted shard", ErrCorrupt)
+	must(client.Set(ctx, shard, whole[:p.start+10], 0).Err())
+	refused("truncated shard", ErrCorrupt)
+	must(client.Set(ctx, shard, whole+"extra", 0).Err())
+	if _, err := f.Snapshot(ctx); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("longer shard: Snapshot: %v, want ErrCorrupt", err)
+	}
+	if _, err := New(ctx, c); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("longer shard: New: %v, want ErrCorrupt", err)
+	}
+	must(client.Del(ctx, shard).Err())
+	must(client.LPush(ctx, shard, "a").Err())
+	if _, err := f.ContainsString(ctx, "x"); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Errorf("list under a shard's key: %v, want WRONGTYPE", err)
+	}
+
+	// A shard grown bit by bit, as before New wrote shards whole, is
+	// extended with its bits kept.
+	must(client.Del(ctx, shard).Err())
+	must(client.Set(ctx, shard, whole[:p.start+blockBytes], 0).Err())
+	if _, err := New(ctx, c); err != nil {
+		t.Fatal("short shard:", err)
+	}
+	if n := client.StrLen(ctx, shard).Val(); n != int64(len(whole)) {
+		t.Errorf("short shard extended to %d bytes, want %d", n, len(whole))
+	}
+	if ok, err := f.ContainsString(ctx, "x"); !ok || err != nil {
+		t.Errorf("short shard extended: Contains = %v, %v", ok, err)
+	}
+
+	// Shards without their meta key: the parameters they were made
+	// with are unknown.
+	must(client.Del(ctx, f.meta).Err())
+	other := c
+	other.M = 1 << 17
+	if _, err := New(ctx, other); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("shards without a meta key: New: %v, want ErrCorrupt", err)
+	}
+	must(client.Set(ctx, f.meta, strings.Repeat("m", 1<<20), 0).Err())
+	if _, err := New(ctx, c); !errors.Is(err, ErrMismatch) || len(err.Error()) > 1000 {
+		t.Errorf("a meta key of 1 MiB: New: %.300v, want a short ErrMismatch", err)
+	}
+}
