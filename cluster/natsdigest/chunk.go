@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
@@ -187,10 +188,13 @@ type reassembler struct {
 	pending map[string]*pending // by node
 
 	dropped atomic.Uint64 // incomplete digests and malformed chunks dropped
+
+	logMu  sync.Mutex          // from runs on the alive subscription's goroutine too
+	logged map[string]logState // by message, a constant: bounded
 }
 
 func newReassembler(self string, limit int64, log *slog.Logger) *reassembler {
-	return &reassembler{self: self, max: limit, maxHeld: heldPerDigest * limit, log: log, pending: map[string]*pending{}}
+	return &reassembler{self: self, max: limit, maxHeld: heldPerDigest * limit, log: log, pending: map[string]*pending{}, logged: map[string]logState{}}
 }
 
 // add takes one message of the stream, a single message or a chunk, and
@@ -215,7 +219,7 @@ func (r *reassembler) add(h nats.Header, data []byte) (m node.DigestMessage, ok 
 			r.drop(p, "a chunk after it was malformed")
 		}
 		r.dropped.Add(1)
-		r.log.Warn("NATS: dropped a malformed digest chunk", "node", name, "err", err)
+		r.warn("NATS: dropped a malformed digest chunk", "node", name, "err", err)
 		return node.DigestMessage{}, false
 	}
 	p := r.pending[name]
@@ -267,7 +271,7 @@ func (r *reassembler) add(h nats.Header, data []byte) (m node.DigestMessage, ok 
 // drop logs, counts and forgets an incomplete digest.
 func (r *reassembler) drop(p *pending, why string) {
 	r.dropped.Add(1)
-	r.log.Warn("NATS: dropped an incomplete digest; the node resyncs over HTTP or polls", "node", p.node,
+	r.warn("NATS: dropped an incomplete digest; the node resyncs over HTTP or polls", "node", p.node,
 		"sequence", p.seq, "id", p.id, "chunks", fmt.Sprintf("%d of %d", p.next, p.count), "why", why)
 	r.forget(p)
 }
@@ -276,6 +280,51 @@ func (r *reassembler) drop(p *pending, why string) {
 func (r *reassembler) forget(p *pending) {
 	r.held -= p.held()
 	delete(r.pending, p.node)
+}
+
+// from reports whether a message on subject, under prefix, names in h the
+// node whose subject it is. Any client the server lets publish may use
+// any subject: a message that names another node is refused, counted and
+// logged, so that it can neither change that node's view nor break off
+// its chunks.
+func (r *reassembler) from(subject, prefix string, h nats.Header) bool {
+	name := h.Get(NodeHeader)
+	if subject == prefix+"."+Token(name) {
+		return true
+	}
+	r.dropped.Add(1)
+	r.warn("NATS: dropped a digest message naming another node than its subject's", "subject", subject, "node", name)
+	return false
+}
+
+// logEvery is how often a warning of one kind is logged at most; the
+// ones left out meanwhile are counted in the next.
+const logEvery = time.Minute
+
+// warn logs msg at most once per logEvery, so that a publisher sending
+// many bad messages does not flood the log; Dropped counts them all.
+func (r *reassembler) warn(msg string, args ...any) {
+	r.logMu.Lock()
+	now := time.Now()
+	last, seen := r.logged[msg]
+	if seen && now.Sub(last.at) < logEvery {
+		last.left++
+		r.logged[msg] = last
+		r.logMu.Unlock()
+		return
+	}
+	r.logged[msg] = logState{at: now}
+	r.logMu.Unlock()
+	if last.left > 0 {
+		args = append(args, "not_logged_since_last", last.left)
+	}
+	r.log.Warn(msg, args...)
+}
+
+// logState is when a warning was last logged and how many were not since.
+type logState struct {
+	at   time.Time
+	left int
 }
 
 // holding returns the number of incomplete digests and the bytes they

@@ -174,8 +174,7 @@ func TestReassembler(t *testing.T) {
 // TestReassemblerHostile: headers no publisher sends are dropped, one
 // line logged each, and nothing is held past the bounds.
 func TestReassemblerHostile(t *testing.T) {
-	var log bytes.Buffer
-	r := newReassembler("self", 1000, slog.New(slog.NewTextHandler(&log, nil)))
+	var log, flood bytes.Buffer
 	base := chunkHeader(single("a", 1, "full", ""), "id", 0, 2, 20)
 	hostile := [][2]string{
 		{ChunkHeader, ""}, {ChunkHeader, "0"}, {ChunkHeader, "/"}, {ChunkHeader, "0/0"}, {ChunkHeader, "2/1"},
@@ -186,6 +185,7 @@ func TestReassemblerHostile(t *testing.T) {
 		{ChunkIDHeader, ""}, {ChunkIDHeader, strings.Repeat("i", 1000)}, {NodeHeader, ""},
 		{ChunkHeader, "0/2\nlevel=ERROR msg=forged"},
 	}
+	all := newReassembler("self", 1000, slog.New(slog.NewTextHandler(&flood, nil)))
 	for _, kv := range hostile {
 		h := nats.Header{}
 		for k, v := range base {
@@ -195,9 +195,12 @@ func TestReassemblerHostile(t *testing.T) {
 		if kv[1] == "" {
 			delete(h, kv[0])
 		}
+		// A reassembler of its own logs each; one for all logs one line.
+		r := newReassembler("self", 1000, slog.New(slog.NewTextHandler(&log, nil)))
 		if m, ok := r.add(h, make([]byte, 10)); ok {
 			t.Errorf("%s: %q: delivered %+v", kv[0], kv[1], m)
 		}
+		all.add(h, make([]byte, 10))
 		if n, held := r.holding(); n != 0 || held != 0 {
 			t.Errorf("%s: %q: %d incomplete digests of %d bytes held", kv[0], kv[1], n, held)
 		}
@@ -205,6 +208,11 @@ func TestReassemblerHostile(t *testing.T) {
 	if lines := strings.Count(log.String(), "\n"); lines != len(hostile) || strings.Contains(log.String(), "\nlevel=ERROR") {
 		t.Errorf("%d lines logged:\n%s", lines, log.String())
 	}
+	if lines := strings.Count(flood.String(), "\n"); lines != 1 || all.dropped.Load() != uint64(len(hostile)) {
+		t.Errorf("%d malformed chunks: %d dropped, %d lines logged, want 1:\n%s", len(hostile), all.dropped.Load(), lines, flood.String())
+	}
+
+	r := all
 
 	// Incomplete digests from many nodes hold at most four limits.
 	for i := range 100 {

@@ -22,6 +22,11 @@
 // messages, which carry no frame and need no retention, go over core
 // NATS to "<AliveSubject>.<node>".
 //
+// A message whose NodeHeader names another node than its subject's (any
+// client the server lets publish may use any subject) is dropped,
+// counted and logged; warnings of one kind are logged at most once a
+// minute, with the number left out.
+//
 // The transport never drops a node's own checks: every frame delivered is
 // decoded, size-limited and base-checked by the node's node.Directory as
 // a polled one is, and a delta that does not apply makes the node fetch
@@ -286,15 +291,24 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 		return fmt.Errorf("natsdigest: %w", err)
 	}
 	t.nc, t.js = nc, js
-	if t.alive, err = nc.Subscribe(t.cfg.AliveSubject+".*", func(msg *nats.Msg) { handle(decode(msg.Header, nil)) }); err != nil {
+	chunks := newReassembler(self, t.cfg.MaxDigestBytes, t.log)
+	t.chunks.Store(chunks)
+	alive := func(msg *nats.Msg) {
+		if chunks.from(msg.Subject, t.cfg.AliveSubject, msg.Header) {
+			handle(decode(msg.Header, nil))
+		}
+	}
+	if t.alive, err = nc.Subscribe(t.cfg.AliveSubject+".*", alive); err != nil {
 		nc.Close()
 		return fmt.Errorf("natsdigest: %w", err)
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
-	chunks := newReassembler(self, t.cfg.MaxDigestBytes, t.log)
-	t.chunks.Store(chunks)
-	consume := func(msg jetstream.Msg) { handle(chunks.add(msg.Headers(), msg.Data())) }
+	consume := func(msg jetstream.Msg) {
+		if chunks.from(msg.Subject(), t.cfg.Subject, msg.Headers()) {
+			handle(chunks.add(msg.Headers(), msg.Data()))
+		}
+	}
 	if err := t.setupLocked(bg, consume); err == nil {
 		close(t.done)
 		return nil

@@ -1,0 +1,124 @@
+package natsdigest_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/bloomcast/bloomcast/cluster/internal/natstest"
+	"github.com/bloomcast/bloomcast/cluster/natsdigest"
+	"github.com/bloomcast/bloomcast/node"
+)
+
+// lockedBuffer is a log the transport's goroutines write to.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestHostilePublisher publishes, as a client of the server that is no
+// node, messages that name another node than their subject's and a flood
+// of malformed chunks: none is delivered, each is counted, the log has a
+// line per kind, not per message, and the real node's messages still
+// come through.
+func TestHostilePublisher(t *testing.T) {
+	s := natstest.New(t)
+	var log lockedBuffer
+	tr, err := natsdigest.New(natsdigest.Config{URL: s.URL, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tr.Close() }()
+	var mu sync.Mutex
+	var got []node.DigestMessage
+	err = tr.Start(context.Background(), "r", func(m node.DigestMessage) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitConnected(t, "r", tr)
+
+	js := jetStream(t, s.URL)
+	nc := js.Conn()
+	ctx := context.Background()
+	header := func(name string, seq int) nats.Header {
+		h := nats.Header{}
+		h.Set(natsdigest.NodeHeader, name)
+		h.Set(natsdigest.SequenceHeader, strconv.Itoa(seq))
+		h.Set(natsdigest.KindHeader, "full")
+		return h
+	}
+	publish := func(subject string, h nats.Header, data []byte) {
+		t.Helper()
+		if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A node "evil" speaking for "a", on its own subject and on none.
+	publish(tr.Subject("evil"), header("a", 99), []byte("forged"))
+	publish(tr.Subject("evil"), header("", 99), []byte("forged"))
+	if err := nc.PublishMsg(&nats.Msg{Subject: natsdigest.DefaultAliveSubject + ".evil", Header: header("a", 99)}); err != nil {
+		t.Fatal(err)
+	}
+	const flood = 300
+	for i := range flood {
+		h := header("evil", i)
+		h.Set(natsdigest.ChunkIDHeader, "x")
+		h.Set(natsdigest.ChunkHeader, "bad")
+		publish(tr.Subject("evil"), h, []byte("x"))
+	}
+	publish(tr.Subject("a"), header("a", 1), []byte("real"))
+	if err := nc.PublishMsg(&nats.Msg{Subject: natsdigest.DefaultAliveSubject + ".a", Header: header("a", 1)}); err != nil {
+		t.Fatal(err)
+	}
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 2 && tr.Dropped() >= flood+3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages delivered, %d dropped, want 2 and %d", n, tr.Dropped(), flood+3)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // anything else delivered would come now
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range got {
+		if m.Node != "a" || m.Sequence != 1 {
+			t.Errorf("delivered %s's sequence %d: %q", m.Node, m.Sequence, m.Frame)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("%d messages delivered, want 2 (a's digest and alive message)", len(got))
+	}
+	if lines := strings.Count(log.String(), "level=WARN"); lines > 4 {
+		t.Errorf("%d warnings logged for %d bad messages, want one per kind:\n%.2000s", lines, flood+3, log.String())
+	}
+}
