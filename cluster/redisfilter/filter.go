@@ -105,7 +105,10 @@ const blockBytes = params.BlockedBits / 8
 type Config struct {
 	// Client is a *redis.Client for one server or a *redis.ClusterClient
 	// for a cluster (any redis.UniversalClient). The Filter uses it and
-	// does not close it.
+	// does not close it. A context's deadline bounds a command only if
+	// the client's options set ContextTimeoutEnabled; otherwise go-redis
+	// bounds each reply by its ReadTimeout (3 s unless set), whatever
+	// the context says.
 	Client redis.UniversalClient
 	// Name prefixes the filter's keys. It may not contain '{' or '}',
 	// which would change the keys' hash tags.
