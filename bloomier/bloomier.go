@@ -133,8 +133,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: CheckBits = %d is negative", ErrConfig, c.CheckBits)
 	case c.Updatable && c.CheckBits > 62:
 		return fmt.Errorf("%w: CheckBits = %d above 62 for an updatable filter", ErrConfig, c.CheckBits)
-	case !c.Updatable && c.ValueBits+c.CheckBits > 64:
-		return fmt.Errorf("%w: ValueBits + CheckBits = %d above 64 for a static filter (an updatable one takes up to 64 + 62)", ErrConfig, c.ValueBits+c.CheckBits)
+	case !c.Updatable && c.CheckBits > 64-c.ValueBits:
+		// Compared as 64 − ValueBits and summed as uint: the int sum
+		// overflows for a huge CheckBits.
+		return fmt.Errorf("%w: ValueBits + CheckBits = %d above 64 for a static filter (an updatable one takes up to 64 + 62)", ErrConfig, uint(c.ValueBits)+uint(c.CheckBits))
 	case c.MaxAttempts < 0:
 		return fmt.Errorf("%w: MaxAttempts = %d is negative", ErrConfig, c.MaxAttempts)
 	}

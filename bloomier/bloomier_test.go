@@ -41,9 +41,12 @@ func TestConfig(t *testing.T) {
 		{ValueBits: 8, CheckBits: 57},
 		{ValueBits: 64, CheckBits: 63, Updatable: true},
 		{ValueBits: 8, MaxAttempts: -1},
+		// The sum ValueBits + CheckBits overflows int.
+		{ValueBits: 8, CheckBits: math.MaxInt},
+		{CheckBits: math.MaxInt},
 	}
 	for _, c := range bad {
-		if _, err := BuildStrings(c, nil, nil); !errors.Is(err, ErrConfig) {
+		if _, err := BuildStrings(c, []string{"a"}, []uint64{1}); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v, want ErrConfig", c, err)
 		}
 	}
