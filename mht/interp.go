@@ -40,7 +40,8 @@ type InterpConfig struct {
 	Levels int
 	// HashBits is b, 8..64 − ⌈log2 d⌉; 0 means 64 − ⌈log2 d⌉.
 	HashBits int
-	// Capacity is the number of items to allocate room for (optional).
+	// Capacity is the number of items to allocate room for (optional),
+	// at most MaxBuckets, the most items a Table holds.
 	Capacity int
 }
 
@@ -57,8 +58,8 @@ func NewInterp(c InterpConfig) (*Interp, error) {
 	if b < 8 || b > 64-tb {
 		return nil, fmt.Errorf("%w: HashBits = %d outside [8, %d]", ErrConfig, b, 64-tb)
 	}
-	if c.Capacity < 0 {
-		return nil, fmt.Errorf("%w: Capacity = %d is negative", ErrConfig, c.Capacity)
+	if c.Capacity < 0 || uint64(c.Capacity) > MaxBuckets {
+		return nil, fmt.Errorf("%w: Capacity = %d outside [0, %d]", ErrConfig, c.Capacity, uint64(MaxBuckets))
 	}
 	return &Interp{d: c.Levels, b: b, tb: uint(tb), words: make([]uint64, 0, c.Capacity)}, nil
 }

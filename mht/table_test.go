@@ -3,6 +3,7 @@ package mht
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -262,6 +263,20 @@ func TestLazyDelete(t *testing.T) {
 	for i, h := range keys {
 		if _, ok := tb.Get(h); ok != (i == 0 || i >= 101) {
 			t.Fatalf("key %d after rebuild: %v", i, ok)
+		}
+	}
+}
+
+// TestInterpConfig checks that NewInterp refuses a bad configuration
+// before it allocates: a Capacity beyond MaxBuckets is an error, not a
+// slice the runtime refuses.
+func TestInterpConfig(t *testing.T) {
+	for _, c := range []InterpConfig{
+		{}, {Levels: MaxLevels + 1}, {Levels: 3, HashBits: 7}, {Levels: 3, HashBits: 63},
+		{Levels: 3, Capacity: -1}, {Levels: 3, Capacity: MaxBuckets + 1}, {Levels: 3, Capacity: math.MaxInt},
+	} {
+		if _, err := NewInterp(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", c, err)
 		}
 	}
 }
