@@ -435,7 +435,9 @@ func TestConcurrentTestAndAdd(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, c := range []Config{{}, {P: 0.01}, {N: 10, P: 1}, {N: 10, P: -1}, {M: 100, K: 65}, {Layout: 9, M: 100}, {Layout: Paged, M: 1 << 20, BlockBits: 100}, {M: MaxBits + 1, K: 1}} {
+	for _, c := range []Config{{}, {P: 0.01}, {N: 10, P: 1}, {N: 10, P: -1}, {M: 100, K: 65}, {Layout: 9, M: 100}, {Layout: Paged, M: 1 << 20, BlockBits: 100}, {M: MaxBits + 1, K: 1},
+		// K without M: N and P would choose k and ignore it.
+		{N: 1000, P: 0.01, K: 3}, {N: 1000, K: -1}, {N: 1000, P: 0.01, K: math.MaxInt}} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%+v) error %v", c, err)
 		}

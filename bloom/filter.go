@@ -107,7 +107,7 @@ var (
 // at most N keys at false-positive rate P, k chosen by params.Size), or M
 // (and optionally K; with K zero it is chosen for N keys, or for M/10 keys
 // if N is zero as well). Giving both M and P is an error: a fixed size
-// cannot promise a rate.
+// cannot promise a rate. So is K without M, which N and P would override.
 //
 // The zero Config is not valid (New returns ErrConfig): it gives neither
 // N and P nor M.
@@ -236,6 +236,10 @@ func (c Config) shape() (params.Shape, error) {
 		return params.Shape{}, fmt.Errorf("%w: give either N and P, or M (and K); M = %d with P = %g", ErrConfig, c.M, c.P)
 	}
 	if c.M == 0 {
+		// K without M would be ignored: N and P choose k.
+		if c.K != 0 {
+			return params.Shape{}, fmt.Errorf("%w: give either N and P, or M and K; K = %d without M", ErrConfig, c.K)
+		}
 		p := c.P
 		if p == 0 {
 			p = DefaultP

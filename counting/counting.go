@@ -98,7 +98,7 @@ const DefaultWidth = 4
 type Config struct {
 	Layout bloom.Layout // zero means Classic
 	N      uint64       // expected number of distinct keys
-	P      float64      // target false-positive rate, in (0, 1)
+	P      float64      // target false-positive rate, in (0, 1); zero with N means bloom.DefaultP
 	M      uint64       // counters (= bits of the view); rounded up to the layout's granularity
 	K      int          // probes per key, 1..params.MaxK
 	// BlockBits is the page size of the Paged layout, a multiple of 64 and
@@ -297,10 +297,18 @@ func (c Config) shape() (params.Shape, error) {
 		return params.Shape{}, fmt.Errorf("%w: give either N and P, or M (and K); M = %d with P = %g", ErrConfig, c.M, c.P)
 	}
 	if c.M == 0 {
-		if c.N == 0 || !(c.P > 0 && c.P < 1) {
+		// K without M would be ignored: N and P choose k.
+		if c.K != 0 {
+			return params.Shape{}, fmt.Errorf("%w: give either N and P, or M and K; K = %d without M", ErrConfig, c.K)
+		}
+		p := c.P
+		if p == 0 {
+			p = bloom.DefaultP
+		}
+		if c.N == 0 || !(p > 0 && p < 1) {
 			return params.Shape{}, fmt.Errorf("%w: give N ≥ 1 and 0 < P < 1, or M", ErrConfig)
 		}
-		s, err := params.Size(layout, c.N, c.P, block)
+		s, err := params.Size(layout, c.N, p, block)
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -99,6 +99,8 @@ func TestConfigErrors(t *testing.T) {
 		"k":         {M: 100, K: 65},
 		"too large": {M: bloom.MaxBits + 1, K: 1},
 		"page":      {Layout: bloom.Paged, M: 1000, BlockBits: 100},
+		// K without M: N and P would choose k and ignore it.
+		"k without m": {N: 1000, P: 0.01, K: 3},
 	}
 	for name, c := range bad {
 		if _, err := New(c); !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), "counting: ") {
@@ -111,6 +113,21 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}()
 	MustNew(Config{})
+}
+
+// TestConfigDefaultP checks that a counting filter is sized as a
+// bloom.Filter of the same configuration, P zero meaning bloom.DefaultP.
+func TestConfigDefaultP(t *testing.T) {
+	for _, l := range []bloom.Layout{bloom.Classic, bloom.Blocked} {
+		f, err := New(Config{Layout: l, N: 1000})
+		if err != nil {
+			t.Fatalf("%v: %v", l, err)
+		}
+		want := bloom.MustNew(bloom.Config{Layout: l, N: 1000}).Shape()
+		if got := f.BitView().Shape(); got != want {
+			t.Errorf("%v: shape %v, want %v", l, got, want)
+		}
+	}
 }
 
 func TestWidths(t *testing.T) {
