@@ -110,10 +110,8 @@ func (c Config) shape(n uint64) (Shape, error) {
 	default:
 		s, err = Size(n, DefaultRate)
 	}
-	if err != nil {
-		return s, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	return s, nil
+	// Size's and OfBits's errors wrap ErrConfig already.
+	return s, err
 }
 
 // Filter is a ribbon filter. Its queries are safe for concurrent use.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -93,8 +94,14 @@ func TestDuplicates(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []Config{{Rate: 0.01, Bits: 8}, {Rate: 1}, {Rate: -1}, {Rate: math.NaN()}, {Bits: 33}, {Bits: -1}, {MaxAttempts: -1}, {Rate: 1e-12}} {
-		if _, err := BuildHashes(c, hashes(0, 10, 0)); !errors.Is(err, ErrConfig) {
+		_, err := BuildHashes(c, hashes(0, 10, 0))
+		if !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v", c, err)
+			continue
+		}
+		// One package prefix, not one per layer that wraps the error.
+		if n := strings.Count(err.Error(), "ribbon: "); n != 1 {
+			t.Errorf("%+v: %q says \"ribbon: \" %d times", c, err, n)
 		}
 	}
 }
