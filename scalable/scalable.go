@@ -177,7 +177,9 @@ func New(c Config) (*Filter, error) {
 		return nil, err
 	}
 	f := &Filter{cfg: c}
-	if err := f.grow(); err != nil {
+	// The first layer that cannot be made is the configuration's fault:
+	// ErrConfig, not the ErrFull of a later layer.
+	if err := f.addLayer(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return f, nil
@@ -201,19 +203,27 @@ func (c Config) layerConfig(i int) (bloom.Config, error) {
 	return bloom.Config{Layout: c.Layout, N: n, P: c.LayerRate(i), BlockBits: c.BlockBits, Seed: c.Seed, Scheme: c.Scheme}, nil
 }
 
-// grow adds a layer.
+// grow adds a layer to a filter that holds its last layer's capacity.
 func (f *Filter) grow() error {
-	i := len(f.layers)
-	if i >= MaxLayers {
+	if len(f.layers) >= MaxLayers {
 		return fmt.Errorf("%w: %d layers, the most a filter has", ErrFull, MaxLayers)
 	}
+	if err := f.addLayer(); err != nil {
+		return fmt.Errorf("%w: %w", ErrFull, err)
+	}
+	return nil
+}
+
+// addLayer appends layer len(f.layers).
+func (f *Filter) addLayer() error {
+	i := len(f.layers)
 	bc, err := f.cfg.layerConfig(i)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrFull, err)
+		return err
 	}
 	l, err := bloom.New(bc)
 	if err != nil {
-		return fmt.Errorf("%w: layer %d: %w", ErrFull, i, err)
+		return fmt.Errorf("layer %d: %w", i, err)
 	}
 	f.layers = append(f.layers, l)
 	f.caps = append(f.caps, bc.N)

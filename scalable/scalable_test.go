@@ -27,9 +27,16 @@ func TestConfigErrors(t *testing.T) {
 		"tightening": {Capacity: 10, P: 0.01, Tightening: 1},
 		"layout":     {Capacity: 10, P: 0.01, Layout: 9},
 		"huge":       {Capacity: MaxCapacity + 1, P: 0.01},
+		// No blocked first layer reaches the rate: a configuration
+		// error, not a full filter.
+		"tiny rate": {Capacity: 1000, P: 1e-300},
 	} {
-		if _, err := New(c); !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), "scalable: ") {
+		_, err := New(c)
+		if !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), "scalable: ") {
 			t.Errorf("%s: %v, want a scalable: ErrConfig", name, err)
+		}
+		if errors.Is(err, ErrFull) || err != nil && strings.Count(err.Error(), "scalable: ") > 1 {
+			t.Errorf("%s: %v, want one scalable: prefix and not ErrFull", name, err)
 		}
 	}
 	f := MustNew(Config{Capacity: 100, P: 0.01})
