@@ -1,6 +1,8 @@
 package counting
 
 import (
+	"fmt"
+
 	"github.com/bloomcast/bloomcast/bloom"
 	"github.com/bloomcast/bloomcast/hashing"
 )
@@ -30,11 +32,12 @@ type DeletionFilter struct {
 }
 
 // NewDeletion returns an empty deletion filter whose two halves are Bloom
-// filters of configuration c.
+// filters of configuration c. A configuration bloom.New refuses is an
+// error wrapping both ErrConfig and bloom.ErrConfig.
 func NewDeletion(c bloom.Config) (*DeletionFilter, error) {
 	added, err := bloom.New(c)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return &DeletionFilter{added: added, removed: bloom.MustNew(c)}, nil
 }

@@ -1,6 +1,9 @@
 package counting
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -41,7 +44,9 @@ func TestDeletionFilter(t *testing.T) {
 	if d.Added().Count() != 2001 || d.Removed().Count() != 1001 {
 		t.Errorf("counts %d, %d", d.Added().Count(), d.Removed().Count())
 	}
-	if _, err := NewDeletion(bloom.Config{}); err == nil {
-		t.Error("NewDeletion accepted an empty configuration")
+	// The error is this package's, and still says what bloom refused.
+	_, err = NewDeletion(bloom.Config{})
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, bloom.ErrConfig) || !strings.HasPrefix(fmt.Sprint(err), "counting: ") {
+		t.Errorf("empty configuration: %v, want a counting: ErrConfig wrapping bloom.ErrConfig", err)
 	}
 }
