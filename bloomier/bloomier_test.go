@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -292,5 +293,35 @@ func TestSmallSets(t *testing.T) {
 				t.Fatalf("n = %d: key %d gives %d, %v", n, i, v, ok)
 			}
 		}
+	}
+}
+
+// TestConcurrentGet checks the Filter's documented claim that Get is safe
+// for concurrent use, static and updatable (run with -race).
+func TestConcurrentGet(t *testing.T) {
+	keys := make([]string, 1000)
+	values := make([]uint64, len(keys))
+	for i := range keys {
+		keys[i], values[i] = key(i), uint64(i)
+	}
+	for _, updatable := range []bool{false, true} {
+		f, err := BuildStrings(Config{Updatable: updatable}, keys, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i, k := range keys {
+					if v, ok := f.GetString(k); !ok || v != values[i] {
+						t.Errorf("updatable %v: Get(%q) = %d, %v; want %d", updatable, k, v, ok, values[i])
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }

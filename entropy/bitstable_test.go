@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -49,6 +50,43 @@ func TestBitsTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBitsTableConcurrent checks the documented claim that a BitsTable is
+// safe for concurrent use: goroutines decode streams of one density with
+// one table at once (run with -race).
+func TestBitsTableConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 1))
+	const m = 8192
+	words := masked(randomBits(r, m, 0.06), m)
+	src, err := EncodeBits(nil, words, m, RANS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := StreamDensity(src)
+	if !ok {
+		t.Fatal("no density in a RANS stream")
+	}
+	tab := NewBitsTable(d)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := make([]uint64, wordsFor(m))
+			if err := tab.Decode(got, src, m); err != nil || !slices.Equal(got, words) {
+				t.Errorf("Decode under concurrent use: %v", err)
+			}
+			for i := uint64(0); i < m; i += 97 {
+				want := words[i/64]>>(i%64)&1 != 0
+				if set, err := tab.Bit(src, m, i, nil); err != nil || set != want {
+					t.Errorf("bit %d under concurrent use: %v %v, want %v", i, set, err, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // TestBitsTableHostile gives a table truncated, corrupted and mismatched

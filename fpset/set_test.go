@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -388,5 +389,39 @@ func TestFromHashes(t *testing.T) {
 	}
 	if _, err := FromHashes(Config{P: 1e-30}, hs); !errors.Is(err, ErrConfig) {
 		t.Errorf("P = 1e-30 for 3000 keys: %v", err)
+	}
+}
+
+// TestConcurrentQueries checks the documented claims that a Sorted and a
+// Compressed are safe for concurrent queries (run with -race).
+func TestConcurrentQueries(t *testing.T) {
+	set := mustNew(t, Config{N: 2000, CountBits: 4})
+	for i := range 1000 {
+		set.AddString(key(i))
+	}
+	sorted := set.Sorted()
+	forms := map[string]interface{ CountString(string) uint64 }{
+		"Sorted":     sorted,
+		"Compressed": sorted.Compress(),
+	}
+	for name, q := range forms {
+		want := make([]uint64, 2000)
+		for i := range want {
+			want[i] = q.CountString(key(i))
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range want {
+					if got := q.CountString(key(i)); got != want[i] {
+						t.Errorf("%s: Count(%q) = %d under concurrent queries, %d alone", name, key(i), got, want[i])
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }

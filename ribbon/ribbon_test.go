@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/hashing"
@@ -188,4 +189,32 @@ func TestInformationBound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConcurrentQueries checks the Filter's documented claim that its
+// queries are safe for concurrent use (run with -race).
+func TestConcurrentQueries(t *testing.T) {
+	f := mustBuild(t, Config{}, hashes(0, 1000, 0))
+	probe := hashes(0, 2000, 0)
+	want := make([]bool, len(probe))
+	for i, h := range probe {
+		want[i] = f.ContainsHash(h)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, h := range probe {
+				if f.ContainsHash(h) != want[i] {
+					t.Errorf("key %d: answer differs under concurrent queries", i)
+					return
+				}
+			}
+			if _, err := f.MarshalBinary(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
 }
