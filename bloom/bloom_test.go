@@ -370,6 +370,42 @@ func TestTestAndAdd(t *testing.T) {
 	}
 }
 
+// TestFilterConcurrentQueries checks the Filter's documented claim that
+// its queries are safe for concurrent use while nothing modifies it (run
+// with -race).
+func TestFilterConcurrentQueries(t *testing.T) {
+	for _, l := range layouts {
+		f := mustNew(t, Config{Layout: l, N: 2000})
+		for i := range 1000 {
+			f.AddString(strconv.Itoa(i))
+		}
+		want := make([]bool, 2000)
+		for i := range want {
+			want[i] = f.ContainsString(strconv.Itoa(i))
+		}
+		wantEnc, _ := f.MarshalBinary()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range want {
+					if f.ContainsString(strconv.Itoa(i)) != want[i] {
+						t.Errorf("%v: key %d: answer differs under concurrent queries", l, i)
+						return
+					}
+				}
+				_, _ = f.EstimateCount(), f.FillRatio()
+				enc, err := f.MarshalBinary()
+				if err != nil || string(enc) != string(wantEnc) || !f.Clone().Equal(f) {
+					t.Errorf("%v: encoding or clone differs under concurrent queries: %v", l, err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
 func TestConcurrentMatchesFilter(t *testing.T) {
 	for _, l := range layouts {
 		c := Config{Layout: l, N: 40000, P: 0.01}

@@ -157,6 +157,11 @@ const DefaultFolds = 4
 // return, panic with "bloom: zero Geometry or Filter; use NewGeometry or
 // New", at no cost on their paths for a filter made by New; the
 // accessors and estimates return zeros.
+//
+// Queries (Contains and its forms, the estimates, Equal, Clone and the
+// encoders) are safe for concurrent use while nothing modifies the
+// filter; Add, TestAndAdd, Union, Fold and the other changes are not
+// ([Concurrent] takes adds from many goroutines).
 type Filter struct {
 	geometry // where keys fall; promotes Shape, M, K, Layout, Hash, Positions, ...
 	words    []uint64

@@ -149,6 +149,10 @@ type Config struct {
 // Count, Remove and their forms), which have no error to return, panic
 // with a message naming the fix, at no cost on their paths for a filter
 // made by New.
+//
+// Queries (Contains, Count and their forms, the estimates, Equal, Clone
+// and the encoders) are safe for concurrent use while nothing modifies
+// the filter; Add, Remove, Merge and the other changes are not.
 type Filter struct {
 	counters []uint64       // packed counters, counter b at bits [b·width, b·width+width)
 	bits     []uint64       // the view's words: bit b set iff counter b > 0; nil without a view

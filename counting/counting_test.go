@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bloomcast/bloomcast/bloom"
@@ -113,6 +114,41 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}()
 	MustNew(Config{})
+}
+
+// TestConcurrentQueries checks the Filter's documented claim that its
+// queries are safe for concurrent use while nothing modifies it, with and
+// without a bit view (run with -race).
+func TestConcurrentQueries(t *testing.T) {
+	for _, noView := range []bool{false, true} {
+		f := mustNew(t, Config{Layout: bloom.Blocked, N: 2000, NoBitView: noView})
+		for i := range 1000 {
+			f.AddString(fmt.Sprint(i))
+		}
+		want := make([]uint64, 2000)
+		for i := range want {
+			want[i] = f.CountString(fmt.Sprint(i))
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range want {
+					k := fmt.Sprint(i)
+					if f.CountString(k) != want[i] || f.ContainsString(k) != (want[i] > 0) {
+						t.Errorf("NoBitView %v: key %d: answer differs under concurrent queries", noView, i)
+						return
+					}
+				}
+				_, _ = f.EstimateDistinct(), f.FillRatio()
+				if _, err := f.MarshalBinary(); err != nil || !f.Clone().Equal(f) {
+					t.Errorf("NoBitView %v: encoding or clone under concurrent queries: %v", noView, err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }
 
 // TestConfigDefaultP checks that a counting filter is sized as a
