@@ -252,16 +252,18 @@ func NewStaticPublisher(c StaticConfig) (*StaticPublisher, error) {
 	if c.Codec > Fast {
 		return nil, fmt.Errorf("%w: %v", ErrCodec, c.Codec)
 	}
+	// The errors wrap ribbon.ErrConfig, as documented, but say they are
+	// this package's: the caller called digest, not ribbon.
 	if c.Rate != 0 {
 		if _, err := ribbon.Size(1, c.Rate); err != nil {
-			return nil, fmt.Errorf("%w: %w", ribbon.ErrConfig, err)
+			return nil, fmt.Errorf("digest: static publisher: %w", err)
 		}
 	}
 	if c.MaxAttempts < 0 || !(c.DeltaShare >= 0 && c.DeltaShare <= 1) {
-		return nil, fmt.Errorf("%w: MaxAttempts = %d, DeltaShare = %g (want ≥ 0, and a share in [0, 1])", ribbon.ErrConfig, c.MaxAttempts, c.DeltaShare)
+		return nil, fmt.Errorf("digest: static publisher: %w: MaxAttempts = %d, DeltaShare = %g (want ≥ 0, and a share in [0, 1])", ribbon.ErrConfig, c.MaxAttempts, c.DeltaShare)
 	}
 	if c.Form > StaticXOR {
-		return nil, fmt.Errorf("%w: %v", ribbon.ErrConfig, c.Form)
+		return nil, fmt.Errorf("digest: static publisher: %w: Form = %v, want %v or %v", ribbon.ErrConfig, c.Form, StaticAddedRemoved, StaticXOR)
 	}
 	return &StaticPublisher{cfg: c, made: true}, nil
 }
@@ -309,7 +311,7 @@ func (p *StaticPublisher) Publish(seq uint64, keys []hashing.Hash128) (frame []b
 // digest's publisher does for its peers anyway.
 func (p *StaticPublisher) PublishWithin(seq uint64, keys []hashing.Hash128, bloomBytes int) (frame []byte, full bool, err error) {
 	if bloomBytes < 0 {
-		return nil, false, fmt.Errorf("%w: a Bloom publication of %d bytes", ribbon.ErrConfig, bloomBytes)
+		return nil, false, fmt.Errorf("digest: static publisher: %w: a Bloom publication of %d bytes", ribbon.ErrConfig, bloomBytes)
 	}
 	return p.publish(seq, keys, bloomBytes)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +17,32 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/hashing"
 	"github.com/bloomcast/bloomcast/params"
+	"github.com/bloomcast/bloomcast/ribbon"
 )
 
 const staticSeed = 0x5eed
+
+// TestStaticPublisherConfig checks that NewStaticPublisher's refusals wrap
+// ribbon.ErrConfig, as documented, in one line that starts with this
+// package's name and says ribbon's once.
+func TestStaticPublisherConfig(t *testing.T) {
+	for _, c := range []StaticConfig{
+		{Rate: -0.1}, {Rate: 1}, {Rate: math.NaN()}, {Rate: 1e-300},
+		{DeltaShare: 1.5}, {MaxAttempts: -1}, {Form: StaticXOR + 1},
+	} {
+		_, err := NewStaticPublisher(c)
+		if !errors.Is(err, ribbon.ErrConfig) {
+			t.Errorf("%+v: %v, want ribbon.ErrConfig", c, err)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "digest: ") || strings.Count(msg, "ribbon: ") != 1 {
+			t.Errorf("%+v: %q, want a digest: prefix and ribbon: once", c, msg)
+		}
+	}
+	if _, err := NewStaticPublisher(StaticConfig{Codec: Fast + 1}); !errors.Is(err, ErrCodec) {
+		t.Errorf("bad codec: %v, want ErrCodec", err)
+	}
+}
 
 func staticKeys(prefix string, lo, hi int) []hashing.Hash128 {
 	hs := make([]hashing.Hash128, 0, hi-lo)
