@@ -94,7 +94,8 @@ const DefaultWidth = 4
 // Config describes a counting filter. The shape (Layout, N, P, M, K,
 // BlockBits) is chosen exactly as [bloom.Config] chooses it, so the bit
 // view has the shape a bloom.Filter of the same configuration would have
-// (M with P is an error here too). The zero Config is not valid.
+// (M with P is an error here too, as is K without M). The zero Config is
+// not valid.
 type Config struct {
 	Layout bloom.Layout // zero means Classic
 	N      uint64       // expected number of distinct keys
