@@ -494,6 +494,15 @@ func TestDecodeErrors(t *testing.T) {
 // TestOpenFileErrors: a file that is not Parquet, a footer length beyond
 // the file, a truncated or garbled footer, an encrypted footer and a
 // filter offset outside the file give one-line errors.
+// emptyStructs appends a thrift compact list field (field header fh) of n
+// structs with no fields, and the enclosing struct's end.
+func emptyStructs(dst []byte, fh byte, n int) []byte {
+	dst = append(dst, fh, 0xfc)
+	dst = binary.AppendUvarint(dst, uint64(n))
+	dst = append(dst, make([]byte, n)...)
+	return append(dst, 0)
+}
+
 func TestOpenFileErrors(t *testing.T) {
 	good, err := os.ReadFile("testdata/duckdb.parquet")
 	if err != nil {
@@ -515,6 +524,10 @@ func TestOpenFileErrors(t *testing.T) {
 		"cut footer":        withFooter(good[len(good)-8-footerLen : len(good)-8-footerLen/2]),
 		"huge list":         withFooter([]byte{0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0x07, 0x00}),
 		"not a file at all": []byte("just some text, longer than twelve bytes"),
+		// Lists of empty structs: a byte each, hundreds decoded.
+		"empty schema elements": withFooter(emptyStructs(nil, 0x29, 100000)),
+		"empty row groups":      withFooter(emptyStructs(nil, 0x49, 100000)),
+		"empty column chunks":   withFooter(append(emptyStructs([]byte{0x49, 0x1c}, 0x19, 100000), 0)),
 	}
 	for name, data := range cases {
 		var before, after runtime.MemStats
@@ -637,6 +650,8 @@ func FuzzOpenFile(f *testing.F) {
 		}
 	}
 	f.Add([]byte("PAR1\x15\x02\x19\x1c\x00\x0b\x00\x00\x00PAR1"))
+	columns := emptyStructs([]byte{0x49, 0x1c}, 0x19, 1000)
+	f.Add(append(binary.LittleEndian.AppendUint32(append([]byte("PAR1"), columns...), uint32(len(columns))), "PAR1"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := OpenFile(bytes.NewReader(data), int64(len(data)))
 		if err != nil {

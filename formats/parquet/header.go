@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -16,27 +17,57 @@ var compact thrift.CompactProtocol
 // checkThrift accepts; Parquet's own metadata nests some ten levels.
 const maxThriftDepth = 64
 
-// checkThrift walks one thrift compact struct at the start of data with
-// parquet-go's protocol reader, without decoding it, and returns its
-// length. It refuses nesting deeper than maxThriftDepth and any list, set
-// or map that declares more elements than bytes remain (every element
-// takes at least one byte), so that the decoder that follows, which
-// allocates a container's declared size before reading it, allocates at
-// most a small multiple of the input.
-func checkThrift(data []byte) (int, error) {
-	r := compact.NewReaderFromBytes(data)
-	if err := walkStruct(r, len(data), 0); err != nil {
-		return 0, err
-	}
-	return r.BytesRead(), nil
+// maxDecodedRatio bounds what decoding a thrift struct (a footer, a bloom
+// filter header) may allocate, as a multiple of its encoded length.
+// parquet-go allocates a list's elements when it reads the list's header,
+// at their Go size, and an element that takes a byte may be a ColumnChunk
+// of some 560 bytes; real footers decode to some 10 times their length.
+const maxDecodedRatio = 32
+
+// Which struct walkStruct is in, for the Go size of the lists' elements.
+const (
+	inOther    = iota
+	inFooter   // a FileMetaData, whose field 4 lists RowGroups
+	inRowGroup // a RowGroup, whose field 1 lists ColumnChunks
+)
+
+// listedStructSize is the Go size of a struct element of any footer list
+// but a RowGroup's columns.
+const listedStructSize = max(unsafe.Sizeof(format.SchemaElement{}), unsafe.Sizeof(format.RowGroup{}),
+	unsafe.Sizeof(format.KeyValue{}), unsafe.Sizeof(format.SortingColumn{}),
+	unsafe.Sizeof(format.PageEncodingStats{}), unsafe.Sizeof(format.ColumnOrder{}))
+
+// walker walks a thrift compact struct without decoding it, adding up what
+// parquet-go's decoder allocates for its containers.
+type walker struct {
+	r     thrift.BytesReader
+	size  int   // the encoded length
+	alloc int64 // the containers' elements walked so far, at their Go size
 }
 
-func walkStruct(r thrift.BytesReader, size, depth int) error {
+// checkThrift walks one thrift compact struct at the start of data with
+// parquet-go's protocol reader, without decoding it, and returns its
+// length. It refuses nesting deeper than maxThriftDepth, any list, set or
+// map that declares more elements than bytes remain (every element takes
+// at least one byte), and containers whose elements would take more than
+// maxDecodedRatio times data's length, so that the decoder that follows,
+// which allocates a container's declared size before reading it,
+// allocates at most a small multiple of the input. top says which struct
+// it is (inFooter for a FileMetaData).
+func checkThrift(data []byte, top int) (int, error) {
+	w := &walker{r: compact.NewReaderFromBytes(data), size: len(data)}
+	if err := w.walkStruct(top, 0); err != nil {
+		return 0, err
+	}
+	return w.r.BytesRead(), nil
+}
+
+func (w *walker) walkStruct(in, depth int) error {
 	if depth > maxThriftDepth {
 		return fmt.Errorf("thrift nesting deeper than %d", maxThriftDepth)
 	}
 	for {
-		f, err := r.ReadField()
+		f, err := w.r.ReadField()
 		if err != nil {
 			return err
 		}
@@ -46,21 +77,36 @@ func walkStruct(r thrift.BytesReader, size, depth int) error {
 		if f.Type == thrift.TRUE || f.Type == thrift.FALSE {
 			continue // a compact bool field's value is its type
 		}
-		if err := walkValue(r, f.Type, size, depth+1); err != nil {
+		elems := inOther
+		if in == inFooter && f.ID == 4 {
+			elems = inRowGroup
+		}
+		structSize := int64(listedStructSize)
+		if in == inRowGroup && f.ID == 1 {
+			structSize = int64(unsafe.Sizeof(format.ColumnChunk{}))
+		}
+		if err := w.walkValue(f.Type, elems, structSize, depth+1); err != nil {
 			return err
 		}
 	}
 }
 
 // walkElems checks a container's declared element count against the bytes
-// left and walks its elements.
-func walkElems(r thrift.BytesReader, n int32, types []thrift.Type, size, depth int) error {
-	if n < 0 || int64(n) > int64(size-r.BytesRead()) {
-		return fmt.Errorf("thrift container of %d elements with %d bytes left", n, size-r.BytesRead())
+// left and what its elements take decoded against the limit, and walks
+// the elements.
+func (w *walker) walkElems(n int32, types []thrift.Type, in int, structSize int64, depth int) error {
+	if n < 0 || int64(n) > int64(w.size-w.r.BytesRead()) {
+		return fmt.Errorf("thrift container of %d elements with %d bytes left", n, w.size-w.r.BytesRead())
+	}
+	for _, t := range types {
+		w.alloc += int64(n) * goSize(t, structSize)
+	}
+	if limit := maxDecodedRatio * int64(w.size); w.alloc > limit {
+		return fmt.Errorf("thrift containers that take %d bytes decoded, more than %d times the %d bytes encoded", w.alloc, maxDecodedRatio, w.size)
 	}
 	for i := int32(0); i < n; i++ {
 		for _, t := range types {
-			if err := walkValue(r, t, size, depth+1); err != nil {
+			if err := w.walkValue(t, in, structSize, depth+1); err != nil {
 				return err
 			}
 		}
@@ -68,7 +114,22 @@ func walkElems(r thrift.BytesReader, n int32, types []thrift.Type, size, depth i
 	return nil
 }
 
-func walkValue(r thrift.BytesReader, t thrift.Type, size, depth int) error {
+// goSize is the size of a container's element of type t in the Go value
+// parquet-go decodes it to, at most.
+func goSize(t thrift.Type, structSize int64) int64 {
+	switch t {
+	case thrift.STRUCT:
+		return structSize
+	case thrift.BINARY, thrift.LIST, thrift.SET:
+		return int64(unsafe.Sizeof([]byte(nil)))
+	case thrift.MAP, thrift.UUID:
+		return 16
+	}
+	return 8
+}
+
+func (w *walker) walkValue(t thrift.Type, in int, structSize int64, depth int) error {
+	r := w.r
 	var err error
 	switch t {
 	case thrift.TRUE, thrift.FALSE: // a container's bool element: one byte
@@ -92,15 +153,15 @@ func walkValue(r thrift.BytesReader, t thrift.Type, size, depth int) error {
 	case thrift.LIST, thrift.SET:
 		var l thrift.List
 		if l, err = r.ReadList(); err == nil {
-			err = walkElems(r, l.Size, []thrift.Type{l.Type}, size, depth)
+			err = w.walkElems(l.Size, []thrift.Type{l.Type}, in, structSize, depth)
 		}
 	case thrift.MAP:
 		var m thrift.Map
 		if m, err = r.ReadMap(); err == nil {
-			err = walkElems(r, m.Size, []thrift.Type{m.Key, m.Value}, size, depth)
+			err = w.walkElems(m.Size, []thrift.Type{m.Key, m.Value}, in, structSize, depth)
 		}
 	case thrift.STRUCT:
-		err = walkStruct(r, size, depth)
+		err = w.walkStruct(in, depth)
 	default:
 		err = fmt.Errorf("thrift type %d", t)
 	}
@@ -110,7 +171,11 @@ func walkValue(r thrift.BytesReader, t thrift.Type, size, depth int) error {
 // decodeThrift checks data (walkStruct) and decodes its first struct into
 // v with parquet-go's decoder, returning the struct's length.
 func decodeThrift(data []byte, v any) (int, error) {
-	n, err := checkThrift(data)
+	top := inOther
+	if _, ok := v.(*format.FileMetaData); ok {
+		top = inFooter
+	}
+	n, err := checkThrift(data, top)
 	if err != nil {
 		return 0, oneLine(err)
 	}
