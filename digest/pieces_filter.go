@@ -193,7 +193,7 @@ func DecodePieces(data []byte, lim envelope.Limits, cache int) (*Pieces, error) 
 }
 
 // NewPieces builds a Pieces from a parsed frame of a Bloom filter with codec
-// 3. It keeps body (not a copy). lim bounds the decoded size of a piece.
+// 3. It keeps body (not a copy). lim bounds the decoded size of the array.
 func NewPieces(h envelope.Header, body []byte, lim envelope.Limits, cache int) (*Pieces, error) {
 	if h.Type != envelope.TypeBloom || h.Codec != envelope.CodecPieces {
 		return nil, fmt.Errorf("%w: a %v frame with codec %v, not a Bloom filter in pieces", ErrCodec, h.Type, h.Codec)
@@ -266,12 +266,18 @@ func (v *Pieces) keepReadLocked(i uint64, t *entropy.BitsTable, marks []entropy.
 	copy(r.marks, marks)
 }
 
-// newView checks a Bloom filter frame's header and returns Pieces of its
-// shape with no pieces yet.
+// newView checks a Bloom filter frame's header, and the size of its array
+// decoded against lim, and returns Pieces of its shape with no pieces yet.
+// The array is never held whole, but a short stream may claim 2^40 bits:
+// coding it in pieces, or checking every piece, takes time and an index
+// in proportion.
 func newView(h envelope.Header, lim envelope.Limits, cache int) (*Pieces, error) {
 	shape, err := bloom.FrameShape(h)
 	if err != nil {
 		return nil, err
+	}
+	if size := 8 * ((shape.M + 63) / 64); size > lim.Payload() {
+		return nil, fmt.Errorf("%w: %d bits (limit %d bytes)", ErrTooLarge, shape.M, lim.Payload())
 	}
 	scheme, err := hashing.Lookup(hashing.SchemeID(h.Scheme))
 	if err != nil {

@@ -281,6 +281,9 @@ func FuzzPiecesOf(f *testing.F) {
 	for _, b := range goldenDigests(f) {
 		f.Add(b)
 	}
+	stream, pieces := claimedBits(f)
+	f.Add(stream)
+	f.Add(pieces)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := PiecesOf(data, fuzzLimits, Fast, 64, 1)
 		d, derr := Decode(data, fuzzLimits)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -201,6 +203,8 @@ func FuzzDecodePieces(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	_, pieces := claimedBits(f)
+	f.Add(pieces)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := DecodePieces(data, fuzzLimits, 2)
 		if err != nil {
@@ -217,4 +221,108 @@ func FuzzDecodePieces(f *testing.F) {
 			}
 		}
 	})
+}
+
+// claimedBits returns frames of an empty filter that claim 2^40 bits in a
+// few hundred bytes: one constant stream, and 128 constant pieces of 2^30
+// bytes.
+func claimedBits(t testing.TB) (stream, pieces []byte) {
+	empty := &Digest{Bloom: bloomWith(t, bloom.Config{Layout: bloom.Classic, M: 4096, K: 2, Seed: 1}, 0, 0)}
+	huge := func(h *envelope.Header, body []byte) []byte {
+		binary.LittleEndian.PutUint64(h.Params[8:], 1<<40)
+		return body
+	}
+	one, err := Encode(empty, Fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPieces, err := EncodePieces(empty, Fast, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := parsePieces(payloadOf(t, inPieces), 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	constant := x.streams[:x.ends[0]]
+	pieces = reframed(t, inPieces, func(h *envelope.Header, body []byte) []byte {
+		huge(h, body)
+		const n = 128
+		out := binary.LittleEndian.AppendUint32(nil, MaxPieceBytes)
+		out = append(out, body[4:piecesHead]...)
+		for i := range n {
+			out = binary.LittleEndian.AppendUint32(out, uint32((i+1)*len(constant)))
+		}
+		return append(out, bytes.Repeat(constant, n)...)
+	})
+	return reframed(t, one, huge), pieces
+}
+
+// TestPiecesClaimedBits checks that the readers of pieces refuse the
+// frames of claimedBits: the array's decoded size is checked against the
+// limit, as Decode checks it, before the view is built. Coding the one
+// stream in pieces asked for 11.8 GB at once; the frame in pieces was
+// read, and its first lookup decoded a piece of 1 GiB.
+func TestPiecesClaimedBits(t *testing.T) {
+	stream, pieces := claimedBits(t)
+	cases := []struct {
+		name  string
+		frame []byte
+	}{
+		{"one stream", stream},
+		{"pieces of 2^30 bytes", pieces},
+	}
+	for _, c := range cases {
+		var err error
+		n := minAlloc(func() { _, err = PiecesOf(c.frame, envelope.Limits{}, Fast, 512, 0) })
+		if !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(err.Error(), "digest: ") {
+			t.Errorf("%s: PiecesOf: %v, want ErrTooLarge", c.name, err)
+		}
+		if n > 64*uint64(len(c.frame)) {
+			t.Errorf("%s: PiecesOf allocated %d bytes for a frame of %d", c.name, n, len(c.frame))
+		}
+	}
+	if _, err := DecodePieces(pieces, envelope.Limits{}, 0); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("DecodePieces: %v, want ErrTooLarge", err)
+	}
+}
+
+// payloadOf returns a valid frame's payload.
+func payloadOf(t testing.TB, frame []byte) []byte {
+	t.Helper()
+	_, body, err := envelope.Parse(frame, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// reframed frames again a valid frame whose header and payload (copies)
+// edit changed, with a valid checksum.
+func reframed(t testing.TB, frame []byte, edit func(h *envelope.Header, body []byte) []byte) []byte {
+	t.Helper()
+	h, body, err := envelope.Parse(frame, envelope.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Params = bytes.Clone(h.Params)
+	body = edit(&h, bytes.Clone(body))
+	out, err := envelope.AppendHeader(nil, &h, uint64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return envelope.AppendTrailer(append(out, body...), 0)
+}
+
+// minAlloc returns the fewest bytes f allocated in three calls.
+func minAlloc(f func()) uint64 {
+	least := ^uint64(0)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
 }
