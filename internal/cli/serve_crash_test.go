@@ -101,12 +101,7 @@ func fetch(t *testing.T, addr, originURL, uri string) (hit bool) {
 func TestServeDiskSurvivesKill(t *testing.T) {
 	origin := newCrashOrigin(t)
 	dir := filepath.Join(t.TempDir(), "disk")
-	args := []string{"--listen", "", "--disk", dir, "--disk-size", "256MiB", "--log-level", "warn"}
-	serve := func() *serveProcess {
-		addr := freeAddr(t)
-		args[1] = addr
-		return startServe(t, addr, args...)
-	}
+	serve := diskServe(t, dir, "256MiB")
 
 	sp := serve()
 	const stored = 24
@@ -153,12 +148,7 @@ func TestServeDiskSurvivesKill(t *testing.T) {
 func TestServeDiskDamaged(t *testing.T) {
 	origin := newCrashOrigin(t)
 	dir := filepath.Join(t.TempDir(), "disk")
-	args := []string{"--listen", "", "--disk", dir, "--disk-size", "256MiB", "--log-level", "warn"}
-	serve := func() *serveProcess {
-		addr := freeAddr(t)
-		args[1] = addr
-		return startServe(t, addr, args...)
-	}
+	serve := diskServe(t, dir, "256MiB")
 	sp := serve()
 	const objects = 40
 	for i := range objects {
@@ -277,12 +267,7 @@ func TestServeDiskFull(t *testing.T) {
 	mnt := testutil.MountTmpfs(t, 6<<20)
 	origin := newCrashOrigin(t)
 	dir := filepath.Join(mnt, "disk")
-	args := []string{"--listen", "", "--disk", dir, "--disk-size", "64MiB", "--log-level", "warn"}
-	serve := func() *serveProcess {
-		addr := freeAddr(t)
-		args[1] = addr
-		return startServe(t, addr, args...)
-	}
+	serve := diskServe(t, dir, "64MiB")
 	sp := serve()
 	const objects = 3 * 8
 	for i := range objects {
@@ -349,4 +334,14 @@ func countTemp(t *testing.T, dir string) int {
 		}
 	}
 	return n
+}
+
+// diskServe returns a function that starts "bloomcast serve --disk dir
+// --disk-size size" on a new free loopback address each time it is
+// called, as a restart after a kill does.
+func diskServe(t *testing.T, dir, size string) func() *serveProcess {
+	return func() *serveProcess {
+		addr := freeAddr(t)
+		return startServe(t, addr, "--listen", addr, "--disk", dir, "--disk-size", size, "--log-level", "warn")
+	}
 }
