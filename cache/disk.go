@@ -252,7 +252,7 @@ func scanEntry(path, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: nothing is lost if closing fails
 	fi, err := f.Stat()
 	if err != nil {
 		return "", err
