@@ -18,8 +18,8 @@ import (
 // The zero value is ready to use: no logger, the default limits and no
 // server.
 type ClientConfig struct {
-	// Logger receives (at debug level) dropped datagrams and failed
-	// sends; nil discards.
+	// Logger receives (at debug level, at most 10 lines a second)
+	// dropped datagrams and failed sends; nil discards.
 	Logger *slog.Logger
 	// Limits bounds the replies accepted; the zero value applies the
 	// defaults.
@@ -71,6 +71,7 @@ type Client struct {
 	conn  net.PacketConn
 	cfg   ClientConfig
 	log   *slog.Logger
+	dlog  *datagramLog
 	stats clientCounters
 
 	mu      sync.Mutex
@@ -106,7 +107,7 @@ func NewClient(conn net.PacketConn, cfg ClientConfig) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	c := &Client{conn: conn, cfg: cfg, log: log, pending: make(map[uint32]*call), done: make(chan struct{})}
+	c := &Client{conn: conn, cfg: cfg, log: log, dlog: newDatagramLog(log), pending: make(map[uint32]*call), done: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
@@ -194,7 +195,7 @@ func (c *Client) Query(ctx context.Context, peers []netip.AddrPort, url string, 
 		if err := writeTo(c.conn, q, p); err != nil {
 			sendErr = err
 			c.stats.sendFailures.Add(1)
-			c.log.Debug("icp: cannot send a query", "to", p, "err", err)
+			c.dlog.debug("icp: cannot send a query", "to", p, "err", err)
 			c.mu.Lock()
 			cl.peers[p] = true // no reply will come
 			c.mu.Unlock()
@@ -310,7 +311,7 @@ func (c *Client) deliver(in []byte, from netip.AddrPort) {
 	m, err := Decode(in, c.cfg.Limits)
 	if err != nil {
 		c.stats.malformed.Add(1)
-		c.log.Debug("icp: dropped a datagram", "from", from, "err", err)
+		c.dlog.debug("icp: dropped a datagram", "from", from, "err", err)
 		return
 	}
 	var cl *call
@@ -328,7 +329,7 @@ func (c *Client) deliver(in []byte, from netip.AddrPort) {
 	}
 	if cl == nil {
 		c.stats.unmatched.Add(1)
-		c.log.Debug("icp: dropped an unmatched message", "from", from, "opcode", m.Opcode, "request", m.RequestNumber)
+		c.dlog.debug("icp: dropped an unmatched message", "from", from, "opcode", m.Opcode, "request", m.RequestNumber)
 		return
 	}
 	cl.replies <- Reply{Peer: from, Opcode: m.Opcode, RTT: time.Since(cl.start)}

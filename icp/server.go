@@ -27,8 +27,8 @@ type ServerConfig struct {
 	// ICP_OP_MISS_NOFETCH: "up, but do not fetch this from me now", for
 	// example while the store is rebuilt (RFC 2186 §2). Nil means never.
 	NoFetch func() bool
-	// Logger receives start, stop and (at debug level) dropped
-	// datagrams; nil discards.
+	// Logger receives start, stop and (at debug level, at most 10
+	// lines a second) dropped datagrams; nil discards.
 	Logger *slog.Logger
 	// Limits bounds the queries accepted; the zero value applies the
 	// defaults.
@@ -49,6 +49,7 @@ type ServerConfig struct {
 type Server struct {
 	cfg   ServerConfig
 	log   *slog.Logger
+	dlog  *datagramLog
 	stats serverCounters
 }
 
@@ -64,7 +65,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{cfg: cfg, log: log}, nil
+	return &Server{cfg: cfg, log: log, dlog: newDatagramLog(log)}, nil
 }
 
 // Stats returns a snapshot of the server's counters.
@@ -132,14 +133,14 @@ func (s *Server) handle(conn net.PacketConn, in []byte, from netip.AddrPort, out
 	q, err := Decode(in, s.cfg.Limits)
 	if err != nil {
 		s.stats.malformed.Add(1)
-		s.log.Debug("icp: dropped a datagram", "from", from, "err", err)
+		s.dlog.debug("icp: dropped a datagram", "from", from, "err", err)
 		return out
 	}
 	if q.Opcode != OpQuery {
 		// RFC 2186 §2 lists the replies a query gets; a reply, an
 		// echo or a query's answer arriving here is not ours to answer.
 		s.stats.ignored.Add(1)
-		s.log.Debug("icp: ignored a message that is not a query", "from", from, "opcode", q.Opcode)
+		s.dlog.debug("icp: ignored a message that is not a query", "from", from, "opcode", q.Opcode)
 		return out
 	}
 	s.stats.queries.Add(1)
@@ -148,12 +149,12 @@ func (s *Server) handle(conn net.PacketConn, in []byte, from netip.AddrPort, out
 	if err != nil {
 		// Only a query over RFC 2186's 16 KiB leaves no room for its reply.
 		s.stats.sendFailures.Add(1)
-		s.log.Debug("icp: cannot reply", "to", from, "err", err)
+		s.dlog.debug("icp: cannot reply", "to", from, "err", err)
 		return out
 	}
 	if err := writeTo(conn, out, from); err != nil {
 		s.stats.sendFailures.Add(1)
-		s.log.Debug("icp: cannot reply", "to", from, "err", err)
+		s.dlog.debug("icp: cannot reply", "to", from, "err", err)
 		return out
 	}
 	s.stats.sent(len(out))
