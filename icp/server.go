@@ -42,7 +42,9 @@ type ServerConfig struct {
 // query's request number and URL, is version 2 (as Squid answers version
 // 3 queries too), and sets no option flags, so it never claims an RTT it
 // was not asked for (RFC 2186 §3). Anything else is dropped unanswered
-// and counted. One Server may serve several sockets at once.
+// and counted. Replies are sent at most 10,000 a second, ICP_OP_DENIED
+// at most 10 a second; queries beyond are counted and left unanswered
+// (a querier times out, as it would on a lost datagram). One Server may serve several sockets at once.
 //
 // The zero Server has no Lookup: Serve returns an error wrapping ErrConfig
 // and NewClient refuses it as ClientConfig.Server; make one with NewServer.
@@ -51,7 +53,24 @@ type Server struct {
 	log   *slog.Logger
 	dlog  *datagramLog
 	stats serverCounters
+
+	// Every reply answers a query whose source address may be forged:
+	// these bound the replies a second the server can be made to send
+	// to such an address. DENIED has its own, smaller budget, so that
+	// queries from outside Allow cannot use up the peers'.
+	replies, denials *limiter
 }
+
+// The reply budgets. A reply is never larger than its query (it drops
+// the requester address), so the server does not amplify; these bound
+// the rate at which it reflects. Squid sends ICP_OP_DENIED only while
+// fewer than 95 of a client's last 100 queries were denied
+// (clientdbCutoffDenied); a server-wide budget holds against queries from
+// forged, ever-changing addresses as well.
+const (
+	repliesPerSecond = 10000
+	deniedPerSecond  = 10
+)
 
 // NewServer validates cfg and returns a Server.
 func NewServer(cfg ServerConfig) (*Server, error) {
@@ -65,7 +84,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{cfg: cfg, log: log, dlog: newDatagramLog(log)}, nil
+	return &Server{cfg: cfg, log: log, dlog: newDatagramLog(log),
+		replies: newLimiter(repliesPerSecond), denials: newLimiter(deniedPerSecond)}, nil
 }
 
 // Stats returns a snapshot of the server's counters.
@@ -144,7 +164,12 @@ func (s *Server) handle(conn net.PacketConn, in []byte, from netip.AddrPort, out
 		return out
 	}
 	s.stats.queries.Add(1)
-	op := s.answer(q.URL, from)
+	op, ok := s.answer(q.URL, from)
+	if !ok {
+		s.stats.unanswered.Add(1)
+		s.dlog.debug("icp: left a query unanswered, over the reply rate", "from", from, "denied", op == OpDenied)
+		return out
+	}
 	out, err = AppendMessage(out[:0], Message{Opcode: op, RequestNumber: q.RequestNumber, URL: q.URL})
 	if err != nil {
 		// Only a query over RFC 2186's 16 KiB leaves no room for its reply.
@@ -173,17 +198,23 @@ func (s *Server) handle(conn net.PacketConn, in []byte, from netip.AddrPort, out
 	return out
 }
 
-// answer chooses the reply opcode for a query.
-func (s *Server) answer(url string, from netip.AddrPort) Opcode {
-	switch {
-	case s.cfg.Allow != nil && !s.cfg.Allow(from):
-		return OpDenied
-	case !usableURL(url):
-		return OpErr
-	case s.cfg.Lookup(url):
-		return OpHit
-	case s.cfg.NoFetch != nil && s.cfg.NoFetch():
-		return OpMissNoFetch
+// answer chooses the reply opcode for a query, and reports whether the
+// reply is within its budget. Over budget, it does no lookup.
+func (s *Server) answer(url string, from netip.AddrPort) (Opcode, bool) {
+	now := time.Now()
+	if s.cfg.Allow != nil && !s.cfg.Allow(from) {
+		return OpDenied, s.denials.allow(now)
 	}
-	return OpMiss
+	if !s.replies.allow(now) {
+		return OpInvalid, false
+	}
+	switch {
+	case !usableURL(url):
+		return OpErr, true
+	case s.cfg.Lookup(url):
+		return OpHit, true
+	case s.cfg.NoFetch != nil && s.cfg.NoFetch():
+		return OpMissNoFetch, true
+	}
+	return OpMiss, true
 }

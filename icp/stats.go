@@ -48,20 +48,22 @@ type ServerStats struct {
 	Malformed    uint64 // datagrams dropped because they did not decode
 	Ignored      uint64 // well-formed messages dropped because they are not queries
 	SendFailures uint64 // replies the socket refused
+	Unanswered   uint64 // queries left unanswered, over the reply rate (ICP_OP_DENIED's or all replies')
 }
 
 // Answered is the number of queries the server has finished with: the
-// replies of every opcode and the replies that could not be sent. A reply
+// replies of every opcode, the replies that could not be sent and the
+// queries left unanswered over the reply rate. A reply
 // is counted after the socket has taken it, so the peer that asked can
 // have its answer before it shows here; once the server is idle, Answered
 // equals Queries.
 func (s ServerStats) Answered() uint64 {
-	return s.Hits + s.Misses + s.NoFetch + s.Denied + s.Errors + s.SendFailures
+	return s.Hits + s.Misses + s.NoFetch + s.Denied + s.Errors + s.SendFailures + s.Unanswered
 }
 
 type serverCounters struct {
 	traffic
-	queries, hits, misses, noFetch, denied, errs, malformed, ignored, sendFailures atomic.Uint64
+	queries, hits, misses, noFetch, denied, errs, malformed, ignored, sendFailures, unanswered atomic.Uint64
 }
 
 func (c *serverCounters) snapshot() ServerStats {
@@ -69,7 +71,7 @@ func (c *serverCounters) snapshot() ServerStats {
 		Traffic: c.traffic.snapshot(), Queries: c.queries.Load(),
 		Hits: c.hits.Load(), Misses: c.misses.Load(), NoFetch: c.noFetch.Load(),
 		Denied: c.denied.Load(), Errors: c.errs.Load(), Malformed: c.malformed.Load(),
-		Ignored: c.ignored.Load(), SendFailures: c.sendFailures.Load(),
+		Ignored: c.ignored.Load(), SendFailures: c.sendFailures.Load(), Unanswered: c.unanswered.Load(),
 	}
 }
 
