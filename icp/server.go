@@ -44,7 +44,8 @@ type ServerConfig struct {
 // was not asked for (RFC 2186 §3). Anything else is dropped unanswered
 // and counted. Replies are sent at most 10,000 a second, ICP_OP_DENIED
 // at most 10 a second; queries beyond are counted and left unanswered
-// (a querier times out, as it would on a lost datagram). One Server may serve several sockets at once.
+// (a querier times out, as it would on a lost datagram). One Server may
+// serve several sockets at once.
 //
 // The zero Server has no Lookup: Serve returns an error wrapping ErrConfig
 // and NewClient refuses it as ClientConfig.Server; make one with NewServer.

@@ -231,11 +231,15 @@ var (
 		[]string{"role", "direction"}, nil)
 	icpBytesDesc = prometheus.NewDesc("bloomcast_icp_bytes_total",
 		"ICP message bytes (UDP payload) sent and received, by role.", []string{"role", "direction"}, nil)
+	icpUnansweredDesc = prometheus.NewDesc("bloomcast_icp_queries_unanswered_total",
+		"ICP queries the node left unanswered because they came faster than its reply budgets (10 ICP_OP_DENIED and 10,000 replies a second): a flood, or queries with forged sources.",
+		nil, nil)
 )
 
 func (c *icpCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- icpMessagesDesc
 	ch <- icpBytesDesc
+	ch <- icpUnansweredDesc
 }
 
 func (c *icpCollector) Collect(ch chan<- prometheus.Metric) {
@@ -244,7 +248,9 @@ func (c *icpCollector) Collect(ch chan<- prometheus.Metric) {
 		client = cl.Stats().Traffic
 	}
 	emitTraffic(ch, "client", client)
-	emitTraffic(ch, "server", c.node.icpServer.Stats().Traffic)
+	server := c.node.icpServer.Stats()
+	emitTraffic(ch, "server", server.Traffic)
+	ch <- prometheus.MustNewConstMetric(icpUnansweredDesc, prometheus.CounterValue, float64(server.Unanswered))
 }
 
 func emitTraffic(ch chan<- prometheus.Metric, role string, t icp.Traffic) {

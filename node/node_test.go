@@ -14,6 +14,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/formats/squid"
+	"github.com/bloomcast/bloomcast/icp"
 )
 
 func TestNodesShareDigests(t *testing.T) {
@@ -235,4 +236,51 @@ func TestNodeReadTimeout(t *testing.T) {
 	if d.cfg.ReadTimeout != cache.DefaultReadTimeout || cache.DefaultReadTimeout != 15*time.Minute {
 		t.Errorf("default read timeout %v", d.cfg.ReadTimeout)
 	}
+}
+
+// TestNodeICPUnansweredCounted floods a node's ICP socket with queries
+// from outside --allow-peers: beyond its ICP_OP_DENIED budget they go
+// unanswered (icp.Server), and /metrics says how many.
+func TestNodeICPUnansweredCounted(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, listen(t, "127.0.0.1:0"), pc, NodeConfig{ICPListen: pc.LocalAddr().String(),
+		AllowPeers: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	client, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	q, err := icp.Encode(icp.Message{Opcode: icp.OpQuery, RequestNumber: 1, URL: "http://example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const queries = 50
+	for range queries {
+		if _, err := client.WriteTo(q, pc.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, "the queries to be answered or left", func() bool {
+		s := n.stats().ICPServer
+		return s.Queries == queries && s.Answered() == queries
+	})
+	// /metrics answers --allow-peers only: read the node's own registry.
+	families, err := n.metrics.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := n.stats().ICPServer
+	for _, f := range families {
+		if f.GetName() == "bloomcast_icp_queries_unanswered_total" {
+			got := f.GetMetric()[0].GetCounter().GetValue()
+			if got == 0 || got != float64(s.Unanswered) || s.Denied+s.Unanswered != queries {
+				t.Fatalf("bloomcast_icp_queries_unanswered_total %v, server stats %+v", got, s)
+			}
+			return
+		}
+	}
+	t.Fatal("no bloomcast_icp_queries_unanswered_total in the node's metrics")
 }
