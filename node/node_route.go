@@ -205,6 +205,9 @@ func (r *icpRouter) resolve() {
 		if err != nil {
 			continue // NewNode validated the addresses
 		}
+		// Keyed as the ICP client reports a reply's source, unmapped: a
+		// peer written [::ffff:10.0.0.1]:3130 answers from 10.0.0.1:3130.
+		ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 		r.addrs = append(r.addrs, ap)
 		r.byICP[ap] = p
 	}

@@ -284,3 +284,27 @@ func TestNodeICPUnansweredCounted(t *testing.T) {
 	}
 	t.Fatal("no bloomcast_icp_queries_unanswered_total in the node's metrics")
 }
+
+// TestNodeICPRouteMappedAddress: a peer's ICP address written as an
+// IPv4-mapped IPv6 address is the address its replies come from, which
+// the ICP client reads unmapped: the peer's HIT still routes to it.
+func TestNodeICPRouteMappedAddress(t *testing.T) {
+	origin := newTestOrigin(t)
+	var pcs [2]net.PacketConn
+	for i := range pcs {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pcs[i] = pc
+	}
+	b := startNode(t, listen(t, "127.0.0.1:0"), pcs[1], NodeConfig{ICPListen: pcs[1].LocalAddr().String()})
+	mapped := netip.AddrPortFrom(netip.MustParseAddr("::ffff:127.0.0.1"), pcs[1].LocalAddr().(*net.UDPAddr).AddrPort().Port())
+	a := startNode(t, listen(t, "127.0.0.1:0"), pcs[0], NodeConfig{ICPListen: pcs[0].LocalAddr().String(), Route: RouteICP,
+		ICPTimeout: time.Second, Peers: []PeerConfig{{Name: "b", Proxy: b.url(), ICP: mapped.String()}}})
+	target := origin.URL + "/obj/1"
+	b.get(t, target)
+	if body, _ := a.get(t, target); body != "object /obj/1" || origin.count("/obj/1") != 1 {
+		t.Fatalf("ICP sibling hit through %s: %q, origin asked %d times", mapped, body, origin.count("/obj/1"))
+	}
+}
