@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/ratelog"
 	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
@@ -21,17 +22,16 @@ type faults struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu         sync.Mutex
-	counts     map[string]uint64
-	current    error     // the last write's error; nil once a write succeeds
-	since      time.Time // when current began
-	logged     map[string]time.Time
-	suppressed map[string]uint64
+	warnings *ratelog.Limiter // by reason
+
+	mu      sync.Mutex
+	counts  map[string]uint64
+	current error     // the last write's error; nil once a write succeeds
+	since   time.Time // when current began
 }
 
 func newFaults(log *slog.Logger) *faults {
-	return &faults{log: log, now: time.Now, counts: map[string]uint64{},
-		logged: map[string]time.Time{}, suppressed: map[string]uint64{}}
+	return &faults{log: log, now: time.Now, warnings: ratelog.New(faultLogEvery), counts: map[string]uint64{}}
 }
 
 // failed counts and, at most once a minute per reason, logs a failure
@@ -48,16 +48,11 @@ func (f *faults) failed(dir, op string, write bool, err error) {
 		}
 		f.current = err
 	}
-	last, seen := f.logged[reason]
-	if seen && now.Sub(last) < faultLogEvery {
-		f.suppressed[reason]++
-		f.mu.Unlock()
+	f.mu.Unlock()
+	ok, n := f.warnings.Allow(reason, now)
+	if !ok {
 		return
 	}
-	f.logged[reason] = now
-	n := f.suppressed[reason]
-	f.suppressed[reason] = 0
-	f.mu.Unlock()
 	f.log.Warn("cache: disk store failing", "dir", dir, "op", op, "reason", reason, "err", err,
 		"suppressedSinceLastWarning", n)
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bloomcast/bloomcast/internal/ratelog"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/nats-io/nats.go"
 )
@@ -189,12 +190,12 @@ type reassembler struct {
 
 	dropped atomic.Uint64 // incomplete digests and malformed chunks dropped
 
-	logMu  sync.Mutex          // from runs on the alive subscription's goroutine too
-	logged map[string]logState // by message, a constant: bounded
+	warnings *ratelog.Limiter // by message, a constant: bounded; from runs on the alive subscription's goroutine too
 }
 
 func newReassembler(self string, limit int64, log *slog.Logger) *reassembler {
-	return &reassembler{self: self, max: limit, maxHeld: heldPerDigest * limit, log: log, pending: map[string]*pending{}, logged: map[string]logState{}}
+	return &reassembler{self: self, max: limit, maxHeld: heldPerDigest * limit, log: log, pending: map[string]*pending{},
+		warnings: ratelog.New(logEvery)}
 }
 
 // add takes one message of the stream, a single message or a chunk, and
@@ -304,27 +305,14 @@ const logEvery = time.Minute
 // warn logs msg at most once per logEvery, so that a publisher sending
 // many bad messages does not flood the log; Dropped counts them all.
 func (r *reassembler) warn(msg string, args ...any) {
-	r.logMu.Lock()
-	now := time.Now()
-	last, seen := r.logged[msg]
-	if seen && now.Sub(last.at) < logEvery {
-		last.left++
-		r.logged[msg] = last
-		r.logMu.Unlock()
+	ok, left := r.warnings.Allow(msg, time.Now())
+	if !ok {
 		return
 	}
-	r.logged[msg] = logState{at: now}
-	r.logMu.Unlock()
-	if last.left > 0 {
-		args = append(args, "not_logged_since_last", last.left)
+	if left > 0 {
+		args = append(args, "not_logged_since_last", left)
 	}
 	r.log.Warn(msg, args...)
-}
-
-// logState is when a warning was last logged and how many were not since.
-type logState struct {
-	at   time.Time
-	left int
 }
 
 // holding returns the number of incomplete digests and the bytes they
