@@ -131,11 +131,10 @@ func TestDeniedRepliesBounded(t *testing.T) {
 func TestRepliesBounded(t *testing.T) {
 	const n, rate = 300, 50
 	lookups := 0
-	s, err := NewServer(ServerConfig{Lookup: func(string) bool { lookups++; return false }})
+	s, err := NewServer(ServerConfig{Lookup: func(string) bool { lookups++; return false }, Limits: Limits{Replies: rate}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.replies = newLimiter(rate)
 	conn := listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

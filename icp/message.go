@@ -138,6 +138,23 @@ type Limits struct {
 	// MaxURL is the longest URL accepted (without its NUL); 0 means
 	// DefaultMaxURL.
 	MaxURL int
+	// Replies is the most replies a Server sends a second, in bursts of
+	// up to as many; 0 means DefaultReplies. Queries beyond it are left
+	// unanswered (ServerStats.Unanswered). Raise it for peers that
+	// query faster; it bounds what a forged source address can have
+	// the server reflect. Clients ignore it.
+	Replies int
+}
+
+// DefaultReplies is the Server's reply budget a second when
+// Limits.Replies is 0.
+const DefaultReplies = 10000
+
+func (l Limits) replies() int {
+	if l.Replies <= 0 {
+		return DefaultReplies
+	}
+	return l.Replies
 }
 
 func (l Limits) maxMessage() int {

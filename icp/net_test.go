@@ -297,6 +297,9 @@ func TestQueryArguments(t *testing.T) {
 	if _, err := NewServer(ServerConfig{}); !errors.Is(err, ErrConfig) {
 		t.Errorf("server without Lookup: %v", err)
 	}
+	if _, err := NewServer(ServerConfig{Lookup: func(string) bool { return false }, Limits: Limits{Replies: -1}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("server with a negative reply budget: %v", err)
+	}
 	if _, err := NewClient(nil, ClientConfig{}); !errors.Is(err, ErrConfig) {
 		t.Errorf("client without a socket: %v", err)
 	}

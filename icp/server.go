@@ -42,8 +42,8 @@ type ServerConfig struct {
 // query's request number and URL, is version 2 (as Squid answers version
 // 3 queries too), and sets no option flags, so it never claims an RTT it
 // was not asked for (RFC 2186 §3). Anything else is dropped unanswered
-// and counted. Replies are sent at most 10,000 a second, ICP_OP_DENIED
-// at most 10 a second; queries beyond are counted and left unanswered
+// and counted. Replies are sent at most Limits.Replies a second
+// (DefaultReplies, 10,000), ICP_OP_DENIED at most 10 a second; queries beyond are counted and left unanswered
 // (a querier times out, as it would on a lost datagram). One Server may
 // serve several sockets at once.
 //
@@ -67,18 +67,16 @@ type Server struct {
 // the rate at which it reflects. Squid sends ICP_OP_DENIED only while
 // fewer than 95 of a client's last 100 queries were denied
 // (clientdbCutoffDenied); a server-wide budget holds against queries from
-// forged, ever-changing addresses as well.
-const (
-	repliesPerSecond = 10000
-	deniedPerSecond  = 10
-)
+// forged, ever-changing addresses as well. The budget for all replies
+// is Limits.Replies.
+const deniedPerSecond = 10
 
 // NewServer validates cfg and returns a Server.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Lookup == nil {
 		return nil, fmt.Errorf("%w: ServerConfig.Lookup is required", ErrConfig)
 	}
-	if cfg.Limits.MaxMessage < 0 || cfg.Limits.MaxURL < 0 {
+	if cfg.Limits.MaxMessage < 0 || cfg.Limits.MaxURL < 0 || cfg.Limits.Replies < 0 {
 		return nil, fmt.Errorf("%w: negative limits %+v", ErrConfig, cfg.Limits)
 	}
 	log := cfg.Logger
@@ -86,7 +84,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Server{cfg: cfg, log: log, dlog: newDatagramLog(log),
-		replies: newLimiter(repliesPerSecond), denials: newLimiter(deniedPerSecond)}, nil
+		replies: newLimiter(float64(cfg.Limits.replies())), denials: newLimiter(deniedPerSecond)}, nil
 }
 
 // Stats returns a snapshot of the server's counters.

@@ -132,6 +132,10 @@ type NodeConfig struct {
 	PeerViews      PeerViews     // how peers' digests are held: PeerViewsDecoded (empty means it) or PeerViewsCompressed
 	PeerTimeout    time.Duration // wait for a peer's response headers; 0 means 5 s
 	ICPTimeout     time.Duration // wait for ICP replies; 0 means 2 s
+	// ICPReplies is the most ICP replies the node sends a second;
+	// queries beyond it go unanswered and are counted. 0 means
+	// icp.DefaultReplies (icp.Limits.Replies).
+	ICPReplies int
 	// FullDigests, when FullDigestsStatic or FullDigestsStaticXOR,
 	// serves static digests (a ribbon filter of the cache's keys and
 	// Bloom filters of the changes since, digest.StaticPublisher) to
@@ -320,7 +324,8 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}); err != nil {
 		return nil, errors.Join(err, n.store.Close())
 	}
-	if n.icpServer, err = icp.NewServer(icp.ServerConfig{Lookup: n.icpLookup, Allow: n.icpAllowed, Logger: n.log}); err != nil {
+	if n.icpServer, err = icp.NewServer(icp.ServerConfig{Lookup: n.icpLookup, Allow: n.icpAllowed, Logger: n.log,
+		Limits: icp.Limits{Replies: cfg.ICPReplies}}); err != nil {
 		return nil, errors.Join(err, n.store.Close())
 	}
 	n.handler = n.routes()
@@ -438,6 +443,8 @@ func (cfg *NodeConfig) check() error {
 		return fmt.Errorf("%w: %g bits per entry for %d objects", cache.ErrConfig, cfg.BitsPerEntry, cfg.Capacity)
 	case cfg.HashFunctions < 0:
 		return fmt.Errorf("%w: %d hash functions", cache.ErrConfig, cfg.HashFunctions)
+	case cfg.ICPReplies < 0:
+		return fmt.Errorf("%w: %d ICP replies a second (want 0 for the default, or more)", cache.ErrConfig, cfg.ICPReplies)
 	case cfg.Route == RouteICP && cfg.ICPListen == "":
 		return fmt.Errorf("%w: route icp needs an ICP address to send from", cache.ErrConfig)
 	}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -283,6 +284,44 @@ func TestNodeICPUnansweredCounted(t *testing.T) {
 		}
 	}
 	t.Fatal("no bloomcast_icp_queries_unanswered_total in the node's metrics")
+}
+
+// TestNodeICPReplies: NodeConfig.ICPReplies is the node's ICP reply
+// budget; allowed queries beyond it go unanswered and are counted.
+func TestNodeICPReplies(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget, queries = 5, 200
+	n := startNode(t, listen(t, "127.0.0.1:0"), pc, NodeConfig{ICPListen: pc.LocalAddr().String(), ICPReplies: budget})
+	client, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	q, err := icp.Encode(icp.Message{Opcode: icp.OpQuery, RequestNumber: 1, URL: "http://example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for range queries {
+		if _, err := client.WriteTo(q, pc.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, "the queries to be answered or left", func() bool {
+		s := n.stats().ICPServer
+		return s.Queries == queries && s.Answered() == queries
+	})
+	s := n.stats().ICPServer
+	bound := uint64((time.Since(start).Seconds() + 1) * budget)
+	if replied := s.Queries - s.Unanswered; replied == 0 || replied > bound || s.Denied != 0 {
+		t.Fatalf("%d of %d queries answered at a budget of %d a second (want 1 to %d): %+v", replied, queries, budget, bound, s)
+	}
+	if _, err := NewNode(NodeConfig{ICPReplies: -1}); !errors.Is(err, cache.ErrConfig) {
+		t.Fatalf("ICPReplies -1: %v", err)
+	}
 }
 
 // TestNodeICPRouteMappedAddress: a peer's ICP address written as an

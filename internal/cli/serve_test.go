@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/icp"
+	"github.com/bloomcast/bloomcast/internal/nodeflags"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -166,6 +169,44 @@ func TestServeWarnsOfSharedName(t *testing.T) {
 		warned := strings.Contains(stderr.String(), "no --name, and a peer runs on this host") && strings.Contains(stderr.String(), "give each node its own --name")
 		if warned == named {
 			t.Errorf("--name given %t: warned %t:\n%s", named, warned, stderr.String())
+		}
+	}
+}
+
+// TestServeFlagsDocumented checks that serve's usage text documents every
+// flag serve takes, so a new flag cannot reach users undocumented.
+func TestServeFlagsDocumented(t *testing.T) {
+	sf := nodeflags.NewNodeFlags()
+	fs := newFlagSet("serve")
+	if err := sf.Register(fs); err != nil {
+		t.Fatal(err)
+	}
+	usage := usageText("serve")
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		if !strings.Contains(usage, "  --"+f.Name+" ") && !strings.Contains(usage, "  --"+f.Name+"\n") {
+			t.Errorf("serve's usage does not document --%s", f.Name)
+		}
+	})
+	if n < 30 {
+		t.Fatalf("%d flags registered; the flag set changed shape", n)
+	}
+}
+
+// TestServeICPReplies: --icp-replies reaches the node's configuration,
+// and a budget below one reply a second is refused naming the flag.
+func TestServeICPReplies(t *testing.T) {
+	sf, err := parseServeFlags([]string{"--icp-replies", "250"})
+	if err != nil || sf.cfg.ICPReplies != 250 {
+		t.Fatalf("--icp-replies 250: %v, %+v", err, sf)
+	}
+	if sf, err := parseServeFlags(nil); err != nil || sf.cfg.ICPReplies != icp.DefaultReplies {
+		t.Fatalf("default: %v, %+v", err, sf)
+	}
+	for _, v := range []string{"0", "-5", "many"} {
+		if _, err := parseServeFlags([]string{"--icp-replies", v}); err == nil || !strings.Contains(err.Error(), "--icp-replies") {
+			t.Errorf("--icp-replies %s: %v", v, err)
 		}
 	}
 }

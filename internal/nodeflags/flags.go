@@ -22,6 +22,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/digest"
+	"github.com/bloomcast/bloomcast/icp"
 	"github.com/bloomcast/bloomcast/internal/flagvalue"
 	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/node"
@@ -105,7 +106,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", cache.ErrC
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // full-digests, peer-timeout,
-// icp-timeout, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
+// icp-timeout, icp-replies, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
@@ -141,6 +142,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.StringVar((*string)(&c.FullDigests), "full-digests", string(node.FullDigestsBloom), "")
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
+	fs.IntVar(&c.ICPReplies, "icp-replies", icp.DefaultReplies, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
 	nf.denyTo = denyList(node.DefaultDenyDestinations())
@@ -339,6 +341,9 @@ func (nf *NodeFlags) Check() error {
 	if nf.IsSet("peer-expiry") && c.PeerExpiry < c.PollInterval {
 		return nf.errf("peer-expiry", "shorter than --poll (%v): every view would expire between polls", c.PollInterval)
 	}
+	if c.ICPReplies < 1 {
+		return nf.errf("icp-replies", "want a number of ICP replies a second of at least 1, such as %d", icp.DefaultReplies)
+	}
 	if err := checkHostPort(c.Listen); err != nil {
 		return nf.errf("listen", "%v", err)
 	}
@@ -411,6 +416,7 @@ var restartFlags = map[string]string{
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
 	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "FullDigests": "full-digests", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
+	"ICPReplies":   "icp-replies",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 	"MaxRequestHeaderBytes": "max-request-header",
 }
