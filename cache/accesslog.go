@@ -1,9 +1,12 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,8 +45,9 @@ type Record struct {
 // percent-encoded, so every line is ASCII and splits into exactly ten
 // whitespace-separated fields, by ASCII or by Unicode white space (U+0085
 // and U+00A0 are spaces to the latter). The URL
-// is written without userinfo (as Squid does; it may hold a password)
-// and cut to 4 KiB, the other text fields to 256 bytes each, so that no
+// is written without userinfo and without its query (as Squid does by
+// default, strip_query_terms: either may hold a password, a session or a
+// token of the client's) and cut to 4 KiB, the other text fields to 256 bytes each, so that no
 // line is longer than MaxAccessLogLine, however long what a client sent.
 func (r Record) appendSquid(dst []byte) []byte {
 	ms := r.Time.UnixMilli()
@@ -70,7 +74,7 @@ func (r Record) appendSquid(dst []byte) []byte {
 	dst = append(dst, ' ')
 	dst = appendField(dst, r.Method, maxLogField)
 	dst = append(dst, ' ')
-	dst = appendField(dst, httpx.WithoutUserinfo(r.URL), maxLogURL)
+	dst = appendField(dst, logTarget(r.URL), maxLogURL)
 	dst = append(dst, ' ')
 	dst = appendField(dst, r.User, maxLogField)
 	dst = append(dst, ' ')
@@ -133,11 +137,42 @@ func (l *accessLog) Log(r Record) error {
 	return err
 }
 
-// logURL is a URL as the node's structured log shows it: without
-// userinfo and cut as the access log cuts it, so that no log line grows
-// with what a client sent.
+// logURL is a URL as the node's structured log shows it: as the access
+// log shows it (logTarget), and cut as the access log cuts it, so that no
+// log line grows with what a client sent.
 func logURL(u string) string {
-	return string(appendField(nil, httpx.WithoutUserinfo(u), maxLogURL))
+	return string(appendField(nil, logTarget(u), maxLogURL))
+}
+
+// logErr is an error as the node's structured log shows it: the URL
+// Go's client names in its errors (url.Error: `Get "http://host/p?q":
+// dial tcp ...`) as logURL shows it, and the whole cut to maxLogURL
+// bytes, so that an error no more than a URL holds the query a client
+// sent, nor grows with it.
+func logErr(err error) string {
+	s := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		s = strings.ReplaceAll(s, strconv.Quote(ue.URL), strconv.Quote(logURL(ue.URL)))
+	}
+	if len(s) > maxLogURL {
+		s = strings.ToValidUTF8(s[:maxLogURL], "")
+	}
+	return s
+}
+
+// logTarget is a request target as the logs show it: without userinfo,
+// and without what follows its first "?" or "#", which is kept to show
+// that something was cut. Squid logs URLs so by default
+// (strip_query_terms on: "http://host/path?"): a query often carries a
+// session id, a token or a password, which the operator of a shared
+// proxy should not read, nor a log keep.
+func logTarget(u string) string {
+	u = httpx.WithoutUserinfo(u)
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i+1]
+	}
+	return u
 }
 
 // LogAccess writes a record of a request the proxy did not serve itself

@@ -607,7 +607,7 @@ func (p *Proxy) decideValidation(x *exchange, out *http.Request) {
 func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
 	if errors.Is(err, ErrDestinationDenied) {
 		x.rec.Code = squidlog.CodeDenied
-		p.log.Info("cache: destination denied", "url", logURL(x.rec.URL), "err", err)
+		p.log.Info("cache: destination denied", "url", logURL(x.rec.URL), "err", logErr(err))
 		p.fail(x.w, http.StatusForbidden, "cache: destination not allowed")
 		return
 	}
@@ -615,7 +615,7 @@ func (p *Proxy) forwardFailed(x *exchange, u *upstream, err error) {
 	if errors.Is(err, context.DeadlineExceeded) || httpx.IsTimeout(err) || u.timedOut.Load() {
 		status = http.StatusGatewayTimeout
 	}
-	p.log.Info("cache: forwarding failed", "url", logURL(x.rec.URL), "err", err)
+	p.log.Info("cache: forwarding failed", "url", logURL(x.rec.URL), "err", logErr(err))
 	if x.entry != nil {
 		if now := p.now(); staleIfError(x.entry, x.qcc, now) || staleIfUnreachable(x.entry, x.qcc) {
 			x.rec.Code = squidlog.CodeRefreshFailOld
@@ -788,7 +788,7 @@ func (p *Proxy) putWith(r *http.Request, e *Entry, s *storedEntry) {
 		err = p.store.Put(e)
 	}
 	if err != nil {
-		p.log.Debug("cache: not stored", "url", logURL(e.URL), "err", err)
+		p.log.Debug("cache: not stored", "url", logURL(e.URL), "err", logErr(err))
 	}
 }
 

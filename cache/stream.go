@@ -493,7 +493,7 @@ func (p *Proxy) logBodyError(r *http.Request, u *upstream, err error) {
 	if u.timedOut.Load() {
 		p.log.Warn("cache: response body timed out", "url", logURL(r.URL.String()), "timeout", u.timeout)
 	} else {
-		p.log.Info("cache: reading response body", "url", logURL(r.URL.String()), "err", err)
+		p.log.Info("cache: reading response body", "url", logURL(r.URL.String()), "err", logErr(err))
 	}
 }
 

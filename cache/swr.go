@@ -107,7 +107,7 @@ func (p *Proxy) refresh(out *http.Request, key string, e *Entry, validators bool
 	}()
 	resp, src, err := p.router.Route(&Forward{Request: out, Key: key, Revalidation: validators})
 	if err != nil {
-		p.log.Info("cache: background revalidation failed", "url", logURL(rec.URL), "err", err)
+		p.log.Info("cache: background revalidation failed", "url", logURL(rec.URL), "err", logErr(err))
 		rec.Status = http.StatusBadGateway
 		return
 	}

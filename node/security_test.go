@@ -168,6 +168,43 @@ func TestNodeUserinfoNeverShared(t *testing.T) {
 	}
 }
 
+// TestNodeLogsNoQuery: a client's query (a session id, a token) reaches
+// the origin but neither log: the access log writes the URL cut after
+// its "?", as Squid does by default (strip_query_terms), and so does the
+// operational log, in its url field and in the error of a failed
+// forward, which Go's client writes with the whole URL; a 60 KiB query
+// does not make that line 60 KiB.
+func TestNodeLogsNoQuery(t *testing.T) {
+	origin := newTestOrigin(t) // answers "object <path>"
+	var slogged syncBuffer
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{Logger: slog.New(slog.NewTextHandler(&slogged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	closed := listen(t, "127.0.0.1:0")
+	closedHost := closed.Addr().String()
+	closed.Close()
+
+	if body, _ := n.get(t, origin.URL+"/account?session=SECRET1&x=y"); body != "object /account" {
+		t.Fatalf("got %q", body)
+	}
+	waitLogged(t, n.log, "TCP_MISS/200", "GET "+origin.URL+"/account? ")
+	long := "SECRET2" + strings.Repeat("a", 60<<10)
+	if _, resp := n.get(t, "http://"+closedHost+"/x?token="+long); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("to a closed port: %s", resp.Status)
+	}
+	waitLogged(t, n.log, "TCP_MISS/502", "GET http://"+closedHost+"/x? ")
+	waitFor(t, 5*time.Second, "the failed forward logged", func() bool { return strings.Contains(slogged.String(), "forwarding failed") })
+	for what, text := range map[string]string{"access log": n.log.String(), "log": slogged.String()} {
+		if strings.Contains(text, "SECRET") {
+			t.Errorf("the %s holds the query:\n%.2000s", what, text)
+		}
+	}
+	for _, l := range strings.Split(slogged.String(), "\n") {
+		if len(l) > 3*cache.MaxAccessLogLine {
+			t.Errorf("a log line of %d bytes: %.200s", len(l), l)
+		}
+	}
+}
+
 // TestNodeFragmentRefused: a request target with a fragment is refused
 // 400 before anything is looked up or forwarded (RFC 9112 §3.2, RFC 9110
 // §4.2.5), and logged NONE/400. Were it forwarded, Go's server having
@@ -185,7 +222,7 @@ func TestNodeFragmentRefused(t *testing.T) {
 		if len(resps) != 1 || resps[0].StatusCode != http.StatusBadRequest {
 			t.Errorf("GET http://%s%s: %v %q, want 400", host, target, resps, bodies)
 		}
-		waitLogged(t, n.log, "NONE/400", "GET http://"+host+target+" ")
+		waitLogged(t, n.log, "NONE/400", "GET http://"+host+target[:strings.IndexAny(target, "?#")+1]+" ")
 	}
 	if c := origin.count("/obj/1#evil") + origin.count("/obj/1"); c != 0 {
 		t.Errorf("the origin was asked %d times for the targets with a fragment", c)
