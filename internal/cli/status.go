@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
@@ -190,7 +191,7 @@ func fetchStatus(c *http.Client, target string) ([]byte, nodestatus.Status, erro
 		return nil, st, fmt.Errorf("status: %s: %w", target, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, st, fmt.Errorf("status: %s: %s: %s", target, resp.Status, strings.TrimSpace(firstLine(string(raw))))
+		return nil, st, fmt.Errorf("status: %s: %s: %s", target, printable(resp.Status), printable(strings.TrimSpace(firstLine(string(raw)))))
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return nil, st, fmt.Errorf("status: %s: not a node's status: %w", target, err)
@@ -198,15 +199,65 @@ func fetchStatus(c *http.Client, target string) ([]byte, nodestatus.Status, erro
 	return raw, st, nil
 }
 
+// printable returns s with every rune that is not printable (controls,
+// C1 controls, format characters such as bidirectional overrides) and
+// every tab written as a Go escape ("\x1b", "\u202e"). What a node
+// reports is partly what its peers sent it (a reason phrase, an error),
+// and a peer's escape sequence printed raw would drive the terminal:
+// retitle it, clear it, hide or forge lines of the table.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == '\t' || !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\t' && unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r) // "'\x1b'", "'\u202e'", "'\ufffd'" for a bad byte
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// printableStatus returns st with its text fields printable: the
+// node's, its transport's and its peers'.
+func printableStatus(st nodestatus.Status) nodestatus.Status {
+	n := &st.Node
+	n.Name, n.Version, n.Listen, n.Route, n.Unhealthy = printable(n.Name), printable(n.Version), printable(n.Listen), printable(n.Route), printable(n.Unhealthy)
+	st.Digest.Codec = printable(st.Digest.Codec)
+	if st.Transport != nil {
+		t := *st.Transport
+		t.Name = printable(t.Name)
+		st.Transport = &t
+	}
+	peers := make([]nodestatus.Peer, len(st.Peers))
+	for i, p := range st.Peers {
+		p.Name, p.State, p.Protocol, p.Transport, p.LastError = printable(p.Name), printable(p.State), printable(p.Protocol), printable(p.Transport), printable(p.LastError)
+		peers[i] = p
+	}
+	st.Peers = peers
+	return st
 }
 
 // writeStatus prints a node's status as the tables of its status page.
 // A failed write shows in the error of the tables' Flush, or in the
 // command's output writer, which keeps the first.
 func writeStatus(w io.Writer, st nodestatus.Status) error {
+	st = printableStatus(st)
 	n := st.Node
 	health := "ok"
 	if !n.Healthy {

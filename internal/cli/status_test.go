@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,71 @@ func TestStatusCommand(t *testing.T) {
 		if code := run(c.args, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%q: exit %d, %q; want %q", c.args, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// hostileServer answers every request on a loopback port with the raw
+// response resp, until the test ends, and returns its address.
+func hostileServer(t *testing.T, resp string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				buf := make([]byte, 64<<10)
+				c.Read(buf)
+				io.WriteString(c, resp)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestStatusCommandHostileText: a peer's reason phrase that holds
+// terminal escape sequences (retitle, clear the screen, a bidirectional
+// override), as the node reports it in the peer's last error, and a
+// hostile node's own refusal, are printed by `bloomcast status` escaped,
+// never raw to the terminal.
+func TestStatusCommandHostileText(t *testing.T) {
+	const reason = "500 \x1b]0;PWNED\x07\x1b[2J\x1b[8m\u202eRED\u009b31m\tX"
+	peer := hostileServer(t, "HTTP/1.1 "+reason+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	lnA, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := startStatusNode(t, lnA, node.NodeConfig{Name: "node-a", Peers: []node.PeerConfig{{Name: "evil", Proxy: "http://" + peer}}})
+	a.Directory().Refresh(context.Background()) // fails: the peer answers 500
+	raw := []rune{'\x1b', '\x07', '\u202e', '\u009b', '\t'}
+
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"status", "http://" + lnA.Addr().String()}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	if strings.ContainsAny(out, string(raw)) {
+		t.Errorf("the table holds a raw control character:\n%q", out)
+	}
+	if !strings.Contains(out, `500 \x1b]0;PWNED\a\x1b[2J\x1b[8m\u202eRED\u009b31m\tX`) {
+		t.Errorf("the table lacks the peer's error, escaped:\n%s", out)
+	}
+
+	const body = "\x1b]0;BODY\x07\n"
+	evil := hostileServer(t, "HTTP/1.1 "+reason+"\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\nConnection: close\r\n\r\n"+body)
+	stderr.Reset()
+	if code := run([]string{"status", "http://" + evil}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), `\x1b]0;BODY`) {
+		t.Errorf("a hostile node: exit %d, %q", code, stderr.String())
+	}
+	if strings.ContainsAny(stderr.String(), string(raw)) {
+		t.Errorf("the error holds a raw control character: %q", stderr.String())
 	}
 }
