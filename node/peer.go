@@ -604,7 +604,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	}
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
-		return err
+		return withoutUserinfo(err)
 	}
 	defer httpx.CloseBody(resp.Body)
 	switch resp.StatusCode {
@@ -803,4 +803,16 @@ func (d *Directory) status() []peerStatus {
 		out = append(out, s)
 	}
 	return out
+}
+
+// withoutUserinfo returns err, from Go's client, with the URL it names
+// written without userinfo: the client masks a password ("u:***@host"),
+// not the user, and the error reaches the log, the status page and
+// `bloomcast status` as the peer's last error.
+func withoutUserinfo(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = httpx.WithoutUserinfo(ue.URL)
+	}
+	return err
 }

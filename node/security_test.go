@@ -205,6 +205,31 @@ func TestNodeLogsNoQuery(t *testing.T) {
 	}
 }
 
+// TestNodePeerUserinfoNotShown: a peer configured with userinfo in its
+// URL is named by its host alone where its failures show: the log, the
+// status JSON (and so the page and `bloomcast status`) and /metrics. Go's
+// client masks the password in its errors ("u:***@host"), not the user.
+func TestNodePeerUserinfoNotShown(t *testing.T) {
+	closed := listen(t, "127.0.0.1:0")
+	peerHost := closed.Addr().String()
+	closed.Close()
+	var slogged syncBuffer
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{Logger: slog.New(slog.NewTextHandler(&slogged, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Peers: []PeerConfig{{Proxy: "http://peeruser:peerpass@" + peerHost}}})
+	n.Directory().Refresh(context.Background()) // fails: nothing listens there
+	_, status := getBody(t, n.url()+nodestatus.JSONPath)
+	_, metrics := getBody(t, n.url()+"/metrics")
+	for what, text := range map[string]string{"log": slogged.String(), "status": status, "metrics": metrics} {
+		if strings.Contains(text, "peeruser") || strings.Contains(text, "peerpass") {
+			t.Errorf("the %s holds the peer's userinfo:\n%.3000s", what, text)
+		}
+	}
+	if !strings.Contains(status, "connection refused") || !strings.Contains(status, "http://"+peerHost+"/") {
+		t.Errorf("status lacks the peer's error:\n%s", status)
+	}
+}
+
 // TestNodeFragmentRefused: a request target with a fragment is refused
 // 400 before anything is looked up or forwarded (RFC 9112 §3.2, RFC 9110
 // §4.2.5), and logged NONE/400. Were it forwarded, Go's server having
