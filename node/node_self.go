@@ -1,14 +1,21 @@
 package node
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/bloomcast/bloomcast/internal/originclient"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
+
+// errTunnelSelf is the error of a CONNECT whose host resolved to one of
+// the node's own addresses.
+var errTunnelSelf = errors.New("node: CONNECT to the node's own address")
 
 // addressedToMe reports whether r is for the node itself: origin form
 // ("GET /metrics"), or absolute form or CONNECT naming one of the node's
@@ -40,6 +47,28 @@ func (n *Node) serveLocal(local http.Handler, w http.ResponseWriter, r *http.Req
 			w.Header().Set("Connection", "close") // the node's endpoints read none (boundBody)
 		}
 		local.ServeHTTP(w, r)
+	}
+}
+
+// tunnelControl is the Control of the dialer of CONNECT tunnels: it
+// refuses the node's own listener, by the address dialled after name
+// resolution, then DenyDestinations. A CONNECT naming one of the node's
+// addresses is refused before (serveLocal), but a name that resolves to
+// one (the host's name in /etc/hosts, an alias in DNS) would open a
+// tunnel to the node, whose requests then come from the node's own
+// address, which --allow-peers holds, without Via: a client would read
+// the operator's endpoints, and tunnels nested in tunnels would take two
+// connections each until the node had none left.
+func (n *Node) tunnelControl() func(network, address string, c syscall.RawConn) error {
+	deny := originclient.DenyControl(n.cfg.DenyDestinations)
+	return func(network, address string, c syscall.RawConn) error {
+		if host, port, err := net.SplitHostPort(address); err == nil && n.ownAuthority(host, port, "") {
+			return errTunnelSelf
+		}
+		if deny == nil {
+			return nil
+		}
+		return deny(network, address, c)
 	}
 }
 

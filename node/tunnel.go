@@ -101,8 +101,13 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		finish(squidlog.CodeDenied, http.StatusForbidden, fmt.Sprintf("node: CONNECT to port %d is not allowed", port))
 		return
 	}
-	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime), Control: originclient.DenyControl(n.cfg.DenyDestinations)}
+	d := net.Dialer{Timeout: min(tunnelDialTimeout, n.cfg.TunnelLifetime), Control: n.tunnelControl()}
 	server, err := d.DialContext(r.Context(), "tcp", target)
+	if errors.Is(err, errTunnelSelf) {
+		n.tunnels.tunnels.WithLabelValues("denied").Inc()
+		finish(squidlog.CodeDenied, http.StatusForbidden, "node: CONNECT to "+target+": the node's own address")
+		return
+	}
 	if errors.Is(err, originclient.ErrDenied) {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
 		n.log.Info("node: CONNECT denied", "target", target, "err", err)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -250,4 +251,42 @@ func TestNodeDenyDestinations(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || asked.Load() != 1 {
 		t.Errorf("a node that denies nothing: %s, origin asked %d times", resp.Status, asked.Load())
 	}
+}
+
+// TestNodeTunnelToSelfRefused: a CONNECT to the node's own port under a
+// name that resolves to its address (the host's name, which the literal
+// checks cannot know) is refused 403, logged TCP_DENIED/403, by the
+// address dialled. Opened, the tunnel would carry the client's requests
+// to the node from the node's own address, which --allow-peers holds,
+// without Via: /metrics and the status pages to a client that is not a
+// peer, and tunnels in tunnels, two connections each.
+func TestNodeTunnelToSelfRefused(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip("no host name:", err)
+	}
+	addrs, err := net.LookupHost(host)
+	if err != nil || len(addrs) == 0 {
+		t.Skipf("the host name %q does not resolve: %v", host, err)
+	}
+	addr, err := netip.ParseAddr(addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr.String(), "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s, the address of %q: %v", addr, host, err)
+	}
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	self := netip.PrefixFrom(addr, addr.BitLen())
+	n := startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{443, port},
+		AllowClients: []netip.Prefix{self}, AllowPeers: []netip.Prefix{self}})
+	target := net.JoinHostPort(host, strconv.Itoa(int(port)))
+	c, br, status := connect(t, ln.Addr().String(), target)
+	if status != "403 Forbidden" {
+		fmt.Fprintf(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+		line, _ := br.ReadString('\n')
+		t.Fatalf("CONNECT %s, the node's own address: %s; /metrics through it: %q", target, status, line)
+	}
+	waitLogged(t, n.log, "TCP_DENIED/403", "CONNECT "+target+" ")
 }
