@@ -33,8 +33,11 @@ var statusPage = template.Must(template.New("status").Funcs(template.FuncMap{
 // JavaScript on; ?refresh=N (1 to 3600 s) changes it.
 const statusRefresh = 5 * time.Second
 
-// statusCSP allows the page nothing from elsewhere.
-const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:"
+// statusCSP allows the page nothing from elsewhere, and no page to frame
+// it (frame-ancestors, which default-src does not cover), nor a base URL
+// or a form target another origin's.
+const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; " +
+	"frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // statusView is what the page's template reads.
 type statusView struct {
@@ -86,6 +89,7 @@ func (n *Node) serveStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", statusCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY") // frame-ancestors, for browsers without it
 	// A failed write means the client went away.
 	_, _ = w.Write([]byte(b.String()))
 }

@@ -89,8 +89,9 @@ func TestStatusPage(t *testing.T) {
 	}
 	resp.Body.Close()
 	if ct, csp := resp.Header.Get("Content-Type"), resp.Header.Get("Content-Security-Policy"); ct != "text/html; charset=utf-8" ||
-		!strings.Contains(csp, "default-src 'none'") {
-		t.Fatalf("page headers: %q, %q", ct, csp)
+		!strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") ||
+		resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("page headers: %q, %q, X-Frame-Options %q", ct, csp, resp.Header.Get("X-Frame-Options"))
 	}
 	_, page := getBody(t, a.url()+nodestatus.Path)
 	for _, s := range []string{"bloomcast node node-a", "v9.9.9-test", `data-peer="b"`, `<rect class="peer"`, `<rect class="local"`,
