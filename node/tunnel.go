@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,13 +111,13 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, originclient.ErrDenied) {
 		n.tunnels.tunnels.WithLabelValues("denied").Inc()
-		n.log.Info("node: CONNECT denied", "target", target, "err", err)
+		n.log.Info("node: CONNECT denied", "target", logCut(target, maxLogTarget), "err", logCut(err.Error(), maxLogErr))
 		finish(squidlog.CodeDenied, http.StatusForbidden, "node: CONNECT to "+target+" is not allowed")
 		return
 	}
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
-		n.log.Info("node: CONNECT failed", "target", target, "err", err)
+		n.log.Info("node: CONNECT failed", "target", logCut(target, maxLogTarget), "err", logCut(err.Error(), maxLogErr))
 		status := http.StatusBadGateway
 		if httpx.IsTimeout(err) {
 			status = http.StatusGatewayTimeout
@@ -142,7 +143,7 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	up, down := n.splice(client, buffered.Reader, server, start)
 	n.tunnels.bytes.WithLabelValues("client_to_server").Add(float64(up))
 	n.tunnels.bytes.WithLabelValues("server_to_client").Add(float64(down))
-	n.log.Debug("node: CONNECT closed", "target", target, "client_to_server", up, "server_to_client", down)
+	n.log.Debug("node: CONNECT closed", "target", logCut(target, maxLogTarget), "client_to_server", up, "server_to_client", down)
 	rec.Bytes = down
 	finish(codeTunnel, http.StatusOK, "")
 }
@@ -231,3 +232,20 @@ func closeWrite(c net.Conn) {
 // dropped: the tunnel is over either way, and a socket that fails to close
 // leaves nothing to retry or report to anyone.
 func closeConn(c net.Conn) { _ = c.Close() }
+
+// Bounds of what the operational log writes of a CONNECT's target, which
+// the client chose (up to the request head's limit, 64 KiB), and of a
+// dial error, which names it: a host name is at most 253 bytes.
+const (
+	maxLogTarget = 512
+	maxLogErr    = 1024
+)
+
+// logCut returns s cut to at most limit bytes, at a UTF-8 boundary, so
+// that no log line grows with what a client sent.
+func logCut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:limit], "") + "..."
+}

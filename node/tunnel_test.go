@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -289,4 +290,25 @@ func TestNodeTunnelToSelfRefused(t *testing.T) {
 		t.Fatalf("CONNECT %s, the node's own address: %s; /metrics through it: %q", target, status, line)
 	}
 	waitLogged(t, n.log, "TCP_DENIED/403", "CONNECT "+target+" ")
+}
+
+// TestNodeTunnelLogBounded: a CONNECT to a 20 KB host name, which the
+// client chose, does not make a 40 KB line of the operational log (the
+// target, and the dial error that names it again): both are cut.
+func TestNodeTunnelLogBounded(t *testing.T) {
+	var slogged syncBuffer
+	ln := listen(t, "127.0.0.1:0")
+	n := startNode(t, ln, nil, NodeConfig{Logger: slog.New(slog.NewTextHandler(&slogged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	target := strings.Repeat("a", 20000) + ".invalid:443"
+	resps, _, _ := rawExchange(t, ln.Addr().String(), "CONNECT "+target+" HTTP/1.1\r\nHost: x:443\r\n\r\n", 1, 0)
+	if len(resps) != 1 || resps[0].StatusCode != http.StatusBadGateway {
+		t.Fatalf("CONNECT to a 20 KB name: %v, want 502", resps)
+	}
+	waitLogged(t, n.log, "NONE/502", "CONNECT aaaa")
+	waitFor(t, 5*time.Second, "the failed CONNECT logged", func() bool { return strings.Contains(slogged.String(), "CONNECT failed") })
+	for _, l := range strings.Split(slogged.String(), "\n") {
+		if len(l) > 4<<10 {
+			t.Errorf("a log line of %d bytes: %.200s", len(l), l)
+		}
+	}
 }
