@@ -607,8 +607,8 @@ func (n *Node) peersOnly(h http.Handler) http.Handler {
 	})
 }
 
-// direct refuses a request that came through a proxy (it carries Via,
-// RFC 9110 §7.6.3), logged TCP_DENIED/403: the operator's endpoints are
+// direct refuses a request that came through a proxy (viaProxy: Via,
+// Forwarded or X-Forwarded-For), logged TCP_DENIED/403: the operator's endpoints are
 // read from the operator's machines, and a request relayed by another
 // node or by Squid comes from that proxy's address, which --allow-peers
 // holds, in place of its client's. Digests, which Squid fetches through
@@ -623,8 +623,14 @@ func (n *Node) direct(h http.Handler) http.Handler {
 	})
 }
 
-// viaProxy reports whether r was relayed by a proxy (it has a Via field).
-func viaProxy(r *http.Request) bool { return len(r.Header.Values("Via")) > 0 }
+// viaProxy reports whether r was relayed by a proxy: it has a Via field
+// (RFC 9110 §7.6.3), or Forwarded (RFC 7239) or X-Forwarded-For, which a
+// proxy told not to send Via may still add (Squid with "via off" keeps
+// its default "forwarded_for on").
+func viaProxy(r *http.Request) bool {
+	h := r.Header
+	return len(h.Values("Via")) > 0 || len(h.Values("Forwarded")) > 0 || len(h.Values("X-Forwarded-For")) > 0
+}
 
 // countOut counts the digest bytes a handler serves, each write to be
 // taken by the client within writeTimeout.

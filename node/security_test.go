@@ -790,6 +790,23 @@ func TestNodeOperatorEndpointsNotThroughProxy(t *testing.T) {
 		}
 	}
 	waitLogged(t, b.log, "127.0.0.1 TCP_DENIED/403", "GET /metrics ")
+
+	// A proxy told not to send Via (Squid's "via off") still says it
+	// relayed the request in X-Forwarded-For (Squid's default) or
+	// Forwarded.
+	for _, field := range []string{"X-Forwarded-For: 127.0.0.2", "Forwarded: for=127.0.0.2"} {
+		for _, path := range []string{"/metrics", nodestatus.Path, nodestatus.JSONPath, "/healthz"} {
+			resps, bodies, _ := rawExchange(t, lnB.Addr().String(),
+				"GET "+path+" HTTP/1.1\r\nHost: b\r\n"+field+"\r\nConnection: close\r\n\r\n", 1, 0)
+			want := http.StatusForbidden
+			if path == "/healthz" {
+				want = http.StatusServiceUnavailable
+			}
+			if len(resps) != 1 || resps[0].StatusCode != want || path == "/healthz" && bodies[0] != "unhealthy\n" {
+				t.Errorf("B's %s with %s: %v %.60q, want %d", path, field, resps, bodies, want)
+			}
+		}
+	}
 	resp, err := http.Get(b.url() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
