@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -71,5 +72,37 @@ func TestNodeNameAndPeerXCache(t *testing.T) {
 	}
 	if origin.count("/obj/1") != 1 {
 		t.Fatalf("origin asked %d times", origin.count("/obj/1"))
+	}
+}
+
+// TestPeersOfOneNameRefused: two peers of one name, given or the default
+// host:port of a proxy, are refused by NewNode and by Reconfigure; a
+// node that took them served /metrics as a 500 (each peer's series
+// collected twice).
+func TestPeersOfOneNameRefused(t *testing.T) {
+	twins := [][]PeerConfig{
+		{{Name: "x", Proxy: "http://127.0.0.1:1"}, {Name: "x", Proxy: "http://127.0.0.1:2"}},
+		{{Name: "127.0.0.1:2", Proxy: "http://127.0.0.1:1"}, {Proxy: "http://127.0.0.1:2"}},
+	}
+	for _, peers := range twins {
+		cfg := NodeConfig{Listen: "127.0.0.1:9", Peers: peers}
+		testNodeDefaults(&cfg)
+		if _, err := NewNode(cfg); !errors.Is(err, cache.ErrConfig) || !strings.Contains(err.Error(), "same name") {
+			t.Errorf("NewNode with peers %+v: %v", peers, err)
+		}
+	}
+	tn := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Peers: []PeerConfig{{Name: "x", Proxy: "http://127.0.0.1:1"}}})
+	cfg := tn.cfg
+	cfg.Peers = twins[0]
+	if _, err := tn.Reconfigure(cfg); !errors.Is(err, cache.ErrConfig) {
+		t.Fatalf("Reconfigure with two peers named x: %v", err)
+	}
+	resp, err := http.Get(tn.url() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || len(tn.directory.Peers()) != 1 {
+		t.Fatalf("/metrics %s with %d peers", resp.Status, len(tn.directory.Peers()))
 	}
 }

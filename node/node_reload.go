@@ -142,6 +142,9 @@ func (d *Directory) preparePeers(peers []PeerConfig) ([]*Peer, error) {
 		}
 		next = append(next, p)
 	}
+	if err := checkPeerNames(next); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 

@@ -280,8 +280,28 @@ func newDirectory(cfg directoryConfig) (*Directory, error) {
 		}
 		peers = append(peers, p)
 	}
+	if err := checkPeerNames(peers); err != nil {
+		return nil, err
+	}
 	d.peers.Store(&peers)
 	return d, nil
+}
+
+// checkPeerNames refuses two peers of one name (given, or the default
+// host:port of a proxy): metrics, the status page and the access log
+// tell peers apart by name, and a pushed digest goes to the peer of its
+// name. Two peers of one name would make every scrape of /metrics fail
+// (a series collected twice) and one of them never receive pushes.
+func checkPeerNames(peers []*Peer) error {
+	seen := make(map[string]*Peer, len(peers))
+	for _, p := range peers {
+		if o := seen[p.name]; o != nil {
+			return fmt.Errorf("%w: peers %q and %q have the same name %q", cache.ErrConfig,
+				httpx.WithoutUserinfo(o.cfg.Proxy), httpx.WithoutUserinfo(p.cfg.Proxy), p.name)
+		}
+		seen[p.name] = p
+	}
+	return nil
 }
 
 func newPeer(pc PeerConfig) (*Peer, error) {

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -394,7 +395,7 @@ func (nf *NodeFlags) Check() error {
 	c.MaxRequestHeaderBytes = int(nf.maxHead)
 	c.AllowClients, c.AllowPeers, c.ConnectPorts = nf.allowClients, nf.allowPeers, nf.connectPorts
 	c.DenyDestinations = append([]netip.Prefix{}, nf.denyTo...) // non-nil: "none" denies nothing
-	seen := map[string]bool{}
+	seen, named := map[string]bool{}, map[string]bool{}
 	for i, p := range nf.peers {
 		where := nf.peerFrom[i]
 		if c.IsSelf(p) {
@@ -404,8 +405,25 @@ func (nf *NodeFlags) Check() error {
 			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: errors.New("listed twice")}
 		}
 		seen[p.Proxy] = true
+		name := peerName(p)
+		if named[name] {
+			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: fmt.Errorf("another peer is named %q", name)}
+		}
+		named[name] = true
 	}
 	return nil
+}
+
+// peerName is the name a node knows p by: its own, or else its proxy's
+// host:port (node.PeerConfig.Name).
+func peerName(p node.PeerConfig) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if u, err := url.Parse(p.Proxy); err == nil {
+		return u.Host
+	}
+	return p.Proxy
 }
 
 // restartFlags names the flag of each node.NodeConfig field that

@@ -84,6 +84,8 @@ func TestNodeFlagsFileAndCommandLine(t *testing.T) {
 		{"", []string{"-threshold", "0"}, "", "threshold", "want a fraction"},
 		{"listen 127.0.0.1:3999\n", []string{"-peer", "http://127.0.0.1:3999"}, "", "peer", "this node itself"},
 		{"peer http://10.1.1.1:3128\npeer http://10.1.1.1:3128\n", nil, ":2", "peer", "listed twice"},
+		{"peer name=x,proxy=http://10.1.1.1:3128\npeer name=x,proxy=http://10.1.1.2:3128\n", nil, ":2", "peer", `another peer is named "x"`},
+		{"peer name=10.1.1.2:3128,proxy=http://10.1.1.1:3128\n", []string{"-peer", "http://10.1.1.2:3128"}, "", "peer", "another peer is named"},
 		{"route icp\n", nil, ":1", "route", "routing by ICP needs --icp"},
 		{"log-format xml\n", nil, ":1", "log-format", "want text or json"},
 	} {
