@@ -266,7 +266,7 @@ func FuzzPeerDigest(f *testing.F) {
 		}
 		p := d.Peers()[0]
 		for _, body := range [][]byte{first, second} {
-			if err := d.store(p, nil, true, body, "", false); err != nil && strings.Contains(err.Error(), "\n") {
+			if err := d.store(p, nil, true, body, "", "", false); err != nil && strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a multi-line error: %q", err)
 			}
 			d.Candidates("http://origin/1")

@@ -236,9 +236,14 @@ type peerView struct {
 	squid   *squid.Digest      // squid only
 	static  *digest.StaticView // static bloomcast only; Apply makes a new one
 	etag    string
-	seq     uint64
-	fetched time.Time
-	bytes   int
+	// modified is the response's Last-Modified, asked about with
+	// If-Modified-Since when there is no etag: a Squid's digest has
+	// none, and it answers 304 while its digest is unchanged (an hour,
+	// its digest_rebuild_period).
+	modified string
+	seq      uint64
+	fetched  time.Time
+	bytes    int
 }
 
 // newDirectory validates cfg and returns a directory with no views yet.
@@ -611,6 +616,8 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	if conditional && old != nil {
 		if old.etag != "" {
 			req.Header.Set("If-None-Match", old.etag)
+		} else if old.modified != "" {
+			req.Header.Set("If-Modified-Since", old.modified)
 		}
 		if p.cfg.Protocol == Bloomcast && !d.cfg.NoDelta {
 			if req.URL.RawQuery == "" { // the common case, without a parse per fetch
@@ -646,7 +653,7 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 		p.mu.Unlock()
 		return err
 	}
-	return d.store(p, old, false, body, resp.Header.Get("ETag"), false)
+	return d.store(p, old, false, body, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), false)
 }
 
 func (d *Directory) fetched(p *Peer, status, n int, codec string, delta bool) {

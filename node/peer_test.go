@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -209,6 +210,74 @@ func TestDirectorySquidPeer(t *testing.T) {
 	if len(d.Candidates("http://origin.test/object/7")) != 1 {
 		t.Fatal("canonical key not found")
 	}
+}
+
+// TestSquidPeerRevalidated: a Squid's digest has no ETag; the node asks
+// again with If-Modified-Since its Last-Modified, as Squid answers 304
+// until it rebuilds its digest (hourly), and takes the new digest when
+// it has. The peer here serves its digest with http.ServeContent, which
+// answers If-Modified-Since as Squid does. Before, every poll fetched
+// the whole digest.
+func TestSquidPeerRevalidated(t *testing.T) {
+	digestOf := func(from int) []byte {
+		sd, _ := squid.New(1000, 5)
+		for i := range 100 {
+			sd.Add(squid.GET, urlKey(from+i))
+		}
+		b, _ := sd.MarshalBinary()
+		return b
+	}
+	var mu sync.Mutex
+	body, built := digestOf(0), time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	var full atomic.Int64
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b, lm := body, built
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/cache-digest")
+		w.Header().Set("Expires", lm.Add(time.Hour).Format(http.TimeFormat))
+		cw := &countingWriter{ResponseWriter: w}
+		http.ServeContent(cw, r, "", lm, bytes.NewReader(b))
+		if cw.n > 0 {
+			full.Add(1)
+		}
+	}))
+	defer peer.Close()
+	tn := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Peers: []PeerConfig{{Name: "squid", Proxy: peer.URL, Protocol: Squid}}})
+	d := tn.directory
+	p := d.Peers()[0]
+	ctx := context.Background()
+	// The node's first poll, as it starts, then three more.
+	waitFor(t, 5*time.Second, "the first poll", func() bool { return d.status()[0].HasView })
+	for range 3 {
+		if err := d.RefreshPeer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := d.status()[0]; full.Load() != 1 || s.Full != 1 || s.NotModified != 3 || len(d.Candidates(urlKey(7))) != 1 {
+		t.Fatalf("3 polls of an unchanged Squid digest: %d sent whole, status %+v", full.Load(), s)
+	}
+	mu.Lock()
+	body, built = digestOf(5000), built.Add(time.Hour)
+	mu.Unlock()
+	if err := d.RefreshPeer(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.status()[0]; full.Load() != 2 || s.Full != 2 || len(d.Candidates(urlKey(5007))) != 1 {
+		t.Fatalf("after the Squid's rebuild: %d sent whole, status %+v", full.Load(), s)
+	}
+}
+
+// countingWriter counts the body bytes written through it.
+type countingWriter struct {
+	http.ResponseWriter
+	n int
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.n += n
+	return n, err
 }
 
 func TestDirectoryConfig(t *testing.T) {

@@ -143,7 +143,7 @@ func (d *Directory) receive(ctx context.Context, m DigestMessage) error {
 		p.mu.Unlock()
 		err = fmt.Errorf("pushed digest of %d bytes exceeds the limit of %d", len(m.Frame), d.cfg.MaxDigestBytes)
 	} else {
-		err = d.store(p, nil, true, m.Frame, m.ETag, true)
+		err = d.store(p, nil, true, m.Frame, m.ETag, "", true)
 	}
 	return d.answered(p, d.resyncIfBase(ctx, p, err))
 }
@@ -151,8 +151,9 @@ func (d *Directory) receive(ctx context.Context, m DigestMessage) error {
 // store applies a digest or delta to p's view: the one it was asked
 // against (old), or, when latest is set, the current one. An answer
 // asked against a view that another update replaced meanwhile is
-// dropped (nil error). pushed says it came through a transport.
-func (d *Directory) store(p *Peer, old *peerView, latest bool, body []byte, etag string, pushed bool) error {
+// dropped (nil error). etag and modified are the answer's ETag and
+// Last-Modified ("" for none); pushed says it came through a transport.
+func (d *Directory) store(p *Peer, old *peerView, latest bool, body []byte, etag, modified string, pushed bool) error {
 	p.update.Lock()
 	defer p.update.Unlock()
 	p.mu.RLock()
@@ -172,7 +173,7 @@ func (d *Directory) store(p *Peer, old *peerView, latest bool, body []byte, etag
 		}
 		return err
 	}
-	v.etag, v.fetched, v.bytes = etag, d.now(), len(body)
+	v.etag, v.modified, v.fetched, v.bytes = etag, modified, d.now(), len(body)
 	p.mu.Lock()
 	p.view = v
 	switch {
