@@ -212,7 +212,9 @@ func (d *squidDigest) Digest() *squid.Digest {
 }
 
 // ServeHTTP serves the digest body (128-byte header, then the mask) with
-// Content-Type application/cache-digest, Last-Modified and Expires.
+// Content-Type application/cache-digest, Last-Modified and Expires, or
+// 304 to an If-Modified-Since no earlier than its last change, as Squid
+// answers for its own digest.
 //
 // Squid 5.x mishandles a digest reply whose first read holds more than
 // 256 bytes of body (upstream bug 5510: it corrupts the mask it then
@@ -229,17 +231,23 @@ func (d *squidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	sd := d.Digest()
-	d.mu.Lock()
-	modified := d.changed
-	d.mu.Unlock()
+	// The time of the last change is read before the digest is copied,
+	// so that the copy holds every change up to it.
 	now := d.now()
+	d.mu.Lock()
+	changed := d.changed
+	d.mu.Unlock()
+	sd := d.Digest()
 	h := w.Header()
 	h.Set("Content-Type", "application/cache-digest")
-	h.Set("Content-Length", strconv.Itoa(sd.EncodedSize()))
-	h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	h.Set("Last-Modified", lastModified(changed, now).UTC().Format(http.TimeFormat))
 	h.Set("Expires", now.Add(d.cfg.Lifetime).UTC().Format(http.TimeFormat))
 	h.Set("Cache-Control", "max-age="+strconv.Itoa(int(d.cfg.Lifetime/time.Second)))
+	if notModifiedSince(r.Header, changed) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(sd.EncodedSize()))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
@@ -262,4 +270,29 @@ func (d *squidDigest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A failed write means the peer went away; it asks again at its
 	// next poll, and there is no one to tell.
 	_, _ = w.Write(sd.AppendMask(nil))
+}
+
+// lastModified returns the Last-Modified a digest last changed at changed
+// is served with at now: the second of the change, or the second before
+// while that second runs, as a change later in it would carry the same
+// Last-Modified and a peer asking If-Modified-Since would miss it.
+func lastModified(changed, now time.Time) time.Time {
+	lm := changed.Truncate(time.Second)
+	if !now.Truncate(time.Second).After(lm) {
+		lm = lm.Add(-time.Second)
+	}
+	return lm
+}
+
+// notModifiedSince reports whether a request's If-Modified-Since (Squid
+// asks so when it fetches a peer's digest again) is no earlier than the
+// second of the digest's last change at changed: the peer holds this
+// digest (lastModified). An If-None-Match overrides it (RFC 9110,
+// section 13.1.3); the digest has no entity tag to match.
+func notModifiedSince(h http.Header, changed time.Time) bool {
+	if h.Get("If-None-Match") != "" {
+		return false
+	}
+	since, err := http.ParseTime(h.Get("If-Modified-Since"))
+	return err == nil && !changed.Truncate(time.Second).After(since)
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 )
 
 func TestSquidDigestMatchesSquid(t *testing.T) {
@@ -145,5 +147,44 @@ func TestSquidDigestFlushesThroughWrappers(t *testing.T) {
 	}
 	if waited := time.Since(start); waited < 300*time.Millisecond {
 		t.Fatalf("the mask came %v after the header; the header was not flushed first", waited)
+	}
+}
+
+// TestSquidDigestNotModified: a node answers a fetch of its Squid digest
+// with If-Modified-Since its Last-Modified with 304 while the digest is
+// unchanged, as Squid answers for its own, and with the digest once an
+// object is stored, also when it is stored within the second of the last
+// fetch. The peer is another node polling it as a Squid peer.
+func TestSquidDigestNotModified(t *testing.T) {
+	clock := testutil.NewClock(time.Unix(1e9, 5e8))
+	origin := newTestOrigin(t)
+	a := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "a", Now: clock.Now})
+	a.get(t, origin.URL+"/first")
+	b := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "b", Now: clock.Now,
+		Peers: []PeerConfig{{Name: "a", Proxy: a.url(), Protocol: Squid}}})
+	d, ctx := b.directory, context.Background()
+	p := d.Peers()[0]
+	waitFor(t, 5*time.Second, "the first poll", func() bool { return d.status()[0].HasView })
+	poll := func() peerStatus {
+		t.Helper()
+		if err := d.RefreshPeer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		return d.status()[0]
+	}
+	// Fetched in the second of its last change: the next poll is not
+	// answered 304, as a change later in that second would be missed.
+	if s := poll(); s.Full != 2 || s.NotModified != 0 {
+		t.Fatalf("a poll within the second of the change: %+v", s)
+	}
+	clock.Advance(time.Second)
+	poll()
+	if s := poll(); s.Full != 3 || s.NotModified != 1 {
+		t.Fatalf("two polls of an unchanged digest: %+v", s)
+	}
+	// Stored within the second of the last fetch.
+	a.get(t, origin.URL+"/second")
+	if s := poll(); s.Full != 4 || len(d.Candidates(origin.URL+"/second")) != 1 {
+		t.Fatalf("after a store: %+v", s)
 	}
 }
