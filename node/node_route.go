@@ -103,6 +103,11 @@ func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOut
 		outcome = peerOutcomeFalseHit
 	case resp.StatusCode >= 500:
 		err = fmt.Errorf("peer %s: %s", p.name, resp.Status)
+	case refusesClient(resp.StatusCode):
+		// The peer refuses this node as a client (its access rules
+		// leave it out, or it wants proxy credentials): not the
+		// object's answer, which the next peer or the origin gives.
+		err = fmt.Errorf("peer %s: %s: it refuses this node as a client", p.name, resp.Status)
 	default:
 		outcome = peerOutcomeHit
 	}
@@ -116,6 +121,15 @@ func (pf *peerFetcher) Fetch(p *Peer, f *cache.Forward) (*http.Response, peerOut
 		return nil, outcome, err
 	}
 	return resp, peerOutcomeHit, nil
+}
+
+// refusesClient reports whether a peer's status says it refuses the
+// request as its proxy's client, 403 (a node's --allow-clients, Squid's
+// http_access or miss_access) or 407, rather than answers for the
+// object. A 403 the peer stored from an origin is rare (it is not
+// heuristically cacheable), and the origin then answers the same.
+func refusesClient(status int) bool {
+	return status == http.StatusForbidden || status == http.StatusProxyAuthRequired
 }
 
 // onlyIfCached returns h asking for a stored response only (RFC 9111

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -190,5 +191,38 @@ func TestOnlyIfCached(t *testing.T) {
 	asked := http.Header{"Cache-Control": {"Only-If-Cached"}}
 	if got := onlyIfCached(asked); got.Get("Cache-Control") != "Only-If-Cached" || len(got) != 1 {
 		t.Errorf("already asked: %v", got)
+	}
+}
+
+// TestPeerRefusalNotRelayed: a peer that serves this node its digest but
+// refuses it as a client (its allow-clients leave the node out) answers
+// 403 to the objects its digest holds; the node goes to the origin
+// instead of relaying the 403 to its client as the peer's hit, and
+// counts the answer as the peer's error.
+func TestPeerRefusalNotRelayed(t *testing.T) {
+	origin := newTestOrigin(t)
+	lnA := listen(t, "127.0.0.1:0")
+	a := startNode(t, lnA, nil, NodeConfig{Name: "a"})
+	b := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "b",
+		Peers: []PeerConfig{{Name: "a", Proxy: "http://" + lnA.Addr().String()}}})
+	a.get(t, origin.URL+"/obj")
+	cfg := a.cfg
+	cfg.AllowClients = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	if _, err := a.Reconfigure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publisher().Publish(); err != nil {
+		t.Fatal(err)
+	}
+	b.Directory().Refresh(context.Background())
+	if len(b.Directory().Candidates(origin.URL+"/obj")) != 1 {
+		t.Fatal("a's digest does not hold the object")
+	}
+	body, resp := b.get(t, origin.URL+"/obj")
+	if resp.StatusCode != http.StatusOK || body != "object /obj" || origin.count("/obj") != 2 {
+		t.Fatalf("through b: %s %q, origin asked %d times", resp.Status, body, origin.count("/obj"))
+	}
+	if got := b.metric(t, `bloomcast_peer_requests_total{peer="a",result="error"}`); got != "1" {
+		t.Fatalf("errors of peer a: %q", got)
 	}
 }
