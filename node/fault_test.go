@@ -763,25 +763,28 @@ func TestFaultBadDigests(t *testing.T) {
 		name    string
 		serve   func(w http.ResponseWriter, r *http.Request)
 		refused bool // counted as refused (a response that was read and rejected)
+		// resync: a delta that does not decode is answered by fetching
+		// the full digest, which this peer answers as badly.
+		resync bool
 	}{
-		{"corrupt full", write(flip(full.Body)), true},
-		{"truncated full", write(full.Body[:len(full.Body)-9]), true},
-		{"corrupt delta", write(flip(delta.Body)), true},
-		{"truncated delta", write(delta.Body[:len(delta.Body)/2]), true},
+		{"corrupt full", write(flip(full.Body)), true, false},
+		{"truncated full", write(full.Body[:len(full.Body)-9]), true, false},
+		{"corrupt delta", write(flip(delta.Body)), true, true},
+		{"truncated delta", write(delta.Body[:len(delta.Body)/2]), true, true},
 		{"oversized announced", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", strconv.Itoa(4*maxDigest))
 			w.WriteHeader(http.StatusOK)
 			w.Write(make([]byte, 1024)) // then the connection closes
-		}, true},
+		}, true, false},
 		{"oversized streamed", func(w http.ResponseWriter, r *http.Request) {
 			w.(http.Flusher).Flush()
 			w.Write(make([]byte, maxDigest+1))
-		}, true},
-		{"decodes too large", write(bomb), true},
-		{"not a digest", write([]byte("<html>maintenance</html>")), true},
+		}, true, false},
+		{"decodes too large", write(bomb), true, false},
+		{"not a digest", write([]byte("<html>maintenance</html>")), true, false},
 		{"server error", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "boom", http.StatusInternalServerError)
-		}, false},
+		}, false, false},
 	}
 	client := faultClient(t, a)
 	served := 0
@@ -799,8 +802,12 @@ func TestFaultBadDigests(t *testing.T) {
 		if !st.HasView || st.Sequence != good.Sequence || st.Full != good.Full || st.Delta != good.Delta {
 			t.Errorf("%s: the last good view was lost or changed: %+v", c.name, st)
 		}
-		if c.refused && st.Refused != before.Refused+1 {
-			t.Errorf("%s: refused %d → %d", c.name, before.Refused, st.Refused)
+		fetches := uint64(1)
+		if c.resync {
+			fetches = 2
+		}
+		if c.refused && st.Refused != before.Refused+fetches || st.Resync != before.Resync+fetches-1 {
+			t.Errorf("%s: refused %d → %d, resync %d → %d", c.name, before.Refused, st.Refused, before.Resync, st.Resync)
 		}
 		if st.LastError == "" || st.Failures != before.Failures+1 {
 			t.Errorf("%s: status %+v", c.name, st)

@@ -538,14 +538,30 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 	return d.answered(p, d.resyncIfBase(ctx, p, d.fetch(ctx, p, true)))
 }
 
+// errDeltaRefused wraps the error of a delta that did not decode (a
+// corrupt frame): the directory then fetches the full digest, as for a
+// delta made for another base.
+var errDeltaRefused = errors.New("node: delta refused")
+
+// resyncReason reports whether err, the outcome of applying a digest to
+// a peer's view, calls for fetching the full digest (resyncIfBase).
+func resyncReason(err error) bool {
+	for _, e := range []error{digest.ErrBase, digest.ErrSequence, digest.ErrStatic, errStaticTooLarge, errDeltaRefused} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // resyncIfBase returns err, the outcome of applying a digest to p's view,
 // unless it is a delta made for another base (a restarted peer, a missed
-// publication or message), or a static digest too large to hold: then it
+// publication or message) or one that did not decode, or a static digest
+// too large to hold: then it
 // fetches the full digest over HTTP (a Bloom one after a static digest
 // too large), a resync, and returns that fetch's outcome.
 func (d *Directory) resyncIfBase(ctx context.Context, p *Peer, err error) error {
-	if !errors.Is(err, digest.ErrBase) && !errors.Is(err, digest.ErrSequence) && !errors.Is(err, digest.ErrStatic) &&
-		!errors.Is(err, errStaticTooLarge) {
+	if !resyncReason(err) {
 		return err
 	}
 	p.mu.Lock()

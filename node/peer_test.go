@@ -459,3 +459,54 @@ func TestRefreshAfterPollInFlight(t *testing.T) {
 			s.Sequence, pub.stats().Sequence, len(d.Candidates(urlKey(2))) == 1)
 	}
 }
+
+// TestCorruptDeltaResyncs: a peer whose deltas arrive corrupt (a byte
+// changed on the way: the frame's checksum fails) while its full digest
+// is sound is resynchronised at once, by every view form: the node
+// fetches the full digest, as for a delta made for another base. Before,
+// the view stayed at the old publication until it expired.
+func TestCorruptDeltaResyncs(t *testing.T) {
+	for _, views := range []PeerViews{PeerViewsDecoded, PeerViewsCompressed} {
+		pub := newTestPublisher(t, 1, 8)
+		for i := range 300 {
+			pub.Stored(urlKey(i))
+		}
+		pub.Publish()
+		srv := newDigestServer(t, pub)
+		srv.fixed = func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("since") == "" {
+				pub.serveHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			pub.serveHTTP(rec, r)
+			body := rec.Body.Bytes()
+			if len(body) > 0 {
+				body[len(body)-1] ^= 0x40
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(body)
+		}
+		clock := testutil.NewClock(time.Unix(1e9, 0))
+		d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "a", Proxy: srv.URL}}, PollInterval: time.Second,
+			Expiry: 10 * time.Second, MaxDigestBytes: 1 << 20, Now: clock.Now, PeerViews: views})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, p := context.Background(), d.Peers()[0]
+		if err := d.RefreshPeer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		for i := 300; i < 340; i++ {
+			pub.Stored(urlKey(i))
+		}
+		pub.Publish()
+		err = d.RefreshPeer(ctx, p)
+		if s := d.status()[0]; err != nil || s.Sequence != pub.sequence() || s.Resync != 1 || len(d.Candidates(urlKey(320))) != 1 {
+			t.Fatalf("%s views after a corrupt delta: %v, status %+v, publisher at %d", views, err, s, pub.sequence())
+		}
+	}
+}

@@ -171,6 +171,12 @@ func (d *Directory) store(p *Peer, old *peerView, latest bool, body []byte, etag
 			p.fetches.refused++
 			p.mu.Unlock()
 		}
+		if delta && !resyncReason(err) {
+			// A delta that does not decode (cut or changed on the way,
+			// or a peer's bug) leaves the view behind: the full digest,
+			// fetched at once, may well be sound.
+			err = fmt.Errorf("%w: %w", errDeltaRefused, err)
+		}
 		return err
 	}
 	v.etag, v.modified, v.fetched, v.bytes = etag, modified, d.now(), len(body)
