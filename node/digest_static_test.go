@@ -571,3 +571,59 @@ func TestStaticTooLargeFallsBack(t *testing.T) {
 		t.Fatalf("a's view of b after a publication: %+v", st)
 	}
 }
+
+// TestStaticCorruptDeltaResyncs: a static delta that does not decode (a
+// byte changed on the way) is answered with a full fetch, counted as a
+// resync, as a Bloom delta's is, and the view reaches the peer's state.
+func TestStaticCorruptDeltaResyncs(t *testing.T) {
+	sp, err := digest.NewStaticPublisher(digest.StaticConfig{Rate: 1.0 / 256, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]hashing.Hash128, 1000)
+	for i := range keys {
+		keys[i] = hashing.SumStringSeed(fmt.Sprint(i), 9)
+	}
+	whole1, _, err := sp.Publish(1, keys[:950])
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta, full, err := sp.Publish(2, keys)
+	if err != nil || full {
+		t.Fatal(full, err)
+	}
+	corrupt := append([]byte(nil), delta...)
+	corrupt[len(corrupt)/2] ^= 0x10
+	whole2, err := sp.Whole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	body := whole1
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		b := body
+		if r.URL.Query().Get("since") != "" {
+			b = corrupt
+		}
+		w.Header().Set("Content-Type", staticContentType)
+		_, _ = w.Write(b)
+	}))
+	defer peer.Close()
+	d, err := newDirectory(directoryConfig{Peers: []PeerConfig{{Name: "p", Proxy: peer.URL}}, FullDigests: FullDigestsStatic, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Peers()[0]
+	if err := d.RefreshPeer(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	body = whole2
+	mu.Unlock()
+	err = d.RefreshPeer(context.Background(), p)
+	if st := d.status()[0]; err != nil || st.Resync != 1 || st.Sequence != 2 || len(d.Candidates("999")) != 1 {
+		t.Fatalf("after a corrupt delta: %v, status %+v", err, st)
+	}
+}

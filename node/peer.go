@@ -714,7 +714,10 @@ func (d *Directory) decode(p *Peer, old *peerView, body []byte) (*peerView, bool
 			return nil, false, fmt.Errorf("%w: %w", errStaticTooLarge, err)
 		}
 		if err != nil {
-			return nil, delta, err
+			// Frames are checked before any is known for a delta: a
+			// response to a view that does not decode is taken for a
+			// delta's, answered with the full digest (store).
+			return nil, delta || prev != nil, err
 		}
 		return &peerView{static: sv, seq: sv.Sequence()}, delta, nil
 	}
