@@ -681,10 +681,11 @@ func (n *Node) Addr() string {
 
 // Serve runs the node on ln (and on icpConn for ICP, if not nil) until
 // ctx is done, then shuts down gracefully: it stops accepting, lets
-// requests in flight finish (up to 10 s), stops the background loops and
-// closes the store. If a background loop (peer polling) ends with an
-// error first, Serve logs it at error level, shuts down the same way and
-// returns it: a node never goes on serving with a stopped loop. A failed
+// requests in flight finish (up to 10 s, then closes the connections of
+// those still running), stops the background loops and closes the store.
+// If a background loop (peer polling) ends with an error first, Serve
+// logs it at error level, shuts down the same way and returns it: a node
+// never goes on serving with a stopped loop. A failed
 // publication of the node's digest does not end its loop: it is logged
 // at error level and retried, and /healthz answers 503 once the digest is
 // overdue (node_health.go).
@@ -759,11 +760,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	go func() { errc <- srv.Serve(ln) }()
 	n.log.Info("bloomcast node serving", "proxy", n.addr, "route", n.cfg.Route, "peers", len(n.cfg.Peers), "full_digests", n.cfg.FullDigests,
 		"memory_limit", debug.SetMemoryLimit(-1)) // -1 reads the limit in force
-	shutdown := func() error {
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		return srv.Shutdown(shut)
-	}
+	shutdown := func() error { return n.shutdown(ctx, srv) }
 	select {
 	case err = <-errc:
 	case err = <-loopErr:
@@ -781,6 +778,27 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 		err = nil
 	}
 	n.log.Info("bloomcast node stopped", "proxy", n.addr)
+	return err
+}
+
+// shutdownGrace is how long a node that stops waits for the requests in
+// flight.
+const shutdownGrace = 10 * time.Second
+
+// shutdown stops srv: it stops accepting, waits up to shutdownGrace for
+// the requests in flight, then closes the connections of those still
+// running, whose clients see their responses end short of their length
+// or last chunk. Cutting them off is how a stop ends, not a failure: the
+// caller asked the node to stop and it has.
+func (n *Node) shutdown(ctx context.Context, srv *http.Server) error {
+	n.log.Info("bloomcast node stopping: finishing the requests in flight", "proxy", n.addr, "grace", shutdownGrace)
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		n.log.Warn("bloomcast node stopping: requests still in flight after the grace period are cut off", "proxy", n.addr, "grace", shutdownGrace)
+		return srv.Close()
+	}
 	return err
 }
 

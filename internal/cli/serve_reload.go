@@ -66,6 +66,13 @@ func runServe(e *env, args []string) (err error) {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		// The first signal stops the node after the requests in flight;
+		// with the handler gone, a second one ends the process at once,
+		// which the disk cache survives as it survives SIGKILL.
+		go func() {
+			<-ctx.Done()
+			stop()
+		}()
 		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, node: n}
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)

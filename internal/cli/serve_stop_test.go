@@ -1,0 +1,145 @@
+//go:build unix
+
+package cli
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// newSlowOrigin serves /slow?n=N: a cacheable body of N bytes with its
+// Content-Length, sent 4 KiB every 50 ms (a 1 MB body takes 12 s).
+func newSlowOrigin(t *testing.T) *httptest.Server {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Header().Set("Cache-Control", "max-age=3600")
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		piece := make([]byte, 4096)
+		for sent := 0; sent < n; sent += len(piece) {
+			if _, err := w.Write(piece[:min(len(piece), n-sent)]); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+// slowGet starts a GET of target through the node at addr and returns,
+// once its header is in, a channel with the body's length and the error
+// that ended it (nil only for a body read to its end).
+func slowGet(t *testing.T, addr, target string) <-chan bodyRead {
+	t.Helper()
+	proxy, _ := url.Parse("http://" + addr)
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}}
+	resp, err := c.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bodyRead, 1)
+	go func() {
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		done <- bodyRead{n, err}
+	}()
+	return done
+}
+
+type bodyRead struct {
+	n   int64
+	err error
+}
+
+// diskEntries counts the disk cache's entry files in dir.
+func diskEntries(t *testing.T, dir string) int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.bce"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
+}
+
+// TestServeStopCutsOffAfterGrace sends SIGTERM to a real "bloomcast
+// serve --disk" relaying two misses from a slow origin: the one that
+// completes within the grace period is served whole; the one that
+// cannot is cut off after it, its client seeing the body end short of
+// its Content-Length (an error, not a clean end), and it is not stored;
+// the node says so and exits with status 0, as a stop asked for is not
+// a failure.
+func TestServeStopCutsOffAfterGrace(t *testing.T) {
+	origin := newSlowOrigin(t)
+	dir := filepath.Join(t.TempDir(), "disk")
+	addr := freeAddr(t)
+	sp := startServe(t, addr, "--listen", addr, "--disk", dir)
+	short := slowGet(t, addr, origin.URL+"/slow?n=80000")  // about 1 s
+	long := slowGet(t, addr, origin.URL+"/slow?n=4000000") // about 50 s
+	start := time.Now()
+	sp.signal(t, syscall.SIGTERM)
+	select {
+	case err := <-sp.done:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v (want status 0)\n%s", err, sp.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("still running 30 s after SIGTERM")
+	}
+	if took := time.Since(start); took < 9*time.Second {
+		t.Errorf("stopped %v after SIGTERM, within the 10 s grace, with a request in flight", took)
+	}
+	if r := <-short; r.err != nil || r.n != 80000 {
+		t.Errorf("the request that completes within the grace: %d bytes, %v", r.n, r.err)
+	}
+	if r := <-long; r.err == nil || r.n >= 4000000 {
+		t.Errorf("the request cut off: %d bytes of 4000000 read as a complete body (err %v)", r.n, r.err)
+	}
+	if s := sp.stderr.String(); !strings.Contains(s, "cut off") || !strings.Contains(s, "bloomcast node stopped") {
+		t.Errorf("stderr:\n%s", s)
+	}
+	if got := diskEntries(t, dir); got != 1 {
+		t.Errorf("%d entries on disk, want 1 (the whole response, not the cut one)", got)
+	}
+}
+
+// TestServeSecondSignalStopsAtOnce: a second SIGTERM while the node
+// waits for a request in flight ends the process at once, not after the
+// grace period.
+func TestServeSecondSignalStopsAtOnce(t *testing.T) {
+	origin := newSlowOrigin(t)
+	addr := freeAddr(t)
+	sp := startServe(t, addr, "--listen", addr)
+	long := slowGet(t, addr, origin.URL+"/slow?n=4000000")
+	sp.signal(t, syscall.SIGTERM)
+	time.Sleep(500 * time.Millisecond) // the first signal handled
+	start := time.Now()
+	sp.signal(t, syscall.SIGTERM)
+	select {
+	case err := <-sp.done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+			t.Errorf("after the second SIGTERM: %v, want the process ended by the signal\n%s", err, sp.stderr)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("still running 5 s after a second SIGTERM\n%s", sp.stderr)
+	}
+	t.Logf("stopped %v after the second signal", time.Since(start))
+	if r := <-long; r.err == nil {
+		t.Errorf("the request cut off: %d bytes read as a complete body", r.n)
+	}
+}
