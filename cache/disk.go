@@ -106,7 +106,7 @@ const (
 )
 
 // OpenDisk opens (or creates) a disk store in cfg.Dir and rebuilds its
-// index. Entries beyond the budget, least recently modified first, are
+// index. A directory it cannot write a file in is refused. Entries beyond the budget, least recently modified first, are
 // deleted; every entry kept is reported to the Observer as Stored.
 func OpenDisk(cfg DiskConfig) (*Disk, error) {
 	if cfg.Dir == "" {
@@ -117,6 +117,9 @@ func OpenDisk(cfg DiskConfig) (*Disk, error) {
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: disk store: %w", err)
+	}
+	if err := probeWrite(cfg.Dir); err != nil {
+		return nil, err
 	}
 	d := &Disk{
 		dir:      cfg.Dir,
@@ -136,6 +139,23 @@ func OpenDisk(cfg DiskConfig) (*Disk, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// probeWrite makes and removes a temporary file in dir, so that a store
+// in a directory it cannot write in (its permissions, a read-only file
+// system) is refused when it opens, not found failing at every Put once
+// serving. The file has the temporary files' prefix: one left behind is
+// removed at the next open.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cache: disk store: cannot write in %s: %w", dir, err)
+	}
+	return errors.Join(f.Close(), os.Remove(f.Name()))
 }
 
 // load scans the directory and fills the index.
