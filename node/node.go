@@ -234,6 +234,7 @@ type Node struct {
 	icpClient *icp.Client
 	metrics   *nodeMetrics
 	tunnels   *tunnelMetrics
+	live      liveTunnels // CONNECT tunnels in flight, for shutdown
 	handler   http.Handler
 
 	// The address ranges allowed as clients and as peers: NodeConfig's,
@@ -797,8 +798,20 @@ func (n *Node) shutdown(ctx context.Context, srv *http.Server) error {
 	err := srv.Shutdown(shut)
 	if errors.Is(err, context.DeadlineExceeded) {
 		n.log.Warn("bloomcast node stopping: requests still in flight after the grace period are cut off", "proxy", n.addr, "grace", shutdownGrace)
-		return srv.Close()
+		err = srv.Close()
 	}
+	// Hijacked, tunnels are not Shutdown's: they get what is left of
+	// the grace, then their sockets are closed, and their handlers are
+	// waited for so that each writes its access-log line.
+	if n.live.wait(shut) != nil {
+		n.log.Warn("bloomcast node stopping: CONNECT tunnels still open after the grace period are closed", "proxy", n.addr, "tunnels", n.live.closeAll())
+	}
+	n.live.closeAll()
+	// Their sockets closed, the copies end at once; a dial under way
+	// ends with its request, which Close cancelled.
+	end, cancelEnd := context.WithTimeout(context.Background(), time.Second)
+	defer cancelEnd()
+	_ = n.live.wait(end)
 	return err
 }
 

@@ -73,6 +73,8 @@ func newTunnelMetrics(r *prometheus.Registry) *tunnelMetrics {
 // TCP_TUNNEL/200 with the bytes sent to the client, HIER_DIRECT and the
 // server's address; both directions are counted in /metrics.
 func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
+	n.live.enter()
+	defer n.live.leave()
 	start := n.now()
 	target := r.RequestURI
 	if target == "" {
@@ -126,6 +128,8 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer closeConn(server)
+	n.live.add(server)
+	defer n.live.remove(server)
 	client, buffered, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		n.tunnels.tunnels.WithLabelValues("failed").Inc()
@@ -134,6 +138,8 @@ func (n *Node) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	client = tunnelConn(client)
 	defer closeConn(client)
+	n.live.add(client)
+	defer n.live.remove(client)
 	n.tunnels.tunnels.WithLabelValues("tunnelled").Inc()
 	rec.Hierarchy, rec.From = squidlog.HierDirect, httpx.ClientIP(server.RemoteAddr().String())
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {

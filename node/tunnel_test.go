@@ -312,3 +312,57 @@ func TestNodeTunnelLogBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeStopTunnels: a node that stops gives its CONNECT tunnels the
+// grace its other requests get: one whose client ends it within the
+// grace carries its bytes to the end, one still open after it is closed,
+// and Serve returns only when both are over, each with its access-log
+// line. (Go's server leaves hijacked connections alone on Shutdown: Serve
+// returned at once, both tunnels still copying, their lines not written.)
+func TestNodeStopTunnels(t *testing.T) {
+	echo, port := echoServer(t)
+	ln := listen(t, "127.0.0.1:0")
+	tn := startNode(t, ln, nil, NodeConfig{ConnectPorts: []uint16{port}})
+	short, shortR, _ := connect(t, ln.Addr().String(), echo)
+	long, longR, status := connect(t, ln.Addr().String(), echo)
+	if !strings.HasPrefix(status, "200") {
+		t.Fatalf("CONNECT: %q", status)
+	}
+	start := time.Now()
+	tn.cancel()
+	tn.cancel = nil
+	time.Sleep(time.Second)
+	// Within the grace, the tunnel still carries bytes, and ends when
+	// its client closes.
+	fmt.Fprint(short, "ping")
+	if b := make([]byte, 4); func() error { _, err := io.ReadFull(shortR, b); return err }() != nil || string(b) != "ping" {
+		t.Fatalf("a tunnel 1 s into the grace: read %q", b)
+	}
+	short.(*net.TCPConn).CloseWrite()
+	if _, err := io.ReadAll(shortR); err != nil {
+		t.Fatalf("the tunnel ended by its client: %v", err)
+	}
+	select {
+	case err := <-tn.done:
+		t.Fatalf("Serve returned (%v) %v after the stop, a tunnel still open", err, time.Since(start))
+	case <-time.After(time.Second):
+	}
+	select {
+	case err := <-tn.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve still running 20 s after the stop")
+	}
+	if took := time.Since(start); took < 9*time.Second {
+		t.Errorf("Serve returned %v after the stop, within the 10 s grace", took)
+	}
+	long.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadAll(longR); err != nil {
+		t.Errorf("the tunnel open past the grace: %v, want closed", err)
+	}
+	if got := strings.Count(tn.log.String(), "TCP_TUNNEL/200"); got != 2 {
+		t.Errorf("%d TCP_TUNNEL lines, want 2:\n%s", got, tn.log.String())
+	}
+}
