@@ -31,6 +31,16 @@ func runServe(e *env, args []string) (err error) {
 	if sf.checkConfig {
 		return checkOnly(e, sf)
 	}
+	var hup chan os.Signal
+	if e.ctx == nil {
+		// Caught from the start: SIGHUP's default action ends the
+		// process, and a reload (logrotate's, systemctl's) may come
+		// while the node still opens its disk cache or access log. One
+		// that comes then is applied once the node runs.
+		hup = make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+	}
 	level := new(slog.LevelVar)
 	logger, err := nodeflags.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)
 	if err != nil {
@@ -74,9 +84,6 @@ func runServe(e *env, args []string) (err error) {
 			stop()
 		}()
 		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, node: n}
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
 		go func() {
 			for {
 				select {

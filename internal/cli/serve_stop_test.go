@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -141,5 +142,73 @@ func TestServeSecondSignalStopsAtOnce(t *testing.T) {
 	t.Logf("stopped %v after the second signal", time.Since(start))
 	if r := <-long; r.err == nil {
 		t.Errorf("the request cut off: %d bytes read as a complete body", r.n)
+	}
+}
+
+// TestServeHangupWhileStarting: a SIGHUP that comes while serve is still
+// starting (here blocked opening its access log, a FIFO no one reads
+// yet; a large disk cache being loaded is the same) neither ends the
+// process, as SIGHUP's default action would, nor is lost: the node
+// starts when the log opens and stops with status 0 at SIGTERM.
+func TestServeHangupWhileStarting(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "access.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bloomcastBinary(t), "serve", "--listen", addr, "--access-log", fifo)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	time.Sleep(time.Second) // serve waits for a reader of its access log
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// A reader that never blocks, even if serve is gone; the pipe's
+	// buffer holds the few lines written.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended by a SIGHUP while starting: %v\n%s", err, stderr)
+		default:
+		}
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no /healthz 20 s after start\n%s", stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v\n%s", err, stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still running 20 s after SIGTERM")
 	}
 }
