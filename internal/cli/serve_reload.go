@@ -83,7 +83,7 @@ func runServe(e *env, args []string) (err error) {
 			<-ctx.Done()
 			stop()
 		}()
-		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, node: n}
+		r := &reloader{args: args, sf: sf, level: level, log: logger, alog: alog, alogPath: sf.AccessLog, node: n}
 		go func() {
 			for {
 				select {
@@ -112,7 +112,10 @@ type reloader struct {
 	level *slog.LevelVar
 	log   *slog.Logger
 	alog  *logfile.File // nil without an access log
-	node  *node.Node
+	// alogPath is where alog writes: a reopen that failed left it at
+	// the path before.
+	alogPath string
+	node     *node.Node
 }
 
 // reload re-reads the config file and the command line and applies what
@@ -147,11 +150,13 @@ func (r *reloader) reload() {
 	case r.alog != nil:
 		if err := r.alog.Reopen(sf.AccessLog); err != nil {
 			r.log.Error("access log not reopened: writing to the old one", "err", message(fileErr(sf.AccessLog, err)))
+		} else {
+			r.alogPath = sf.AccessLog
 		}
 	case sf.AccessLog != "":
 		restart = append(restart, "--access-log")
 	}
-	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", sf.AccessLog)
+	r.log.Info("configuration reloaded", "peers", len(cfg.Peers), "log_level", l.String(), "access_log", r.alogPath)
 	if len(restart) > 0 {
 		r.log.Warn("these settings change only when the node starts again; their running values are kept", "flags", restart)
 	}

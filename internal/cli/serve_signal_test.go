@@ -209,3 +209,23 @@ func TestServeCheckConfigProcess(t *testing.T) {
 		t.Fatalf("bad config: %v, stderr %q", err, stderr.String())
 	}
 }
+
+// TestServeReloadAccessLogNotReopened: a reload whose new access log
+// cannot be opened says so and names, in its "configuration reloaded"
+// line, the log still written to, not the one that failed.
+func TestServeReloadAccessLogNotReopened(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	logPath, conf := filepath.Join(dir, "access.log"), filepath.Join(dir, "node.conf")
+	base := fmt.Sprintf("listen %s\npoll 1h\n", addr)
+	writeFile(t, conf, base+"access-log "+logPath+"\n")
+	sp := startServe(t, addr, "--config", conf)
+	bad := filepath.Join(dir, "missing", "access.log")
+	writeFile(t, conf, base+"access-log "+bad+"\n")
+	sp.signal(t, syscall.SIGHUP)
+	testutil.WaitFor(t, 5*time.Second, "the reload", func() bool { return strings.Contains(sp.stderr.String(), "configuration reloaded") })
+	s := sp.stderr.String()
+	if !strings.Contains(s, "access log not reopened") || !strings.Contains(s, "access_log="+logPath) || strings.Contains(s, "access_log="+bad) {
+		t.Fatalf("stderr:\n%s", s)
+	}
+}
