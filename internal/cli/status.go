@@ -116,8 +116,8 @@ func runStatus(e *env, args []string) error {
 	// redirects: no environment proxy, no redirect followed.
 	client := &http.Client{Timeout: *timeout, Transport: &http.Transport{Proxy: nil},
 		CheckRedirect: httpx.NoRedirect}
-	once := func() error {
-		raw, st, err := fetchStatus(client, target)
+	show := func(ctx context.Context) error {
+		raw, st, err := fetchStatus(ctx, client, target)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func runStatus(e *env, args []string) error {
 		return writeStatus(e.stdout, st)
 	}
 	if watch == 0 {
-		return once()
+		return show(context.Background())
 	}
 	ctx := e.ctx
 	if ctx == nil {
@@ -136,27 +136,55 @@ func runStatus(e *env, args []string) error {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	clear := !*asJSON && isTerminal(e.stdout)
-	tick := time.NewTicker(time.Duration(watch))
+	return watchStatus(ctx, e, time.Duration(watch), *asJSON, show)
+}
+
+// watchStatus calls show every interval until ctx ends, which also ends
+// the request under way: a signal stops the watch at once, even while a
+// node takes its time to answer. A node that does not answer is reported
+// and asked again; a write to standard output that fails ends the watch
+// with that error, as nothing more can be shown.
+func watchStatus(ctx context.Context, e *env, interval time.Duration, asJSON bool, show func(context.Context) error) error {
+	clear := !asJSON && isTerminal(e.stdout)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	for {
+	for ctx.Err() == nil {
 		if clear {
 			fprint(e.stdout, "\x1b[H\x1b[2J") // home, erase the screen
 		}
-		if err := once(); err != nil {
+		err := show(ctx)
+		if werr := stdoutErr(e); werr != nil {
+			return fileErr(outputName("-"), werr)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil && asJSON:
+			// Standard output carries only the node's JSON documents.
+			fprintf(e.stderr, "bloomcast: %s: %s\n", time.Now().Format(time.TimeOnly), message(err))
+		case err != nil:
 			// A node that does not answer for a moment is what a watch
-			// is for: say so and go on.
+			// is for: say so, in place of the tables, and go on.
 			fprintf(e.stdout, "%s: %v\n", time.Now().Format(time.TimeOnly), err)
 		}
-		if !clear && !*asJSON {
+		if !clear && !asJSON {
 			fprint(e.stdout, "\n")
 		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-tick.C:
 		}
 	}
+	return nil
+}
+
+// stdoutErr returns the first write error of the command's standard
+// output, when run's errWriter keeps it.
+func stdoutErr(e *env) error {
+	if w, ok := e.stdout.(*errWriter); ok {
+		return w.err
+	}
+	return nil
 }
 
 // statusURL returns the status JSON's URL of the node at s: its base
@@ -179,9 +207,13 @@ func statusURL(s string) (string, error) {
 }
 
 // fetchStatus reads a node's status JSON.
-func fetchStatus(c *http.Client, target string) ([]byte, nodestatus.Status, error) {
+func fetchStatus(ctx context.Context, c *http.Client, target string) ([]byte, nodestatus.Status, error) {
 	var st nodestatus.Status
-	resp, err := c.Get(target)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, st, fmt.Errorf("status: %w", err)
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, st, fmt.Errorf("status: %w", err)
 	}

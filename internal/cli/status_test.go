@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,4 +202,118 @@ func TestStatusCommandHostileText(t *testing.T) {
 	if strings.ContainsAny(stderr.String(), string(raw)) {
 		t.Errorf("the error holds a raw control character: %q", stderr.String())
 	}
+}
+
+// silentListener accepts connections and never answers: a node that
+// hangs.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// refusingURL returns the URL of a loopback port that nothing listens on.
+func refusingURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	return url
+}
+
+// TestStatusWatchInterruptedWhileWaiting: the end of --watch (SIGINT)
+// ends the request to a node that does not answer, rather than waiting
+// for --timeout.
+func TestStatusWatchInterruptedWhileWaiting(t *testing.T) {
+	url := silentListener(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, ctx: ctx}
+	start := time.Now()
+	if err := statusCommand.run(e, []string{"--watch", "200ms", "--timeout", "30s", url}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("--watch ended %v after it began, its context %v", d.Round(time.Millisecond), 300*time.Millisecond)
+	}
+}
+
+// TestStatusWatchJSONOnlyJSON: with --json, a node that does not answer
+// is reported on standard error; standard output carries only the JSON.
+func TestStatusWatchJSONOnlyJSON(t *testing.T) {
+	url := refusingURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, ctx: ctx}
+	if err := statusCommand.run(e, []string{"--watch", "100ms", "--json", url}); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing but JSON", stdout.String())
+	}
+	if !strings.HasPrefix(stderr.String(), "bloomcast: ") || !strings.Contains(stderr.String(), "connection refused") {
+		t.Errorf("stderr %q, want the refusals", stderr.String())
+	}
+}
+
+// TestStatusWatchWriteError: --watch with standard output that cannot
+// be written (/dev/full) ends with status 2 and the error, rather than
+// watching forever.
+func TestStatusWatchWriteError(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	for _, url := range []string{refusingURL(t), statusNodeURL(t)} {
+		var stderr lockedBuffer
+		code := make(chan int, 1)
+		go func() { code <- run([]string{"status", "--watch", "100ms", url}, nil, full, &stderr) }()
+		select {
+		case c := <-code:
+			if c != 2 || !strings.Contains(stderr.String(), "no space left on device") {
+				t.Errorf("%s: exit %d, stderr %q; want 2 and the write error", url, c, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: --watch still running 10 s after its writes began to fail", url)
+		}
+	}
+}
+
+// statusNodeURL starts a node on loopback and returns its URL.
+func statusNodeURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	startStatusNode(t, ln, node.NodeConfig{Name: "node-w"})
+	return "http://" + ln.Addr().String()
 }
