@@ -56,7 +56,7 @@ func runCalc(e *env, args []string) error {
 	var layout = layoutValue{all: true}
 	var asJSON bool
 	var plotOut string
-	fs.StringVar(&plotOut, "plot", "", "")
+	plotFlag(fs, &plotOut)
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&m, "m", "")
@@ -94,7 +94,7 @@ func runCalc(e *env, args []string) error {
 		if n == 0 || m == 0 {
 			return usagef("--plot draws the rate against k for given -n N and -m M; it needs both")
 		}
-		if err := writeCharts(plotOut, report.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
+		if err := e.writeCharts(plotOut, report.RateByKChart(q.N, q.M, q.BlockBits)); err != nil {
 			return err
 		}
 	}

@@ -38,7 +38,7 @@ func runCalcTransmit(e *env, args []string) error {
 	var z, maxBPK, overhead, churn, delta float64
 	var compressed, whole, exact, asJSON bool
 	var plotOut string
-	fs.StringVar(&plotOut, "plot", "", "")
+	plotFlag(fs, &plotOut)
 	fs.Var(&n, "n", "")
 	fs.Var(&p, "p", "")
 	fs.Var(&maxM, "max-m", "")
@@ -103,7 +103,7 @@ func runCalcTransmit(e *env, args []string) error {
 		if compressed {
 			q = fmt.Sprintf("target rate %g", r.TargetP)
 		}
-		if err := writeCharts(plotOut, report.TransmitCharts(r.N, q, res)...); err != nil {
+		if err := e.writeCharts(plotOut, report.TransmitCharts(r.N, q, res)...); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"os"
+	"path/filepath"
 
 	"github.com/bloomcast/bloomcast/plot"
 )
@@ -10,14 +13,32 @@ import (
 // Charts, drawn by package plot: calc --plot, table --plot and the
 // simulations' --plot.
 
-// writeCharts writes the charts stacked in one SVG file.
-func writeCharts(path string, charts ...plot.Chart) error {
+// plotFlag registers --plot OUT.svg, the file writeCharts writes. "-" is
+// refused as the flags are read: standard output carries the command's
+// report, which the SVG would be mixed into.
+func plotFlag(fs *flag.FlagSet, path *string) {
+	fs.Func("plot", "", func(s string) error {
+		if s == "-" {
+			return errPlotStdout
+		}
+		*path = s
+		return nil
+	})
+}
+
+var errPlotStdout = errors.New("standard output carries the report; name an .svg file")
+
+// writeCharts writes the charts stacked in one SVG file, as writeFile
+// writes a filter: a regular file atomically, so that a write that fails
+// leaves an existing chart as it was.
+func (e *env) writeCharts(path string, charts ...plot.Chart) error {
 	var b bytes.Buffer
 	if err := plot.Stack(&b, charts...); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fileErr(path, err)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fileErr(path, errors.New("is a directory: --plot names the SVG file to write (such as "+filepath.Join(path, "chart.svg")+")"))
 	}
-	return nil
+	e.force = true // text, which a terminal may show
+	return e.writeFile(path, &b)
 }

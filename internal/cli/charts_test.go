@@ -110,3 +110,34 @@ func TestCalcPlot(t *testing.T) {
 	failsWith(t, "calc: --plot draws the rate against k for given -n N and -m M; it needs both", "calc", "-n", "100", "-p", "0.01", "--plot", out)
 	failsWith(t, "calc: --plot means nothing with --counting", "calc", "--counting", "-n", "100", "-m", "1000", "--plot", out)
 }
+
+// TestPlotOutput: --plot - is refused before anything runs (standard
+// output carries the report), where it wrote a file named "-"; a
+// directory is named as what --plot wants; and an existing chart is
+// replaced whole, as -o replaces a filter, not rewritten in place under
+// a reader that has it open.
+func TestPlotOutput(t *testing.T) {
+	t.Chdir(t.TempDir())
+	failsWith(t, `table: --plot "-": standard output carries the report`, "table", "--plot", "-")
+	failsWith(t, `sim: --plot "-": standard output carries the report`, "sim", "loops", "--plot", "-")
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`--plot - wrote a file named "-"`)
+	}
+	dir := t.TempDir()
+	failsWith(t, dir+": is a directory: --plot names the SVG file to write", "table", "--plot", dir)
+
+	out := filepath.Join(dir, "fig.svg")
+	writeFile(t, out, "old chart")
+	reader, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	ok(t, "", "table", "--plot", out)
+	if b, _ := io.ReadAll(reader); string(b) != "old chart" {
+		t.Errorf("a reader of the old chart read %.40q: it was rewritten in place", b)
+	}
+	if !strings.HasPrefix(readString(out), "<svg") {
+		t.Errorf("%s: %.40q, want the new chart", out, readString(out))
+	}
+}

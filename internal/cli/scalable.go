@@ -115,7 +115,7 @@ func runSimGrowth(e *env, args []string) error {
 	fs.Var(&probes, "probes", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	fs.StringVar(&plotPath, "plot", "", "")
+	plotFlag(fs, &plotPath)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ func runSimGrowth(e *env, args []string) error {
 		results = append(results, res)
 	}
 	if plotPath != "" {
-		if err := writeCharts(plotPath, sim.GrowthCharts(results)...); err != nil {
+		if err := e.writeCharts(plotPath, sim.GrowthCharts(results)...); err != nil {
 			return err
 		}
 	}

@@ -87,7 +87,7 @@ func runTraceback(e *env, args []string) error {
 	fs.Var(&traffic, "traffic", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	fs.StringVar(&plot, "plot", "", "")
+	plotFlag(fs, &plot)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func runTraceback(e *env, args []string) error {
 		return err
 	}
 	if plot != "" {
-		if err := writeCharts(plot, sim.TracebackChart(results)); err != nil {
+		if err := e.writeCharts(plot, sim.TracebackChart(results)); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func runLoops(e *env, args []string) error {
 	fs.Var(&packets, "packets", "")
 	fs.Uint64Var(&seed, "seed", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	fs.StringVar(&plot, "plot", "", "")
+	plotFlag(fs, &plot)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func runLoops(e *env, args []string) error {
 		results = append(results, r)
 	}
 	if plot != "" {
-		if err := writeCharts(plot, sim.LoopChart(results)); err != nil {
+		if err := e.writeCharts(plot, sim.LoopChart(results)); err != nil {
 			return err
 		}
 	}

@@ -50,7 +50,7 @@ func runSimulate(e *env, args []string) error {
 	fs.StringVar(&modes, "modes", "all", "")
 	fs.Float64Var(&compMemory, "compressed-memory", compMemory, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	fs.StringVar(&plot, "plot", "", "")
+	plotFlag(fs, &plot)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func runSimulate(e *env, args []string) error {
 		results = append(results, res...)
 	}
 	if plot != "" {
-		if err := writeCharts(plot, report.ClusterChart(results)); err != nil {
+		if err := e.writeCharts(plot, report.ClusterChart(results)); err != nil {
 			return err
 		}
 	}

@@ -16,12 +16,12 @@ func runTable(e *env, args []string) error {
 	var markdown bool
 	var plotOut string
 	fs.BoolVar(&markdown, "markdown", false, "")
-	fs.StringVar(&plotOut, "plot", "", "")
+	plotFlag(fs, &plotOut)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if plotOut != "" {
-		if err := writeCharts(plotOut, report.Figure4Chart()); err != nil {
+		if err := e.writeCharts(plotOut, report.Figure4Chart()); err != nil {
 			return err
 		}
 	}
