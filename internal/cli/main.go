@@ -262,8 +262,10 @@ func (f *fileError) Unwrap() error { return f.err }
 // names the file, so only its cause is kept; so is an *anyfile.Error's,
 // a problem with the file that the file's name now introduces.
 func fileErr(path string, err error) error {
+	// A reader's error may come wrapped once more ("read F: read F: is
+	// a directory" from a scanner over the file): every layer goes.
 	var pe *os.PathError
-	if errors.As(err, &pe) {
+	for errors.As(err, &pe) {
 		err = pe.Err
 	}
 	var ae *anyfile.Error

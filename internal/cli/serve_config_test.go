@@ -116,6 +116,9 @@ func TestServeConfigErrorsNameTheLine(t *testing.T) {
 	}
 	failsWith(t, "serve: --memory 0: want a size above 0", "serve", "--config", path, "--memory", "0", "--check-config")
 	failsWith(t, filepath.Join(dir, "none.conf")+": no such file", "serve", "--config", filepath.Join(dir, "none.conf"), "--check-config")
+	if msg := failsWith(t, dir+": is a directory", "serve", "--config", dir, "--check-config"); msg != "bloomcast: "+dir+": is a directory\n" {
+		t.Errorf("--config DIR: %q, want the directory named once", msg)
+	}
 	failsWith(t, "serve: --access-log "+filepath.Join(dir, "no", "access.log")+": no directory",
 		"serve", "--check-config", "--access-log", filepath.Join(dir, "no", "access.log"))
 }
