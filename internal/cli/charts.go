@@ -13,13 +13,21 @@ import (
 // Charts, drawn by package plot: calc --plot, table --plot and the
 // simulations' --plot.
 
-// plotFlag registers --plot OUT.svg, the file writeCharts writes. "-" is
-// refused as the flags are read: standard output carries the command's
-// report, which the SVG would be mixed into.
+// plotFlag registers --plot OUT.svg, the file writeCharts writes. What
+// cannot be written is refused as the flags are read, not after a
+// simulation of many minutes: "-" (standard output carries the command's
+// report, which the SVG would be mixed into), a directory, a file in a
+// directory that does not exist.
 func plotFlag(fs *flag.FlagSet, path *string) {
 	fs.Func("plot", "", func(s string) error {
 		if s == "-" {
 			return errPlotStdout
+		}
+		if fi, err := os.Stat(s); err == nil && fi.IsDir() {
+			return errors.New("a directory: name the SVG file to write (such as " + filepath.Join(s, "chart.svg") + ")")
+		}
+		if fi, err := os.Stat(filepath.Dir(s)); err != nil || !fi.IsDir() {
+			return errors.New("no directory " + filepath.Dir(s) + " to write it in")
 		}
 		*path = s
 		return nil

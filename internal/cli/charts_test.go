@@ -111,9 +111,9 @@ func TestCalcPlot(t *testing.T) {
 	failsWith(t, "calc: --plot means nothing with --counting", "calc", "--counting", "-n", "100", "-m", "1000", "--plot", out)
 }
 
-// TestPlotOutput: --plot - is refused before anything runs (standard
-// output carries the report), where it wrote a file named "-"; a
-// directory is named as what --plot wants; and an existing chart is
+// TestPlotOutput: --plot -, a directory, or a file in a directory that
+// does not exist is refused before anything runs (- wrote a file named
+// "-", the others failed after the whole run); and an existing chart is
 // replaced whole, as -o replaces a filter, not rewritten in place under
 // a reader that has it open.
 func TestPlotOutput(t *testing.T) {
@@ -124,7 +124,11 @@ func TestPlotOutput(t *testing.T) {
 		t.Error(`--plot - wrote a file named "-"`)
 	}
 	dir := t.TempDir()
-	failsWith(t, dir+": is a directory: --plot names the SVG file to write", "table", "--plot", dir)
+	failsWith(t, `table: --plot "`+dir+`": a directory: name the SVG file to write`, "table", "--plot", dir)
+	// Refused before the replay, not after it.
+	missing := filepath.Join(dir, "no", "fig.svg")
+	failsWith(t, `simulate: --plot "`+missing+`": no directory `+filepath.Dir(missing), "simulate", "--requests", "2000", "--objects", "500",
+		"--modes", "none", "--plot", missing)
 
 	out := filepath.Join(dir, "fig.svg")
 	writeFile(t, out, "old chart")
