@@ -43,6 +43,9 @@ func combine(e *env, name string, args []string, intersect bool) error {
 	if len(inputs) < 2 {
 		return usagef("want at least two filters, got %d", len(inputs))
 	}
+	if err := stdinOnce(inputs); err != nil {
+		return err
+	}
 	first, err := e.openCombinable(inputs[0])
 	if err != nil {
 		return err

@@ -96,6 +96,9 @@ func runDiff(e *env, args []string) error {
 	if len(args) != 2 {
 		return usagef("want OLD and NEW, got %d arguments", len(args))
 	}
+	if err := stdinOnce(args); err != nil {
+		return err
+	}
 	if err := notAnInput(out, args); err != nil {
 		return err
 	}
@@ -141,6 +144,9 @@ func runPatch(e *env, args []string) error {
 	}
 	if len(args) != 2 {
 		return usagef("want BASE and DELTA, got %d arguments", len(args))
+	}
+	if err := stdinOnce(args); err != nil {
+		return err
 	}
 	if err := notAnInput(out, args); err != nil {
 		return err

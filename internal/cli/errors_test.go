@@ -71,3 +71,25 @@ func TestErrorsNameTheLine(t *testing.T) {
 	conf = writeFile(t, filepath.Join(dir, "node2.conf"), "colour red\n")
 	failsWith(t, conf+":1: unknown key \"colour\"", "serve", "--config", conf)
 }
+
+// TestStdinNamedTwice: standard input named twice among the filters of
+// union, intersect, diff or patch is a mistake of the command line, said
+// so, where the second read found it empty ("stdin: empty input").
+func TestStdinNamedTwice(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f.bf")
+	ok(t, "a\nb\n", "build", "-o", f)
+	filter := readString(f)
+	for _, args := range [][]string{
+		{"union", "-o", filepath.Join(dir, "u.bf"), "-", "-"},
+		{"intersect", "-o", filepath.Join(dir, "i.bf"), f, "-", "-"},
+		{"diff", "-", "-"},
+		{"patch", "-", "-"},
+	} {
+		r := bc(t, filter, args...)
+		want := "bloomcast: " + args[0] + `: standard input ("-") named twice: it can be read once (bloomcast ` + args[0] + " -h for usage)\n"
+		if r.code != 2 || r.stderr != want || r.stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %d bytes; want 2 and %q", args, r.code, r.stderr, len(r.stdout), want)
+		}
+	}
+}

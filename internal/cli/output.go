@@ -69,3 +69,20 @@ func notAnInput(out string, inputs []string) error {
 	}
 	return nil
 }
+
+// stdinOnce refuses standard input ("-") named twice among the input
+// files: it can be read once, and the second read would find it empty
+// ("stdin: empty input"), which says nothing of the mistake.
+func stdinOnce(inputs []string) error {
+	seen := false
+	for _, in := range inputs {
+		if in != "-" {
+			continue
+		}
+		if seen {
+			return usagef("standard input (\"-\") named twice: it can be read once")
+		}
+		seen = true
+	}
+	return nil
+}
