@@ -122,8 +122,10 @@ func readFormat(r io.Reader, opt Options) (*File, error) {
 	switch {
 	case len(head) == 0:
 		return nil, &Error{ErrEmpty}
-	case opt.Format == FormatSquid, opt.Format == 0 && !envelope.Sniff(head) && squid.Sniff(head):
+	case opt.Format == FormatSquid:
 		return readSquid(br, opt.Limits)
+	case opt.Format == 0 && !envelope.Sniff(head) && squid.Sniff(head):
+		return readSniffedSquid(br, head, opt)
 	case opt.Format == FormatParquet, opt.Format == 0 && parquet.SniffFile(head):
 		return readParquet(r, br, opt)
 	case opt.Format.foreign():

@@ -16,6 +16,7 @@ import (
 	"github.com/bloomcast/bloomcast/formats/bitsandblooms"
 	"github.com/bloomcast/bloomcast/formats/guava"
 	"github.com/bloomcast/bloomcast/formats/parquet"
+	"github.com/bloomcast/bloomcast/formats/squid"
 )
 
 // golden reads a golden file of a format package.
@@ -388,5 +389,38 @@ func TestColumnFilter(t *testing.T) {
 	sbbf := read(t, golden(t, "parquet", "parquetgo-n1000.bin"), anyfile.Options{})
 	if _, err := sbbf.ColumnFilter("s", 0); err == nil {
 		t.Error("a standalone filter gave a column chunk")
+	}
+}
+
+// TestReadGuavaLikeSquidHeader: a Guava MURMUR128_MITZ_32 stream of 65536
+// words or more whose 22nd byte is 4 passes squid.Sniff; it is still read
+// as the Guava filter it is, and a damaged Squid digest still gets
+// Squid's error.
+func TestReadGuavaLikeSquidHeader(t *testing.T) {
+	g, err := guava.NewSized(guava.Murmur128Mitz32, 65600*64, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.AddString("in")
+	data, err := g.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[21] = 4 // the low byte of the second word: Squid's hash_func_count
+	f, err := anyfile.Read(bytes.NewReader(data), anyfile.Options{})
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if f.Format() != anyfile.FormatGuava {
+		t.Fatalf("read as %v", f.Format())
+	}
+	if in, err := f.Contains([]byte("in")); !in || err != nil {
+		t.Errorf("Contains(in) = %v, %v", in, err)
+	}
+
+	damaged := bytes.Clone(files(t)[anyfile.Squid])
+	damaged[19]++ // mask_size no longer matches capacity and bits per entry
+	if _, err := anyfile.Read(bytes.NewReader(damaged), anyfile.Options{}); !errors.Is(err, squid.ErrFormat) {
+		t.Errorf("damaged Squid digest: %v, want squid.ErrFormat", err)
 	}
 }

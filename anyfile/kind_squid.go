@@ -2,6 +2,7 @@ package anyfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -28,7 +29,7 @@ func (k *squidKind) structures() []any { return []any{k.d, k.d.Filter} }
 // readSquid reads a Squid Cache Digest body (what a Squid serves at
 // /squid-internal-periodic/store_digest).
 func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
-	d, err := squid.Read(br, squid.Limits{MaxMask: uint32(min(lim.Payload(), 1<<31-1)), AllowFull: true})
+	d, err := squid.Read(br, squidLimits(lim))
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +38,31 @@ func readSquid(br *bufio.Reader, lim envelope.Limits) (*File, error) {
 	}
 	h := envelope.Header{Version: d.Header.Version, Scheme: uint8(hashing.SquidMD5)}
 	return &File{Header: h, Size: int64(d.EncodedSize()), k: &squidKind{d: d}, format: FormatSquid}, nil
+}
+
+// squidLimits are the limits a Squid digest is read with: its mask
+// within the payload limit, and full digests taken, to be inspected.
+func squidLimits(lim envelope.Limits) squid.Limits {
+	return squid.Limits{MaxMask: uint32(min(lim.Payload(), 1<<31-1)), AllowFull: true}
+}
+
+// readSniffedSquid reads a file whose first bytes squid.Sniff takes for a
+// Squid digest's header. That test is loose, so that a damaged digest
+// gets Squid's own error; a Guava MURMUR128_MITZ_32 stream of 65536 words
+// or more passes it too when its 22nd byte is 4 (its strategy byte and k
+// read as a version). So when the header is not a valid Squid header,
+// the bytes are read as another program's filter if one of them fits
+// exactly, and the Squid header's error is returned if none does.
+func readSniffedSquid(br *bufio.Reader, head []byte, opt Options) (*File, error) {
+	_, herr := squid.ParseHeader(head, squidLimits(opt.Limits))
+	if herr == nil {
+		return readSquid(br, opt.Limits)
+	}
+	f, err := readForeign(br, 0, opt)
+	if errors.Is(err, ErrMagic) {
+		return nil, herr
+	}
+	return f, err
 }
 
 // contains canonicalises key as Squid does; a key that is not an
