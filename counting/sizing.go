@@ -52,15 +52,19 @@ func InverseGamma(y float64) float64 {
 // counters near the optimal load it runs 1.2 to 1.7 above the exact
 // expected maximum of m Poisson(k·n/m) counts (at load 1 Gonnet's finer
 // analysis gives Γ⁻¹(m) − 3/2), and below it for light loads (calc
-// --counting sets it beside a simulation). It returns 0 for m < 2, n = 0
-// or k < 1.
+// --counting sets it beside a simulation). Far from those loads the
+// asymptote says nothing (it turns negative as the load goes to 0, and
+// stays near Γ⁻¹(m) as the load grows past it), so the result is never
+// below the load k·n/m, the mean count, nor below 1: the largest count
+// is at least the mean, and at least one counter holds a key. It returns
+// 0 for m < 2, n = 0 or k < 1.
 func ExpectedMaxCount(m, n uint64, k int) float64 {
 	if m < 2 || n == 0 || k < 1 {
 		return 0
 	}
 	g := InverseGamma(float64(m))
 	load := float64(k) * float64(n) / float64(m)
-	return g * (1 + math.Log(load)/math.Log(g))
+	return max(g*(1+math.Log(load)/math.Log(g)), load, 1)
 }
 
 // OverflowBound bounds the probability that any of the m counters of a

@@ -142,6 +142,14 @@ func TestExpectedMaxCount(t *testing.T) {
 	if a, b := counting.ExpectedMaxCount(1e6, 1e5, 3), counting.ExpectedMaxCount(1e6, 1e5, 7); a >= b {
 		t.Errorf("ExpectedMaxCount does not grow with k: %g, %g", a, b)
 	}
+	// Far from the asymptote's loads: never below 1 (a counter holds the
+	// one key) nor below the mean count.
+	if got := counting.ExpectedMaxCount(1<<62, 1, 64); got != 1 {
+		t.Errorf("ExpectedMaxCount(2^62, 1, 64) = %g, want 1", got)
+	}
+	if got := counting.ExpectedMaxCount(2, 1e12, 1); got < 5e11 {
+		t.Errorf("ExpectedMaxCount(2, 1e12, 1) = %g, below the mean count 5e11", got)
+	}
 	if counting.ExpectedMaxCount(1, 5, 3) != 0 || counting.ExpectedMaxCount(100, 0, 3) != 0 {
 		t.Error("ExpectedMaxCount edge cases")
 	}
