@@ -52,8 +52,10 @@ type TopologyConfig struct {
 	// DefaultRouters.
 	Routers int
 	// Degree is the mean number of links per router of random and power-law
-	// graphs (a tree's is 2 − 2/Routers by definition); 0 means
-	// DefaultDegree. Power-law graphs round it down to an even number.
+	// graphs, 2 to Routers − 1 (a tree's is 2 − 2/Routers by definition,
+	// and Degree is ignored); 0 means DefaultDegree, or Routers − 1 (every
+	// pair linked) when that is smaller. Power-law graphs round it down to
+	// an even number.
 	Degree int
 	// Seed drives the generator.
 	Seed uint64
@@ -94,13 +96,14 @@ func NewTopology(cfg TopologyConfig) (*Topology, error) {
 	if n == 0 {
 		n = DefaultRouters
 	}
-	if d == 0 {
-		d = DefaultDegree
-	}
 	if n < 2 || n > MaxRouters {
 		return nil, fmt.Errorf("sim: %d routers, want 2 to %d", n, MaxRouters)
 	}
-	if d < 2 || d > n-1 {
+	if d == 0 {
+		// Fewer than DefaultDegree+1 routers cannot reach the default:
+		// they get every pair linked, so that any size from 2 works.
+		d = min(DefaultDegree, n-1)
+	} else if cfg.Kind != TopologyTree && (d < 2 || d > n-1) {
 		return nil, fmt.Errorf("sim: mean degree %d, want 2 to %d for %d routers", d, n-1, n)
 	}
 	rng := newRand(cfg.Seed, streamTopology, 0)

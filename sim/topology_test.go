@@ -95,6 +95,27 @@ func sameGraph(a, b *sim.Topology) bool {
 	return true
 }
 
+// TestNewTopologySmall: every kind takes every size from 2 routers, as
+// TopologyConfig says; below DefaultDegree+1 routers the default degree
+// links every pair (a tree stays a tree).
+func TestNewTopologySmall(t *testing.T) {
+	for _, kind := range []string{sim.TopologyTree, sim.TopologyRandom, sim.TopologyPowerLaw} {
+		for n := 2; n <= sim.DefaultDegree+1; n++ {
+			topo, err := sim.NewTopology(sim.TopologyConfig{Kind: kind, Routers: n, Seed: 1})
+			if err != nil {
+				t.Errorf("%s of %d routers: %v", kind, n, err)
+				continue
+			}
+			if topo.Routers() != n || !topo.Connected() {
+				t.Errorf("%s of %d routers: %d routers, connected %v", kind, n, topo.Routers(), topo.Connected())
+			}
+			if kind == sim.TopologyRandom && n <= sim.DefaultDegree && topo.Links() != n*(n-1)/2 {
+				t.Errorf("random of %d routers: %d links, want every pair", n, topo.Links())
+			}
+		}
+	}
+}
+
 func TestNewTopologyErrors(t *testing.T) {
 	for _, c := range []sim.TopologyConfig{
 		{Routers: 1},
