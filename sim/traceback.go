@@ -165,7 +165,9 @@ func (r TracebackResult) ExpectedSuccessRate() float64 {
 // expected packets per window at the target rate and keyed afresh per
 // router and window, so that the false positives of different routers are
 // independent, as SPIE's choice of hash functions makes them. Each router keeps the last Ring
-// windows, so its memory is bounded. Attackers send single packets with
+// windows, so its memory is bounded; a topology whose digests would take
+// more than 1 GiB in all (every rate, every window of the ring) is an
+// error. Attackers send single packets with
 // forged source addresses; Ring−1 windows later (the oldest query the
 // ring can still answer) the victim traces each packet back: starting at
 // its own edge router it asks every neighbour of every router in the
@@ -387,11 +389,37 @@ func (s *spie) window(w int, traffic *rand.Rand, attacks []attack, sent int) (in
 	return sent, nil
 }
 
+// maxTracebackDigestBytes bounds the digests a topology's routers hold
+// at once (every rate, every window of the ring): a tiny target rate,
+// which bloom.New meets with at most 64 probes, costs bits per packet
+// that grow as the rate's 64th root shrinks, so that without a bound a
+// rate on the command line (1e-300) could take all memory.
+const maxTracebackDigestBytes = 1 << 30
+
 // size picks each router's digest shape for each rate: what bloom.New
 // chooses for a filter of the router's packets per window at the target
 // rate. Every window reuses it under a new key, and routers with equal
-// loads share one sizing, which is a search (params.Size).
+// loads share one sizing, which is a search (params.Size). It refuses
+// digests of more than maxTracebackDigestBytes in all.
 func (s *spie) size() error {
+	if err := s.sizeShapes(); err != nil {
+		return err
+	}
+	var bits float64
+	for _, shapes := range s.shapes {
+		for _, shape := range shapes {
+			bits += float64(shape.M)
+		}
+	}
+	if total := bits / 8 * float64(s.c.Ring); total > maxTracebackDigestBytes {
+		return fmt.Errorf("sim: topology %s: the digests would take %.1f GiB (a ring of %d windows at every rate), more than %d GiB: ask for higher rates, fewer rates or less traffic",
+			s.topo.Name, total/(1<<30), s.c.Ring, maxTracebackDigestBytes>>30)
+	}
+	return nil
+}
+
+// sizeShapes sets s.shapes, as size says.
+func (s *spie) sizeShapes() error {
 	type load struct {
 		n    uint64
 		rate int

@@ -152,6 +152,16 @@ func TestTracebackErrors(t *testing.T) {
 	}
 }
 
+// TestTracebackTinyRate: a rate so small that the digests would take
+// tens of GiB is refused before any is made.
+func TestTracebackTinyRate(t *testing.T) {
+	tree := mustTopology(t, sim.TopologyConfig{Kind: sim.TopologyTree, Routers: 5, Seed: 1})
+	_, err := sim.Traceback(sim.TracebackConfig{Topologies: []*sim.Topology{tree}, Attacks: 5, Rates: []float64{1e-300}})
+	if err == nil || !strings.HasPrefix(err.Error(), "sim: ") || !strings.Contains(err.Error(), "GiB") {
+		t.Fatalf("Traceback at rate 1e-300 = %v, want an error about the digests' size", err)
+	}
+}
+
 func TestTracebackChart(t *testing.T) {
 	rs := []sim.TracebackResult{
 		{Topology: "tree", P: 0.01, Attacks: 10, FalseBranches: 2, ExpectedFalseBranches: 2.5},
