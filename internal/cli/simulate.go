@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/cache"
 	"github.com/bloomcast/bloomcast/internal/report"
+	"github.com/bloomcast/bloomcast/keyfile"
 	"github.com/bloomcast/bloomcast/node"
 	"github.com/bloomcast/bloomcast/sim/replay"
 )
@@ -94,13 +96,14 @@ func runSimulate(e *env, args []string) error {
 		if err != nil {
 			return fileErr(traceFile, err)
 		}
-		trace, err = replay.ParseAccessLog(f, int(nodes))
+		trace, err = parseTrace(f, int(nodes))
 		closeInput(f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", traceFile, err)
 		}
 		if len(trace.Requests) == 0 {
-			return fmt.Errorf("%s: no GET request to replay", traceFile)
+			return fmt.Errorf("%s: no GET request to replay (lines not parsed: %d; not GET: %d; unsuccessful: %d)",
+				traceFile, trace.Malformed, trace.SkippedMethod, trace.SkippedStatus)
 		}
 		source, seed = traceFile, 0
 	} else {
@@ -269,4 +272,16 @@ func timeLeft(elapsed time.Duration, done, all int) string {
 	}
 	left := time.Duration(float64(elapsed) * float64(all-done) / float64(done))
 	return ", about " + left.Round(time.Second).String() + " left"
+}
+
+// parseTrace reads an access.log from r, decompressed first if it is
+// gzip or zstd, as rotated logs often are (keyfile.Decompress, as key
+// files are read).
+func parseTrace(r io.Reader, nodes int) (*replay.Trace, error) {
+	text, release, err := keyfile.Decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return replay.ParseAccessLog(text, nodes)
 }

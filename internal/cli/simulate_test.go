@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -65,6 +67,31 @@ func TestSimulate(t *testing.T) {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, r.stdout)
 		}
+	}
+
+	// The same log gzip-compressed, as a rotated log is: the same
+	// requests. Cut short, it is an error, not a shorter trace.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write([]byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	logGz, cutGz := filepath.Join(dir, "access.log.gz"), filepath.Join(dir, "cut.log.gz")
+	if err := os.WriteFile(logGz, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cutGz, gz.Bytes()[:gz.Len()-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = bc(t, "", "simulate", "--trace", logGz, "--nodes", "2", "--modes", "none")
+	if r.code != 0 || !strings.Contains(r.stdout, "300 requests") || !strings.Contains(r.stdout, "1 not GET") {
+		t.Errorf("gzip --trace: exit %d, %s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if r = bc(t, "", "simulate", "--trace", cutGz, "--nodes", "2", "--modes", "none"); r.code != 2 || !strings.Contains(r.stderr, "unexpected EOF") {
+		t.Errorf("cut gzip --trace: exit %d, %s", r.code, r.stderr)
 	}
 
 	for _, bad := range [][]string{
