@@ -270,7 +270,7 @@ type ClusterResult struct {
 	// delivered (the transport's own headers not counted).
 	DigestMessages, DigestMessageBytes uint64
 	// TraceSeconds is the trace's duration, from its first request to
-	// its last.
+	// its latest (an access.log's lines need not be in time order).
 	TraceSeconds float64
 	// Propagated counts the publications that every peer's view came to
 	// hold during the replay, and PropagationMean and PropagationMax the
@@ -643,8 +643,11 @@ func replayShape(cfg ClusterConfig, o *origin, m Mode) (ClusterResult, nodeShape
 	budget := max(int64(cfg.CacheFraction*float64(t.UniqueBytes)), 64<<10)
 	capacity := max(uint64(float64(budget)/(o.mean+entryOverhead)), 16)
 	res := ClusterResult{Mode: m, Nodes: n, Requests: len(t.Requests), Capacity: capacity, CacheBytes: budget}
-	if len(t.Requests) > 0 {
-		res.TraceSeconds = t.Requests[len(t.Requests)-1].Time
+	// The latest request, not the last line: an access.log merged from
+	// several proxies need not be in time order, and the replay's clock
+	// never goes back.
+	for _, rq := range t.Requests {
+		res.TraceSeconds = max(res.TraceSeconds, rq.Time)
 	}
 	var prop *propagation
 	if m.Route == node.RouteDigest {

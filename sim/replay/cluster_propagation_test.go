@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,32 @@ func TestReplayClusterPolling(t *testing.T) {
 	row := report.NewClusterReport(replay.ClusterConfig{Trace: tr}, res).Results[0]
 	if row.Transport != "http" || row.DigestMessagesPerMin <= 0 || row.PropagationMaxSeconds > interval.Seconds() {
 		t.Fatalf("report row: %+v", row)
+	}
+}
+
+// TestReplayClusterTraceSecondsUnordered: an access.log whose lines are
+// not in time order lasts from its first request to its latest, not to
+// its last line's (which made the duration negative and the per-minute
+// digest rates vanish).
+func TestReplayClusterTraceSecondsUnordered(t *testing.T) {
+	const log = `1000.000 5 10.0.0.1 TCP_MISS/200 100 GET http://a.example/1 - DIRECT/1.2.3.4 text/html
+1060.000 5 10.0.0.2 TCP_MISS/200 100 GET http://a.example/2 - DIRECT/1.2.3.4 text/html
+900.000 5 10.0.0.1 TCP_MISS/200 100 GET http://a.example/1 - DIRECT/1.2.3.4 text/html
+`
+	tr, err := replay.ParseAccessLog(strings.NewReader(log), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := replay.ParseMode("none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, Modes: []replay.Mode{none}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].TraceSeconds; got != 60 {
+		t.Errorf("TraceSeconds = %g, want 60", got)
 	}
 }
 
