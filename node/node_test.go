@@ -249,21 +249,8 @@ func TestNodeICPUnansweredCounted(t *testing.T) {
 	}
 	n := startNode(t, listen(t, "127.0.0.1:0"), pc, NodeConfig{ICPListen: pc.LocalAddr().String(),
 		AllowPeers: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
-	client, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	q, err := icp.Encode(icp.Message{Opcode: icp.OpQuery, RequestNumber: 1, URL: "http://example.com/"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const queries = 50
-	for range queries {
-		if _, err := client.WriteTo(q, pc.LocalAddr()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sendICPQueries(t, pc.LocalAddr(), queries)
 	waitFor(t, 5*time.Second, "the queries to be answered or left", func() bool {
 		s := n.stats().ICPServer
 		return s.Queries == queries && s.Answered() == queries
@@ -286,15 +273,10 @@ func TestNodeICPUnansweredCounted(t *testing.T) {
 	t.Fatal("no bloomcast_icp_queries_unanswered_total in the node's metrics")
 }
 
-// TestNodeICPReplies: NodeConfig.ICPReplies is the node's ICP reply
-// budget; allowed queries beyond it go unanswered and are counted.
-func TestNodeICPReplies(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const budget, queries = 5, 200
-	n := startNode(t, listen(t, "127.0.0.1:0"), pc, NodeConfig{ICPListen: pc.LocalAddr().String(), ICPReplies: budget})
+// sendICPQueries sends n ICP queries for one URL to addr from a socket of
+// its own, as fast as it can.
+func sendICPQueries(t *testing.T, addr net.Addr, n int) {
+	t.Helper()
 	client, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -304,12 +286,24 @@ func TestNodeICPReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	for range queries {
-		if _, err := client.WriteTo(q, pc.LocalAddr()); err != nil {
+	for range n {
+		if _, err := client.WriteTo(q, addr); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestNodeICPReplies: NodeConfig.ICPReplies is the node's ICP reply
+// budget; allowed queries beyond it go unanswered and are counted.
+func TestNodeICPReplies(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget, queries = 5, 200
+	n := startNode(t, listen(t, "127.0.0.1:0"), pc, NodeConfig{ICPListen: pc.LocalAddr().String(), ICPReplies: budget})
+	start := time.Now()
+	sendICPQueries(t, pc.LocalAddr(), queries)
 	waitFor(t, 5*time.Second, "the queries to be answered or left", func() bool {
 		s := n.stats().ICPServer
 		return s.Queries == queries && s.Answered() == queries

@@ -82,6 +82,20 @@ func (sp *serveProcess) signal(t *testing.T, s os.Signal) {
 	}
 }
 
+// stopped waits up to limit for the process to end after a stop was
+// asked of it, failing unless it exits with status 0.
+func (sp *serveProcess) stopped(t *testing.T, limit time.Duration) {
+	t.Helper()
+	select {
+	case err := <-sp.done:
+		if err != nil {
+			t.Fatalf("after the stop: %v (want status 0)\n%s", err, sp.stderr)
+		}
+	case <-time.After(limit):
+		t.Fatalf("still running %v after the stop\n%s", limit, sp.stderr)
+	}
+}
+
 // get fetches target through the node.
 func (sp *serveProcess) get(t *testing.T, target string) *http.Response {
 	t.Helper()
@@ -177,14 +191,7 @@ func TestServeSignals(t *testing.T) {
 	}
 
 	sp.signal(t, syscall.SIGTERM)
-	select {
-	case err := <-sp.done:
-		if err != nil {
-			t.Fatalf("after SIGTERM: %v\n%s", err, sp.stderr)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("still running 20 s after SIGTERM")
-	}
+	sp.stopped(t, 20*time.Second)
 	if !strings.Contains(sp.stderr.String(), "bloomcast node stopped") {
 		t.Fatalf("stderr:\n%s", sp.stderr)
 	}

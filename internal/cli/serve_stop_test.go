@@ -93,14 +93,7 @@ func TestServeStopCutsOffAfterGrace(t *testing.T) {
 	long := slowGet(t, addr, origin.URL+"/slow?n=4000000") // about 50 s
 	start := time.Now()
 	sp.signal(t, syscall.SIGTERM)
-	select {
-	case err := <-sp.done:
-		if err != nil {
-			t.Fatalf("after SIGTERM: %v (want status 0)\n%s", err, sp.stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("still running 30 s after SIGTERM")
-	}
+	sp.stopped(t, 30*time.Second)
 	if took := time.Since(start); took < 9*time.Second {
 		t.Errorf("stopped %v after SIGTERM, within the 10 s grace, with a request in flight", took)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
+	"github.com/bloomcast/bloomcast/internal/testutil"
 	"github.com/bloomcast/bloomcast/node"
 )
 
@@ -139,30 +140,10 @@ func TestStatusCommand(t *testing.T) {
 }
 
 // hostileServer answers every request on a loopback port with the raw
-// response resp, until the test ends, and returns its address.
+// response resp, until the test ends, and returns its URL.
 func hostileServer(t *testing.T, resp string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 64<<10)
-				c.Read(buf)
-				io.WriteString(c, resp)
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return testutil.NewRawOrigin(t, func(*http.Request) (string, bool) { return resp, true }).URL
 }
 
 // TestStatusCommandHostileText: a peer's reason phrase that holds
@@ -177,7 +158,7 @@ func TestStatusCommandHostileText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := startStatusNode(t, lnA, node.NodeConfig{Name: "node-a", Peers: []node.PeerConfig{{Name: "evil", Proxy: "http://" + peer}}})
+	a := startStatusNode(t, lnA, node.NodeConfig{Name: "node-a", Peers: []node.PeerConfig{{Name: "evil", Proxy: peer}}})
 	a.Directory().Refresh(context.Background()) // fails: the peer answers 500
 	raw := []rune{'\x1b', '\x07', '\u202e', '\u009b', '\t'}
 
@@ -196,7 +177,7 @@ func TestStatusCommandHostileText(t *testing.T) {
 	const body = "\x1b]0;BODY\x07\n"
 	evil := hostileServer(t, "HTTP/1.1 "+reason+"\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\nConnection: close\r\n\r\n"+body)
 	stderr.Reset()
-	if code := run([]string{"status", "http://" + evil}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), `\x1b]0;BODY`) {
+	if code := run([]string{"status", evil}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), `\x1b]0;BODY`) {
 		t.Errorf("a hostile node: exit %d, %q", code, stderr.String())
 	}
 	if strings.ContainsAny(stderr.String(), string(raw)) {
