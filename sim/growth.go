@@ -65,6 +65,10 @@ func ScalableGrowth(c GrowthConfig) (GrowthResult, error) {
 		per = 4
 	}
 	fc := f.Config()
+	if c.Keys < fc.Capacity {
+		// The first point is at the capacity: there would be none.
+		return GrowthResult{}, fmt.Errorf("%w: GrowthConfig.Keys %d is below the filter's capacity %d", scalable.ErrConfig, c.Keys, fc.Capacity)
+	}
 	r := GrowthResult{Capacity: fc.Capacity, P: fc.P, Expansion: fc.Expansion, Tightening: fc.Tightening, Layout: fc.Layout.String()}
 	var buf [9]byte
 	key := func(tag byte, i uint64) []byte {

@@ -29,4 +29,7 @@ func TestScalableGrowth(t *testing.T) {
 	if _, err := ScalableGrowth(GrowthConfig{Filter: scalable.Config{Capacity: 100, P: 0.01}}); !errors.Is(err, scalable.ErrConfig) {
 		t.Errorf("no keys: %v", err)
 	}
+	if r, err := ScalableGrowth(GrowthConfig{Filter: scalable.Config{Capacity: 100, P: 0.01}, Keys: 99, Probes: 10}); !errors.Is(err, scalable.ErrConfig) {
+		t.Errorf("fewer keys than the capacity: %+v, %v", r, err)
+	}
 }

@@ -126,6 +126,9 @@ func runSimGrowth(e *env, args []string) error {
 	if len(expansions) != len(tightenings) {
 		return usagef("%d expansions and %d tightenings: give one of each per run", len(expansions), len(tightenings))
 	}
+	if keys < n {
+		return usagef("--keys %d is below -n %d: the first point is at the filter's capacity, -n keys", uint64(keys), uint64(n))
+	}
 	var results []sim.GrowthResult
 	for i := range expansions {
 		s, err := strconv.ParseUint(expansions[i], 10, 32)

@@ -95,4 +95,7 @@ func TestSimGrowth(t *testing.T) {
 		t.Errorf("plot: %v", err)
 	}
 	failsWith(t, "sim: 1 expansions and 2 tightenings", "sim", "growth", "--expansion", "2")
+	// Fewer keys than the capacity leave no point to measure: an error,
+	// not a report of nothing and "points": null.
+	failsWith(t, "sim: --keys 100 is below -n 1000", "sim", "growth", "-n", "1000", "--keys", "100", "--json")
 }
