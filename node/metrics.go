@@ -65,6 +65,8 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 	gauge := func(name, help string, f func() float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 	}
+	gauge("bloomcast_client_connections", "Client connections open (peers' included), at most NodeConfig.MaxConnections (serve --max-connections).",
+		func() float64 { return float64(n.connsOpen.Load()) })
 	gauge("bloomcast_cache_objects", "Objects in the cache.", func() float64 { return float64(n.store.Len()) })
 	gauge("bloomcast_cache_bytes", "Accounted bytes in the cache.", func() float64 { return float64(n.store.Bytes()) })
 	gauge("bloomcast_filter_keys", "Keys in the counting filter.", func() float64 { return float64(n.publisher.stats().Keys) })

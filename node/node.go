@@ -22,6 +22,7 @@ import (
 	"github.com/bloomcast/bloomcast/internal/httpx"
 	"github.com/bloomcast/bloomcast/internal/nodestatus"
 	"github.com/bloomcast/bloomcast/internal/originclient"
+	"github.com/bloomcast/bloomcast/internal/ratelog"
 	"github.com/bloomcast/bloomcast/internal/squidlog"
 )
 
@@ -136,6 +137,11 @@ type NodeConfig struct {
 	// queries beyond it go unanswered and are counted. 0 means
 	// icp.DefaultReplies (icp.Limits.Replies).
 	ICPReplies int
+	// MaxConnections is the most client connections the node keeps open
+	// at once (peers' included); at the limit it accepts the next only
+	// when one closes, so the memory connections hold stays bounded.
+	// 0 means DefaultMaxConnections.
+	MaxConnections int
 	// FullDigests, when FullDigestsStatic or FullDigestsStaticXOR,
 	// serves static digests (a ribbon filter of the cache's keys and
 	// Bloom filters of the changes since, digest.StaticPublisher) to
@@ -221,7 +227,11 @@ type NodeConfig struct {
 //
 // The zero Node is not usable; make one with NewNode.
 type Node struct {
-	cfg       NodeConfig
+	cfg NodeConfig
+	// connsOpen counts the client connections open (connLimit);
+	// connWarn spaces the warnings that there are MaxConnections.
+	connsOpen atomic.Int64
+	connWarn  *ratelog.Limiter
 	log       *slog.Logger
 	store     cache.Store
 	proxy     *cache.Proxy
@@ -274,7 +284,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, pushKick: make(chan struct{}, 1)}
+	n := &Node{cfg: cfg, log: cfg.Logger, pushKick: make(chan struct{}, 1), connWarn: ratelog.New(connLimitWarnEvery)}
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
 	var err error
@@ -364,6 +374,9 @@ func (cfg *NodeConfig) fillDefaults() {
 	if cfg.TunnelIdle == 0 {
 		cfg.TunnelIdle = DefaultTunnelIdle
 	}
+	if cfg.MaxConnections == 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
 	if cfg.TunnelLifetime == 0 {
 		cfg.TunnelLifetime = DefaultTunnelLifetime
 	}
@@ -444,6 +457,8 @@ func (cfg *NodeConfig) check() error {
 		return fmt.Errorf("%w: %g bits per entry for %d objects", cache.ErrConfig, cfg.BitsPerEntry, cfg.Capacity)
 	case cfg.HashFunctions < 0:
 		return fmt.Errorf("%w: %d hash functions", cache.ErrConfig, cfg.HashFunctions)
+	case cfg.MaxConnections < 0:
+		return fmt.Errorf("%w: %d connections at most (want 0 for the default, or more)", cache.ErrConfig, cfg.MaxConnections)
 	case cfg.ICPReplies < 0:
 		return fmt.Errorf("%w: %d ICP replies a second (want 0 for the default, or more)", cache.ErrConfig, cfg.ICPReplies)
 	case cfg.Route == RouteICP && cfg.ICPListen == "":
@@ -709,7 +724,7 @@ func (n *Node) serve(ctx context.Context, ln net.Listener, icpConn net.PacketCon
 	}
 	srv := &http.Server{Handler: n.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: n.cfg.MaxRequestHeaderBytes, ErrorLog: slog.NewLogLogger(n.log.Handler(), slog.LevelWarn)}
-	ln = refusalListener{Listener: ln, n: n}
+	ln = refusalListener{Listener: newConnLimit(ln, n.cfg.MaxConnections, &n.connsOpen, n.connLimitReached), n: n}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	loopErr := make(chan error, 2)

@@ -52,7 +52,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		{"MaxDigestBytes", old.MaxDigestBytes, cfg.MaxDigestBytes}, {"NoDelta", old.NoDelta, cfg.NoDelta},
 		{"PeerViews", old.PeerViews, cfg.PeerViews}, {"FullDigests", old.FullDigests, cfg.FullDigests},
 		{"PeerTimeout", old.PeerTimeout, cfg.PeerTimeout}, {"ICPTimeout", old.ICPTimeout, cfg.ICPTimeout},
-		{"ICPReplies", old.ICPReplies, cfg.ICPReplies},
+		{"ICPReplies", old.ICPReplies, cfg.ICPReplies}, {"MaxConnections", old.MaxConnections, cfg.MaxConnections},
 		{"ConnectPorts", old.ConnectPorts, cfg.ConnectPorts}, {"TunnelIdle", old.TunnelIdle, cfg.TunnelIdle},
 		{"TunnelLifetime", old.TunnelLifetime, cfg.TunnelLifetime}, {"ReadTimeout", old.ReadTimeout, cfg.ReadTimeout},
 		{"MaxRequestHeaderBytes", old.MaxRequestHeaderBytes, cfg.MaxRequestHeaderBytes},

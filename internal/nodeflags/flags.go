@@ -107,7 +107,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", cache.ErrC
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // full-digests, peer-timeout,
-// icp-timeout, icp-replies, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
+// icp-timeout, icp-replies, max-connections, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
@@ -144,6 +144,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.DurationVar(&c.PeerTimeout, "peer-timeout", 5*time.Second, "")
 	fs.DurationVar(&c.ICPTimeout, "icp-timeout", 2*time.Second, "")
 	fs.IntVar(&c.ICPReplies, "icp-replies", icp.DefaultReplies, "")
+	fs.IntVar(&c.MaxConnections, "max-connections", node.DefaultMaxConnections, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
 	nf.denyTo = denyList(node.DefaultDenyDestinations())
@@ -342,6 +343,9 @@ func (nf *NodeFlags) Check() error {
 	if nf.IsSet("peer-expiry") && c.PeerExpiry < c.PollInterval {
 		return nf.errf("peer-expiry", "shorter than --poll (%v): every view would expire between polls", c.PollInterval)
 	}
+	if c.MaxConnections < 1 {
+		return nf.errf("max-connections", "want a number of client connections of at least 1, such as %d", node.DefaultMaxConnections)
+	}
 	if c.ICPReplies < 1 {
 		return nf.errf("icp-replies", "want a number of ICP replies a second of at least 1, such as %d", icp.DefaultReplies)
 	}
@@ -434,7 +438,7 @@ var restartFlags = map[string]string{
 	"BitsPerEntry": "bits-per-entry", "HashFunctions": "hash-functions", "Codec": "codec",
 	"SquidBitsPerEntry": "squid-bits", "Route": "route", "PollInterval": "poll", "PeerExpiry": "peer-expiry", "PushInterval": "push-interval",
 	"MaxDigestBytes": "max-digest", "NoDelta": "no-delta", "PeerViews": "peer-views", "FullDigests": "full-digests", "PeerTimeout": "peer-timeout", "ICPTimeout": "icp-timeout",
-	"ICPReplies":   "icp-replies",
+	"ICPReplies": "icp-replies", "MaxConnections": "max-connections",
 	"ConnectPorts": "connect-ports", "TunnelIdle": "tunnel-idle-timeout", "TunnelLifetime": "tunnel-lifetime",
 	"MaxRequestHeaderBytes": "max-request-header",
 }
