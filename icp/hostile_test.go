@@ -126,7 +126,7 @@ func TestDeniedRepliesBounded(t *testing.T) {
 	}
 }
 
-// Allowed queries are answered at most repliesPerSecond times a second,
+// Allowed queries are answered at most Limits.Replies times a second,
 // before any lookup; the rest are counted and left unanswered.
 func TestRepliesBounded(t *testing.T) {
 	const n, rate = 300, 50

@@ -23,8 +23,8 @@ func plotFlag(fs *flag.FlagSet, path *string) {
 		if s == "-" {
 			return errPlotStdout
 		}
-		if fi, err := os.Stat(s); err == nil && fi.IsDir() {
-			return errors.New("a directory: name the SVG file to write (such as " + filepath.Join(s, "chart.svg") + ")")
+		if err := plotIsDir(s); err != nil {
+			return err
 		}
 		if fi, err := os.Stat(filepath.Dir(s)); err != nil || !fi.IsDir() {
 			return errors.New("no directory " + filepath.Dir(s) + " to write it in")
@@ -32,6 +32,15 @@ func plotFlag(fs *flag.FlagSet, path *string) {
 		*path = s
 		return nil
 	})
+}
+
+// plotIsDir refuses a --plot path that is a directory, as the flags are
+// read and again as the chart is written, naming the file to give.
+func plotIsDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("a directory: name the SVG file to write (such as " + filepath.Join(path, "chart.svg") + ")")
+	}
+	return nil
 }
 
 var errPlotStdout = errors.New("standard output carries the report; name an .svg file")
@@ -44,8 +53,8 @@ func (e *env) writeCharts(path string, charts ...plot.Chart) error {
 	if err := plot.Stack(&b, charts...); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fileErr(path, errors.New("is a directory: --plot names the SVG file to write (such as "+filepath.Join(path, "chart.svg")+")"))
+	if err := plotIsDir(path); err != nil {
+		return fileErr(path, err)
 	}
 	e.force = true // text, which a terminal may show
 	return e.writeFile(path, &b)
