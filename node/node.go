@@ -807,21 +807,22 @@ const shutdownGrace = 10 * time.Second
 // or last chunk. Cutting them off is how a stop ends, not a failure: the
 // caller asked the node to stop and it has.
 func (n *Node) shutdown(ctx context.Context, srv *http.Server) error {
-	n.log.Info("bloomcast node stopping: finishing the requests in flight", "proxy", n.addr, "grace", shutdownGrace)
+	addr := n.listenAddr()
+	n.log.Info("bloomcast node stopping: finishing the requests in flight", "proxy", addr, "grace", shutdownGrace)
 	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(shut)
 	if errors.Is(err, context.DeadlineExceeded) {
-		n.log.Warn("bloomcast node stopping: requests still in flight after the grace period are cut off", "proxy", n.addr, "grace", shutdownGrace)
+		n.log.Warn("bloomcast node stopping: requests still in flight after the grace period are cut off", "proxy", addr, "grace", shutdownGrace)
 		err = srv.Close()
 	}
 	// Hijacked, tunnels are not Shutdown's: they get what is left of
 	// the grace, then their sockets are closed, and their handlers are
 	// waited for so that each writes its access-log line.
-	if n.live.wait(shut) != nil {
-		n.log.Warn("bloomcast node stopping: CONNECT tunnels still open after the grace period are closed", "proxy", n.addr, "tunnels", n.live.closeAll())
+	late := n.live.wait(shut) != nil
+	if running := n.live.closeAll(); late {
+		n.log.Warn("bloomcast node stopping: CONNECT tunnels still open after the grace period are closed", "proxy", addr, "tunnels", running)
 	}
-	n.live.closeAll()
 	// Their sockets closed, the copies end at once; a dial under way
 	// ends with its request, which Close cancelled.
 	end, cancelEnd := context.WithTimeout(context.Background(), time.Second)
