@@ -167,6 +167,17 @@ type NodeConfig struct {
 	// read /healthz's status, with a fixed reason.
 	AllowClients []netip.Prefix
 	AllowPeers   []netip.Prefix
+	// AllowHosts are the host names the operator's endpoints (/metrics,
+	// the status page and its JSON, /healthz's reason) answer in a
+	// request's Host, besides IP addresses, localhost and the names
+	// under it, Name and Listen's host: a request naming another host
+	// gets 403 (and /healthz's fixed reason), so that a web page that
+	// points its own name at the node's address cannot read them
+	// through the operator's browser (DNS rebinding). Names compare
+	// without case or a trailing dot; a port is not compared. The
+	// peers' endpoints (the digests) answer any Host: peers reach a
+	// node by names of their own.
+	AllowHosts []string
 
 	// DenyDestinations are the addresses the node never connects to for
 	// a client, checked on the address dialled after name resolution: a
@@ -247,9 +258,10 @@ type Node struct {
 	live      liveTunnels // CONNECT tunnels in flight, for shutdown
 	handler   http.Handler
 
-	// The address ranges allowed as clients and as peers: NodeConfig's,
-	// replaced whole by Reconfigure.
+	// The address ranges allowed as clients and as peers, and the
+	// AllowHosts: NodeConfig's, replaced whole by Reconfigure.
 	allowClients, allowPeers atomic.Pointer[[]netip.Prefix]
+	allowHosts               atomic.Pointer[[]string]
 
 	// loopDown is the error a background loop ended with, if one did;
 	// publishing is the publication loop's state (node_health.go).
@@ -287,6 +299,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n := &Node{cfg: cfg, log: cfg.Logger, pushKick: make(chan struct{}, 1), connWarn: ratelog.New(connLimitWarnEvery)}
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
+	n.allowHosts.Store(&cfg.AllowHosts)
 	var err error
 	if n.publisher, err = newPublisher(publisherConfig{
 		Filter:    counting.Config{M: uint64(cfg.BitsPerEntry * float64(cfg.Capacity)), N: cfg.Capacity, K: cfg.HashFunctions},
@@ -421,6 +434,9 @@ func (cfg *NodeConfig) check() error {
 		return err
 	}
 	if err := checkTransport(cfg.Transport); err != nil {
+		return err
+	}
+	if err := checkAllowHosts(cfg.AllowHosts); err != nil {
 		return err
 	}
 	switch {
@@ -581,10 +597,10 @@ func (n *Node) routes() http.Handler {
 	local := http.NewServeMux()
 	local.Handle(DigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.digestHandler())))
 	local.Handle(squidDigestPath, n.peersOnly(countOut(n.metrics, n.cfg.WriteTimeout, n.squid)))
-	local.Handle("/metrics", n.peersOnly(n.direct(n.metrics.handler())))
+	local.Handle("/metrics", n.operatorOnly(n.metrics.handler()))
 	local.HandleFunc("/healthz", n.serveHealth)
-	local.Handle(nodestatus.Path, n.peersOnly(n.direct(http.HandlerFunc(n.serveStatus))))
-	local.Handle(nodestatus.JSONPath, n.peersOnly(n.direct(http.HandlerFunc(n.serveStatusJSON))))
+	local.Handle(nodestatus.Path, n.operatorOnly(http.HandlerFunc(n.serveStatus)))
+	local.Handle(nodestatus.JSONPath, n.operatorOnly(http.HandlerFunc(n.serveStatusJSON)))
 	local.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n.refuse(w, r, squidlog.CodeNone, http.StatusNotFound, "not found: the node serves "+DigestPath+", "+
 			squidDigestPath+", /metrics, /healthz, "+nodestatus.Path+" and "+nodestatus.JSONPath+", and proxies absolute http URLs")

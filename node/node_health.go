@@ -93,13 +93,16 @@ func (n *Node) unhealthy() string {
 }
 
 // serveHealth answers /healthz: 200 "ok", or 503 with the reason on one
-// line to a client in AllowPeers, and the fixed "unhealthy" to anyone
-// else (a reason names peers, addresses and errors).
+// line to a client in AllowPeers asking directly under one of the
+// node's names (operatorOnly's rules), and the fixed "unhealthy" to
+// anyone else (a reason names peers, addresses and errors). The status
+// itself answers any Host: a load balancer's check may name the node
+// however it reaches it.
 func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	body := "ok\n"
 	if reason := n.unhealthy(); reason != "" {
-		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) || viaProxy(r) {
+		if !allowed(*n.allowPeers.Load(), remoteAddr(r)) || viaProxy(r) || !n.operatorHost(r) {
 			reason = "unhealthy"
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)

@@ -12,7 +12,8 @@ import (
 // or its views of the peers it keeps: the peers (a peer whose
 // configuration is unchanged keeps its view; a new one is polled at once;
 // one no longer listed is forgotten), the address ranges allowed as
-// clients and as peers, and the digest's Threshold and MaxDigestAge. It
+// clients and as peers, AllowHosts, and the digest's Threshold and
+// MaxDigestAge. It
 // returns the names of the other fields of cfg that differ from the
 // running configuration, which take effect only when the node is started
 // again (AccessLog, Logger, Client, Transport, Manual and Now are not compared:
@@ -65,6 +66,7 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 	n.directory.setPeers(peers)
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
+	n.allowHosts.Store(&cfg.AllowHosts)
 	return restart, nil
 }
 

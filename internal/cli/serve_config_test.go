@@ -40,6 +40,8 @@ func TestServeRefusesNonsense(t *testing.T) {
 		{[]string{"--allow-clients", ""}, `serve: --allow-clients "": want at least one range`},
 		{[]string{"--allow-peers", " , "}, "serve: --allow-peers  , : want at least one range"},
 		{[]string{"--name", "my node"}, "serve: --name my node: want letters, digits"},
+		{[]string{"--allow-host", "node1.example:3128"}, `serve: --allow-host "node1.example:3128": want a host name without a port`},
+		{[]string{"--allow-host", "http://node1.example"}, `serve: --allow-host "http://node1.example": want a host name without a port`},
 		{[]string{"--log-format", "xml"}, "serve: --log-format xml: want text or json"},
 		{[]string{"--connect-ports", ""}, `serve: --connect-ports "": want at least one port`},
 		{[]string{"--tunnel-idle-timeout", "0"}, "serve: --tunnel-idle-timeout 0: want a duration of at least 1ms"},

@@ -119,9 +119,9 @@ type reloader struct {
 }
 
 // reload re-reads the config file and the command line and applies what
-// can change while serving: the peers, the allowed ranges, the digest
-// threshold and age, the log level and the access log, which is reopened
-// (after logrotate has moved it). A configuration with an error is
+// can change while serving: the peers, the allowed ranges and host
+// names, the digest threshold and age, the log level and the access log,
+// which is reopened (after logrotate has moved it). A configuration with an error is
 // logged and the running one kept.
 func (r *reloader) reload() {
 	sf, err := parseServeFlags(r.args)

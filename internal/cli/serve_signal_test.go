@@ -3,10 +3,12 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -234,5 +236,72 @@ func TestServeReloadAccessLogNotReopened(t *testing.T) {
 	s := sp.stderr.String()
 	if !strings.Contains(s, "access log not reopened") || !strings.Contains(s, "access_log="+logPath) || strings.Contains(s, "access_log="+bad) {
 		t.Fatalf("stderr:\n%s", s)
+	}
+}
+
+// hostStatus sends "GET path" in origin form to addr on a socket of its
+// own, with host as its Host field (a browser sends the page's own name
+// there), and returns the status and body.
+func hostStatus(t *testing.T, addr, path, host string) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("GET %s with Host %s: %v", path, host, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServeAllowHost: a real "bloomcast serve" answers /metrics and the
+// status JSON to a Host that is its address, localhost, its --name or an
+// --allow-host name (from the config file and the command line), and
+// refuses any other with 403 naming the flag: a web page that points its
+// own name at the node (DNS rebinding) cannot read them through the
+// operator's browser. The digest answers any Host. SIGHUP applies a
+// changed --allow-host at once.
+func TestServeAllowHost(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	conf := filepath.Join(dir, "node.conf")
+	base := fmt.Sprintf("listen %s\nname node-a\npoll 1h\n", addr)
+	writeFile(t, conf, base+"allow-host cache.example.net\n")
+	sp := startServe(t, addr, "--config", conf, "--allow-host", "second.example")
+
+	check := func(host string, want int) {
+		t.Helper()
+		for _, path := range []string{"/metrics", "/bloomcast/status.json", "/bloomcast/status"} {
+			status, body := hostStatus(t, addr, path, host)
+			if status != want || want == http.StatusForbidden && !strings.Contains(body, "--allow-host") {
+				t.Errorf("%s with Host %s: %d %.80q, want %d", path, host, status, body, want)
+			}
+		}
+	}
+	check("evil.example:"+port, http.StatusForbidden)
+	for _, host := range []string{addr, "[::1]:" + port, "localhost:" + port, "node-a:" + port, "cache.example.net:" + port, "second.example"} {
+		check(host, http.StatusOK)
+	}
+	if status, _ := hostStatus(t, addr, "/bloomcast/digest", "evil.example:"+port); status != http.StatusOK {
+		t.Errorf("the digest with Host evil.example: %d, want 200 (peers name the node as they reach it)", status)
+	}
+
+	writeFile(t, conf, base+"allow-host evil.example\n")
+	sp.signal(t, syscall.SIGHUP)
+	testutil.WaitFor(t, 5*time.Second, "the reload", func() bool { return strings.Contains(sp.stderr.String(), "configuration reloaded") })
+	check("evil.example:"+port, http.StatusOK)
+	check("cache.example.net:"+port, http.StatusForbidden)
+	check("second.example", http.StatusOK)
+	if s := sp.stderr.String(); strings.Contains(s, "change only when the node starts again") {
+		t.Errorf("a reload of --allow-host said it needs a restart:\n%s", s)
 	}
 }

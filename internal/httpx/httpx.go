@@ -198,6 +198,24 @@ func IsToken(s string) bool {
 	return true
 }
 
+// IsHostName reports whether s is a DNS name as a Host field carries
+// it, without a port: at most 253 characters besides a trailing dot, of
+// letters, digits, '-', '_' and '.', not starting with a dot.
+func IsHostName(s string) bool {
+	if s == "" || len(strings.TrimSuffix(s, ".")) > 253 || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // NoRedirect is an http.Client's CheckRedirect that follows no redirect:
 // the 3xx is the response, which a proxy passes on and a fetch of a
 // peer's digest or a node's status takes as a failure.

@@ -57,6 +57,7 @@ type NodeFlags struct {
 	codec                     string
 	peers                     peerList
 	allowClients, allowPeers  prefixList
+	allowHosts                hostList
 	denyTo                    denyList
 	connectPorts              portList
 
@@ -107,7 +108,7 @@ var errNotMade = fmt.Errorf("%w: NodeFlags not made by NewNodeFlags", cache.ErrC
 // hash-functions, threshold, max-digest-age, codec, squid-bits, peer,
 // route, poll, push-interval, peer-expiry, max-digest, no-delta, peer-views,
 // full-digests, peer-timeout,
-// icp-timeout, icp-replies, max-connections, allow-clients, allow-peers, deny-to, max-request-header, connect-ports,
+// icp-timeout, icp-replies, max-connections, allow-clients, allow-peers, allow-host, deny-to, max-request-header, connect-ports,
 // tunnel-idle-timeout, tunnel-lifetime, read-timeout, access-log, log-level,
 // log-format), with empty usage strings: the program documents them.
 // Call it once, before ReadConfigFile and Parse.
@@ -147,6 +148,7 @@ func (nf *NodeFlags) Register(fs *flag.FlagSet) error {
 	fs.IntVar(&c.MaxConnections, "max-connections", node.DefaultMaxConnections, "")
 	fs.Var(&nf.allowClients, "allow-clients", "")
 	fs.Var(&nf.allowPeers, "allow-peers", "")
+	fs.Var(&nf.allowHosts, "allow-host", "")
 	nf.denyTo = denyList(node.DefaultDenyDestinations())
 	fs.Var(&nf.denyTo, "deny-to", "")
 	fs.Var(&nf.maxHead, "max-request-header", "")
@@ -398,6 +400,7 @@ func (nf *NodeFlags) Check() error {
 	c.Capacity, c.SquidBitsPerEntry = nf.capacity, uint8(nf.squidBits)
 	c.MaxRequestHeaderBytes = int(nf.maxHead)
 	c.AllowClients, c.AllowPeers, c.ConnectPorts = nf.allowClients, nf.allowPeers, nf.connectPorts
+	c.AllowHosts = nf.allowHosts
 	c.DenyDestinations = append([]netip.Prefix{}, nf.denyTo...) // non-nil: "none" denies nothing
 	seen, named := map[string]bool{}, map[string]bool{}
 	for i, p := range nf.peers {
@@ -587,6 +590,21 @@ func (p *prefixList) Set(s string) error {
 		}
 		*p = append(*p, pr)
 	}
+	return nil
+}
+
+// hostList collects --allow-host names: the flag repeats, one name
+// each.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if !httpx.IsHostName(s) {
+		return errors.New("want a host name without a port, such as node1.example.com")
+	}
+	*h = append(*h, s)
 	return nil
 }
 
