@@ -57,7 +57,7 @@ func ParseRoute(s string) (Route, error) {
 
 // NodeConfig configures a summary-cache node. The zero value (with a
 // Listen address) is a working single node: a 256 MiB memory cache
-// sized for 100 000 objects, publishing digests at 1% change, allowing
+// sized for 100 000 objects, publishing digests at 5% change, allowing
 // clients and peers from loopback only.
 type NodeConfig struct {
 	// Listen is the proxy's address, "host:port"; empty means
