@@ -664,7 +664,7 @@ func TestRelayBufferBytes(t *testing.T) {
 }
 
 // TestProxyAnnouncedLengthNotAllocated has an origin announce bodies of
-// MaxObjectBytes (16 MiB by default) and send ten bytes of each: the proxy
+// MaxObjectBytes (4 MiB by default) and send ten bytes of each: the proxy
 // allocates for the bytes that arrive, not for the length a server
 // claims, and grows a body's array to exactly its length.
 func TestProxyAnnouncedLengthNotAllocated(t *testing.T) {
