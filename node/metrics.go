@@ -234,7 +234,7 @@ var (
 	icpBytesDesc = prometheus.NewDesc("bloomcast_icp_bytes_total",
 		"ICP message bytes (UDP payload) sent and received, by role.", []string{"role", "direction"}, nil)
 	icpUnansweredDesc = prometheus.NewDesc("bloomcast_icp_queries_unanswered_total",
-		"ICP queries the node left unanswered because they came faster than its reply budgets (10 ICP_OP_DENIED and 10,000 replies a second): a flood, or queries with forged sources.",
+		"ICP queries the node left unanswered because they came faster than its reply budgets (10 ICP_OP_DENIED a second, and --icp-replies replies a second, 10,000 by default): a flood, or queries with forged sources.",
 		nil, nil)
 )
 

@@ -313,6 +313,17 @@ func TestNodeICPReplies(t *testing.T) {
 	if replied := s.Queries - s.Unanswered; replied == 0 || replied > bound || s.Denied != 0 {
 		t.Fatalf("%d of %d queries answered at a budget of %d a second (want 1 to %d): %+v", replied, queries, budget, bound, s)
 	}
+	// The counter's help names the budget's setting: a fixed figure
+	// would be wrong for every node that sets it.
+	_, text := getBody(t, n.url()+"/metrics")
+	help := "# HELP bloomcast_icp_queries_unanswered_total "
+	i := strings.Index(text, help)
+	if i < 0 {
+		t.Fatalf("no %q in /metrics", help)
+	}
+	if line, _, _ := strings.Cut(text[i:], "\n"); !strings.Contains(line, "--icp-replies") {
+		t.Errorf("the help does not name --icp-replies, the budget set here to %d: %s", budget, line)
+	}
 	if _, err := NewNode(NodeConfig{ICPReplies: -1}); !errors.Is(err, cache.ErrConfig) {
 		t.Fatalf("ICPReplies -1: %v", err)
 	}
