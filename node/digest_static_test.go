@@ -86,6 +86,9 @@ func testNodesStaticDigests(t *testing.T, full FullDigests) {
 	if got := a.metric(t, `bloomcast_peer_view_bytes{form="static",peer="b"}`); got != fmt.Sprint(st.HeldBytes) {
 		t.Fatalf("bloomcast_peer_view_bytes: %q, status %d", got, st.HeldBytes)
 	}
+	if help := a.metric(t, "# HELP bloomcast_peer_view_bytes"); !strings.Contains(help, "static") {
+		t.Errorf("bloomcast_peer_view_bytes's help does not name the static form it reports: %q", help)
+	}
 	if got := a.metric(t, `bloomcast_peer_view_false_positive_rate{peer="b"}`); got == "" || got == "0" {
 		t.Fatalf("bloomcast_peer_view_false_positive_rate: %q", got)
 	}

@@ -192,7 +192,7 @@ var (
 		"Digest answers from each peer, by result: full and delta (polled and applied to the view), not_modified (304), pushed (applied from the digest transport), resync (a delta made for another base or that did not decode, or a static digest too large, answered by fetching the full digest) and refused (a body over the size limit or cut short).",
 		[]string{"peer", "result"}, nil)
 	peerBytesDesc = prometheus.NewDesc("bloomcast_peer_view_bytes",
-		"Memory each peer's view holds, by form: decoded (the bit array) or compressed (the coded pieces, their index and the decoded pieces cached; serve --peer-views).",
+		"Memory each peer's view holds, by form: decoded (the bit array) or compressed (the coded pieces, their index and the decoded pieces cached; serve --peer-views), or static (a static digest's ribbon and the positions of its filters' ones; serve --full-digests).",
 		[]string{"peer", "form"}, nil)
 )
 
