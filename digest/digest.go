@@ -11,6 +11,7 @@ import (
 	"github.com/bloomcast/bloomcast/counting"
 	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/readn"
 	"github.com/bloomcast/bloomcast/scalable"
 )
 
@@ -309,20 +310,47 @@ func decodeWords(codec envelope.Codec, body []byte, p payload, lim envelope.Limi
 		}
 		return words, nil
 	}
+	var r *entropy.BitReader
 	var err error
-	words := make([]uint64, nw)
 	switch {
 	case codec == envelope.CodecArith && p.width == 0:
-		err = entropy.DecodeBits(words, body, p.bits, entropy.Arith)
+		r, err = entropy.NewBitReader(body, p.bits, entropy.Arith)
 	case codec == envelope.CodecFast && p.width == 0:
-		err = entropy.DecodeBits(words, body, p.bits, entropy.Fast)
+		r, err = entropy.NewBitReader(body, p.bits, entropy.Fast)
 	case codec == envelope.CodecFast && p.width != 16:
-		err = entropy.DecodeCounters(words, body, p.counters(), p.width)
+		r, err = entropy.NewCounterReader(body, p.counters(), p.width)
 	default:
 		return nil, fmt.Errorf("%w: codec %v for this structure", ErrCodec, codec)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	words, err := appendWords(make([]uint64, 0, min(nw, readn.Chunk/8)), r, nw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return words, nil
+}
+
+// appendWords appends the nw words of r to words, which grow, doubling,
+// with the words decoded: a frame that claims a large array before a
+// stream that breaks early costs about what the stream decoded, not the
+// claim (a few bytes can claim up to the limit).
+func appendWords(words []uint64, r *entropy.BitReader, nw uint64) ([]uint64, error) {
+	const run = readn.Chunk / 8
+	end := uint64(len(words)) + nw
+	for n := uint64(len(words)); n < end; {
+		step := min(end-n, run)
+		if uint64(cap(words)) < n+step {
+			grown := make([]uint64, n, min(max(2*uint64(cap(words)), n+step), end))
+			copy(grown, words)
+			words = grown
+		}
+		words = words[:n+step]
+		if err := r.Read(words[n:]); err != nil {
+			return nil, err
+		}
+		n += step
 	}
 	return words, nil
 }

@@ -18,6 +18,10 @@ func FuzzDecode(f *testing.F) {
 	for _, b := range goldenDigests(f) {
 		f.Add(b)
 	}
+	// Frames that claim half the limit and break early.
+	for _, b := range claimFrames(f, 8*fuzzLimits.MaxPayload/2) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Decode(data, fuzzLimits)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bloomcast/bloomcast/entropy"
 	"github.com/bloomcast/bloomcast/envelope"
+	"github.com/bloomcast/bloomcast/internal/readn"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -204,28 +205,6 @@ func (x *pieceIndex) stream(i uint64) []byte {
 	return x.streams[lo:x.ends[i]]
 }
 
-// decodePiece decodes piece i of an m-bit array into dst, which has the
-// piece's words.
-func (x *pieceIndex) decodePiece(dst []uint64, m, i uint64) error {
-	if err := entropy.DecodeBits(dst, x.stream(i), pieceBits(m, x.pieceBytes, i), x.inner); err != nil {
-		return fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
-	}
-	return nil
-}
-
-// decodeEveryPiece decodes every piece of x into words (⌈m/64⌉ words).
-func decodeEveryPiece(words []uint64, x pieceIndex, m uint64) error {
-	wpp := x.pieceBytes / 8
-	for i := range uint64(len(x.ends)) {
-		lo := i * wpp
-		hi := lo + (pieceBits(m, x.pieceBytes, i)+63)/64
-		if err := x.decodePiece(words[lo:hi], m, i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // decodePiecesLimited decodes a whole pieces payload of an m-bit array
 // after checking its decoded size against lim.
 func decodePiecesLimited(body []byte, m uint64, lim envelope.Limits) ([]uint64, error) {
@@ -237,6 +216,18 @@ func decodePiecesLimited(body []byte, m uint64, lim envelope.Limits) ([]uint64, 
 	if err != nil {
 		return nil, err
 	}
-	words := make([]uint64, nw)
-	return words, decodeEveryPiece(words, x, m)
+	// Grown piece by piece as each decodes, not made whole first: a few
+	// bytes can claim an array up to the limit.
+	words := make([]uint64, 0, min(nw, readn.Chunk/8))
+	for i := range uint64(len(x.ends)) {
+		bits := pieceBits(m, x.pieceBytes, i)
+		r, err := entropy.NewBitReader(x.stream(i), bits, x.inner)
+		if err == nil {
+			words, err = appendWords(words, r, (bits+63)/64)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: piece %d: %w", ErrCorrupt, i, err)
+		}
+	}
+	return words, nil
 }

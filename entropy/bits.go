@@ -238,12 +238,8 @@ func DecodeBits(dst []uint64, src []byte, m uint64, c Codec) error {
 }
 
 func decodeRaw(dst []uint64, src []byte, m uint64) error {
-	nb := bytesFor(m)
-	if uint64(len(src)) < nb {
-		return errTruncated("raw bits")
-	}
-	if uint64(len(src)) > nb {
-		return errTrailing(len(src) - int(nb))
+	if err := rawLength(src, m); err != nil {
+		return err
 	}
 	if len(dst) == 0 {
 		return nil

@@ -139,17 +139,76 @@ func DecodeCounters(dst []uint64, src []byte, n uint64, width uint) error {
 	if uint64(len(dst)) != wordsFor(nbits) {
 		return ErrLength
 	}
+	var t ransDec
+	tag, fill, pos, err := counterModel(src, n, width, &t)
+	if err != nil {
+		return err
+	}
+	switch tag {
+	case Raw:
+		return decodeRaw(dst, src[1:], nbits)
+	case Const:
+		for i := range dst {
+			dst[i] = fill
+		}
+		if len(dst) > 0 {
+			dst[len(dst)-1] &= tailMask(nbits)
+		}
+		return nil
+	}
+	return ransDecode(dst, src[pos:], n, width, &t)
+}
+
+// NewCounterReader returns a reader of the n counters of width bits coded
+// in src by [EncodeCounters], which delivers the words [DecodeCounters]
+// would, a run at a time, with its errors: for a caller that would
+// rather not allocate the whole array before the stream has shown it
+// holds one. It reads the stream's header and model.
+func NewCounterReader(src []byte, n uint64, width uint) (*BitReader, error) {
+	nbits, err := counterBits(n, width)
+	if err != nil {
+		return nil, err
+	}
+	r := &BitReader{m: nbits, dec: new(ransDec)}
+	tag, fill, pos, err := counterModel(src, n, width, r.dec)
+	if err != nil {
+		return nil, err
+	}
+	switch tag {
+	case Raw:
+		r.tag, r.src = Raw, src[1:]
+		err = rawLength(r.src, nbits)
+	case Const:
+		r.tag, r.fill = Const, fill
+	default:
+		r.tag, r.src, r.sw, r.nsym = RANS, src[pos:], width, n
+		r.xs, err = ransStart(r.src)
+		r.pos = ransStates
+	}
+	if err == nil && nbits == 0 {
+		err = r.finish()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// counterModel reads the header of a counter stream: its codec, Raw,
+// Const (a constant array: fill is every word, the stream ends there) or
+// Order0 (t holds the model, the rANS stream starts at pos).
+func counterModel(src []byte, n uint64, width uint, t *ransDec) (tag Codec, fill uint64, pos int, err error) {
 	if len(src) == 0 {
-		return errTruncated("no codec byte")
+		return 0, 0, 0, errTruncated("no codec byte")
 	}
 	switch Codec(src[0]) {
 	case Raw:
-		return decodeRaw(dst, src[1:], nbits)
+		return Raw, 0, 1, nil
 	case Order0:
 	default:
-		return ErrCodec
+		return 0, 0, 0, ErrCodec
 	}
-	pos := 1
+	pos = 1
 	next := func() (uint64, error) {
 		v, c := binary.Uvarint(src[pos:])
 		if c == 0 {
@@ -163,33 +222,26 @@ func DecodeCounters(dst []uint64, src []byte, n uint64, width uint) error {
 	}
 	k, err := next()
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	if k > 1<<width || (k == 0) != (n == 0) {
-		return errCorrupt("number of counter values")
+		return 0, 0, 0, errCorrupt("number of counter values")
 	}
 	if k <= 1 {
-		var fill uint64
 		if k == 1 {
 			v, err := next()
 			if err != nil {
-				return err
+				return 0, 0, 0, err
 			}
 			if v >= 1<<width {
-				return errCorrupt("counter value")
+				return 0, 0, 0, errCorrupt("counter value")
 			}
 			fill = v * (^uint64(0) / (1<<width - 1))
 		}
 		if pos != len(src) {
-			return errTrailing(len(src) - pos)
+			return 0, 0, 0, errTrailing(len(src) - pos)
 		}
-		for i := range dst {
-			dst[i] = fill
-		}
-		if len(dst) > 0 {
-			dst[len(dst)-1] &= tailMask(nbits)
-		}
-		return nil
+		return Const, fill, pos, nil
 	}
 	var vals [256]uint8
 	var cs [256]class
@@ -198,30 +250,29 @@ func DecodeCounters(dst []uint64, src []byte, n uint64, width uint) error {
 	for i := range k {
 		gap, err := next()
 		if err != nil {
-			return err
+			return 0, 0, 0, err
 		}
 		if gap >= 1<<width {
-			return errCorrupt("counter value")
+			return 0, 0, 0, errCorrupt("counter value")
 		}
 		v := prev + 1 + int64(gap)
 		if v >= 1<<width {
-			return errCorrupt("counter value")
+			return 0, 0, 0, errCorrupt("counter value")
 		}
 		prev = v
 		vals[i] = uint8(v)
 		f := ransM - sum
 		if i < k-1 {
 			if f, err = next(); err != nil {
-				return err
+				return 0, 0, 0, err
 			}
 			if f == 0 || f >= ransM-sum {
-				return errCorrupt("counter frequency")
+				return 0, 0, 0, errCorrupt("counter frequency")
 			}
 		}
 		sum += f
 		cs[i] = class{freq: uint32(f), syms: vals[i : i+1]}
 	}
-	var t ransDec
 	t.build(cs[:k])
-	return ransDecode(dst, src[pos:], n, width, &t)
+	return Order0, 0, pos, nil
 }

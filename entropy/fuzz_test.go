@@ -88,7 +88,12 @@ func FuzzDecodeCounters(f *testing.F) {
 		n %= fuzzMaxBits / uint64(width)
 		nbits := n * uint64(width)
 		dst := make([]uint64, wordsFor(nbits))
-		if err := DecodeCounters(dst, src, n, width); err != nil {
+		derr := DecodeCounters(dst, src, n, width)
+		got, rerr := readCounters(src, n, width, 1+int(n%7))
+		if (derr == nil) != (rerr == nil) || derr == nil && !slices.Equal(got, dst) {
+			t.Fatalf("DecodeCounters %v, counter reader %v, or their words differ", derr, rerr)
+		}
+		if derr != nil {
 			return
 		}
 		if checkTail(dst, nbits) != nil {

@@ -2,7 +2,8 @@ package entropy
 
 import "encoding/binary"
 
-// BitReader decodes an m-bit array coded by [EncodeBits] a run of words
+// BitReader decodes an m-bit array coded by [EncodeBits] (or, made by
+// [NewCounterReader], counters coded by [EncodeCounters]) a run of words
 // at a time, in order, for a caller that would rather not hold the whole
 // array decoded: one that recodes a stream in pieces, or applies a sparse
 // change to an array kept coded. The words, and the errors, are those of
@@ -16,12 +17,15 @@ type BitReader struct {
 	next uint64 // words delivered
 	tag  Codec
 	err  error
+	fill uint64 // Const: every word
 	// Arith
 	arith arithDec
 	// RANS
-	pos int
-	xs  [4]uint64
-	dec *ransDec
+	pos  int
+	xs   [4]uint64
+	dec  *ransDec
+	sw   uint   // bits a symbol
+	nsym uint64 // symbols in the array
 }
 
 // NewBitReader returns a reader of the m-bit array coded in src with
@@ -45,11 +49,7 @@ func NewBitReader(src []byte, m uint64, c Codec) (*BitReader, error) {
 	case Arith:
 		err = r.arith.start(r.src)
 	case Raw:
-		if nb := bytesFor(m); uint64(len(r.src)) < nb {
-			err = errTruncated("raw bits")
-		} else if uint64(len(r.src)) > nb {
-			err = errTrailing(len(r.src) - int(nb))
-		}
+		err = rawLength(r.src, m)
 	case Const:
 		switch {
 		case len(r.src) < 1:
@@ -58,6 +58,8 @@ func NewBitReader(src []byte, m uint64, c Codec) (*BitReader, error) {
 			err = errTrailing(len(r.src) - 1)
 		case r.src[0] > 1:
 			err = errCorrupt("constant bit is not 0 or 1")
+		default:
+			r.fill = -uint64(r.src[0])
 		}
 	case RANS:
 		if len(r.src) < ransHeader-1 {
@@ -68,6 +70,7 @@ func NewBitReader(src []byte, m uint64, c Codec) (*BitReader, error) {
 		r.dec = new(ransDec)
 		cs := byteClasses(pq)
 		r.dec.build(cs[:])
+		r.sw, r.nsym = 8, bytesFor(m)
 		r.xs, err = ransStart(r.src)
 		r.pos = ransStates
 	}
@@ -122,13 +125,13 @@ func (r *BitReader) Read(dst []uint64) error {
 			dst[i] = last
 		}
 	case Const:
-		v := -uint64(r.src[0])
 		for i := range dst {
-			dst[i] = v
+			dst[i] = r.fill
 		}
 	case RANS:
-		nsym := min(8*uint64(len(dst)), bytesFor(r.m)-8*r.next)
-		r.pos, err = ransWords(dst, r.src, r.pos, nsym, 8, r.dec, &r.xs)
+		per := uint64(64 / r.sw)
+		nsym := min(per*uint64(len(dst)), r.nsym-per*r.next)
+		r.pos, err = ransWords(dst, r.src, r.pos, nsym, r.sw, r.dec, &r.xs)
 	}
 	r.next += uint64(len(dst))
 	if err == nil && r.next == wordsFor(r.m) {
@@ -153,6 +156,19 @@ func (r *BitReader) finish() error {
 		return r.arith.finish(r.src)
 	case RANS:
 		return ransFinish(r.src, r.pos, r.xs)
+	}
+	return nil
+}
+
+// rawLength checks that a Raw stream (after its codec byte) holds the
+// bytes of exactly m bits.
+func rawLength(src []byte, m uint64) error {
+	nb := bytesFor(m)
+	if uint64(len(src)) < nb {
+		return errTruncated("raw bits")
+	}
+	if uint64(len(src)) > nb {
+		return errTrailing(len(src) - int(nb))
 	}
 	return nil
 }

@@ -104,3 +104,54 @@ func FuzzBitReader(f *testing.F) {
 		}
 	})
 }
+
+// readCounters decodes counters with a counter reader, chunk words at a
+// time.
+func readCounters(src []byte, n uint64, width uint, chunk int) ([]uint64, error) {
+	r, err := NewCounterReader(src, n, width)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint64, r.Words())
+	for lo := 0; lo < len(out); lo += chunk {
+		if err := r.Read(out[lo:min(lo+chunk, len(out))]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// TestCounterReader: a counter reader, whatever its run lengths, reads
+// what DecodeCounters decodes, from every stream EncodeCounters writes
+// (raw, constant, order 0), and fails where it fails.
+func TestCounterReader(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, width := range []uint{4, 8} {
+		for _, n := range []uint64{0, 1, 15, 16, 17, 1000, 5001} {
+			for _, mean := range []float64{0, 0.05, 3, 200} {
+				w := poissonCounters(r, n, width, mean)
+				enc, err := EncodeCounters(nil, w, n, width)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]uint64, wordsFor(n*uint64(width)))
+				if err := DecodeCounters(want, enc, n, width); err != nil {
+					t.Fatal(err)
+				}
+				for _, chunk := range []int{1, 3, 8, 10000} {
+					got, err := readCounters(enc, n, width, chunk)
+					if err != nil || !slices.Equal(got, want) {
+						t.Fatalf("width %d n %d mean %g, codec %v, chunk %d: %v", width, n, mean, Codec(enc[0]), chunk, err)
+					}
+				}
+				for _, bad := range [][]byte{enc[:len(enc)-1], append(slices.Clone(enc), 0)} {
+					derr := DecodeCounters(make([]uint64, len(want)), bad, n, width)
+					_, rerr := readCounters(bad, n, width, 5)
+					if (derr == nil) != (rerr == nil) {
+						t.Fatalf("width %d n %d mean %g, %d bytes: DecodeCounters %v, reader %v", width, n, mean, len(bad), derr, rerr)
+					}
+				}
+			}
+		}
+	}
+}
