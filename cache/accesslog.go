@@ -1,10 +1,8 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,11 +148,7 @@ func logURL(u string) string {
 // bytes, so that an error no more than a URL holds the query a client
 // sent, nor grows with it.
 func logErr(err error) string {
-	s := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		s = strings.ReplaceAll(s, strconv.Quote(ue.URL), strconv.Quote(logURL(ue.URL)))
-	}
+	s := httpx.ShowURL(err, logURL).Error()
 	if len(s) > maxLogURL {
 		s = strings.ToValidUTF8(s[:maxLogURL], "")
 	}

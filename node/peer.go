@@ -647,7 +647,10 @@ func (d *Directory) fetch(ctx context.Context, p *Peer, conditional bool) error 
 	}
 	resp, err := d.cfg.Client.Do(req)
 	if err != nil {
-		return withoutUserinfo(err)
+		// Go's client masks a password in the URL it names ("u:***@host"),
+		// not the user, and the error reaches the log, the status page and
+		// `bloomcast status` as the peer's last error.
+		return httpx.ShowURL(err, httpx.WithoutUserinfo)
 	}
 	defer httpx.CloseBody(resp.Body)
 	switch resp.StatusCode {
@@ -849,16 +852,4 @@ func (d *Directory) status() []peerStatus {
 		out = append(out, s)
 	}
 	return out
-}
-
-// withoutUserinfo returns err, from Go's client, with the URL it names
-// written without userinfo: the client masks a password ("u:***@host"),
-// not the user, and the error reaches the log, the status page and
-// `bloomcast status` as the peer's last error.
-func withoutUserinfo(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		ue.URL = httpx.WithoutUserinfo(ue.URL)
-	}
-	return err
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -123,6 +124,30 @@ func WithoutUserinfo(u string) string {
 	}
 	return u[:i+3] + rest[at+1:]
 }
+
+// ShowURL returns err with the URL that Go's client names in its errors
+// (a url.Error in err's chain: `Get "http://u:***@host/p?q": dial tcp
+// ...`, the password masked, not the user nor the query) written in its
+// text as show returns it, for a log or a status page. The result
+// unwraps to err, so errors.Is and errors.As see the same chain; an err
+// without a url.Error, nil included, is returned as it is.
+func ShowURL(err error, show func(string) string) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return &shownURL{err: err, text: strings.ReplaceAll(err.Error(), strconv.Quote(ue.URL), strconv.Quote(show(ue.URL)))}
+}
+
+// shownURL is an error whose text shows its URL as ShowURL's caller
+// asked.
+type shownURL struct {
+	err  error
+	text string
+}
+
+func (e *shownURL) Error() string { return e.text }
+func (e *shownURL) Unwrap() error { return e.err }
 
 // CloseAfterChunked makes the server close the client's connection after
 // answering a request that came with a Transfer-Encoding. Go's server

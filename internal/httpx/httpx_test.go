@@ -1,9 +1,14 @@
 package httpx
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,5 +55,44 @@ func TestCountingWriterDeadlines(t *testing.T) {
 	c.Write(make([]byte, 3<<20))
 	if want := []string{"write " + strconv.Itoa(3<<20)}; !slices.Equal(d.log, want) {
 		t.Errorf("without a timeout: %v, want %v", d.log, want)
+	}
+}
+
+// TestShowURL: the error of a real request (to a port nobody listens
+// on) with userinfo and a query shows its URL as asked, wrapped or not,
+// and keeps its chain: the dial error is still found, and the URL that
+// errors.As finds is not changed.
+func TestShowURL(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = http.Get("http://alice:secret@" + addr + "/p?token=42")
+	if err == nil {
+		t.Fatal("a request to a closed port succeeded")
+	}
+	for _, e := range []error{err, fmt.Errorf("fetching: %w", err)} {
+		shown := ShowURL(e, WithoutUserinfo)
+		text := shown.Error()
+		want := strconv.Quote("http://" + addr + "/p?token=42")
+		if !strings.Contains(text, want) || strings.Contains(text, "alice") {
+			t.Errorf("%q: want %s, no user", text, want)
+		}
+		if strings.ReplaceAll(text, want, "") != strings.ReplaceAll(e.Error(), strconv.Quote("http://alice:***@"+addr+"/p?token=42"), "") {
+			t.Errorf("%q changed more than the URL of %q", text, e.Error())
+		}
+		var op *net.OpError
+		var ue *url.Error
+		if !errors.As(shown, &op) || op.Op != "dial" || !errors.As(shown, &ue) || ue.URL != "http://alice:***@"+addr+"/p?token=42" {
+			t.Errorf("the chain of %q: dial error %v, url.Error %v", text, op, ue)
+		}
+	}
+	plain := errors.New("no URL here")
+	if got := ShowURL(plain, WithoutUserinfo); got.Error() != plain.Error() || !errors.Is(got, plain) || ShowURL(nil, WithoutUserinfo) != nil {
+		t.Error("an error without a url.Error, or nil, came back changed")
 	}
 }
