@@ -106,3 +106,26 @@ func TestPeersOfOneNameRefused(t *testing.T) {
 		t.Fatalf("/metrics %s with %d peers", resp.Status, len(tn.directory.Peers()))
 	}
 }
+
+// TestPeerNameOrHost: PeerConfig.NameOrHost, the name the CLI checks
+// peers' names by, is the name a node gives each peer it builds: its
+// Name, or else its proxy's host and port as written, without userinfo.
+func TestPeerNameOrHost(t *testing.T) {
+	peers := []PeerConfig{
+		{Name: "x", Proxy: "http://127.0.0.1:1"},
+		{Proxy: "http://127.0.0.1:2"},
+		{Proxy: "http://u:pw@127.0.0.1:3/"},
+		{Proxy: "https://peer.example"},
+		{Proxy: "http://[::1]:4"},
+	}
+	want := []string{"x", "127.0.0.1:2", "127.0.0.1:3", "peer.example", "[::1]:4"}
+	tn := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Peers: peers})
+	for i, p := range tn.directory.Peers() {
+		if got := peers[i].NameOrHost(); got != p.Name() || got != want[i] {
+			t.Errorf("peer %+v: NameOrHost %q, the node's name %q, want %q", peers[i], got, p.Name(), want[i])
+		}
+	}
+	if got := (PeerConfig{Proxy: "http://bad host"}).NameOrHost(); got != "http://bad host" {
+		t.Errorf("a proxy URL that does not parse: %q", got)
+	}
+}

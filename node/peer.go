@@ -324,10 +324,21 @@ func newPeer(pc PeerConfig) (*Peer, error) {
 	if d, err := url.Parse(pc.DigestURL); err != nil || d.Host == "" {
 		return nil, fmt.Errorf("%w: peer digest URL %q", cache.ErrConfig, httpx.WithoutUserinfo(pc.DigestURL))
 	}
-	if pc.Name == "" {
-		pc.Name = u.Host
-	}
+	pc.Name = pc.NameOrHost()
 	return &Peer{cfg: pc, proxy: u, name: pc.Name, polling: make(chan struct{}, 1)}, nil
+}
+
+// NameOrHost returns the name a node knows the peer by, in its metrics,
+// status page and logs: Name, or else the host (and port, if given) of
+// Proxy; Proxy as given if it does not parse, which a node refuses.
+func (p PeerConfig) NameOrHost() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if u, err := url.Parse(p.Proxy); err == nil {
+		return u.Host
+	}
+	return p.Proxy
 }
 
 // Peers returns the configured peers, in order.

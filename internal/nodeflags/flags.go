@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -412,25 +411,13 @@ func (nf *NodeFlags) Check() error {
 			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: errors.New("listed twice")}
 		}
 		seen[p.Proxy] = true
-		name := peerName(p)
+		name := p.NameOrHost()
 		if named[name] {
 			return &ConfigError{Where: where, Name: "peer", Value: p.Proxy, Err: fmt.Errorf("another peer is named %q", name)}
 		}
 		named[name] = true
 	}
 	return nil
-}
-
-// peerName is the name a node knows p by: its own, or else its proxy's
-// host:port (node.PeerConfig.Name).
-func peerName(p node.PeerConfig) string {
-	if p.Name != "" {
-		return p.Name
-	}
-	if u, err := url.Parse(p.Proxy); err == nil {
-		return u.Host
-	}
-	return p.Proxy
 }
 
 // restartFlags names the flag of each node.NodeConfig field that
