@@ -9,9 +9,12 @@
 // (DefaultShardBytes, about 256 KiB) holding whole blocks, so a key's block lives
 // in one shard:
 //
-//   - an add is one command, BITFIELD with one "SET u1 offset 1" per
-//     probe, which Redis runs atomically, so concurrent writers from any
-//     number of processes lose nothing and need no lock of their own;
+//   - an add is one command, EVALSHA of a script that checks that the
+//     shard has its whole length and runs BITFIELD with one "SET u1
+//     offset 1" per probe; Redis runs it atomically, so concurrent
+//     writers from any number of processes lose nothing and need no lock
+//     of their own, and a shard deleted or evicted is reported
+//     ([ErrCorrupt]), not created again empty;
 //   - a query is one command, GETRANGE of the key's 64-byte block, whose
 //     bits are tested here.
 //
@@ -38,7 +41,7 @@
 // and not found again after go-redis's redirects and retries, a timeout)
 // makes the batch stop and return a [*BatchError] naming the keys not
 // applied, or not answered; every key not named was applied (Redis
-// replied to its BITFIELD). An add may have been applied even though it is
+// replied to its command). An add may have been applied even though it is
 // reported as not: adds are idempotent, so the caller retries the keys
 // named. How long an applied add survives a failure of its master is
 // Redis's persistence and replication setting, not this package's.
@@ -50,6 +53,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -202,6 +206,10 @@ func New(ctx context.Context, c Config) (*Filter, error) {
 	}
 	if err := f.allocate(ctx, false); err != nil {
 		return nil, err
+	}
+	// Loaded on every master now, so that an add is one EVALSHA.
+	if err := addScript.Load(ctx, f.client).Err(); err != nil {
+		return nil, fmt.Errorf("redisfilter: %s: loading the add script: %w", f.name, err)
 	}
 	return f, nil
 }
@@ -415,7 +423,9 @@ func (p *probe) has(block string) bool {
 	return true
 }
 
-// Add inserts key: one BITFIELD command on its shard.
+// Add inserts key: one EVALSHA on its shard (BITFIELD, if the shard is
+// whole). A shard missing or not of its length is ErrCorrupt (with
+// ErrNotApplied).
 func (f *Filter) Add(ctx context.Context, key []byte) error {
 	if f.client == nil {
 		return ErrZero
@@ -432,16 +442,48 @@ func (f *Filter) AddString(ctx context.Context, key string) error {
 }
 
 // AddHash inserts the key whose hash (by Geometry) is h. An error wraps
-// ErrNotApplied: the key may or may not have been added.
+// ErrNotApplied: the key may or may not have been added; and ErrCorrupt
+// if its shard is missing or not of its length, when it was not.
 func (f *Filter) AddHash(ctx context.Context, h hashing.Hash128) error {
 	if f.client == nil {
 		return ErrZero
 	}
 	p := f.locate(h)
-	if err := f.client.BitField(ctx, f.shards[p.shard], p.bitfieldArgs()...).Err(); err != nil {
-		return fmt.Errorf("%w: add to %s: %w", ErrNotApplied, f.shards[p.shard], err)
+	err := addScript.Run(ctx, f.client, []string{f.shards[p.shard]}, f.addArgs(&p)...).Err()
+	if err != nil {
+		return fmt.Errorf("%w: add to %s: %w", ErrNotApplied, f.shards[p.shard], f.shardError(p.shard, err))
 	}
 	return nil
+}
+
+// addScript sets a key's bits in its shard (BITFIELD, ARGV[2:]) only if
+// the shard has its whole length (ARGV[1]), and otherwise fails with
+// "BADSHARD <length>". A BITFIELD alone would create a shard that was
+// deleted or evicted, empty: the keys added before would then be false
+// negatives, with no error anywhere. Redis runs a script atomically, so
+// no DEL comes between the check and the bits.
+var addScript = redis.NewScript(`
+local n = redis.call('STRLEN', KEYS[1])
+if n ~= tonumber(ARGV[1]) then
+	return redis.error_reply('BADSHARD ' .. n)
+end
+return redis.call('BITFIELD', KEYS[1], unpack(ARGV, 2))
+`)
+
+// addArgs returns addScript's arguments for p: its shard's length, then
+// BITFIELD's arguments.
+func (f *Filter) addArgs(p *probe) []any {
+	return append([]any{f.shardLen(p.shard)}, p.bitfieldArgs()...)
+}
+
+// shardError returns addScript's refusal of shard i as ErrCorrupt, other
+// errors as they are.
+func (f *Filter) shardError(i int, err error) error {
+	n, ok := strings.CutPrefix(err.Error(), "BADSHARD ")
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%w: shard %d holds %s bytes, its part of the array %d (0: missing)", ErrCorrupt, i, n, f.shardLen(i))
 }
 
 // Contains reports whether key may be in the set: one GETRANGE of its
@@ -556,7 +598,7 @@ func (f *Filter) AddBatchHash(ctx context.Context, hs []hashing.Hash128) error {
 		return ErrZero
 	}
 	return f.batch(ctx, "add", hs, func(p redis.Pipeliner, pr *probe) redis.Cmder {
-		return p.BitField(ctx, f.shards[pr.shard], pr.bitfieldArgs()...)
+		return addScript.EvalSha(ctx, p, []string{f.shards[pr.shard]}, f.addArgs(pr)...)
 	}, nil)
 }
 
@@ -617,17 +659,17 @@ func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, sen
 	cmds := make([]redis.Cmder, len(probes))
 	for from := 0; from < len(hs); from += f.pipeline {
 		round := hs[from:min(from+f.pipeline, len(hs))]
-		pipe := f.client.Pipeline()
 		for j, h := range round {
 			probes[j] = f.locate(h)
-			cmds[j] = send(pipe, &probes[j])
 		}
-		_, _ = pipe.Exec(ctx) // each command's own error is read below
+		f.sendRound(ctx, probes[:len(round)], cmds, send)
 		var failed []int
 		var first error
 		for j := range round {
 			err := cmds[j].Err()
-			if err == nil && done != nil {
+			if err != nil {
+				err = f.shardError(probes[j].shard, err)
+			} else if done != nil {
 				err = done(from+j, &probes[j], cmds[j])
 			}
 			if err != nil {
@@ -651,6 +693,27 @@ func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, sen
 		}
 	}
 	return nil
+}
+
+// sendRound sends one command for each probe in one pipeline, into cmds.
+// If a node had not the add script cached (a restart, SCRIPT FLUSH, a
+// new master), which a pipelined EVALSHA cannot fall back from, it loads
+// the script on every master and sends the round again, once: adds are
+// idempotent.
+func (f *Filter) sendRound(ctx context.Context, probes []probe, cmds []redis.Cmder, send func(redis.Pipeliner, *probe) redis.Cmder) {
+	for try := 0; ; try++ {
+		pipe := f.client.Pipeline()
+		for j := range probes {
+			cmds[j] = send(pipe, &probes[j])
+		}
+		_, _ = pipe.Exec(ctx) // each command's own error is read by the caller
+		if try > 0 || !slices.ContainsFunc(cmds[:len(probes)], func(c redis.Cmder) bool { return redis.HasErrorPrefix(c.Err(), "NOSCRIPT") }) {
+			return
+		}
+		if addScript.Load(ctx, f.client).Err() != nil {
+			return
+		}
+	}
 }
 
 // Snapshot returns the filter's bits as a bloom.Filter of the same shape

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ func (l *commandLog) take() [][]any {
 	return a
 }
 
-// TestLayout checks, on a single server, that an add is one BITFIELD and
+// TestLayout checks, on a single server, that an add is one EVALSHA and
 // a query one GETRANGE of 64 bytes, that each probed bit is where Redis's
 // GETBIT finds it (the bit order within a byte), and that the shards hold
 // byte for byte what a local bloom.Filter fed the same keys holds.
@@ -156,8 +157,8 @@ func TestLayout(t *testing.T) {
 		}
 		local.AddString(key)
 		cmds := log.take()
-		if len(cmds) != 1 || cmds[0][0] != "bitfield" {
-			t.Fatalf("add %q sent %v, want one BITFIELD", key, cmds)
+		if len(cmds) != 1 || cmds[0][0] != "evalsha" {
+			t.Fatalf("add %q sent %v, want one EVALSHA", key, cmds)
 		}
 		// Every probed bit is set where GETBIT finds it.
 		var buf [params.MaxK]uint64
@@ -713,5 +714,80 @@ func TestForeignValues(t *testing.T) {
 	must(client.Set(ctx, f.meta, strings.Repeat("m", 1<<20), 0).Err())
 	if _, err := New(ctx, c); !errors.Is(err, ErrMismatch) || len(err.Error()) > 1000 {
 		t.Errorf("a meta key of 1 MiB: New: %.300v, want a short ErrMismatch", err)
+	}
+}
+
+// TestAddToMissingShard: an add to a shard deleted (or evicted) or
+// truncated is refused with ErrCorrupt and leaves the shard as it is:
+// a BITFIELD alone created it again, empty, and of 244 keys added before
+// 227 then answered "absent" with no error. Adds work again once Clear
+// writes the shards, and after the server's script cache is flushed.
+func TestAddToMissingShard(t *testing.T) {
+	s := redistest.Single(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer func() { _ = client.Close() }()
+	f, err := New(ctx, Config{Client: client, Name: "m", M: 1 << 16, K: 7, Seed: 1, ShardBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const victim = 3
+	var keys [][]byte
+	for _, k := range keysFrom("k", 0, 2000) {
+		if f.locate(f.geom.Hash(k)).shard == victim {
+			keys = append(keys, k)
+		}
+	}
+	if err := f.AddBatch(ctx, keys); err != nil {
+		t.Fatal(err)
+	}
+	shard := f.shards[victim]
+	whole := client.Get(ctx, shard).Val()
+	refused := func(what string, length int64) {
+		t.Helper()
+		err := f.Add(ctx, keys[len(keys)-1])
+		if !errors.Is(err, ErrCorrupt) || !errors.Is(err, ErrNotApplied) || !strings.Contains(err.Error(), fmt.Sprintf("shard %d holds %d bytes", victim, length)) {
+			t.Errorf("%s: Add: %v, want ErrCorrupt naming shard %d and %d bytes", what, err, victim, length)
+		}
+		var be *BatchError
+		if err := f.AddBatch(ctx, keys); !errors.As(err, &be) || !errors.Is(err, ErrCorrupt) || len(be.Failed) != len(keys) {
+			t.Errorf("%s: AddBatch: %v, want a *BatchError wrapping ErrCorrupt naming all %d keys", what, err, len(keys))
+		}
+		if n := client.StrLen(ctx, shard).Val(); n != length {
+			t.Errorf("%s: the refused adds left the shard %d bytes long, want %d", what, n, length)
+		}
+		if _, err := f.Contains(ctx, keys[0]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: Contains: %v, want ErrCorrupt", what, err)
+		}
+	}
+	if err := client.Del(ctx, shard).Err(); err != nil {
+		t.Fatal(err)
+	}
+	refused("deleted", 0)
+	if err := client.Set(ctx, shard, whole[:100], 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	refused("truncated", 100)
+
+	if err := f.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddBatch(ctx, keys[:len(keys)/2]); err != nil {
+		t.Fatalf("AddBatch after SCRIPT FLUSH: %v", err)
+	}
+	if err := client.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys[len(keys)/2:] {
+		if err := f.Add(ctx, k); err != nil {
+			t.Fatalf("Add after SCRIPT FLUSH: %v", err)
+		}
+	}
+	out := make([]bool, len(keys))
+	if err := f.ContainsBatch(ctx, keys, out); err != nil || slices.Contains(out, false) {
+		t.Fatalf("after Clear and adds again: %v, or a key absent", err)
 	}
 }

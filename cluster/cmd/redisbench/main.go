@@ -116,7 +116,7 @@ func (b *bench) run(name string, client redis.UniversalClient, nodes []string) [
 	var rows []string
 	if name == "single" {
 		rows = append(rows,
-			"| deployment | clients | adds/s, BITFIELD | adds/s, SETBIT per bit | × | queries/s, GETRANGE | queries/s, GETBIT per bit | × |",
+			"| deployment | clients | adds/s, Add (EVALSHA) | adds/s, SETBIT per bit | × | queries/s, GETRANGE | queries/s, GETBIT per bit | × |",
 			"|---|---:|---:|---:|---:|---:|---:|---:|")
 	}
 	shards := f.Keys()[1:]
