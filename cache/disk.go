@@ -47,7 +47,11 @@ const direntBytes = 64
 // renames it over the entry's file and syncs the directory (where the
 // system allows it: not on Windows), so a crash leaves either the old
 // entry or the new one, never a mixture, and an entry that Put stored is
-// still there after a power loss. The index (key, file, size, and
+// still there after a power loss. A Delete syncs the directory after
+// removing the file, so an entry deleted does not come back after a power
+// loss either; entries evicted for room are not synced one by one (the
+// next Put's sync covers them, and an open deletes what exceeds the
+// budget). The index (key, file, size, and
 // the least-recently-used order) lives in memory and is rebuilt when the
 // store opens by reading every entry file; the recency order at open is
 // the files' modification times.
@@ -531,15 +535,30 @@ func (d *Disk) remove(el *list.Element, deleteFile bool) {
 	d.obs.Evicted(it.key)
 }
 
-// Delete implements Store.
+// Delete implements Store. It syncs the directory after removing the
+// file, as Put does after its rename: the proxy deletes a response it
+// knows to be obsolete (invalidated by an unsafe request, or not the one
+// a 304 selects), which, with the removal lost to a power loss, the next
+// open would load again and serve.
 func (d *Disk) Delete(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	el, ok := d.items[key]
 	if ok && !d.closed {
 		d.remove(el, true)
+		d.syncRemoval()
 	}
 	return ok && !d.closed
+}
+
+// syncRemoval syncs the directory after a removal; a failure is counted
+// and logged, not the store's fault (no write failed). d.mu is held.
+func (d *Disk) syncRemoval() {
+	if err := syncDir(d.dir); err != nil {
+		d.faults.failed(d.dir, "sync directory", false, fmt.Errorf("cache: disk store: %w", err))
+		return
+	}
+	d.syncs++
 }
 
 // Len implements Store.

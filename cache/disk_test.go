@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bloomcast/bloomcast/internal/storefail"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -183,6 +185,55 @@ func TestDiskSyncsDirectory(t *testing.T) {
 		if err := syncDir(filepath.Join(dir, "missing")); err == nil {
 			t.Fatal("syncing a missing directory succeeded")
 		}
+	}
+}
+
+// TestDiskDeleteSyncsDirectory checks that a Delete syncs the directory
+// after removing the file (an unlink, like a rename, is durable only once
+// its directory is synced), that a Delete of a key not held syncs nothing,
+// and that a sync that fails is counted but is not the store's fault. A
+// power loss cannot be made here: the test sees the sync done, not what a
+// disk keeps without it.
+func TestDiskDeleteSyncsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDisk(DiskConfig{Dir: dir, MaxBytes: 1 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	syncs := func() uint64 {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.syncs
+	}
+	keys := []string{"http://example.com/a", "http://example.com/b"}
+	for _, k := range keys {
+		if err := d.Put(&Entry{URL: k, Status: 200, Header: http.Header{}, Body: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := syncs()
+	if !d.Delete(keys[0]) {
+		t.Fatal("Delete of a stored key returned false")
+	}
+	if n := syncs() - before; n != 1 {
+		t.Fatalf("a Delete made %d directory syncs, want 1", n)
+	}
+	if _, err := os.Stat(d.path(keys[0])); !os.IsNotExist(err) {
+		t.Fatalf("the deleted entry's file: %v", err)
+	}
+	if d.Delete(keys[0]) || syncs()-before != 1 {
+		t.Fatalf("a Delete of a key not held: %d directory syncs in all, want 1", syncs()-before)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	d.Delete(keys[1])
+	if d.Failures()[storefail.Missing] == 0 || d.Fault() != nil || syncs()-before != 1 {
+		t.Errorf("a Delete whose directory is gone: failures %v, fault %v, %d syncs; want a missing failure, no fault, no sync", d.Failures(), d.Fault(), syncs()-before)
 	}
 }
 
