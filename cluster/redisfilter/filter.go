@@ -470,6 +470,20 @@ end
 return redis.call('BITFIELD', KEYS[1], unpack(ARGV, 2))
 `)
 
+// importScript ORs ARGV[1] into a shard (KEYS[1]) through a temporary
+// key beside it (KEYS[2]) if the shard has ARGV[1]'s length, and otherwise
+// fails as addScript does.
+var importScript = redis.NewScript(`
+local n = redis.call('STRLEN', KEYS[1])
+if n ~= string.len(ARGV[1]) then
+	return redis.error_reply('BADSHARD ' .. n)
+end
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('BITOP', 'OR', KEYS[1], KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[2])
+return 1
+`)
+
 // addArgs returns addScript's arguments for p: its shard's length, then
 // BITFIELD's arguments.
 func (f *Filter) addArgs(p *probe) []any {
@@ -779,7 +793,9 @@ func (f *Filter) WriteSnapshot(ctx context.Context, w io.Writer) (int64, error) 
 
 // Import ORs g's bits into the filter, shard by shard: each shard's bits
 // are written to a temporary key beside it (the same hash tag) and ORed in
-// by BITOP, in one MULTI/EXEC, so concurrent adds are kept. g must have
+// by BITOP, in one script that Redis runs atomically, so concurrent adds
+// are kept; a shard missing or not of its length is ErrCorrupt, and left
+// as it is (BITOP alone would create it with g's bits only). g must have
 // the filter's shape, seed and the default hashing scheme (ErrIncompatible).
 // To replace the filter's contents, Clear it first. On an error, the
 // shards before the failing one are imported.
@@ -803,15 +819,9 @@ func (f *Filter) Import(ctx context.Context, g *bloom.Filter) error {
 		if allZero(part) {
 			continue
 		}
-		tmp := key + ":import"
-		_, err := f.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, tmp, part, 0)
-			p.BitOpOr(ctx, key, key, tmp)
-			p.Del(ctx, tmp)
-			return nil
-		})
+		err := importScript.Run(ctx, f.client, []string{key, key + ":import"}, part).Err()
 		if err != nil {
-			return fmt.Errorf("redisfilter: import into %s: %w", key, err)
+			return fmt.Errorf("redisfilter: import into %s: %w", key, f.shardError(i, err))
 		}
 	}
 	return nil

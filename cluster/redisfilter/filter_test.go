@@ -717,17 +717,19 @@ func TestForeignValues(t *testing.T) {
 	}
 }
 
-// TestAddToMissingShard: an add to a shard deleted (or evicted) or
-// truncated is refused with ErrCorrupt and leaves the shard as it is:
-// a BITFIELD alone created it again, empty, and of 244 keys added before
-// 227 then answered "absent" with no error. Adds work again once Clear
+// TestMissingShardNotRecreated: an add to a shard deleted (or evicted)
+// or truncated, or an Import into it, is refused with ErrCorrupt and
+// leaves the shard as it is: a BITFIELD alone created it again, empty, and
+// of 244 keys added before 227 then answered "absent" with no error (a
+// BITOP alone, with the imported bits only). Adds work again once Clear
 // writes the shards, and after the server's script cache is flushed.
-func TestAddToMissingShard(t *testing.T) {
+func TestMissingShardNotRecreated(t *testing.T) {
 	s := redistest.Single(t)
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: s.Addr})
 	defer func() { _ = client.Close() }()
-	f, err := New(ctx, Config{Client: client, Name: "m", M: 1 << 16, K: 7, Seed: 1, ShardBytes: 1024})
+	c := Config{Client: client, Name: "m", M: 1 << 16, K: 7, Seed: 1, ShardBytes: 1024}
+	f, err := New(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -753,8 +755,15 @@ func TestAddToMissingShard(t *testing.T) {
 		if err := f.AddBatch(ctx, keys); !errors.As(err, &be) || !errors.Is(err, ErrCorrupt) || len(be.Failed) != len(keys) {
 			t.Errorf("%s: AddBatch: %v, want a *BatchError wrapping ErrCorrupt naming all %d keys", what, err, len(keys))
 		}
+		g := newLocal(t, c)
+		for _, k := range keys {
+			g.Add(k)
+		}
+		if err := f.Import(ctx, g); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: Import: %v, want ErrCorrupt", what, err)
+		}
 		if n := client.StrLen(ctx, shard).Val(); n != length {
-			t.Errorf("%s: the refused adds left the shard %d bytes long, want %d", what, n, length)
+			t.Errorf("%s: the refused adds and import left the shard %d bytes long, want %d", what, n, length)
 		}
 		if _, err := f.Contains(ctx, keys[0]); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: Contains: %v, want ErrCorrupt", what, err)
