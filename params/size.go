@@ -1,6 +1,9 @@
 package params
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // maxSizeBits caps the filters Size considers (2^62 bits = 512 PiB), far
 // beyond any real filter but safe from uint64 overflow in the search.
@@ -56,7 +59,8 @@ func Size(layout Layout, n uint64, p float64, blockBits uint64) (Shape, error) {
 		walkK(consider, clampK(math.Round(-math.Log2(p))))
 	}
 	if best.M == 0 {
-		return Shape{}, invalidf("no %v filter of at most 2^62 bits reaches p = %g for n = %d", layout, p, n)
+		return Shape{}, invalidf("no %v filter of at most 2^62 bits reaches p = %g for n = %d: want p of at least %s",
+			layout, p, n, rateUp(lowestRate(layout, n, b, 0)))
 	}
 	if layout == Blocked {
 		best = fewerProbes(best, &sized, n, p)
@@ -162,6 +166,36 @@ func sizeForK(layout Layout, n uint64, p float64, b uint64, k int) (Shape, bool)
 	guess := uint64(math.Max(1, math.Min(float64(limit), math.Ceil(ClassicBits(n, p)/float64(unit)))))
 	units, found := minUnits(ok, guess, limit)
 	return shape(units), found
+}
+
+// lowestRate returns the lowest rate n keys reach in a filter of the
+// layout of at most maxSizeBits, with k probes, or with the best k in
+// [1, MaxK] when k is 0: the bound past which Size finds nothing. The rate
+// falls as M grows, so each k's lowest is at the largest M.
+func lowestRate(layout Layout, n, b uint64, k int) float64 {
+	lo, hi := 1, MaxK
+	if k != 0 {
+		lo, hi = k, k
+	}
+	lowest := 1.0
+	for k := lo; k <= hi; k++ {
+		unit := granule(layout, b, k)
+		s := Shape{Layout: layout, M: maxSizeBits / unit * unit, K: k, BlockBits: b}
+		lowest = math.Min(lowest, s.FalsePositive(n))
+	}
+	return lowest
+}
+
+// rateUp formats p with three significant digits, rounded up, so that a
+// user who gives the bound an error names gets an answer.
+func rateUp(p float64) string {
+	s := strconv.FormatFloat(p, 'g', 3, 64)
+	if r, err := strconv.ParseFloat(s, 64); err == nil && r < p {
+		// Rounded down: half a step of the third digit is at most 0.5%
+		// of p, so rounding p·1.005 to nearest lands at or above p.
+		s = strconv.FormatFloat(p*1.005, 'g', 3, 64)
+	}
+	return s
 }
 
 // granule returns the step in which M grows for the layout.

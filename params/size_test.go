@@ -217,3 +217,36 @@ func BenchmarkSize(b *testing.B) {
 		}
 	})
 }
+
+// TestSizeNamesLowestRate: a p that no shape of at most 2^62 bits reaches
+// is refused with the lowest rate that one does, and that rate is
+// answered, with and without a fixed k.
+func TestSizeNamesLowestRate(t *testing.T) {
+	for _, c := range []struct {
+		layout params.Layout
+		n      uint64
+		p      float64
+		k      int
+	}{
+		{params.Blocked, 1, 1e-300, 0},
+		{params.Paged, 1, 1e-300, 0},
+		{params.Classic, 1<<64 - 1, 0.01, 0},
+		{params.Blocked, 1, 1e-300, 64},
+	} {
+		q := params.Query{N: c.n, P: c.p, K: c.k, Layout: c.layout}
+		_, err := params.Solve(q)
+		if !errors.Is(err, params.ErrInvalid) {
+			t.Fatalf("Solve(%+v): %v, want ErrInvalid", q, err)
+		}
+		_, bound, found := strings.Cut(err.Error(), "want p of at least ")
+		if !found {
+			t.Fatalf("Solve(%+v): %q names no bound", q, err)
+		}
+		if _, err := fmt.Sscan(bound, &q.P); err != nil {
+			t.Fatalf("Solve(%+v): bound in %q: %v", q, bound, err)
+		}
+		if sol, err := params.Solve(q); err != nil || !sol.Layouts[0].Meets {
+			t.Errorf("Solve(%+v) at the bound it named: %v", q, err)
+		}
+	}
+}

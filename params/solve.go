@@ -188,7 +188,8 @@ func solveLayout(q Query, l Layout, b uint64) (Solved, []string, error) {
 		if q.P != 0 {
 			var found bool
 			if s, found = sizeForK(l, n, q.P, b, q.K); !found {
-				return Solved{}, nil, fmt.Errorf("params: no %v filter of at most 2^62 bits with k = %d reaches p = %g for n = %d: %w", l, q.K, q.P, n, ErrInvalid)
+				return Solved{}, nil, fmt.Errorf("params: no %v filter of at most 2^62 bits with k = %d reaches p = %g for n = %d: want p of at least %s: %w",
+					l, q.K, q.P, n, rateUp(lowestRate(l, n, b, q.K)), ErrInvalid)
 			}
 			break
 		}

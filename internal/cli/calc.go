@@ -64,6 +64,7 @@ func runCalc(e *env, args []string) error {
 	fs.Var(&layout, "layout", "")
 	fs.Var(&blockBits, "block-bits", "")
 	fs.BoolVar(&asJSON, "json", false, "")
+	e.quietFlag(fs)
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func runCalc(e *env, args []string) error {
 	if given < 2 {
 		return usagef("give at least two of -n, -p, -m and -k")
 	}
-	sol, err := params.Solve(q)
+	sol, err := e.solveLayouts(q)
 	if err != nil {
 		return err
 	}
@@ -110,6 +111,46 @@ func runCalc(e *env, args []string) error {
 		fprintf(e.stdout, "\n%s\n", note)
 	}
 	return nil
+}
+
+// solveLayouts solves q as params.Solve does, but with every layout (no
+// --layout) a layout that has no answer is left out of the table, with a
+// warning that says why, so that p = 1e-100 still gets the classic shape
+// that reaches it where no blocked one can. A query that no layout
+// answers is a usage error, with the first layout's reason.
+func (e *env) solveLayouts(q params.Query) (params.Solution, error) {
+	if q.Layout != 0 {
+		sol, err := params.Solve(q)
+		return sol, usageOf(err)
+	}
+	var all params.Solution
+	var failed []error
+	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked, params.Paged} {
+		q.Layout = l
+		sol, err := params.Solve(q)
+		if err != nil {
+			failed = append(failed, err)
+			continue
+		}
+		all.Given, all.Derived = sol.Given, sol.Derived
+		all.Layouts = append(all.Layouts, sol.Layouts...)
+	}
+	if len(all.Layouts) == 0 {
+		return params.Solution{}, usageOf(failed[0])
+	}
+	for _, err := range failed {
+		e.warnf("%s; left out", message(err))
+	}
+	return all, nil
+}
+
+// usageOf turns params' refusal of a query into a usage error, which
+// names the command and exits 2 as a bad flag does.
+func usageOf(err error) error {
+	if errors.Is(err, params.ErrInvalid) {
+		return usagef("%s", message(err))
+	}
+	return err
 }
 
 // buildsLarger says which of the report's shapes "bloomcast build" writes

@@ -74,6 +74,8 @@ var calcFlags = map[string]struct {
 	"plot":       {modeSize | modeTransmit | modeCompressed, false},
 	"packet":     {modeBudget, false},
 	"static":     {modeStatic, true},
+	"q":          {modeSize, true},
+	"quiet":      {modeSize, true},
 }
 
 // calcMisplaced says, for a flag given in a mode where it means nothing,

@@ -373,7 +373,7 @@ func TestCalc(t *testing.T) {
 	if r := bc(t, "", "calc", "-n", "5"); r.code != 2 || !strings.Contains(r.stderr, "at least two") || !isUsageLine(r.stderr, "calc") {
 		t.Errorf("calc -n 5: %+v", r)
 	}
-	failsWith(t, "k and p fix only the bits per key", "calc", "-k", "7", "-p", "0.01")
+	failsWith(t, "calc: k and p fix only the bits per key", "calc", "-k", "7", "-p", "0.01")
 	if r := bc(t, "", "calc", "-n", "5", "-p", "2"); r.code != 2 || !strings.Contains(r.stderr, "calc: -p \"2\": want a rate between 0 and 1") {
 		t.Errorf("calc -p 2: %+v", r)
 	}
