@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 )
 
@@ -57,40 +58,56 @@ func (e *env) eachKeyChecked(keys []string, fn func(key []byte) error) error {
 // read from standard input are answered as they are read, up to the one
 // refused, whose line the error names. When standard input is a terminal
 // each line is flushed as soon as it is answered, so a person typing keys
-// sees every answer at once. query, count, bloomier get and mht get
+// sees every answer at once. A write to standard output that fails (a
+// full disk, /dev/full) ends the command with that error at once, without
+// reading the rest of the keys. query, count, bloomier get and mht get
 // answer this way.
 func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (string, bool, error)) error {
 	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	interactive := isTerminal(e.stdin)
 	absent := false
-	put := func(key []byte, text string, ok bool) {
+	// put writes one answer and returns w's error: bufio.Writer keeps its
+	// first and fails every later write with it, so a failed write stops
+	// the reading, which has nowhere left to put its answers.
+	put := func(key []byte, text string, ok bool) error {
 		absent = absent || !ok
-		// w keeps its first error and fails every later write with it;
-		// the Flush after the loop reports it.
 		if withKeys {
 			_, _ = w.Write(key)
 			_ = w.WriteByte('\t')
 		}
 		_, _ = w.WriteString(text)
-		_ = w.WriteByte('\n')
-		if interactive {
-			_ = w.Flush()
+		err := w.WriteByte('\n')
+		if interactive && err == nil {
+			err = w.Flush()
 		}
+		return err
 	}
-	var err error
+	var err, werr error
 	if len(keys) > 0 {
-		err = answerAll(keys, answer, put)
+		err = answerAll(keys, answer, func(key []byte, text string, ok bool) error {
+			werr = put(key, text, ok)
+			return werr
+		})
 	} else {
 		err = e.keys(nil).eachChecked(func(key []byte) error {
 			text, ok, err := answer(key)
 			if err == nil {
-				put(key, text, ok)
+				if werr = put(key, text, ok); werr != nil {
+					return errOutputFailed
+				}
 			}
 			return err
 		})
 	}
-	if ferr := w.Flush(); err == nil && ferr != nil {
-		err = fileErr(outputName("-"), ferr)
+	if werr == nil {
+		// The answers before a refused key are written too; the refusal
+		// is the error to report.
+		if ferr := w.Flush(); err == nil {
+			werr = ferr
+		}
+	}
+	if werr != nil {
+		return fileErr(outputName("-"), werr)
 	}
 	if err == nil && absent {
 		err = exitStatus(1)
@@ -98,9 +115,13 @@ func (e *env) answerKeys(keys []string, withKeys bool, answer func(key []byte) (
 	return err
 }
 
-// answerAll answers every key, then puts the answers; if one is refused,
-// none.
-func answerAll(keys []string, answer func(key []byte) (string, bool, error), put func(key []byte, text string, ok bool)) error {
+// errOutputFailed stops the reading of keys when their answers can no
+// longer be written; answerKeys reports the write's own error.
+var errOutputFailed = errors.New("output failed")
+
+// answerAll answers every key, then puts the answers, up to the first
+// put that fails; if one key is refused, none.
+func answerAll(keys []string, answer func(key []byte) (string, bool, error), put func(key []byte, text string, ok bool) error) error {
 	texts, oks := make([]string, len(keys)), make([]bool, len(keys))
 	for i, k := range keys {
 		var err error
@@ -109,7 +130,9 @@ func answerAll(keys []string, answer func(key []byte) (string, bool, error), put
 		}
 	}
 	for i, k := range keys {
-		put([]byte(k), texts[i], oks[i])
+		if err := put([]byte(k), texts[i], oks[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
