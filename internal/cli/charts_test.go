@@ -111,6 +111,43 @@ func TestCalcPlot(t *testing.T) {
 	failsWith(t, "calc: --plot means nothing with --counting", "calc", "--counting", "-n", "100", "-m", "1000", "--plot", out)
 }
 
+// TestPlotUnwritableDir: --plot in a directory of mode 0555 is refused as
+// the flags are read, before the run, not after it; inplace refuses such a
+// directory to root too, so the test holds for every user. A check that
+// passes leaves nothing in the directory but the chart.
+func TestPlotUnwritableDir(t *testing.T) {
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(ro, "fig.svg")
+	want := `--plot "` + out + `": ` + ro + `: not writable: the directory's mode -r-xr-xr-x lets no one create files in it`
+	for _, args := range [][]string{
+		{"calc", "-n", "1000", "-m", "10000"},
+		{"table"},
+		{"simulate", "--requests", "2000", "--objects", "500", "--modes", "none"},
+		{"sim", "loops"},
+	} {
+		msg := failsWith(t, args[0]+": "+want, append(args, "--plot", out)...)
+		if !isUsageLine(msg, args[0]) {
+			t.Errorf("%q: %q is not a usage line", args, msg)
+		}
+	}
+
+	rw := filepath.Join(dir, "rw")
+	if err := os.Mkdir(rw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, "", "table", "--plot", filepath.Join(rw, "fig.svg"))
+	if names, _ := filepath.Glob(filepath.Join(rw, "*")); len(names) != 1 {
+		t.Errorf("%s holds %q, want the chart alone", rw, names)
+	}
+	if names, _ := filepath.Glob(filepath.Join(rw, ".*")); len(names) != 0 {
+		t.Errorf("%s holds %q: a temporary file was left", rw, names)
+	}
+}
+
 // TestPlotOutput: --plot -, a directory, or a file in a directory that
 // does not exist is refused before anything runs (- wrote a file named
 // "-", the others failed after the whole run); and an existing chart is
