@@ -50,7 +50,14 @@ type StaticRow struct {
 // ([Size], each layout at its best k) for n keys at rate p. Errors wrap
 // [ErrInvalid]: n must be at least 1 and p in [2^−32, 1).
 func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
-	// The Bloom sizes first: params.Size refuses n = 0, for which the
+	// The ribbon first: it accepts the narrowest range of p (from 2^−32),
+	// so a p outside it is refused with that bound, not with a Bloom
+	// layout's far lower one.
+	rs, err := ribbon.Size(n, p)
+	if err != nil {
+		return nil, err
+	}
+	// Then the Bloom sizes: params.Size refuses n = 0, for which the
 	// static shapes are empty.
 	var blooms []StaticRow
 	for _, l := range []params.Layout{params.Classic, params.Partitioned, params.Blocked} {
@@ -59,10 +66,6 @@ func NewStaticReport(n uint64, p float64) (*StaticReport, error) {
 			return nil, err
 		}
 		blooms = append(blooms, StaticRow{Filter: fmt.Sprintf("Bloom %s (k = %d)", l, s.K), Bits: s.M, Rate: s.FalsePositive(n), Updates: "adds, unions, deltas"})
-	}
-	rs, err := ribbon.Size(n, p)
-	if err != nil {
-		return nil, err
 	}
 	r := &StaticReport{N: n, P: p, BoundBits: params.MinimumBits(n, p), Ribbon: rs}
 	r.Rows = append(r.Rows, r.row(fmt.Sprintf("ribbon (%s)", rs), rs.SizeBits(), rs.FalsePositiveRate(), "none: rebuilt from the keys"))

@@ -32,4 +32,9 @@ func TestStaticReport(t *testing.T) {
 	if _, err := NewStaticReport(0, 0.01); !errors.Is(err, params.ErrInvalid) {
 		t.Errorf("n = 0: %v", err)
 	}
+	// A p below the ribbon's 2^-32 is refused with that bound, not with
+	// the blocked layout's (p = 3.36e-74 for one key).
+	if _, err := NewStaticReport(1, 1e-80); err == nil || !strings.Contains(err.Error(), "below 2^-32") {
+		t.Errorf("p = 1e-80: %v, want the ribbon's bound 2^-32", err)
+	}
 }
