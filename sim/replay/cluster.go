@@ -807,6 +807,12 @@ func drive(ctx context.Context, cfg ClusterConfig, o *origin, m Mode, shape node
 			return err
 		}
 		o.clock.advance(rq.Time)
+		if polls != nil && m.Route == node.RouteDigest {
+			// The polls due since the last request come before this one.
+			if err := prop.pollDue(ctx, nodes, polls, rq.Time); err != nil {
+				return err
+			}
+		}
 		if err := fetch(nodes[rq.Proxy].client, o.urls[i]); err != nil {
 			return err
 		}

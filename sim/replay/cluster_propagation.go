@@ -167,9 +167,7 @@ func (s *pollSchedule) due(now float64) (pair int, at float64, ok bool) {
 // poll publishes each node's digest if due, then makes the polls due by
 // trace time now, recording when each publication reaches its last peer.
 func (p *propagation) poll(ctx context.Context, nodes []*clusterNode, s *pollSchedule, now float64) error {
-	if p.pending == nil {
-		p.pending = map[int][]*pendingPub{}
-	}
+	p.init()
 	n := len(nodes)
 	for i, cn := range nodes {
 		published, err := nodeaccess.PublishIfDue(cn.node)
@@ -180,6 +178,22 @@ func (p *propagation) poll(ctx context.Context, nodes []*clusterNode, s *pollSch
 			p.pending[i] = append(p.pending[i], &pendingPub{seq: nodeaccess.Publisher(cn.node).Sequence, at: now, held: make([]bool, n), left: n - 1})
 		}
 	}
+	return p.pollDue(ctx, nodes, s, now)
+}
+
+// init makes the map of publications waiting for peers.
+func (p *propagation) init() {
+	if p.pending == nil {
+		p.pending = map[int][]*pendingPub{}
+	}
+}
+
+// pollDue makes the polls due by trace time now. The replay calls it
+// before each request too, so that the request finds the views the polls
+// due before it brought, however long ago its predecessor came.
+func (p *propagation) pollDue(ctx context.Context, nodes []*clusterNode, s *pollSchedule, now float64) error {
+	p.init()
+	n := len(nodes)
 	for {
 		k, at, ok := s.due(now)
 		if !ok {

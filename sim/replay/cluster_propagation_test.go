@@ -46,6 +46,31 @@ func TestReplayClusterPolling(t *testing.T) {
 	}
 }
 
+// TestReplayClusterPollsBeforeRequest: the polls due between two requests
+// are made before the second, which finds the first's object through the
+// digest polled meanwhile. They were made after it, so an hour after node
+// 0 cached and published the object, node 1 still went to the origin.
+func TestReplayClusterPollsBeforeRequest(t *testing.T) {
+	const log = `1000.000 5 10.0.0.1 TCP_MISS/200 1000 GET http://a.example/1 - DIRECT/1.2.3.4 text/html
+4600.000 5 10.0.0.2 TCP_MISS/200 1000 GET http://a.example/1 - DIRECT/1.2.3.4 text/html
+`
+	tr, err := replay.ParseAccessLog(strings.NewReader(log), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Requests[0].Proxy == tr.Requests[1].Proxy {
+		t.Fatalf("both clients at node %d; the test needs two nodes", tr.Requests[0].Proxy)
+	}
+	mode, _ := replay.ParseMode("sc-1%-16b-comp-delta")
+	res, err := replay.ReplayCluster(replay.ClusterConfig{Trace: tr, Modes: []replay.Mode{mode}, PollInterval: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.RemoteHits != 1 || r.Misses != 1 {
+		t.Errorf("%d remote hits, %d misses; want the second request a remote hit", r.RemoteHits, r.Misses)
+	}
+}
+
 // TestReplayClusterTraceSecondsUnordered: an access.log whose lines are
 // not in time order lasts from its first request to its latest, not to
 // its last line's (which made the duration negative and the per-minute
