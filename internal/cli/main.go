@@ -200,6 +200,12 @@ func (e *env) finish(c *command, err error) int {
 	var usage *usageError
 	var status exitStatus
 	var stopped *interrupted
+	if werr := stdoutErr(e); werr != nil && err != nil && errors.Is(err, werr) {
+		// A command that returns its failed write to standard output
+		// names it as the others do, "stdout: ...", not by the file
+		// (/dev/stdout) the write error carries.
+		err = fileErr(outputName("-"), werr)
+	}
 	switch {
 	case err == nil:
 		return 0

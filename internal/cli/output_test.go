@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,6 +51,27 @@ func TestFailedStdoutFailsTheCommand(t *testing.T) {
 		var stderr bytes.Buffer
 		if code := run(args, strings.NewReader(""), out, &stderr); code != 0 || out.buf.Len() == 0 {
 			t.Errorf("%q: exit %d, %d bytes, stderr %q", args, code, out.buf.Len(), stderr.String())
+		}
+	}
+}
+
+// TestFailedStdoutNamed: a command that returns its own failed write to
+// standard output says "stdout", as one whose write the errWriter caught
+// does, not the file the write error carries. table and inspect said
+// "write /dev/full: no space left on device" where query said "stdout:".
+func TestFailedStdoutNamed(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full to fail the writes: %v", err)
+	}
+	defer full.Close()
+	filter := filepath.Join(t.TempDir(), "f.bf")
+	ok(t, "a\nb\n", "build", "-n", "10", "-p", "0.01", "-o", filter)
+	for _, args := range [][]string{{"table"}, {"inspect", filter}, {"version"}, {"query", filter, "a"}} {
+		var stderr strings.Builder
+		code := run(args, strings.NewReader(""), full, &stderr)
+		if code != 2 || stderr.String() != "bloomcast: stdout: no space left on device\n" {
+			t.Errorf("%q to /dev/full: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}
 }
