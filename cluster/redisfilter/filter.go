@@ -10,8 +10,8 @@
 // in one shard:
 //
 //   - an add is one command, EVALSHA of a script that checks that the
-//     shard has its whole length and runs BITFIELD with one "SET u1
-//     offset 1" per probe; Redis runs it atomically, so concurrent
+//     shard has its whole length and sets the key's bits (BITFIELD, one
+//     "SET u1 offset 1" per probe); Redis runs it atomically, so concurrent
 //     writers from any number of processes lose nothing and need no lock
 //     of their own, and a shard deleted or evicted is reported
 //     ([ErrCorrupt]), not created again empty;
@@ -33,9 +33,10 @@
 // that do not exist yet as zeros of their full length, so that Redis
 // holds each in its own size (a string grown bit by bit is given up to
 // twice that). Batches ([Filter.AddBatch],
-// [Filter.ContainsBatch]) are pipelined, Config.Pipeline commands per round
-// trip; go-redis's cluster client splits each round by node and sends the
-// nodes' pipelines at once.
+// [Filter.ContainsBatch]) are pipelined, Config.Pipeline keys per round
+// trip: a query a GETRANGE each, adds one script for each shard the
+// round's keys fall in; go-redis's cluster client splits each round by
+// node and sends the nodes' pipelines at once.
 //
 // Errors are plain. A command that fails (a master killed, a slot moved
 // and not found again after go-redis's redirects and retries, a timeout)
@@ -93,7 +94,7 @@ const DefaultShardBytes = 256<<10 - blockBytes
 // string on one node, and Snapshot and Import move it in one command.
 const MaxShardBytes = 8 << 20
 
-// DefaultPipeline is how many commands a batch sends per round trip when
+// DefaultPipeline is how many keys a batch sends per round trip when
 // Config.Pipeline is zero.
 const DefaultPipeline = 1024
 
@@ -129,8 +130,9 @@ type Config struct {
 	// MaxShardBytes; zero means DefaultShardBytes. A power of two less 64
 	// wastes nothing to Redis's allocator (DefaultShardBytes says why).
 	ShardBytes int
-	// Pipeline is the number of commands per round trip in batches;
-	// zero means DefaultPipeline.
+	// Pipeline is the number of keys per round trip in batches (a
+	// command each for queries, one per shard touched for adds); zero
+	// means DefaultPipeline.
 	Pipeline int
 }
 
@@ -391,16 +393,15 @@ func (f *Filter) locate(h hashing.Hash128) probe {
 	return p
 }
 
-// bitfieldArgs returns BITFIELD's arguments that set p's bits: one
-// "SET u1 offset 1" per distinct bit, at Redis's bit offset of it.
-func (p *probe) bitfieldArgs() []any {
-	args := make([]any, 0, 4*params.MaxK)
+// appendOffsets appends to args Redis's bit offset of each of p's
+// distinct bits (in its shard), for addScript.
+func (p *probe) appendOffsets(args []any) []any {
 	for w, m := range p.mask {
 		for ; m != 0; m &= m - 1 {
 			i := int64(w*64) + int64(bits.TrailingZeros64(m))
 			// bit i of the block is bit i%8 of byte i/8, low first;
 			// Redis counts a byte's bits from the high one: offset ^ 7.
-			args = append(args, "SET", "u1", (p.start*8+i)^7, 1)
+			args = append(args, (p.start*8+i)^7)
 		}
 	}
 	return args
@@ -456,19 +457,38 @@ func (f *Filter) AddHash(ctx context.Context, h hashing.Hash128) error {
 	return nil
 }
 
-// addScript sets a key's bits in its shard (BITFIELD, ARGV[2:]) only if
-// the shard has its whole length (ARGV[1]), and otherwise fails with
+// addScript sets bits in a shard (KEYS[1]), at the Redis bit offsets
+// ARGV[2:], one key's or a batch round's for that shard, only if the
+// shard has its whole length (ARGV[1]); otherwise it fails with
 // "BADSHARD <length>". A BITFIELD alone would create a shard that was
 // deleted or evicted, empty: the keys added before would then be false
 // negatives, with no error anywhere. Redis runs a script atomically, so
-// no DEL comes between the check and the bits.
+// no DEL comes between the check and the bits. The bits go in BITFIELDs
+// of at most addScriptSets "SET u1 offset 1" each: Lua's unpack has a
+// limit on the values it returns (8,000 in Redis's Lua).
 var addScript = redis.NewScript(`
 local n = redis.call('STRLEN', KEYS[1])
 if n ~= tonumber(ARGV[1]) then
 	return redis.error_reply('BADSHARD ' .. n)
 end
-return redis.call('BITFIELD', KEYS[1], unpack(ARGV, 2))
+local args, sets = {}, 0
+for i = 2, #ARGV do
+	args[#args + 1] = 'SET'
+	args[#args + 1] = 'u1'
+	args[#args + 1] = ARGV[i]
+	args[#args + 1] = 1
+	sets = sets + 1
+	if sets == ` + strconv.Itoa(addScriptSets) + ` or i == #ARGV then
+		redis.call('BITFIELD', KEYS[1], unpack(args))
+		args, sets = {}, 0
+	end
+end
+return #ARGV - 1
 `)
+
+// addScriptSets is how many bits addScript sets in one BITFIELD: 4 values
+// each, well within unpack's limit.
+const addScriptSets = 1024
 
 // importScript ORs ARGV[1] into a shard (KEYS[1]) through a temporary
 // key beside it (KEYS[2]) if the shard has ARGV[1]'s length, and otherwise
@@ -485,9 +505,9 @@ return 1
 `)
 
 // addArgs returns addScript's arguments for p: its shard's length, then
-// BITFIELD's arguments.
+// the offsets of its bits.
 func (f *Filter) addArgs(p *probe) []any {
-	return append([]any{f.shardLen(p.shard)}, p.bitfieldArgs()...)
+	return p.appendOffsets([]any{f.shardLen(p.shard)})
 }
 
 // shardError returns addScript's refusal of shard i as ErrCorrupt, other
@@ -611,9 +631,33 @@ func (f *Filter) AddBatchHash(ctx context.Context, hs []hashing.Hash128) error {
 	if f.client == nil {
 		return ErrZero
 	}
-	return f.batch(ctx, "add", hs, func(p redis.Pipeliner, pr *probe) redis.Cmder {
-		return addScript.EvalSha(ctx, p, []string{f.shards[pr.shard]}, f.addArgs(pr)...)
-	}, nil)
+	return f.batch(ctx, "add", hs, f.sendAdds, nil)
+}
+
+// sendAdds queues one addScript for each shard the round's probes
+// touch, with all their bits: a script call costs Redis more than a
+// BITFIELD, and one per key made a batched add about twice as slow.
+// Each probe's command is its shard's, so a shard that fails fails the
+// round's keys in it, and only those.
+func (f *Filter) sendAdds(ctx context.Context, p redis.Pipeliner, probes []probe, cmds []redis.Cmder) {
+	args := make(map[int][]any)
+	var order []int // shards in first-seen order, for a deterministic pipeline
+	for j := range probes {
+		pr := &probes[j]
+		a, ok := args[pr.shard]
+		if !ok {
+			a = []any{f.shardLen(pr.shard)}
+			order = append(order, pr.shard)
+		}
+		args[pr.shard] = pr.appendOffsets(a)
+	}
+	byShard := make(map[int]redis.Cmder, len(order))
+	for _, i := range order {
+		byShard[i] = addScript.EvalSha(ctx, p, []string{f.shards[i]}, args[i]...)
+	}
+	for j := range probes {
+		cmds[j] = byShard[probes[j].shard]
+	}
 }
 
 // ContainsBatch sets out[i] to whether keys[i] may be in the set,
@@ -640,8 +684,11 @@ func (f *Filter) ContainsBatchHash(ctx context.Context, hs []hashing.Hash128, ou
 		return fmt.Errorf("%w: %d results for %d keys", ErrConfig, len(out), len(hs))
 	}
 	clear(out[:len(hs)])
-	return f.batch(ctx, "query", hs, func(p redis.Pipeliner, pr *probe) redis.Cmder {
-		return p.GetRange(ctx, f.shards[pr.shard], pr.start, pr.start+blockBytes-1)
+	return f.batch(ctx, "query", hs, func(ctx context.Context, p redis.Pipeliner, probes []probe, cmds []redis.Cmder) {
+		for j := range probes {
+			pr := &probes[j]
+			cmds[j] = p.GetRange(ctx, f.shards[pr.shard], pr.start, pr.start+blockBytes-1)
+		}
 	}, func(i int, pr *probe, c redis.Cmder) error {
 		block := c.(*redis.StringCmd).Val()
 		if err := f.checkBlock(pr, block); err != nil {
@@ -664,11 +711,15 @@ func withKeys(err error, keys [][]byte) error {
 	return err
 }
 
-// batch sends one command per hash, f.pipeline per round trip, and calls
-// done for each command that succeeded (if done is not nil); an error of
-// done fails the command. At the first round with a failure it stops and
-// returns the *BatchError.
-func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, send func(redis.Pipeliner, *probe) redis.Cmder, done func(int, *probe, redis.Cmder) error) error {
+// sendRound's send queues on a pipeline the commands for a round's
+// probes, cmds[j] the one that answers for probes[j].
+type sender func(ctx context.Context, p redis.Pipeliner, probes []probe, cmds []redis.Cmder)
+
+// batch sends the commands for f.pipeline hashes per round trip, and
+// calls done for each hash whose command succeeded (if done is not nil);
+// an error of done fails the hash. At the first round with a failure it
+// stops and returns the *BatchError.
+func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, send sender, done func(int, *probe, redis.Cmder) error) error {
 	probes := make([]probe, min(len(hs), f.pipeline))
 	cmds := make([]redis.Cmder, len(probes))
 	for from := 0; from < len(hs); from += f.pipeline {
@@ -709,17 +760,15 @@ func (f *Filter) batch(ctx context.Context, op string, hs []hashing.Hash128, sen
 	return nil
 }
 
-// sendRound sends one command for each probe in one pipeline, into cmds.
+// sendRound sends the round's commands in one pipeline, into cmds.
 // If a node had not the add script cached (a restart, SCRIPT FLUSH, a
 // new master), which a pipelined EVALSHA cannot fall back from, it loads
 // the script on every master and sends the round again, once: adds are
 // idempotent.
-func (f *Filter) sendRound(ctx context.Context, probes []probe, cmds []redis.Cmder, send func(redis.Pipeliner, *probe) redis.Cmder) {
+func (f *Filter) sendRound(ctx context.Context, probes []probe, cmds []redis.Cmder, send sender) {
 	for try := 0; ; try++ {
 		pipe := f.client.Pipeline()
-		for j := range probes {
-			cmds[j] = send(pipe, &probes[j])
-		}
+		send(ctx, pipe, probes, cmds)
 		_, _ = pipe.Exec(ctx) // each command's own error is read by the caller
 		if try > 0 || !slices.ContainsFunc(cmds[:len(probes)], func(c redis.Cmder) bool { return redis.HasErrorPrefix(c.Err(), "NOSCRIPT") }) {
 			return

@@ -108,7 +108,14 @@ func (l *commandLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 func (l *commandLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		l.mu.Lock()
+		for _, c := range cmds {
+			l.args = append(l.args, c.Args())
+		}
+		l.mu.Unlock()
+		return next(ctx, cmds)
+	}
 }
 
 func (l *commandLog) take() [][]any {
@@ -302,6 +309,56 @@ func TestBatchAndImport(t *testing.T) {
 	}
 	if snap, err := f.Snapshot(ctx); err != nil || snap.FillRatio() != 0 {
 		t.Fatalf("after Clear: %v, fill %v", err, snap.FillRatio())
+	}
+}
+
+// TestBatchAddsOneScriptPerShard checks that a batch of adds sends one
+// script a round for each shard its keys fall in, not one a key, and
+// sets the bits a local filter fed the same keys sets: with many shards,
+// and with one shard whose round holds more bits than one BITFIELD of
+// the script sets (addScriptSets).
+func TestBatchAddsOneScriptPerShard(t *testing.T) {
+	s := redistest.Single(t)
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer func() { _ = client.Close() }()
+	log := &commandLog{}
+	client.AddHook(log)
+	for _, c := range []Config{
+		{Client: client, Name: "shards", N: 20000, P: 0.01, ShardBytes: 1024, Pipeline: 500},
+		{Client: client, Name: "oneshard", N: 2000, P: 0.01, Pipeline: 1000},
+	} {
+		f, err := New(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards := len(f.Keys()) - 1
+		keys := keysFrom(c.Name+"-", 0, 2000)
+		rounds := (len(keys) + c.Pipeline - 1) / c.Pipeline
+		log.take()
+		if err := f.AddBatch(ctx, keys); err != nil {
+			t.Fatal(err)
+		}
+		scripts := 0
+		for _, cmd := range log.take() {
+			if cmd[0] == "evalsha" {
+				scripts++
+			}
+		}
+		if want := rounds * min(shards, c.Pipeline); scripts > want {
+			t.Errorf("%s: %d keys in %d rounds over %d shards sent %d scripts, want at most %d", c.Name, len(keys), rounds, shards, scripts, want)
+		}
+		local := newLocal(t, c)
+		for _, k := range keys {
+			local.Add(k)
+		}
+		snap, err := f.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(snap.AppendBitBytes(nil), local.AppendBitBytes(nil)) {
+			t.Fatalf("%s: the batch set %d bits, a local filter %d, or other ones", c.Name, snap.SetBits(), local.SetBits())
+		}
 	}
 }
 
