@@ -3,8 +3,11 @@ package node
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +100,45 @@ func TestNodeReconfigure(t *testing.T) {
 	a.Publisher().mu.Unlock()
 	if th != 0.5 {
 		t.Fatalf("threshold %g", th)
+	}
+}
+
+// TestReconfigureRemovedPeerPollNotFailure: a reload that removes a peer
+// while its digest is being fetched abandons that fetch; the peer did
+// not fail, so nothing is logged or counted against it.
+func TestReconfigureRemovedPeerPollNotFailure(t *testing.T) {
+	arrived, gone := make(chan struct{}, 1), make(chan struct{}, 1)
+	peer := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done() // the node gives up on the request
+		gone <- struct{}{}
+	})}
+	lnPeer := listen(t, "127.0.0.1:0")
+	go func() { _ = peer.Serve(lnPeer) }()
+	t.Cleanup(func() { _ = peer.Close() })
+
+	logs := &syncBuffer{}
+	cfg := NodeConfig{Name: "a", Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Peers: []PeerConfig{{Name: "x", Proxy: "http://" + lnPeer.Addr().String()}}}
+	a := startNode(t, listen(t, "127.0.0.1:0"), nil, cfg)
+	<-arrived // a new peer is polled at once
+	next := cfg
+	next.Peers = nil
+	if _, err := a.Reconfigure(next); err != nil {
+		t.Fatal(err)
+	}
+	<-gone
+	a.stop() // waits for the peer's poll to return
+	if strings.Contains(logs.String(), "peer digest fetch failed") {
+		t.Fatalf("a removed peer's abandoned poll was logged as a failure:\n%s", logs)
+	}
+	mfs, err := a.Metrics().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "bloomcast_peer_digest_fetch_failures_total" {
+			t.Fatalf("a removed peer's abandoned poll was counted as a failure: %v", mf)
+		}
 	}
 }

@@ -538,7 +538,9 @@ func (d *Directory) Refresh(ctx context.Context) {
 
 // RefreshPeer fetches one peer's digest (a conditional request, a delta
 // when it has a view) and updates its view. Errors are logged, counted
-// and returned; the old view stays until it expires.
+// and returned; the old view stays until it expires. A refresh that ends
+// because ctx is done (the peer removed by a reload, the node stopping)
+// is returned but neither logged nor counted: the peer did not fail.
 func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 	if d.changed == nil {
 		return errZeroDirectory
@@ -546,7 +548,11 @@ func (d *Directory) RefreshPeer(ctx context.Context, p *Peer) error {
 	if p == nil || p.proxy == nil {
 		return fmt.Errorf("%w: RefreshPeer of a nil or zero Peer", cache.ErrConfig)
 	}
-	return d.answered(p, d.resyncIfBase(ctx, p, d.fetch(ctx, p, true)))
+	err := d.resyncIfBase(ctx, p, d.fetch(ctx, p, true))
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	return d.answered(p, err)
 }
 
 // errDeltaRefused wraps the error of a delta that did not decode (a
