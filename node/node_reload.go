@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/bloomcast/bloomcast/cache"
@@ -151,7 +152,13 @@ func (d *Directory) preparePeers(peers []PeerConfig) ([]*Peer, error) {
 }
 
 func (d *Directory) setPeers(next []*Peer) {
-	d.peers.Store(&next)
+	if prev := d.peers.Swap(&next); prev != nil {
+		for _, p := range *prev {
+			if !slices.Contains(next, p) {
+				p.closeIdle()
+			}
+		}
+	}
 	select {
 	case d.changed <- struct{}{}:
 	default:

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/bloomcast/bloomcast/cache"
 )
@@ -141,4 +143,31 @@ func TestReconfigureRemovedPeerPollNotFailure(t *testing.T) {
 			t.Fatalf("a removed peer's abandoned poll was counted as a failure: %v", mf)
 		}
 	}
+}
+
+// TestReconfigureRemovedPeerReleased: a peer a reload removes, after the
+// node asked it for an object, is released with its view: repeated
+// reloads that drop and add peers do not make the node grow.
+func TestReconfigureRemovedPeerReleased(t *testing.T) {
+	origin := newTestOrigin(t)
+	lnC := listen(t, "127.0.0.1:0")
+	c := startNode(t, lnC, nil, NodeConfig{Name: "c"})
+	cfgA := NodeConfig{Name: "a", Peers: []PeerConfig{{Name: "c", Proxy: c.url()}}}
+	a := startNode(t, listen(t, "127.0.0.1:0"), nil, cfgA)
+	c.get(t, origin.URL+"/obj/1")
+	c.Publisher().Publish()
+	a.Directory().Refresh(context.Background())
+	if _, resp := a.get(t, origin.URL+"/obj/1"); !strings.Contains(resp.Header.Get("X-Cache"), "HIT from c") {
+		t.Fatalf("X-Cache %q: want a hit from c", resp.Header.Get("X-Cache"))
+	}
+	removed := weak.Make(a.Directory().Peers()[0])
+	next := cfgA
+	next.Peers = nil
+	if _, err := a.Reconfigure(next); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the removed peer to be released", func() bool {
+		runtime.GC()
+		return removed.Value() == nil
+	})
 }

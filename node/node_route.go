@@ -44,25 +44,18 @@ type peerFetcher struct {
 	Timeout time.Duration
 	// OnOutcome, if set, is called for every peer asked.
 	OnOutcome func(peer string, o peerOutcome)
-
-	mu sync.Mutex
-	// clients are the peers' clients, by Peer: a peer reconfigured with
-	// another proxy under the same name (SIGHUP) is another Peer, and
-	// gets a client for its new proxy. A dropped peer's entry stays; its
-	// idle connections close after originclient.IdleConnTimeout.
-	clients map[*Peer]*http.Client
 }
 
 // client returns the client that sends requests through p's proxy,
-// made on first use and kept.
+// made on first use and kept on p: a peer reconfigured with another
+// proxy under the same name (SIGHUP) is another Peer, and gets a client
+// for its new proxy, and a peer a reload drops goes with its client
+// (Directory.setPeers closes its idle connections).
 func (pf *peerFetcher) client(p *Peer) *http.Client {
-	pf.mu.Lock()
-	defer pf.mu.Unlock()
-	if c := pf.clients[p]; c != nil {
-		return c
-	}
-	if pf.clients == nil {
-		pf.clients = map[*Peer]*http.Client{}
+	p.fetchMu.Lock()
+	defer p.fetchMu.Unlock()
+	if p.fetchClient != nil {
+		return p.fetchClient
 	}
 	timeout := pf.Timeout
 	if timeout == 0 {
@@ -78,9 +71,8 @@ func (pf *peerFetcher) client(p *Peer) *http.Client {
 		DisableCompression:     true,
 	}
 	t.DialContext = originclient.Dialer(dialer(timeout))
-	c := &http.Client{Transport: t, CheckRedirect: httpx.NoRedirect}
-	pf.clients[p] = c
-	return c
+	p.fetchClient = &http.Client{Transport: t, CheckRedirect: httpx.NoRedirect}
+	return p.fetchClient
 }
 
 // Fetch asks peer p for the object of f. It returns the response on a

@@ -222,6 +222,10 @@ type Peer struct {
 	// to hold (MaxDigestBytes): the peer is asked for Bloom digests from
 	// then on.
 	bloomOnly atomic.Bool
+	// fetchClient asks the peer for objects (peerFetcher.client), made
+	// on first use under fetchMu.
+	fetchMu     sync.Mutex
+	fetchClient *http.Client
 }
 
 // peerView is a peer's summary as last fetched.
@@ -617,6 +621,18 @@ func connectFailed(err error) bool {
 	// Through a proxy the transport wraps the dial error in a
 	// "proxyconnect" one.
 	return errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect")
+}
+
+// closeIdle closes the idle connections of the client that asks p for
+// objects: p is no longer a peer, and they would otherwise stay open
+// at the peer until they time out.
+func (p *Peer) closeIdle() {
+	p.fetchMu.Lock()
+	c := p.fetchClient
+	p.fetchMu.Unlock()
+	if c != nil {
+		c.CloseIdleConnections()
+	}
 }
 
 // unreachableNow marks the peer down after a failed connection.
