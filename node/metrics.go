@@ -3,6 +3,7 @@ package node
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,6 +35,11 @@ type nodeMetrics struct {
 	// (node_health.go)
 	peerFetchFailures *prometheus.CounterVec
 	publishFailures   prometheus.Counter
+	// peerSeries is held (read) to count for a peer by name and
+	// (write) by a reload that drops the series of the peers it
+	// removes, so that a request to one, in flight across the reload,
+	// does not bring them back.
+	peerSeries sync.RWMutex
 	// digest messages and their bytes by transport and direction
 	// (node_push.go)
 	digestMessages, digestMessageBytes *prometheus.CounterVec

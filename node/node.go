@@ -326,7 +326,9 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 			n.metrics.counts.pushed(delta)
 			n.digestFetched(codec, bytes, delta)
 		},
-		OnFetchFailed: func(peer string, _ error) { n.metrics.peerFetchFailures.WithLabelValues(peer).Inc() },
+		OnFetchFailed: func(peer string, _ error) {
+			n.countForPeer(peer, func() { n.metrics.peerFetchFailures.WithLabelValues(peer).Inc() })
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -576,8 +578,10 @@ func remoteAddr(r *http.Request) netip.Addr {
 
 func (n *Node) peerOutcome(peer string, o peerOutcome) {
 	n.metrics.counts.peer(o)
-	n.metrics.status.peer(peer, o)
-	n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
+	n.countForPeer(peer, func() {
+		n.metrics.status.peer(peer, o)
+		n.metrics.peerAsks.WithLabelValues(peer, o.String()).Inc()
+	})
 }
 
 func (n *Node) digestFetched(codec string, bytes int, delta bool) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/bloomcast/bloomcast/cache"
 )
 
@@ -64,11 +66,49 @@ func (n *Node) Reconfigure(cfg NodeConfig) (restart []string, err error) {
 		}
 	}
 	n.publisher.setTimes(threshold, maxAge)
-	n.directory.setPeers(peers)
+	n.setPeers(peers)
 	n.allowClients.Store(&cfg.AllowClients)
 	n.allowPeers.Store(&cfg.AllowPeers)
 	n.allowHosts.Store(&cfg.AllowHosts)
 	return restart, nil
+}
+
+// setPeers makes next the node's peers and drops the per-peer series
+// (metrics and status counts) of the peers no longer named, which would
+// otherwise stay in /metrics, frozen, until the node restarts.
+func (n *Node) setPeers(next []*Peer) {
+	n.metrics.peerSeries.Lock()
+	defer n.metrics.peerSeries.Unlock()
+	prev := n.directory.Peers()
+	n.directory.setPeers(next)
+	for _, p := range prev {
+		if n.peerNamed(p.name) {
+			continue
+		}
+		n.metrics.peerAsks.DeletePartialMatch(prometheus.Labels{"peer": p.name})
+		n.metrics.peerFetchFailures.DeleteLabelValues(p.name)
+		n.metrics.status.peers.Delete(p.name)
+	}
+}
+
+// countForPeer runs count, which counts for the peer named name, unless
+// a reload has removed that peer (setPeers).
+func (n *Node) countForPeer(name string, count func()) {
+	n.metrics.peerSeries.RLock()
+	defer n.metrics.peerSeries.RUnlock()
+	if n.peerNamed(name) {
+		count()
+	}
+}
+
+// peerNamed reports whether one of the node's peers is named name.
+func (n *Node) peerNamed(name string) bool {
+	for _, p := range n.directory.Peers() {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // publisherTimes fills in and checks a Threshold and a MaxAge as

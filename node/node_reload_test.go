@@ -171,3 +171,33 @@ func TestReconfigureRemovedPeerReleased(t *testing.T) {
 		return removed.Value() == nil
 	})
 }
+
+// TestReconfigureRemovedPeerSeries: a reload that removes peers removes
+// their series from /metrics, as it removes them from the status page.
+func TestReconfigureRemovedPeerSeries(t *testing.T) {
+	origin := newTestOrigin(t)
+	c := startNode(t, listen(t, "127.0.0.1:0"), nil, NodeConfig{Name: "c"})
+	down := listen(t, "127.0.0.1:0")
+	downURL := "http://" + down.Addr().String()
+	_ = down.Close() // a peer that refuses connections: its polls fail
+	cfgA := NodeConfig{Name: "a", Peers: []PeerConfig{{Name: "c", Proxy: c.url()}, {Name: "d", Proxy: downURL}}}
+	a := startNode(t, listen(t, "127.0.0.1:0"), nil, cfgA)
+	c.get(t, origin.URL+"/obj/1")
+	c.Publisher().Publish()
+	a.Directory().Refresh(context.Background())
+	a.get(t, origin.URL+"/obj/1")
+	if a.metric(t, `bloomcast_peer_requests_total{peer="c",result="hit"}`) != "1" ||
+		a.metric(t, `bloomcast_peer_digest_fetch_failures_total{peer="d"}`) == "" {
+		t.Fatal("no series of the peers before the reload")
+	}
+	next := cfgA
+	next.Peers = nil
+	if _, err := a.Reconfigure(next); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`bloomcast_peer_requests_total{peer="c",result="hit"}`, `bloomcast_peer_digest_fetch_failures_total{peer="d"}`} {
+		if v := a.metric(t, s); v != "" {
+			t.Errorf("%s %s after the peer was removed", s, v)
+		}
+	}
+}
