@@ -39,7 +39,10 @@ func runServe(e *env, args []string) (err error) {
 		// that comes then is applied once the node runs.
 		hup = make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
+		// Ignored, not restored to its default, once serve returns: a
+		// reload that comes while the process exits (logrotate during
+		// a stop) would otherwise end it, with status 129 for 0.
+		defer signal.Ignore(syscall.SIGHUP)
 	}
 	level := new(slog.LevelVar)
 	logger, err := nodeflags.NewLogger(e.stderr, level, sf.LogLevel, sf.LogFormat)

@@ -205,3 +205,23 @@ func TestServeHangupWhileStarting(t *testing.T) {
 		t.Fatal("still running 20 s after SIGTERM")
 	}
 }
+
+// TestServeHangupWhileStopping: SIGHUPs that keep coming while the node
+// stops (logrotate's reload during a stop) neither end the process, as
+// SIGHUP's default action would once serve stops catching it, nor keep
+// it from stopping: it exits with status 0. The moment such a signal
+// would end it is short, so three nodes are stopped so.
+func TestServeHangupWhileStopping(t *testing.T) {
+	for range 3 {
+		addr := freeAddr(t)
+		sp := startServe(t, addr, "--listen", addr)
+		sp.signal(t, syscall.SIGTERM)
+		deadline := time.Now().Add(20 * time.Second)
+		for sp.cmd.Process.Signal(syscall.SIGHUP) == nil { // until it has exited
+			if time.Now().After(deadline) {
+				t.Fatalf("still running 20 s after SIGTERM\n%s", sp.stderr)
+			}
+		}
+		sp.stopped(t, 5*time.Second)
+	}
+}
