@@ -143,7 +143,9 @@ type Transport struct {
 	stop    context.CancelFunc
 	done    chan struct{}
 
-	ready atomic.Bool // the stream and the consumer are set up
+	ready   atomic.Bool   // the stream and the consumer are set up
+	created time.Time     // when the stream the consumer reads was created
+	recheck chan struct{} // the connection came back: the stream may be new
 
 	chunks atomic.Pointer[reassembler] // set by Start; read by Dropped without mu, which setup holds while it retries
 }
@@ -269,6 +271,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 	if t.nc != nil {
 		return fmt.Errorf("%w: Start called twice", ErrConfig)
 	}
+	t.recheck = make(chan struct{}, 1)
 	var one sync.Mutex // deliver runs on one goroutine at a time
 	handle := func(m node.DigestMessage, ok bool) {
 		if !ok || m.Node == self {
@@ -281,7 +284,13 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 	nc, err := nats.Connect(t.cfg.URL, nats.Name("bloomcast "+self), nats.Timeout(t.cfg.Timeout),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { t.log.Warn("NATS disconnected", "err", err) }),
-		nats.ReconnectHandler(func(c *nats.Conn) { t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted()) }))
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
+			select {
+			case t.recheck <- struct{}{}:
+			default:
+			}
+		}))
 	if err != nil {
 		return fmt.Errorf("natsdigest: %w", err)
 	}
@@ -309,32 +318,74 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 			handle(chunks.add(msg.Headers(), msg.Data()))
 		}
 	}
-	if err := t.setupLocked(bg, consume); err == nil {
-		close(t.done)
-		return nil
-	} else {
+	if err := t.setupLocked(bg, consume); err != nil {
 		t.log.Warn("NATS JetStream not reachable yet; retrying", "url", t.cfg.URL, "err", err)
 	}
-	go func() {
-		defer close(t.done)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-bg.Done():
-				return
-			case <-tick.C:
-			}
+	go t.keep(bg, consume)
+	return nil
+}
+
+// keep sets the stream and the consumer up until they are, and again
+// whenever the server, after a reconnection, holds another stream than
+// the one the consumer read: a server restarted without its files has
+// none (publishing fails and nothing is delivered, the connection up all
+// the while), and a stream made again starts its sequences anew, so the
+// consumer, which resumes after the last sequence it delivered, would
+// skip its messages. It checks once a second until a check succeeds.
+func (t *Transport) keep(ctx context.Context, consume jetstream.MessageHandler) {
+	defer close(t.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	due := false // a reconnection's check has not succeeded yet
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.recheck:
+			due = true
+		case <-tick.C:
+		}
+		if !t.ready.Load() {
 			t.mu.Lock()
-			err := t.setupLocked(bg, consume)
+			err := t.setupLocked(ctx, consume)
 			t.mu.Unlock()
 			if err == nil {
+				due = false
 				t.log.Info("NATS JetStream digest stream ready", "stream", t.cfg.Stream)
-				return
 			}
+			continue
 		}
-	}()
-	return nil
+		if due {
+			due = !t.sameStream(ctx, consume)
+		}
+	}
+}
+
+// sameStream reports whether it could tell that the server holds the
+// stream the consumer reads; when it holds none or another, it sets both
+// up again, reading the stream from its start.
+func (t *Transport) sameStream(ctx context.Context, consume jetstream.MessageHandler) bool {
+	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	info, err := t.js.Stream(c, t.cfg.Stream)
+	if err == nil && info.CachedInfo().Created.Equal(t.created) {
+		return true
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return false
+	}
+	t.log.Warn("NATS JetStream digest stream lost or made again; reading it from its start", "stream", t.cfg.Stream)
+	t.ready.Store(false)
+	if t.consume != nil {
+		t.consume.Stop()
+		t.consume = nil
+	}
+	if err := t.setupLocked(ctx, consume); err != nil {
+		return false
+	}
+	return true
 }
 
 // setupLocked makes the stream and the ordered consumer.
@@ -362,7 +413,7 @@ func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHa
 	if err != nil {
 		return err
 	}
-	t.stream, t.consume = s, cc
+	t.stream, t.consume, t.created = s, cc, s.CachedInfo().Created
 	t.ready.Store(true)
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,6 +307,60 @@ func TestUnreachableFallsBackToPolling(t *testing.T) {
 	if err := a.PushDigest(context.Background()); err == nil {
 		t.Fatal("push with no server succeeded")
 	}
+}
+
+// TestServerRestartedEmpty kills the server and starts it again on the
+// same port without its files, as a server without a persistent store
+// restarts: the stream is gone. The nodes, still running, must make it
+// again and read it from its start, so that pushes reach the peers again.
+func TestServerRestartedEmpty(t *testing.T) {
+	srv := natstest.New(t)
+	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	a, b := nodes["a"], nodes["b"]
+	waitConnected(t, nodes)
+	a.store(t, "http://origin/before")
+	if !waitPushed(t, b, "a", 0, time.Minute) {
+		t.Fatal("a's first push did not reach b within a minute")
+	}
+	pushed := peerView(t, b.Node, "a").pushed
+
+	srv.Kill()
+	if err := os.RemoveAll(filepath.Join(srv.Dir, "jetstream")); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	// Until the nodes have reconnected and made the stream again, a
+	// push fails; each try is a new publication, so b's view of a can
+	// only come from a push that went through.
+	deadline := time.Now().Add(time.Minute)
+	for i := 0; ; i++ {
+		a.Publisher().Stored("http://origin/after/" + strconv.Itoa(i))
+		if err := a.Publisher().Publish(); err != nil {
+			t.Fatal(err)
+		}
+		err := a.PushDigest(context.Background())
+		if err == nil && waitPushed(t, b, "a", pushed, 10*time.Second) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no push from a reached b within a minute of the server's restart; last push: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitPushed reports whether n's count of digests pushed by peer goes
+// over was within d.
+func waitPushed(t *testing.T, n *testNode, peer string, was uint64, d time.Duration) bool {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if v := peerView(t, n.Node, peer); v.pushed > was {
+			return true
+		}
+	}
+	return false
 }
 
 func TestConfig(t *testing.T) {
