@@ -20,6 +20,7 @@ import (
 	"github.com/bloomcast/bloomcast/envelope"
 	"github.com/bloomcast/bloomcast/formats/squid"
 	"github.com/bloomcast/bloomcast/internal/httpx"
+	"github.com/bloomcast/bloomcast/internal/ratelog"
 	"github.com/bloomcast/bloomcast/params"
 )
 
@@ -185,6 +186,9 @@ type Directory struct {
 	log     *slog.Logger
 	peers   atomic.Pointer[[]*Peer] // replaced whole by SetPeers
 	changed chan struct{}           // SetPeers tells Run
+	// pushWarn bounds the warnings of refused pushed messages, by
+	// peer name (configured, so few).
+	pushWarn *ratelog.Limiter
 }
 
 // Peer is one peer and its view.
@@ -274,7 +278,7 @@ func newDirectory(cfg directoryConfig) (*Directory, error) {
 	if cfg.Client == nil {
 		cfg.Client = digestClient(10 * time.Second)
 	}
-	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger, changed: make(chan struct{}, 1)}
+	d := &Directory{cfg: cfg, now: cfg.Now, log: cfg.Logger, changed: make(chan struct{}, 1), pushWarn: ratelog.New(pushWarnEvery)}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -596,6 +600,19 @@ func (d *Directory) resyncIfBase(ctx context.Context, p *Peer, err error) error 
 // failure is logged, counted and returned; a success counts as the
 // peer's answer.
 func (d *Directory) answered(p *Peer, err error) error {
+	return d.answer(p, err, false)
+}
+
+// pushWarnEvery is how often a refused pushed message of one peer is
+// logged at most.
+const pushWarnEvery = time.Minute
+
+// answer is answered for a polled answer or, when pushed is set, a
+// pushed message. Anyone the transport lets publish under a peer's name
+// can send refused messages as fast as it carries them, where polling
+// makes at most one a poll interval: a pushed one is logged at most once
+// per pushWarnEvery for each peer, saying how many were not.
+func (d *Directory) answer(p *Peer, err error, pushed bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
@@ -604,7 +621,15 @@ func (d *Directory) answered(p *Peer, err error) error {
 		if connectFailed(err) {
 			p.unreachable = true
 		}
-		d.log.Warn("peer digest fetch failed", "peer", p.name, "url", httpx.WithoutUserinfo(p.cfg.DigestURL), "err", err)
+		if !pushed {
+			d.log.Warn("peer digest fetch failed", "peer", p.name, "url", httpx.WithoutUserinfo(p.cfg.DigestURL), "err", err)
+		} else if ok, left := d.pushWarn.Allow(p.name, d.now()); ok {
+			args := []any{"peer", p.name, "err", err}
+			if left > 0 {
+				args = append(args, "not_logged_since_last", left)
+			}
+			d.log.Warn("pushed peer digest refused", args...)
+		}
 		if d.cfg.OnFetchFailed != nil {
 			d.cfg.OnFetchFailed(p.name, err)
 		}

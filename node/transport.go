@@ -145,7 +145,7 @@ func (d *Directory) receive(ctx context.Context, m DigestMessage) error {
 	} else {
 		err = d.store(p, nil, true, m.Frame, m.ETag, "", true)
 	}
-	return d.answered(p, d.resyncIfBase(ctx, p, err))
+	return d.answer(p, d.resyncIfBase(ctx, p, err), true)
 }
 
 // store applies a digest or delta to p's view: the one it was asked

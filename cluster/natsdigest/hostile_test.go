@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,5 +121,56 @@ func TestHostilePublisher(t *testing.T) {
 	}
 	if lines := strings.Count(log.String(), "level=WARN"); lines > 4 {
 		t.Errorf("%d warnings logged for %d bad messages, want one per kind:\n%.2000s", lines, flood+3, log.String())
+	}
+}
+
+// TestHostilePushesLogBounded publishes, as a client of the server,
+// frames that do not decode under a peer's name, as fast as the server
+// takes them: the node refuses and counts each, and logs one warning,
+// not one per message, which any publisher could otherwise turn into a
+// flood of log lines.
+func TestHostilePushesLogBounded(t *testing.T) {
+	s := natstest.New(t)
+	lns := map[string]net.Listener{}
+	for _, name := range []string{"a", "b"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns[name] = ln
+	}
+	peer := func(name string) []node.PeerConfig {
+		return []node.PeerConfig{{Name: name, Proxy: "http://" + lns[name].Addr().String()}}
+	}
+	var log lockedBuffer
+	a := startNode(t, lns["a"], s.URL, true, time.Hour, "a", peer("b"))
+	b := startNodeLogged(t, lns["b"], s.URL, 1000, true, time.Hour, "b", peer("a"), slog.New(slog.NewTextHandler(&log, nil)))
+	waitConnected(t, map[string]*testNode{"a": a, "b": b})
+
+	js := jetStream(t, s.URL)
+	const flood = 50
+	for i := range flood {
+		h := nats.Header{}
+		h.Set(natsdigest.NodeHeader, "a")
+		h.Set(natsdigest.SequenceHeader, strconv.Itoa(100+i))
+		h.Set(natsdigest.KindHeader, "full")
+		if _, err := js.PublishMsg(context.Background(), &nats.Msg{Subject: a.tr.Subject("a"), Header: h, Data: []byte("not a digest")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		refused, _, err := sample(b.Node, "bloomcast_peer_digests_total", "peer", "a", "result", "refused")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refused >= flood {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b refused %v of %d bad pushes within a minute", refused, flood)
+		}
+	}
+	if lines := strings.Count(log.String(), "level=WARN"); lines != 1 {
+		t.Errorf("%d warnings logged for %d bad pushes, want 1:\n%.2000s", lines, flood, log.String())
 	}
 }

@@ -74,12 +74,18 @@ func startNode(t *testing.T, ln net.Listener, url string, manual bool, poll time
 
 func startNodeSized(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []node.PeerConfig) *testNode {
 	t.Helper()
+	return startNodeLogged(t, ln, url, capacity, manual, poll, name, peers, slog.New(slog.DiscardHandler))
+}
+
+// startNodeLogged is startNodeSized with the node logging to log.
+func startNodeLogged(t *testing.T, ln net.Listener, url string, capacity uint64, manual bool, poll time.Duration, name string, peers []node.PeerConfig, log *slog.Logger) *testNode {
+	t.Helper()
 	tr, err := natsdigest.New(natsdigest.Config{URL: url, Logger: failureLog(t, name)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, err := node.NewNode(node.NodeConfig{Name: name, Capacity: capacity, Peers: peers, Manual: manual,
-		PollInterval: poll, Transport: tr, Logger: slog.New(slog.DiscardHandler)})
+		PollInterval: poll, Transport: tr, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
