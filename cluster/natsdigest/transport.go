@@ -145,7 +145,7 @@ type Transport struct {
 
 	ready   atomic.Bool   // the stream and the consumer are set up
 	created time.Time     // when the stream the consumer reads was created
-	recheck chan struct{} // the connection came back: the stream may be new
+	recheck chan struct{} // the connection came back or a publication found no stream
 
 	chunks atomic.Pointer[reassembler] // set by Start; read by Dropped without mu, which setup holds while it retries
 }
@@ -286,10 +286,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { t.log.Warn("NATS disconnected", "err", err) }),
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
-			select {
-			case t.recheck <- struct{}{}:
-			default:
-			}
+			t.checkStream()
 		}))
 	if err != nil {
 		return fmt.Errorf("natsdigest: %w", err)
@@ -326,17 +323,18 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 }
 
 // keep sets the stream and the consumer up until they are, and again
-// whenever the server, after a reconnection, holds another stream than
-// the one the consumer read: a server restarted without its files has
-// none (publishing fails and nothing is delivered, the connection up all
-// the while), and a stream made again starts its sequences anew, so the
+// whenever the server, after a reconnection or a publication that found
+// no stream, holds another stream than the one the consumer read: a
+// server restarted without its files, or after the stream was deleted,
+// has none (publishing fails and nothing is delivered, the connection up
+// all the while), and a stream made again starts its sequences anew, so the
 // consumer, which resumes after the last sequence it delivered, would
 // skip its messages. It checks once a second until a check succeeds.
 func (t *Transport) keep(ctx context.Context, consume jetstream.MessageHandler) {
 	defer close(t.done)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	due := false // a reconnection's check has not succeeded yet
+	due := false // a check asked for has not succeeded yet
 	for {
 		select {
 		case <-ctx.Done():
@@ -358,6 +356,15 @@ func (t *Transport) keep(ctx context.Context, consume jetstream.MessageHandler) 
 		if due {
 			due = !t.sameStream(ctx, consume)
 		}
+	}
+}
+
+// checkStream has keep check that the server holds the stream the
+// consumer reads.
+func (t *Transport) checkStream() {
+	select {
+	case t.recheck <- struct{}{}:
+	default:
 	}
 }
 
@@ -478,6 +485,9 @@ func (t *Transport) Publish(ctx context.Context, m node.DigestMessage) error {
 		c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 		ack, err := js.PublishMsg(c, msg)
 		cancel()
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			t.checkStream() // deleted, or the server lost it
+		}
 		switch {
 		case err != nil && len(chunks) > 1:
 			return fmt.Errorf("natsdigest: publish %s: chunk %d of %d: %w", subject, i, len(chunks), err)

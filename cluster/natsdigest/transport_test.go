@@ -337,9 +337,36 @@ func TestServerRestartedEmpty(t *testing.T) {
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	// Until the nodes have reconnected and made the stream again, a
-	// push fails; each try is a new publication, so b's view of a can
-	// only come from a push that went through.
+	pushesReach(t, a, b, pushed)
+}
+
+// TestStreamDeleted deletes the stream while the nodes are connected (a
+// client of the server may): a's next push finds no stream, and a must
+// make it again without a reconnection to tell it.
+func TestStreamDeleted(t *testing.T) {
+	srv := natstest.New(t)
+	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	a, b := nodes["a"], nodes["b"]
+	waitConnected(t, nodes)
+	a.store(t, "http://origin/before")
+	if !waitPushed(t, b, "a", 0, time.Minute) {
+		t.Fatal("a's first push did not reach b within a minute")
+	}
+	pushed := peerView(t, b.Node, "a").pushed
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := jetStream(t, srv.URL).DeleteStream(ctx, natsdigest.DefaultStream); err != nil {
+		t.Fatal(err)
+	}
+	pushesReach(t, a, b, pushed)
+}
+
+// pushesReach publishes at a and pushes until a push reaches b, whose
+// count of a's pushed digests was pushed, or fails after a minute. Until
+// the stream is back a push fails; each try is a new publication, so
+// b's view of a can only come from a push that went through.
+func pushesReach(t *testing.T, a, b *testNode, pushed uint64) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for i := 0; ; i++ {
 		a.Publisher().Stored("http://origin/after/" + strconv.Itoa(i))
@@ -351,7 +378,7 @@ func TestServerRestartedEmpty(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no push from a reached b within a minute of the server's restart; last push: %v", err)
+			t.Fatalf("no push from a reached b within a minute; last push: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
