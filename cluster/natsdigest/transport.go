@@ -372,17 +372,25 @@ func (t *Transport) checkStream() {
 // stream the consumer reads; when it holds none or another, it sets both
 // up again, reading the stream from its start.
 func (t *Transport) sameStream(ctx context.Context, consume jetstream.MessageHandler) bool {
+	// Not under mu while it asks the server: Publish and Connected take
+	// it, and would wait as long.
+	t.mu.Lock()
+	nc, js, created := t.nc, t.js, t.created
+	t.mu.Unlock()
+	if !nc.IsConnected() {
+		return false
+	}
 	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	info, err := t.js.Stream(c, t.cfg.Stream)
-	if err == nil && info.CachedInfo().Created.Equal(t.created) {
+	info, err := js.Stream(c, t.cfg.Stream)
+	if err == nil && info.CachedInfo().Created.Equal(created) {
 		return true
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 		return false
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.log.Warn("NATS JetStream digest stream lost or made again; reading it from its start", "stream", t.cfg.Stream)
 	t.ready.Store(false)
 	if t.consume != nil {
@@ -416,7 +424,10 @@ func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHa
 	if err != nil {
 		return err
 	}
-	cc, err := oc.Consume(consume)
+	// The consumer's errors (its stream deleted, heartbeats missed) may
+	// mean a stream made again, which it would read only from the
+	// sequence it had reached in the old one.
+	cc, err := oc.Consume(consume, jetstream.ConsumeErrHandler(func(jetstream.ConsumeContext, error) { t.checkStream() }))
 	if err != nil {
 		return err
 	}

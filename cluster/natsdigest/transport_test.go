@@ -361,6 +361,47 @@ func TestStreamDeleted(t *testing.T) {
 	pushesReach(t, a, b, pushed)
 }
 
+// TestStreamDeletedFirstMessage deletes the stream while the nodes are
+// connected, then has a push until one goes through and pushes no more:
+// that push is among the first messages of the new stream, and b, which
+// publishes nothing, must read it, not resume after the sequence its
+// consumer had reached in the old stream.
+func TestStreamDeletedFirstMessage(t *testing.T) {
+	srv := natstest.New(t)
+	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
+	a, b := nodes["a"], nodes["b"]
+	waitConnected(t, nodes)
+	for i := range 5 {
+		a.store(t, "http://origin/before/"+strconv.Itoa(i))
+	}
+	if !waitPushed(t, b, "a", 4, time.Minute) {
+		t.Fatal("a's 5 pushes did not reach b within a minute")
+	}
+	pushed := peerView(t, b.Node, "a").pushed
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := jetStream(t, srv.URL).DeleteStream(ctx, natsdigest.DefaultStream); err != nil {
+		t.Fatal(err)
+	}
+	for i, deadline := 0, time.Now().Add(time.Minute); ; i++ {
+		a.Publisher().Stored("http://origin/after/" + strconv.Itoa(i))
+		if err := a.Publisher().Publish(); err != nil {
+			t.Fatal(err)
+		}
+		err := a.PushDigest(context.Background())
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no push from a went through within a minute: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !waitPushed(t, b, "a", pushed, 30*time.Second) {
+		t.Fatal("b did not read a's push into the new stream within 30 s")
+	}
+}
+
 // pushesReach publishes at a and pushes until a push reaches b, whose
 // count of a's pushed digests was pushed, or fails after a minute. Until
 // the stream is back a push fails; each try is a new publication, so
