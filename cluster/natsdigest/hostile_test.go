@@ -175,3 +175,26 @@ func TestHostilePushesLogBounded(t *testing.T) {
 		t.Errorf("%d warnings logged for %d bad pushes, want 1:\n%.2000s", lines, flood, log.String())
 	}
 }
+
+// TestUnreachableLogged: a transport started with no server at its URL
+// says it is not connected, and not that its connection is closed: the
+// client goes on trying to connect.
+func TestUnreachableLogged(t *testing.T) {
+	natstest.Require(t)
+	url, err := natstest.FreeURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	tr, err := natsdigest.New(natsdigest.Config{URL: url, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tr.Close() }()
+	if err := tr.Start(context.Background(), "a", func(node.DigestMessage) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); !strings.Contains(got, "not connected to the server") || strings.Contains(got, "connection closed") {
+		t.Errorf("logged:\n%s\nwant that the transport is not connected, not that its connection is closed", got)
+	}
+}

@@ -91,6 +91,11 @@ const (
 	ETagHeader     = "Bloomcast-Etag"
 )
 
+// errNotConnected reports a connection that is not up (yet, or again):
+// the client goes on trying to reach the server, unlike after the
+// nats.ErrConnectionClosed it used to be reported as.
+var errNotConnected = errors.New("natsdigest: not connected to the server")
+
 // ErrConfig reports an invalid Config.
 var ErrConfig = errors.New("natsdigest: invalid configuration")
 
@@ -406,7 +411,7 @@ func (t *Transport) sameStream(ctx context.Context, consume jetstream.MessageHan
 // setupLocked makes the stream and the ordered consumer.
 func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHandler) error {
 	if !t.nc.IsConnected() {
-		return nats.ErrConnectionClosed
+		return errNotConnected
 	}
 	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
