@@ -148,9 +148,7 @@ type Transport struct {
 	stop    context.CancelFunc
 	done    chan struct{}
 
-	ready   atomic.Bool   // the stream and the consumer are set up
-	created time.Time     // when the stream the consumer reads was created
-	recheck chan struct{} // the connection came back or a publication found no stream
+	ready atomic.Bool // the stream and the consumer are set up
 
 	chunks atomic.Pointer[reassembler] // set by Start; read by Dropped without mu, which setup holds while it retries
 }
@@ -276,7 +274,6 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 	if t.nc != nil {
 		return fmt.Errorf("%w: Start called twice", ErrConfig)
 	}
-	t.recheck = make(chan struct{}, 1)
 	var one sync.Mutex // deliver runs on one goroutine at a time
 	handle := func(m node.DigestMessage, ok bool) {
 		if !ok || m.Node == self {
@@ -289,10 +286,7 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 	nc, err := nats.Connect(t.cfg.URL, nats.Name("bloomcast "+self), nats.Timeout(t.cfg.Timeout),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { t.log.Warn("NATS disconnected", "err", err) }),
-		nats.ReconnectHandler(func(c *nats.Conn) {
-			t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted())
-			t.checkStream()
-		}))
+		nats.ReconnectHandler(func(c *nats.Conn) { t.log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted()) }))
 	if err != nil {
 		return fmt.Errorf("natsdigest: %w", err)
 	}
@@ -320,92 +314,32 @@ func (t *Transport) Start(ctx context.Context, self string, deliver func(node.Di
 			handle(chunks.add(msg.Headers(), msg.Data()))
 		}
 	}
-	if err := t.setupLocked(bg, consume); err != nil {
+	if err := t.setupLocked(bg, consume); err == nil {
+		close(t.done)
+		return nil
+	} else {
 		t.log.Warn("NATS JetStream not reachable yet; retrying", "url", t.cfg.URL, "err", err)
 	}
-	go t.keep(bg, consume)
-	return nil
-}
-
-// keep sets the stream and the consumer up until they are, and again
-// whenever the server, after a reconnection or a publication that found
-// no stream, holds another stream than the one the consumer read: a
-// server restarted without its files, or after the stream was deleted,
-// has none (publishing fails and nothing is delivered, the connection up
-// all the while), and a stream made again starts its sequences anew, so the
-// consumer, which resumes after the last sequence it delivered, would
-// skip its messages. It checks once a second until a check succeeds.
-func (t *Transport) keep(ctx context.Context, consume jetstream.MessageHandler) {
-	defer close(t.done)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	due := false // a check asked for has not succeeded yet
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.recheck:
-			due = true
-		case <-tick.C:
-		}
-		if !t.ready.Load() {
+	go func() {
+		defer close(t.done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-bg.Done():
+				return
+			case <-tick.C:
+			}
 			t.mu.Lock()
-			err := t.setupLocked(ctx, consume)
+			err := t.setupLocked(bg, consume)
 			t.mu.Unlock()
 			if err == nil {
-				due = false
 				t.log.Info("NATS JetStream digest stream ready", "stream", t.cfg.Stream)
+				return
 			}
-			continue
 		}
-		if due {
-			due = !t.sameStream(ctx, consume)
-		}
-	}
-}
-
-// checkStream has keep check that the server holds the stream the
-// consumer reads.
-func (t *Transport) checkStream() {
-	select {
-	case t.recheck <- struct{}{}:
-	default:
-	}
-}
-
-// sameStream reports whether it could tell that the server holds the
-// stream the consumer reads; when it holds none or another, it sets both
-// up again, reading the stream from its start.
-func (t *Transport) sameStream(ctx context.Context, consume jetstream.MessageHandler) bool {
-	// Not under mu while it asks the server: Publish and Connected take
-	// it, and would wait as long.
-	t.mu.Lock()
-	nc, js, created := t.nc, t.js, t.created
-	t.mu.Unlock()
-	if !nc.IsConnected() {
-		return false
-	}
-	c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
-	defer cancel()
-	info, err := js.Stream(c, t.cfg.Stream)
-	if err == nil && info.CachedInfo().Created.Equal(created) {
-		return true
-	}
-	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.log.Warn("NATS JetStream digest stream lost or made again; reading it from its start", "stream", t.cfg.Stream)
-	t.ready.Store(false)
-	if t.consume != nil {
-		t.consume.Stop()
-		t.consume = nil
-	}
-	if err := t.setupLocked(ctx, consume); err != nil {
-		return false
-	}
-	return true
+	}()
+	return nil
 }
 
 // setupLocked makes the stream and the ordered consumer.
@@ -429,14 +363,11 @@ func (t *Transport) setupLocked(ctx context.Context, consume jetstream.MessageHa
 	if err != nil {
 		return err
 	}
-	// The consumer's errors (its stream deleted, heartbeats missed) may
-	// mean a stream made again, which it would read only from the
-	// sequence it had reached in the old one.
-	cc, err := oc.Consume(consume, jetstream.ConsumeErrHandler(func(jetstream.ConsumeContext, error) { t.checkStream() }))
+	cc, err := oc.Consume(consume)
 	if err != nil {
 		return err
 	}
-	t.stream, t.consume, t.created = s, cc, s.CachedInfo().Created
+	t.stream, t.consume = s, cc
 	t.ready.Store(true)
 	return nil
 }
@@ -501,9 +432,6 @@ func (t *Transport) Publish(ctx context.Context, m node.DigestMessage) error {
 		c, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 		ack, err := js.PublishMsg(c, msg)
 		cancel()
-		if errors.Is(err, jetstream.ErrNoStreamResponse) {
-			t.checkStream() // deleted, or the server lost it
-		}
 		switch {
 		case err != nil && len(chunks) > 1:
 			return fmt.Errorf("natsdigest: publish %s: chunk %d of %d: %w", subject, i, len(chunks), err)

@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,128 +311,6 @@ func TestUnreachableFallsBackToPolling(t *testing.T) {
 	if err := a.PushDigest(context.Background()); err == nil {
 		t.Fatal("push with no server succeeded")
 	}
-}
-
-// TestServerRestartedEmpty kills the server and starts it again on the
-// same port without its files, as a server without a persistent store
-// restarts: the stream is gone. The nodes, still running, must make it
-// again and read it from its start, so that pushes reach the peers again.
-func TestServerRestartedEmpty(t *testing.T) {
-	srv := natstest.New(t)
-	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
-	a, b := nodes["a"], nodes["b"]
-	waitConnected(t, nodes)
-	a.store(t, "http://origin/before")
-	if !waitPushed(t, b, "a", 0, time.Minute) {
-		t.Fatal("a's first push did not reach b within a minute")
-	}
-	pushed := peerView(t, b.Node, "a").pushed
-
-	srv.Kill()
-	if err := os.RemoveAll(filepath.Join(srv.Dir, "jetstream")); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	pushesReach(t, a, b, pushed)
-}
-
-// TestStreamDeleted deletes the stream while the nodes are connected (a
-// client of the server may): a's next push finds no stream, and a must
-// make it again without a reconnection to tell it.
-func TestStreamDeleted(t *testing.T) {
-	srv := natstest.New(t)
-	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
-	a, b := nodes["a"], nodes["b"]
-	waitConnected(t, nodes)
-	a.store(t, "http://origin/before")
-	if !waitPushed(t, b, "a", 0, time.Minute) {
-		t.Fatal("a's first push did not reach b within a minute")
-	}
-	pushed := peerView(t, b.Node, "a").pushed
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := jetStream(t, srv.URL).DeleteStream(ctx, natsdigest.DefaultStream); err != nil {
-		t.Fatal(err)
-	}
-	pushesReach(t, a, b, pushed)
-}
-
-// TestStreamDeletedFirstMessage deletes the stream while the nodes are
-// connected, then has a push until one goes through and pushes no more:
-// that push is among the first messages of the new stream, and b, which
-// publishes nothing, must read it, not resume after the sequence its
-// consumer had reached in the old stream.
-func TestStreamDeletedFirstMessage(t *testing.T) {
-	srv := natstest.New(t)
-	nodes := startNodes(t, srv.URL, true, time.Hour, "a", "b")
-	a, b := nodes["a"], nodes["b"]
-	waitConnected(t, nodes)
-	for i := range 5 {
-		a.store(t, "http://origin/before/"+strconv.Itoa(i))
-	}
-	if !waitPushed(t, b, "a", 4, time.Minute) {
-		t.Fatal("a's 5 pushes did not reach b within a minute")
-	}
-	pushed := peerView(t, b.Node, "a").pushed
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := jetStream(t, srv.URL).DeleteStream(ctx, natsdigest.DefaultStream); err != nil {
-		t.Fatal(err)
-	}
-	for i, deadline := 0, time.Now().Add(time.Minute); ; i++ {
-		a.Publisher().Stored("http://origin/after/" + strconv.Itoa(i))
-		if err := a.Publisher().Publish(); err != nil {
-			t.Fatal(err)
-		}
-		err := a.PushDigest(context.Background())
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no push from a went through within a minute: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !waitPushed(t, b, "a", pushed, 30*time.Second) {
-		t.Fatal("b did not read a's push into the new stream within 30 s")
-	}
-}
-
-// pushesReach publishes at a and pushes until a push reaches b, whose
-// count of a's pushed digests was pushed, or fails after a minute. Until
-// the stream is back a push fails; each try is a new publication, so
-// b's view of a can only come from a push that went through.
-func pushesReach(t *testing.T, a, b *testNode, pushed uint64) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for i := 0; ; i++ {
-		a.Publisher().Stored("http://origin/after/" + strconv.Itoa(i))
-		if err := a.Publisher().Publish(); err != nil {
-			t.Fatal(err)
-		}
-		err := a.PushDigest(context.Background())
-		if err == nil && waitPushed(t, b, "a", pushed, 10*time.Second) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no push from a reached b within a minute; last push: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// waitPushed reports whether n's count of digests pushed by peer goes
-// over was within d.
-func waitPushed(t *testing.T, n *testNode, peer string, was uint64, d time.Duration) bool {
-	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if v := peerView(t, n.Node, peer); v.pushed > was {
-			return true
-		}
-	}
-	return false
 }
 
 func TestConfig(t *testing.T) {
