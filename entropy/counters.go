@@ -185,13 +185,7 @@ func NewCounterReader(src []byte, n uint64, width uint) (*BitReader, error) {
 		r.xs, err = ransStart(r.src)
 		r.pos = ransStates
 	}
-	if err == nil && nbits == 0 {
-		err = r.finish()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r.started(err)
 }
 
 // counterModel reads the header of a counter stream: its codec, Raw,

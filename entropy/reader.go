@@ -74,7 +74,13 @@ func NewBitReader(src []byte, m uint64, c Codec) (*BitReader, error) {
 		r.xs, err = ransStart(r.src)
 		r.pos = ransStates
 	}
-	if err == nil && m == 0 {
+	return r.started(err)
+}
+
+// started returns r, whose stream a constructor has begun reading with
+// err, or err: an array of no bits must have ended its stream already.
+func (r *BitReader) started(err error) (*BitReader, error) {
+	if err == nil && r.m == 0 {
 		err = r.finish()
 	}
 	if err != nil {

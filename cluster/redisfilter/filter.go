@@ -640,23 +640,26 @@ func (f *Filter) AddBatchHash(ctx context.Context, hs []hashing.Hash128) error {
 // Each probe's command is its shard's, so a shard that fails fails the
 // round's keys in it, and only those.
 func (f *Filter) sendAdds(ctx context.Context, p redis.Pipeliner, probes []probe, cmds []redis.Cmder) {
-	args := make(map[int][]any)
-	var order []int // shards in first-seen order, for a deterministic pipeline
+	group := make(map[int]int) // shard → its place in shards and args, in first-seen order
+	var shards []int
+	var args [][]any
 	for j := range probes {
 		pr := &probes[j]
-		a, ok := args[pr.shard]
+		g, ok := group[pr.shard]
 		if !ok {
-			a = []any{f.shardLen(pr.shard)}
-			order = append(order, pr.shard)
+			g = len(shards)
+			group[pr.shard] = g
+			shards = append(shards, pr.shard)
+			args = append(args, []any{f.shardLen(pr.shard)})
 		}
-		args[pr.shard] = pr.appendOffsets(a)
+		args[g] = pr.appendOffsets(args[g])
 	}
-	byShard := make(map[int]redis.Cmder, len(order))
-	for _, i := range order {
-		byShard[i] = addScript.EvalSha(ctx, p, []string{f.shards[i]}, args[i]...)
+	sent := make([]redis.Cmder, len(shards))
+	for g, i := range shards {
+		sent[g] = addScript.EvalSha(ctx, p, []string{f.shards[i]}, args[g]...)
 	}
 	for j := range probes {
-		cmds[j] = byShard[probes[j].shard]
+		cmds[j] = sent[group[probes[j].shard]]
 	}
 }
 
